@@ -1,0 +1,245 @@
+package io.gantry.engine;
+
+import java.util.Arrays;
+import java.util.BitSet;
+
+/**
+ * Free resources now and in the future, per node: the free amounts at {@code now} plus, per node,
+ * a short time-sorted list of changes (running jobs ending, reservations beginning and ending).
+ * It is Slurm's backfill profile kept per node rather than per time slot, so a node nothing is
+ * reserved on is checked in O(1) and no slot arrays of 12,500 nodes get copied.
+ * Mutable; lives for one cycle.
+ */
+final class Availability {
+
+    static final long FOREVER = Long.MAX_VALUE;
+
+    final Cluster c;
+    final long now;
+    final int[] freeCpu;
+    final long[] freeMem;
+    final int[] freeGpu;
+    final long[] gpuInUse;
+    final BitSet hasFreeCpu;
+    final BitSet hasFreeGpu;
+    /** Nodes with a reservation (a future drop in free resources) on them. */
+    final BitSet reserved = new BitSet();
+
+    private final long[][] evTime;
+    private final int[][] evCpu;
+    private final long[][] evMem;
+    private final int[][] evGpu;
+    private final int[] evCount;
+
+    Availability(Cluster c, long now) {
+        this.c = c;
+        this.now = now;
+        int n = c.size;
+        freeCpu = c.cpus.clone();
+        freeMem = c.mem.clone();
+        freeGpu = c.gpus.clone();
+        gpuInUse = new long[n];
+        hasFreeCpu = new BitSet(n);
+        hasFreeCpu.set(0, n);
+        hasFreeGpu = new BitSet(n);
+        for (int i = 0; i < n; i++) {
+            if (c.gpus[i] > 0) {
+                hasFreeGpu.set(i);
+            }
+        }
+        evTime = new long[n][];
+        evCpu = new int[n][];
+        evMem = new long[n][];
+        evGpu = new int[n][];
+        evCount = new int[n];
+    }
+
+    /** Takes resources now for a job already running (or just started), freed again at {@code end}. */
+    void hold(int i, int cpus, long memMb, long gpuMask, long end) {
+        if ((gpuInUse[i] & gpuMask) != 0) {
+            throw new IllegalArgumentException("GPU given twice on node " + c.names[i]);
+        }
+        int gpuCount = Long.bitCount(gpuMask);
+        if (cpus > freeCpu[i] || memMb > freeMem[i] || gpuCount > freeGpu[i]
+                || (c.gpus[i] < Node.MAX_GPUS && (gpuMask >>> c.gpus[i]) != 0)) {
+            throw new IllegalArgumentException("node " + c.names[i] + " is over capacity");
+        }
+        freeCpu[i] -= cpus;
+        freeMem[i] -= memMb;
+        freeGpu[i] -= gpuCount;
+        gpuInUse[i] |= gpuMask;
+        if (freeCpu[i] == 0) {
+            hasFreeCpu.clear(i);
+        }
+        if (freeGpu[i] == 0) {
+            hasFreeGpu.clear(i);
+        }
+        addEvent(i, Math.max(end, now + 1), cpus, memMb, gpuCount);
+    }
+
+    /** Holds resources on node {@code i} from {@code start} to {@code end} for a job that will start then. */
+    void reserve(int i, long start, long end, int cpus, long memMb, int gpuCount) {
+        addEvent(i, start, -cpus, -memMb, -gpuCount);
+        addEvent(i, end, cpus, memMb, gpuCount);
+        reserved.set(i);
+    }
+
+    /** The lowest {@code count} free GPU indices of node {@code i}. */
+    long pickGpus(int i, int count) {
+        long mask = 0;
+        long used = gpuInUse[i];
+        for (int g = 0; g < c.gpus[i] && Long.bitCount(mask) < count; g++) {
+            if ((used & (1L << g)) == 0) {
+                mask |= 1L << g;
+            }
+        }
+        if (Long.bitCount(mask) < count) {
+            throw new IllegalStateException("node " + c.names[i] + " has fewer free GPUs than checked");
+        }
+        return mask;
+    }
+
+    boolean fitsNow(int i, int cpus, long memMb, int gpuCount) {
+        return freeCpu[i] >= cpus && freeMem[i] >= memMb && freeGpu[i] >= gpuCount;
+    }
+
+    /** Whether node {@code i} has the amounts free during all of [t0, t1). */
+    boolean fitsDuring(int i, long t0, long t1, int cpus, long memMb, int gpuCount) {
+        if (evCount[i] == 0 || (t0 <= now && !reserved.get(i))) {
+            // Without reservations free resources only grow after now, so now is the tightest moment.
+            return fitsNow(i, cpus, memMb, gpuCount);
+        }
+        return fitsAtLater(i, t0, t1, cpus, memMb, gpuCount);
+    }
+
+    private boolean fitsAtLater(int i, long t0, long t1, int cpus, long memMb, int gpuCount) {
+        long[] times = evTime[i];
+        int n = evCount[i];
+        long fc = freeCpu[i];
+        long fm = freeMem[i];
+        long fg = freeGpu[i];
+        int k = 0;
+        while (k < n && times[k] <= t0) {
+            fc += evCpu[i][k];
+            fm += evMem[i][k];
+            fg += evGpu[i][k];
+            k++;
+        }
+        if (fc < cpus || fm < memMb || fg < gpuCount) {
+            return false;
+        }
+        while (k < n && times[k] < t1) {
+            long t = times[k];
+            while (k < n && times[k] == t) {
+                fc += evCpu[i][k];
+                fm += evMem[i][k];
+                fg += evGpu[i][k];
+                k++;
+            }
+            if (fc < cpus || fm < memMb || fg < gpuCount) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Appends to {@code out} the start times at which node {@code i} could run the amounts for
+     * {@code duration} seconds, as half-open intervals [start, end) of start times.
+     */
+    void startWindows(int i, long duration, int cpus, long memMb, int gpuCount, Intervals out) {
+        long[] times = evTime[i];
+        int n = evCount[i];
+        long fc = freeCpu[i];
+        long fm = freeMem[i];
+        long fg = freeGpu[i];
+        int k = 0;
+        while (k < n && times[k] <= now) {
+            fc += evCpu[i][k];
+            fm += evMem[i][k];
+            fg += evGpu[i][k];
+            k++;
+        }
+        long t = now;
+        long runStart = -1;
+        while (true) {
+            boolean good = fc >= cpus && fm >= memMb && fg >= gpuCount;
+            if (good && runStart < 0) {
+                runStart = t;
+            } else if (!good && runStart >= 0) {
+                if (t - runStart >= duration) {
+                    out.add(i, runStart, t - duration + 1);
+                }
+                runStart = -1;
+            }
+            if (k == n) {
+                break;
+            }
+            t = times[k];
+            while (k < n && times[k] == t) {
+                fc += evCpu[i][k];
+                fm += evMem[i][k];
+                fg += evGpu[i][k];
+                k++;
+            }
+        }
+        if (runStart >= 0) {
+            out.add(i, runStart, FOREVER);
+        }
+    }
+
+    private void addEvent(int i, long t, int dCpu, long dMem, int dGpu) {
+        int n = evCount[i];
+        if (evTime[i] == null) {
+            evTime[i] = new long[4];
+            evCpu[i] = new int[4];
+            evMem[i] = new long[4];
+            evGpu[i] = new int[4];
+        } else if (n == evTime[i].length) {
+            int cap = n * 2;
+            evTime[i] = Arrays.copyOf(evTime[i], cap);
+            evCpu[i] = Arrays.copyOf(evCpu[i], cap);
+            evMem[i] = Arrays.copyOf(evMem[i], cap);
+            evGpu[i] = Arrays.copyOf(evGpu[i], cap);
+        }
+        int pos = n;
+        while (pos > 0 && evTime[i][pos - 1] > t) {
+            pos--;
+        }
+        if (pos < n) {
+            System.arraycopy(evTime[i], pos, evTime[i], pos + 1, n - pos);
+            System.arraycopy(evCpu[i], pos, evCpu[i], pos + 1, n - pos);
+            System.arraycopy(evMem[i], pos, evMem[i], pos + 1, n - pos);
+            System.arraycopy(evGpu[i], pos, evGpu[i], pos + 1, n - pos);
+        }
+        evTime[i][pos] = t;
+        evCpu[i][pos] = dCpu;
+        evMem[i][pos] = dMem;
+        evGpu[i][pos] = dGpu;
+        evCount[i] = n + 1;
+    }
+
+    /** A growable list of (node, [start, end)) start-time intervals. */
+    static final class Intervals {
+        int size;
+        int[] node = new int[64];
+        long[] start = new long[64];
+        long[] end = new long[64];
+
+        void clear() {
+            size = 0;
+        }
+
+        void add(int i, long s, long e) {
+            if (size == node.length) {
+                node = Arrays.copyOf(node, size * 2);
+                start = Arrays.copyOf(start, size * 2);
+                end = Arrays.copyOf(end, size * 2);
+            }
+            node[size] = i;
+            start[size] = s;
+            end[size] = e;
+            size++;
+        }
+    }
+}

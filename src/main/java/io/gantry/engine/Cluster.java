@@ -1,0 +1,131 @@
+package io.gantry.engine;
+
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The nodes and partitions of a snapshot indexed by int: capacities in arrays, partitions as
+ * node bitsets, leaf switches and blocks as small ints. Immutable apart from memo tables whose
+ * contents depend only on the immutable part, so one instance may serve many cycles.
+ */
+final class Cluster {
+
+    final List<Node> nodeList;
+    final List<Partition> partitionList;
+    final int size;
+    final Node[] nodes;
+    final String[] names;
+    final int[] cpus;
+    final long[] mem;
+    final int[] gpus;
+    final BitSet up = new BitSet();
+    /** Leaf switch of each node; nodes without one get their own group number past the switches. */
+    final int[] leaf;
+    final int leafCount;
+    /** Block of each node, -1 when none. */
+    final int[] block;
+    final int blockCount;
+    final Map<String, Integer> nodeIndex;
+    final Part[] parts;
+    final Map<String, Part> partsByName = new HashMap<>();
+    final int maxTier;
+    final long totalCpus;
+    final long totalGpus;
+
+    private final Map<String, BitSet> matchMemo = new ConcurrentHashMap<>();
+
+    record Part(int index, String name, BitSet nodes, int nodeCount, long maxTime, int tier, boolean up) {
+    }
+
+    Cluster(List<Node> nodeList, List<Partition> partitionList) {
+        this.nodeList = nodeList;
+        this.partitionList = partitionList;
+        size = nodeList.size();
+        nodes = nodeList.toArray(new Node[0]);
+        names = new String[size];
+        cpus = new int[size];
+        mem = new long[size];
+        gpus = new int[size];
+        leaf = new int[size];
+        block = new int[size];
+        nodeIndex = new HashMap<>(size * 2);
+        Map<String, Integer> leaves = new HashMap<>();
+        Map<String, Integer> blocks = new HashMap<>();
+        long cpuSum = 0;
+        long gpuSum = 0;
+        for (int i = 0; i < size; i++) {
+            Node n = nodes[i];
+            if (nodeIndex.put(n.name(), i) != null) {
+                throw new IllegalArgumentException("node " + n.name() + " appears twice");
+            }
+            names[i] = n.name();
+            cpus[i] = n.cpus();
+            mem[i] = n.memoryMb();
+            gpus[i] = n.gpus();
+            if (n.state().acceptsJobs()) {
+                up.set(i);
+            }
+            leaf[i] = n.switchName() == null ? -1 : leaves.computeIfAbsent(n.switchName(), k -> leaves.size());
+            block[i] = n.block() == null ? -1 : blocks.computeIfAbsent(n.block(), k -> blocks.size());
+            cpuSum = Math.addExact(cpuSum, n.cpus());
+            gpuSum = Math.addExact(gpuSum, n.gpus());
+        }
+        int next = leaves.size();
+        for (int i = 0; i < size; i++) {
+            if (leaf[i] < 0) {
+                leaf[i] = next++;
+            }
+        }
+        leafCount = next;
+        blockCount = blocks.size();
+        totalCpus = cpuSum;
+        totalGpus = gpuSum;
+        parts = new Part[partitionList.size()];
+        int tier = 0;
+        for (int p = 0; p < parts.length; p++) {
+            Partition partition = partitionList.get(p);
+            BitSet bits = new BitSet(size);
+            for (String name : partition.nodes()) {
+                Integer i = nodeIndex.get(name);
+                if (i == null) {
+                    throw new IllegalArgumentException("partition " + partition.name() + " names unknown node " + name);
+                }
+                bits.set(i);
+            }
+            parts[p] = new Part(p, partition.name(), bits, bits.cardinality(), partition.maxTimeSeconds(),
+                    partition.priorityTier(), partition.up());
+            if (partitionsByNameDuplicate(parts[p])) {
+                throw new IllegalArgumentException("partition " + partition.name() + " appears twice");
+            }
+            tier = Math.max(tier, partition.priorityTier());
+        }
+        maxTier = tier;
+    }
+
+    private boolean partitionsByNameDuplicate(Part part) {
+        return partsByName.put(part.name(), part) != null;
+    }
+
+    /** The nodes (any state) with the GPU type and features a request asks for. */
+    BitSet matching(String gpuType, Constraint constraint) {
+        String key = Objects.toString(gpuType, "") + '\u0000' + constraint;
+        return matchMemo.computeIfAbsent(key, k -> {
+            BitSet bits = new BitSet(size);
+            for (int i = 0; i < size; i++) {
+                Node n = nodes[i];
+                if ((gpuType == null || gpuType.equals(n.gpuType())) && constraint.matches(n.features())) {
+                    bits.set(i);
+                }
+            }
+            return bits;
+        });
+    }
+
+    boolean sameInput(List<Node> otherNodes, List<Partition> otherPartitions) {
+        return nodeList == otherNodes && partitionList == otherPartitions;
+    }
+}

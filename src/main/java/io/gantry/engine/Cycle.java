@@ -1,0 +1,415 @@
+package io.gantry.engine;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * One planning pass over a snapshot. Jobs are visited once, in priority order (partition tier
+ * first). A job starts now when it fits without touching resources reserved for a job ahead of it;
+ * once a job of a partition cannot start, the partition is blocked and later jobs there start
+ * only by backfill (or not at all without backfill). The first {@code reservationDepth} blocked
+ * jobs of each partition get a reservation: the earliest time enough nodes are free for their
+ * whole time limit, held in the availability profile so that nothing started later can delay them.
+ */
+final class Cycle {
+
+    /** Distinct failed shapes remembered per partition; beyond it jobs are simply tried. */
+    private static final int MAX_FAILED_SHAPES = 512;
+
+    private final Snapshot snapshot;
+    private final Cluster c;
+    private final long now;
+    private final Policy policy;
+    private final Availability a;
+    private final Limits limits;
+    private final Priorities priorities;
+    private final int[] buf;
+    private final BitSet pool;
+    private final Availability.Intervals intervals = new Availability.Intervals();
+    private final Map<Request, Layout> layouts = new HashMap<>();
+    private final List<List<Failure>> failed = new ArrayList<>();
+    private final boolean[] blocked;
+    private final int[] reservations;
+    private int baseFit;
+    private int usable;
+
+    /** A request laid out on every partition, with why it can never (or not while nodes are down) run there. */
+    private record Layout(Shape[] shapes, PendingReason[] no) {
+    }
+
+    private record Failure(Shape shape, long duration, PendingReason reason) {
+    }
+
+    private record Entry(PendingJob job, Priority priority, int tier) {
+    }
+
+    Cycle(Snapshot snapshot, Cluster cluster) {
+        this.snapshot = snapshot;
+        this.c = cluster;
+        this.now = snapshot.now();
+        this.policy = snapshot.policy();
+        this.a = new Availability(cluster, now);
+        this.limits = new Limits(snapshot.qos(), snapshot.associations());
+        this.priorities = new Priorities(policy.weights(), now, limits, cluster);
+        this.buf = new int[cluster.size];
+        this.pool = new BitSet(cluster.size);
+        this.blocked = new boolean[cluster.parts.length];
+        this.reservations = new int[cluster.parts.length];
+        for (int p = 0; p < cluster.parts.length; p++) {
+            failed.add(new ArrayList<>());
+        }
+    }
+
+    Plan run() {
+        for (RunningJob r : snapshot.running()) {
+            for (NodeAllocation alloc : r.allocation()) {
+                Integer i = c.nodeIndex.get(alloc.node());
+                if (i == null) {
+                    throw new IllegalArgumentException("running job " + r.id() + " is on unknown node " + alloc.node());
+                }
+                long mask = 0;
+                for (int g : alloc.gpuIndices()) {
+                    if (g < 0 || g >= c.gpus[i] || (mask & (1L << g)) != 0) {
+                        throw new IllegalArgumentException("running job " + r.id() + " holds bad GPU " + g
+                                + " on " + alloc.node());
+                    }
+                    mask |= 1L << g;
+                }
+                a.hold(i, alloc.cpus(), alloc.memoryMb(), mask, r.expectedEnd());
+            }
+            limits.charge(r.user(), r.account(), r.qos(), r.tres());
+        }
+
+        List<Entry> order = new ArrayList<>(snapshot.pending().size());
+        for (PendingJob job : snapshot.pending()) {
+            int tier = 0;
+            for (String name : job.partitions()) {
+                Cluster.Part part = c.partsByName.get(name);
+                if (part != null) {
+                    tier = Math.max(tier, part.tier());
+                }
+            }
+            order.add(new Entry(job, priorities.of(job, tier), tier));
+        }
+        order.sort(Comparator.comparingInt((Entry e) -> -e.tier)
+                .thenComparing((Entry e) -> -e.priority.value())
+                .thenComparingLong(e -> e.job.submitTime())
+                .thenComparing(e -> e.job.id()));
+
+        List<Start> starts = new ArrayList<>();
+        List<Waiting> waiting = new ArrayList<>();
+        for (Entry e : order) {
+            decide(e, starts, waiting);
+        }
+        return new Plan(now, starts, waiting);
+    }
+
+    private void decide(Entry e, List<Start> starts, List<Waiting> waiting) {
+        PendingJob job = e.job;
+        if (job.heldBy() != null && job.heldBy() != PendingReason.NONE) {
+            waiting.add(waiting(job, job.heldBy(), e.priority));
+            return;
+        }
+        if (job.eligibleFrom() > now) {
+            waiting.add(waiting(job, PendingReason.BEGIN_TIME, e.priority));
+            return;
+        }
+        Layout layout = layoutOf(job.request());
+        List<Shape> candidates = new ArrayList<>(job.partitions().size());
+        PendingReason firstNo = null;
+        for (String name : job.partitions()) {
+            Cluster.Part part = c.partsByName.get(name);
+            PendingReason no;
+            if (part == null) {
+                no = PendingReason.PARTITION_CONFIG;
+            } else if (!part.up()) {
+                no = PendingReason.PARTITION_DOWN;
+            } else if (part.maxTime() > 0 && job.timeLimitSeconds() > part.maxTime()) {
+                no = PendingReason.PARTITION_TIME_LIMIT;
+            } else {
+                no = layout.no[part.index()];
+                if (no == null) {
+                    candidates.add(layout.shapes[part.index()]);
+                }
+            }
+            if (no != null && firstNo == null) {
+                firstNo = no;
+            }
+        }
+        if (candidates.isEmpty()) {
+            waiting.add(waiting(job, firstNo, e.priority));
+            return;
+        }
+        candidates.sort(Comparator.comparingInt((Shape s) -> -c.parts[s.partition()].tier()));
+        Tres tres = tresOf(candidates.get(0));
+        PendingReason limit = Limits.perJob(limits.qos(job.qos()), job.timeLimitSeconds(), tres);
+        if (limit == null) {
+            limit = limits.check(job, tres);
+        }
+        if (limit != null) {
+            waiting.add(waiting(job, limit, e.priority));
+            return;
+        }
+
+        long duration = job.timeLimitSeconds();
+        long end = Math.addExact(now, duration);
+        PendingReason reason = null;
+        for (Shape shape : candidates) {
+            int p = shape.partition();
+            if (blocked[p] && !policy.backfill()) {
+                reason = reason == null ? PendingReason.PRIORITY : reason;
+                continue;
+            }
+            PendingReason known = knownFailure(shape, duration);
+            if (known != null) {
+                reason = worse(reason, known);
+                blocked[p] = true;
+                continue;
+            }
+            int[] chosen = tryNow(shape, end);
+            if (chosen != null) {
+                starts.add(start(job, shape, chosen, end, blocked[p], e.priority));
+                limits.charge(job.user(), job.account(), job.qos(), tres);
+                return;
+            }
+            // Priority when only reservations for jobs ahead stand in the way; Resources otherwise.
+            PendingReason why = baseFit >= shape.nodes() && usable < shape.nodes()
+                    ? PendingReason.PRIORITY : PendingReason.RESOURCES;
+            remember(shape, duration, why);
+            reason = worse(reason, why);
+            blocked[p] = true;
+        }
+        Waiting reserved = reserve(job, candidates, duration, reason, e.priority);
+        waiting.add(reserved != null ? reserved : waiting(job, reason, e.priority));
+    }
+
+    /** RESOURCES says more than PRIORITY: the job would not fit even if nothing were reserved. */
+    private static PendingReason worse(PendingReason a, PendingReason b) {
+        if (a == null) {
+            return b;
+        }
+        return a == PendingReason.RESOURCES || b == PendingReason.RESOURCES ? PendingReason.RESOURCES : a;
+    }
+
+    private Layout layoutOf(Request r) {
+        return layouts.computeIfAbsent(r, req -> {
+            Shape[] s = new Shape[c.parts.length];
+            PendingReason[] no = new PendingReason[c.parts.length];
+            for (int p = 0; p < s.length; p++) {
+                s[p] = Shape.of(req, c.parts[p], c);
+                Feasibility f = Feasibilities.check(c, s[p]);
+                no[p] = !f.fits() ? f.reason() : upNodesSuffice(s[p]) ? null : PendingReason.REQ_NODE_NOT_AVAIL;
+            }
+            return new Layout(s, no);
+        });
+    }
+
+    private boolean upNodesSuffice(Shape s) {
+        pool.clear();
+        pool.or(s.candidates());
+        pool.and(c.up);
+        int n = 0;
+        for (int i = pool.nextSetBit(0); i >= 0 && n < s.nodes(); i = pool.nextSetBit(i + 1)) {
+            if (s.capable(c, i)) {
+                n++;
+            }
+        }
+        return n >= s.nodes();
+    }
+
+    private Tres tresOf(Shape s) {
+        long cpus = Math.multiplyExact((long) s.tasks(), s.cpusPerTask());
+        return new Tres(cpus, Math.multiplyExact(s.memPerNode(), s.nodes()), s.totalGpus(), s.nodes());
+    }
+
+    private PendingReason knownFailure(Shape shape, long duration) {
+        for (Failure f : failed.get(shape.partition())) {
+            if (duration >= f.duration && shape.dominates(f.shape)) {
+                return f.reason;
+            }
+        }
+        return null;
+    }
+
+    private void remember(Shape shape, long duration, PendingReason why) {
+        List<Failure> list = failed.get(shape.partition());
+        if (list.size() < MAX_FAILED_SHAPES) {
+            list.add(new Failure(shape, duration, why));
+        }
+    }
+
+    /** Nodes for the shape now, leaving every reservation whole; null when there are none. */
+    private int[] tryNow(Shape s, long end) {
+        pool.clear();
+        pool.or(s.candidates());
+        pool.and(c.up);
+        pool.and(a.hasFreeCpu);
+        if (s.gpusPerNode() > 0) {
+            pool.and(a.hasFreeGpu);
+        }
+        int count = 0;
+        baseFit = 0;
+        for (int i = pool.nextSetBit(0); i >= 0; i = pool.nextSetBit(i + 1)) {
+            if (!s.capable(c, i)) {
+                continue;
+            }
+            int cpu = s.needCpu(c, i);
+            long mem = s.needMem(c, i);
+            int gpu = s.needGpu(c, i);
+            if (!a.fitsNow(i, cpu, mem, gpu)) {
+                continue;
+            }
+            baseFit++;
+            if (a.reserved.get(i) && !a.fitsDuring(i, now, end, cpu, mem, gpu)) {
+                continue;
+            }
+            buf[count++] = i;
+        }
+        usable = count;
+        return Placement.choose(c, a, s, buf, count);
+    }
+
+    private Start start(PendingJob job, Shape s, int[] chosen, long end, boolean backfilled, Priority priority) {
+        List<NodeAllocation> allocation = new ArrayList<>(chosen.length);
+        int[] sorted = chosen.clone();
+        Arrays.sort(sorted);
+        for (int k = 0; k < sorted.length; k++) {
+            int i = sorted[k];
+            int cpus = s.exclusive() ? c.cpus[i] : s.cpusOn(k);
+            int gpus = s.exclusive() ? c.gpus[i] : s.gpusOn(k);
+            long mem = s.needMem(c, i);
+            long mask = a.pickGpus(i, gpus);
+            a.hold(i, cpus, mem, mask, end);
+            List<Integer> indices = new ArrayList<>(gpus);
+            for (long m = mask; m != 0; m &= m - 1) {
+                indices.add(Long.numberOfTrailingZeros(m));
+            }
+            allocation.add(new NodeAllocation(c.names[i], cpus, mem, indices));
+        }
+        return new Start(job.id(), c.parts[s.partition()].name(), now, end, allocation, backfilled, priority);
+    }
+
+    /** Reserves the earliest start among the job's partitions that still take reservations. */
+    private Waiting reserve(PendingJob job, List<Shape> candidates, long duration, PendingReason reason,
+            Priority priority) {
+        long bestStart = Long.MAX_VALUE;
+        Shape bestShape = null;
+        int[] bestNodes = null;
+        for (Shape s : candidates) {
+            if (reservations[s.partition()] >= policy.reservationDepth()) {
+                continue;
+            }
+            long[] startOut = new long[1];
+            int[] nodes = earliest(s, duration, startOut);
+            if (nodes != null && startOut[0] < bestStart) {
+                bestStart = startOut[0];
+                bestShape = s;
+                bestNodes = nodes;
+            }
+        }
+        if (bestShape == null) {
+            return null;
+        }
+        reservations[bestShape.partition()]++;
+        long end = Math.addExact(bestStart, duration);
+        List<String> names = new ArrayList<>(bestNodes.length);
+        int[] sorted = bestNodes.clone();
+        Arrays.sort(sorted);
+        for (int i : sorted) {
+            a.reserve(i, bestStart, end, bestShape.needCpu(c, i), bestShape.needMem(c, i), bestShape.needGpu(c, i));
+            names.add(c.names[i]);
+        }
+        return new Waiting(job.id(), reason == null ? PendingReason.RESOURCES : reason, OptionalLong.of(bestStart),
+                c.parts[bestShape.partition()].name(), names, priority);
+    }
+
+    /** The earliest time the shape can run for {@code duration}, and on which nodes; null if never. */
+    private int[] earliest(Shape s, long duration, long[] startOut) {
+        intervals.clear();
+        pool.clear();
+        pool.or(s.candidates());
+        pool.and(c.up);
+        for (int i = pool.nextSetBit(0); i >= 0; i = pool.nextSetBit(i + 1)) {
+            if (s.capable(c, i)) {
+                a.startWindows(i, duration, s.needCpu(c, i), s.needMem(c, i), s.needGpu(c, i), intervals);
+            }
+        }
+        long start;
+        if (s.oneBlock() && c.blockCount > 0) {
+            start = Long.MAX_VALUE;
+            for (int b = 0; b < c.blockCount; b++) {
+                long t = sweep(s.nodes(), b);
+                if (t >= 0 && t < start) {
+                    start = t;
+                }
+            }
+            if (start == Long.MAX_VALUE) {
+                return null;
+            }
+        } else {
+            start = sweep(s.nodes(), -1);
+            if (start < 0) {
+                return null;
+            }
+        }
+        int count = 0;
+        for (int k = 0; k < intervals.size; k++) {
+            if (intervals.start[k] <= start && start < intervals.end[k]) {
+                buf[count++] = intervals.node[k];
+            }
+        }
+        int[] chosen = Placement.choose(c, a, s, buf, count);
+        if (chosen == null) {
+            return null;
+        }
+        startOut[0] = start;
+        return chosen;
+    }
+
+    /** Earliest time at least {@code n} nodes' intervals (of block {@code block}, or all when -1) overlap. */
+    private long sweep(int n, int block) {
+        long[] starts = new long[intervals.size];
+        long[] ends = new long[intervals.size];
+        int m = 0;
+        for (int k = 0; k < intervals.size; k++) {
+            if (block < 0 || c.block[intervals.node[k]] == block) {
+                starts[m] = intervals.start[k];
+                ends[m] = intervals.end[k];
+                m++;
+            }
+        }
+        if (m < n) {
+            return -1;
+        }
+        Arrays.sort(starts, 0, m);
+        Arrays.sort(ends, 0, m);
+        int active = 0;
+        int e = 0;
+        for (int k = 0; k < m; k++) {
+            long t = starts[k];
+            active++;
+            while (k + 1 < m && starts[k + 1] == t) {
+                active++;
+                k++;
+            }
+            while (e < m && ends[e] <= t) {
+                active--;
+                e++;
+            }
+            if (active >= n) {
+                return t;
+            }
+        }
+        return -1;
+    }
+
+    private static Waiting waiting(PendingJob job, PendingReason reason, Priority priority) {
+        return new Waiting(job.id(), reason, OptionalLong.empty(), null, List.of(), priority);
+    }
+}

@@ -1,0 +1,75 @@
+package io.gantry.engine;
+
+/**
+ * The allocation engine: from a {@link Snapshot} to a {@link Plan}. Pure and deterministic: the
+ * same snapshot gives the same plan, and the snapshot is never changed. An instance remembers
+ * the index it built of the last snapshot's node and partition lists (compared by identity), so a
+ * caller that passes the same lists each cycle does not pay for indexing them again.
+ */
+public final class Engine {
+
+    private volatile Cluster cluster;
+
+    public Plan plan(Snapshot snapshot) {
+        return new Cycle(snapshot, clusterOf(snapshot)).run();
+    }
+
+    /**
+     * Whether the job could ever run in at least one of its partitions (all nodes up and idle):
+     * for the submit path to reject what would pend forever. When it cannot, the reason and
+     * message are those of its first partition.
+     */
+    public Feasibility feasibility(Snapshot snapshot, PendingJob job) {
+        Cluster c = clusterOf(snapshot);
+        Feasibility first = null;
+        Qos qos = null;
+        for (Qos q : snapshot.qos()) {
+            if (q.name().equals(job.qos())) {
+                qos = q;
+            }
+        }
+        for (String name : job.partitions()) {
+            Feasibility f = feasibility(c, qos, job, name);
+            if (f.fits()) {
+                return f;
+            }
+            if (first == null) {
+                first = f;
+            }
+        }
+        return first;
+    }
+
+    private static Feasibility feasibility(Cluster c, Qos qos, PendingJob job, String partitionName) {
+        Cluster.Part part = c.partsByName.get(partitionName);
+        if (part == null) {
+            return Feasibility.never(PendingReason.PARTITION_CONFIG, "invalid partition name: " + partitionName);
+        }
+        if (part.maxTime() > 0 && job.timeLimitSeconds() > part.maxTime()) {
+            return Feasibility.never(PendingReason.PARTITION_TIME_LIMIT, "time limit " + job.timeLimitSeconds()
+                    + " s is over partition " + part.name() + "'s maximum of " + part.maxTime() + " s");
+        }
+        Shape s = Shape.of(job.request(), part, c);
+        Feasibility f = Feasibilities.check(c, s);
+        if (!f.fits()) {
+            return f;
+        }
+        Tres tres = new Tres(Math.multiplyExact((long) s.tasks(), s.cpusPerTask()),
+                Math.multiplyExact(s.memPerNode(), s.nodes()), s.totalGpus(), s.nodes());
+        PendingReason limit = Limits.perJob(qos, job.timeLimitSeconds(), tres);
+        if (limit != null) {
+            return Feasibility.never(limit, "QOS " + qos.name() + " does not allow " + tres + " for "
+                    + job.timeLimitSeconds() + " s in one job");
+        }
+        return Feasibility.FITS;
+    }
+
+    private Cluster clusterOf(Snapshot s) {
+        Cluster c = cluster;
+        if (c == null || !c.sameInput(s.nodes(), s.partitions())) {
+            c = new Cluster(s.nodes(), s.partitions());
+            cluster = c;
+        }
+        return c;
+    }
+}

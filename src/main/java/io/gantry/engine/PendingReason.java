@@ -1,0 +1,60 @@
+package io.gantry.engine;
+
+/** Why a job is not running, in Slurm's words ({@link #toString()} gives them). */
+public enum PendingReason {
+    NONE("None"),
+    PRIORITY("Priority"),
+    RESOURCES("Resources"),
+    DEPENDENCY("Dependency"),
+    DEPENDENCY_NEVER_SATISFIED("DependencyNeverSatisfied"),
+    JOB_HELD_USER("JobHeldUser"),
+    JOB_HELD_ADMIN("JobHeldAdmin"),
+    BEGIN_TIME("BeginTime"),
+    PARTITION_TIME_LIMIT("PartitionTimeLimit"),
+    PARTITION_NODE_LIMIT("PartitionNodeLimit"),
+    PARTITION_DOWN("PartitionDown"),
+    PARTITION_CONFIG("PartitionConfig"),
+    REQ_NODE_NOT_AVAIL("ReqNodeNotAvail"),
+    BAD_CONSTRAINTS("BadConstraints"),
+    RESERVATION("Reservation"),
+    INVALID_QOS("InvalidQOS"),
+    QOS_MAX_WALL_DURATION_PER_JOB_LIMIT("QOSMaxWallDurationPerJobLimit"),
+    QOS_MAX_JOBS_PER_USER_LIMIT("QOSMaxJobsPerUserLimit"),
+    QOS_MAX_GRES_PER_USER("QOSMaxGRESPerUser"),
+    QOS_MAX_CPU_PER_USER_LIMIT("QOSMaxCpuPerUserLimit"),
+    QOS_MAX_GRES_PER_JOB("QOSMaxGRESPerJob"),
+    QOS_MAX_CPU_PER_JOB_LIMIT("QOSMaxCpuPerJobLimit"),
+    QOS_MAX_NODE_PER_JOB_LIMIT("QOSMaxNodePerJobLimit"),
+    QOS_GRP_GRES("QOSGrpGRES"),
+    QOS_GRP_CPU_LIMIT("QOSGrpCpuLimit"),
+    ASSOC_MAX_JOBS_LIMIT("AssocMaxJobsLimit"),
+    ASSOC_GRP_GRES("AssocGrpGRES"),
+    ASSOC_GRP_CPU_LIMIT("AssocGrpCpuLimit"),
+    ASSOC_GRP_MEM_LIMIT("AssocGrpMemLimit"),
+    ASSOC_GRP_NODE_LIMIT("AssocGrpNodeLimit");
+
+    private final String slurmName;
+
+    PendingReason(String slurmName) {
+        this.slurmName = slurmName;
+    }
+
+    public String slurmName() {
+        return slurmName;
+    }
+
+    /** The reason named as Slurm spells it, e.g. {@code "QOSMaxJobsPerUserLimit"}. */
+    public static PendingReason fromSlurmName(String name) {
+        for (PendingReason r : values()) {
+            if (r.slurmName.equals(name)) {
+                return r;
+            }
+        }
+        throw new IllegalArgumentException("unknown reason: " + name);
+    }
+
+    @Override
+    public String toString() {
+        return slurmName;
+    }
+}

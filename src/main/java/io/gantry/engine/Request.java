@@ -1,0 +1,85 @@
+package io.gantry.engine;
+
+import java.util.Objects;
+
+/**
+ * What a job asks for, as sbatch would: {@code nodes} (0 = let the engine choose the fewest),
+ * {@code tasks} of {@code cpusPerTask} CPUs, {@code memoryMb} per node (0 = none asked),
+ * GPUs either in total ({@code gpus}) or per node ({@code gpusPerNode}), an optional GPU type,
+ * a feature constraint, whole nodes ({@code exclusive}) and whether all nodes must come from
+ * one block ({@code oneBlock}, like {@code --segment}/Slurm's block topology).
+ *
+ * <p>When the engine chooses the node count, it takes the fewest nodes that hold the CPUs and
+ * GPUs and spreads tasks and GPUs evenly over them (the first nodes get one more when they do
+ * not divide), which is how cons_tres would lay out a balanced job.
+ */
+public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int gpus, int gpusPerNode,
+        String gpuType, Constraint constraint, boolean exclusive, boolean oneBlock) {
+
+    public Request {
+        if (nodes < 0 || tasks < 1 || cpusPerTask < 1 || memoryMb < 0 || gpus < 0 || gpusPerNode < 0) {
+            throw new IllegalArgumentException("invalid request: nodes=" + nodes + " tasks=" + tasks
+                    + " cpusPerTask=" + cpusPerTask + " memoryMb=" + memoryMb + " gpus=" + gpus
+                    + " gpusPerNode=" + gpusPerNode);
+        }
+        if (gpus > 0 && gpusPerNode > 0) {
+            throw new IllegalArgumentException("ask for GPUs either in total or per node, not both");
+        }
+        constraint = constraint == null ? Constraint.NONE : constraint;
+        Objects.requireNonNull(constraint);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** One task of one CPU on one node. */
+    public static Request oneCpu() {
+        return builder().build();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.nodes = nodes;
+        b.tasks = tasks;
+        b.cpusPerTask = cpusPerTask;
+        b.memoryMb = memoryMb;
+        b.gpus = gpus;
+        b.gpusPerNode = gpusPerNode;
+        b.gpuType = gpuType;
+        b.constraint = constraint;
+        b.exclusive = exclusive;
+        b.oneBlock = oneBlock;
+        return b;
+    }
+
+    public static final class Builder {
+        private int nodes;
+        private int tasks = 1;
+        private int cpusPerTask = 1;
+        private long memoryMb;
+        private int gpus;
+        private int gpusPerNode;
+        private String gpuType;
+        private Constraint constraint = Constraint.NONE;
+        private boolean exclusive;
+        private boolean oneBlock;
+
+        public Builder nodes(int v) { nodes = v; return this; }
+        public Builder tasks(int v) { tasks = v; return this; }
+        public Builder cpusPerTask(int v) { cpusPerTask = v; return this; }
+        public Builder memoryMb(long v) { memoryMb = v; return this; }
+        public Builder gpus(int v) { gpus = v; return this; }
+        public Builder gpusPerNode(int v) { gpusPerNode = v; return this; }
+        public Builder gpuType(String v) { gpuType = v; return this; }
+        public Builder constraint(Constraint v) { constraint = v; return this; }
+        public Builder constraint(String v) { constraint = Constraint.parse(v); return this; }
+        public Builder exclusive(boolean v) { exclusive = v; return this; }
+        public Builder oneBlock(boolean v) { oneBlock = v; return this; }
+
+        public Request build() {
+            return new Request(nodes, tasks, cpusPerTask, memoryMb, gpus, gpusPerNode, gpuType, constraint,
+                    exclusive, oneBlock);
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package io.gantry.engine;
+
+import java.util.BitSet;
+
+/**
+ * A request laid out on one partition: how many nodes and what each must hold. Totals are kept
+ * so that the allocation hands out exactly the tasks and GPUs asked for (the per-node figures
+ * are the ceilings, used to choose nodes).
+ *
+ * @param candidates the partition's nodes with the right GPU type and features, any state
+ * @param matchKey   identifies {@code candidates} (GPU type and constraint)
+ */
+record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, int gpusPerNode, int tasks, int cpusPerTask,
+        int totalGpus, boolean exclusive, boolean oneBlock, BitSet candidates, String matchKey) {
+
+    static Shape of(Request r, Cluster.Part part, Cluster cluster) {
+        BitSet match = (BitSet) cluster.matching(r.gpuType(), r.constraint()).clone();
+        match.and(part.nodes());
+        int maxCpus = 0;
+        int maxGpus = 0;
+        for (int i = match.nextSetBit(0); i >= 0; i = match.nextSetBit(i + 1)) {
+            maxCpus = Math.max(maxCpus, cluster.cpus[i]);
+            maxGpus = Math.max(maxGpus, cluster.gpus[i]);
+        }
+        int n = r.nodes();
+        if (n == 0) {
+            int byGpus = r.gpus() == 0 ? 1 : ceilDiv(r.gpus(), Math.max(1, maxGpus));
+            int tasksPerNode = maxCpus / r.cpusPerTask();
+            int byCpus = tasksPerNode == 0 ? r.tasks() : ceilDiv(r.tasks(), tasksPerNode);
+            n = Math.max(1, Math.max(byGpus, byCpus));
+        }
+        int tasks = Math.max(r.tasks(), n);
+        int cpn = Math.multiplyExact(ceilDiv(tasks, n), r.cpusPerTask());
+        int gpn = r.gpusPerNode() > 0 ? r.gpusPerNode() : ceilDiv(r.gpus(), n);
+        int totalGpus = r.gpusPerNode() > 0 ? Math.multiplyExact(r.gpusPerNode(), n) : r.gpus();
+        String key = part.index() + "/" + (r.gpuType() == null ? "" : r.gpuType()) + "/" + r.constraint();
+        return new Shape(part.index(), n, cpn, r.memoryMb(), gpn, tasks, r.cpusPerTask(), totalGpus, r.exclusive(),
+                r.oneBlock(), match, key);
+    }
+
+    /** Whether node {@code i} is big enough for one node's share, if it were empty. */
+    boolean capable(Cluster c, int i) {
+        return c.cpus[i] >= cpusPerNode && c.mem[i] >= memPerNode && c.gpus[i] >= gpusPerNode;
+    }
+
+    int needCpu(Cluster c, int i) {
+        return exclusive ? c.cpus[i] : cpusPerNode;
+    }
+
+    long needMem(Cluster c, int i) {
+        return exclusive ? c.mem[i] : memPerNode;
+    }
+
+    int needGpu(Cluster c, int i) {
+        return exclusive ? c.gpus[i] : gpusPerNode;
+    }
+
+    /** CPUs and GPUs the {@code k}-th chosen node gets, so that the totals come out exact. */
+    int cpusOn(int k) {
+        return (tasks / nodes + (k < tasks % nodes ? 1 : 0)) * cpusPerTask;
+    }
+
+    int gpusOn(int k) {
+        return totalGpus / nodes + (k < totalGpus % nodes ? 1 : 0);
+    }
+
+    /** Whether every node this shape needs is at least what {@code smaller} needs, with the same node filter. */
+    boolean dominates(Shape smaller) {
+        return matchKey.equals(smaller.matchKey) && exclusive == smaller.exclusive && oneBlock == smaller.oneBlock
+                && nodes >= smaller.nodes && cpusPerNode >= smaller.cpusPerNode && memPerNode >= smaller.memPerNode
+                && gpusPerNode >= smaller.gpusPerNode;
+    }
+
+    private static int ceilDiv(int a, int b) {
+        return -Math.floorDiv(-a, b);
+    }
+}

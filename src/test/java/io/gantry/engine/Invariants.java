@@ -1,0 +1,146 @@
+package io.gantry.engine;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The properties every plan must have, checked independently of the engine's own bookkeeping.
+ * Throws AssertionError naming the first broken one.
+ */
+final class Invariants {
+
+    private Invariants() {
+    }
+
+    /** One job's claim on one node over [from, to). */
+    private record Claim(String what, long from, long to, long cpus, long mem, long gpus) {
+    }
+
+    static void check(Snapshot s, Plan plan) {
+        Map<String, Node> nodes = new HashMap<>();
+        s.nodes().forEach(n -> nodes.put(n.name(), n));
+        Map<String, Partition> parts = new HashMap<>();
+        s.partitions().forEach(p -> parts.put(p.name(), p));
+        Map<JobId, PendingJob> pending = new HashMap<>();
+        s.pending().forEach(j -> pending.put(j.id(), j));
+        Cluster cluster = new Cluster(s.nodes(), s.partitions());
+
+        Set<JobId> seen = new HashSet<>();
+        Map<String, List<Claim>> claims = new HashMap<>();
+        Map<String, Set<Integer>> gpusTaken = new HashMap<>();
+        for (RunningJob r : s.running()) {
+            for (NodeAllocation a : r.allocation()) {
+                claim(claims, a.node(), new Claim("running " + r.id(), s.now(), Math.max(r.expectedEnd(), s.now() + 1),
+                        a.cpus(), a.memoryMb(), a.gpus()));
+                for (int g : a.gpuIndices()) {
+                    require(gpusTaken.computeIfAbsent(a.node(), k -> new HashSet<>()).add(g),
+                            "snapshot gives GPU twice");
+                }
+            }
+        }
+        for (Start st : plan.starts()) {
+            require(seen.add(st.job()), "job started twice or also waiting: " + st.job());
+            PendingJob job = pending.get(st.job());
+            require(job != null, "started a job that is not pending: " + st.job());
+            require(job.heldBy() == null || job.heldBy() == PendingReason.NONE, "started a held job " + st.job());
+            require(job.eligibleFrom() <= s.now(), "started before eligible: " + st.job());
+            require(job.partitions().contains(st.partition()), "started in a partition it did not ask for");
+            Partition part = parts.get(st.partition());
+            require(part.up() && part.allows(job.timeLimitSeconds()), "partition down or time limit over max");
+            require(st.startTime() == s.now() && st.expectedEnd() == s.now() + job.timeLimitSeconds(), "times");
+            Shape shape = Shape.of(job.request(), cluster.partsByName.get(st.partition()), cluster);
+            require(st.allocation().size() == shape.nodes(), "node count " + st.allocation().size() + " != "
+                    + shape.nodes() + " for " + st.job());
+            Set<String> distinct = new HashSet<>();
+            long cpus = 0;
+            long gpus = 0;
+            for (NodeAllocation a : st.allocation()) {
+                require(distinct.add(a.node()), "node twice in one allocation");
+                Node n = nodes.get(a.node());
+                require(n != null && n.state() == NodeState.UP, "allocated a node that is not up: " + a.node());
+                require(part.nodes().contains(a.node()), "node outside the partition");
+                Request r = job.request();
+                require(r.gpuType() == null || r.gpuType().equals(n.gpuType()), "wrong GPU type");
+                require(r.constraint().matches(n.features()), "node lacks a feature");
+                require(a.cpus() >= 1, "a node with no CPU");
+                if (r.exclusive()) {
+                    require(a.cpus() == n.cpus() && a.gpus() == n.gpus(), "exclusive job without the whole node");
+                } else {
+                    require(a.memoryMb() == r.memoryMb(), "memory per node");
+                }
+                for (int g : a.gpuIndices()) {
+                    require(g >= 0 && g < n.gpus(), "GPU index out of range");
+                    require(gpusTaken.computeIfAbsent(a.node(), k -> new HashSet<>()).add(g),
+                            "GPU " + a.node() + ":" + g + " given twice");
+                }
+                cpus += a.cpus();
+                gpus += a.gpus();
+                claim(claims, a.node(), new Claim("start " + st.job(), st.startTime(), st.expectedEnd(), a.cpus(),
+                        a.memoryMb(), a.gpus()));
+            }
+            if (!job.request().exclusive()) {
+                require(cpus == (long) shape.tasks() * shape.cpusPerTask(), "CPU total of " + st.job());
+                require(gpus == shape.totalGpus(), "GPU total of " + st.job());
+            }
+        }
+        for (Waiting w : plan.waiting()) {
+            require(seen.add(w.job()), "job twice in the plan: " + w.job());
+            require(w.reason() != null && w.reason() != PendingReason.NONE, "no reason for " + w.job());
+            PendingJob job = pending.get(w.job());
+            require(job != null, "unknown waiting job");
+            if (w.reserved()) {
+                long start = w.expectedStart().getAsLong();
+                require(start >= s.now(), "reservation in the past");
+                Shape shape = Shape.of(job.request(), cluster.partsByName.get(w.partition()), cluster);
+                require(w.reservedNodes().size() == shape.nodes(), "reserved node count");
+                for (String name : w.reservedNodes()) {
+                    int i = cluster.nodeIndex.get(name);
+                    require(shape.candidates().get(i) && cluster.up.get(i), "reserved an unusable node");
+                    claim(claims, name, new Claim("reservation " + w.job(), start, start + job.timeLimitSeconds(),
+                            shape.needCpu(cluster, i), shape.needMem(cluster, i), shape.needGpu(cluster, i)));
+                }
+            }
+        }
+        require(seen.size() == s.pending().size(), "plan covers " + seen.size() + " of " + s.pending().size()
+                + " pending jobs");
+
+        // Starts, running jobs and reservations together never need more than a node has, at any
+        // moment: so nothing started (backfilled or not) can delay a reservation.
+        for (Map.Entry<String, List<Claim>> e : claims.entrySet()) {
+            Node n = nodes.get(e.getKey());
+            TreeSet<Long> points = new TreeSet<>();
+            e.getValue().forEach(cl -> points.add(cl.from()));
+            for (long t : points) {
+                long cpu = 0;
+                long mem = 0;
+                long gpu = 0;
+                List<String> who = new ArrayList<>();
+                for (Claim cl : e.getValue()) {
+                    if (cl.from() <= t && t < cl.to()) {
+                        cpu += cl.cpus();
+                        mem += cl.mem();
+                        gpu += cl.gpus();
+                        who.add(cl.what());
+                    }
+                }
+                require(cpu <= n.cpus() && mem <= n.memoryMb() && gpu <= n.gpus(),
+                        "node " + n.name() + " over capacity at " + t + ": " + who);
+            }
+        }
+    }
+
+    private static void claim(Map<String, List<Claim>> claims, String node, Claim c) {
+        claims.computeIfAbsent(node, k -> new ArrayList<>()).add(c);
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new AssertionError(message);
+        }
+    }
+}
