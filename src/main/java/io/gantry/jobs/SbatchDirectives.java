@@ -20,7 +20,8 @@ import io.gantry.engine.SlurmTime;
  * sbatch, {@code # SBATCH} and an indented {@code #SBATCH} are comments, whereas
  * {@code #SBATCH-N2} is a directive (sbatch only checks the prefix). Each directive line is split
  * into words as sbatch splits it: whitespace separates, single and double quotes group and are
- * removed, a backslash escapes the next character, and an unquoted {@code #} starts a comment.
+ * removed, a backslash escapes the next quote or {@code #} (but, as in sbatch, an escaped space
+ * still ends the word), and an unquoted {@code #} starts a comment.
  * The words are then read like sbatch's command line: {@code --opt=v}, {@code --opt v},
  * {@code -o v}, {@code -ov}, grouped flags ({@code -Hk}), and unambiguous abbreviations of long
  * options ({@code --job-n}).
