@@ -8,6 +8,9 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 
 @Tag(name = "events")
@@ -23,6 +26,10 @@ class EventsController {
 
     @Operation(operationId = "streamEvents", summary = "Live job and node changes (server-sent events); "
             + "send Last-Event-ID to resume")
+    // The body is a stream of text/event-stream lines, not an SseEmitter object (springdoc would
+    // otherwise publish the server-side SseEmitter class as a schema).
+    @ApiResponse(responseCode = "200", description = "A never-ending stream of server-sent events",
+            content = @Content(mediaType = MediaType.TEXT_EVENT_STREAM_VALUE, schema = @Schema(type = "string")))
     @GetMapping(path = "/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
     SseEmitter streamEvents(@RequestHeader(name = "Last-Event-ID", required = false) Long lastEventId) {
         return events.subscribe(lastEventId);

@@ -13,6 +13,7 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.gantry.api.PageRequest;
@@ -25,6 +26,7 @@ import io.gantry.jobs.JobViews.SubmitResponse;
 import io.gantry.security.CurrentUser;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 
 @Tag(name = "jobs")
@@ -39,6 +41,7 @@ class JobController {
     }
 
     @Operation(operationId = "submitJob", summary = "Submit a batch job, like sbatch")
+    @ResponseStatus(HttpStatus.CREATED) // what ResponseEntity.created answers; tells the OpenAPI document so
     @PostMapping
     ResponseEntity<SubmitResponse> submitJob(@RequestBody JobSubmission submission, CurrentUser caller) {
         SubmitResponse response = jobs.submit(submission, caller);
@@ -66,6 +69,9 @@ class JobController {
 
     @Operation(operationId = "cancelJob", summary = "Cancel a job, a whole array, or one task, like scancel; "
             + "202 when running jobs must first be stopped on their nodes")
+    @ApiResponse(responseCode = "200", description = "Cancelled")
+    @ApiResponse(responseCode = "202", description = "Cancelled where pending; `stopping` lists the running jobs "
+            + "their agents are stopping")
     @DeleteMapping("/{id}")
     ResponseEntity<ActionResult> cancelJob(@PathVariable String id, CurrentUser caller) {
         ActionResult result = jobs.cancel(id, caller);
