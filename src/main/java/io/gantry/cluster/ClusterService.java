@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -37,9 +38,11 @@ public class ClusterService {
     private final PartitionRepository partitions;
     private final ApplicationEventPublisher events;
     private final Clock clock;
+    private final JdbcClient jdbc;
 
     ClusterService(ClusterLayout layout, NodeRepository nodes, PartitionRepository partitions,
-            ApplicationEventPublisher events, Clock clock) {
+            ApplicationEventPublisher events, Clock clock, JdbcClient jdbc) {
+        this.jdbc = jdbc;
         this.layout = layout;
         this.nodes = nodes;
         this.partitions = partitions;
@@ -62,28 +65,41 @@ public class ClusterService {
      */
     @Transactional(propagation = org.springframework.transaction.annotation.Propagation.MANDATORY)
     public boolean take(List<NodeUse> uses) {
-        Map<String, NodeEntity> byName = new HashMap<>();
-        nodes.findAllById(uses.stream().map(NodeUse::node).toList()).forEach(n -> byName.put(n.name(), n));
         for (NodeUse use : uses) {
-            NodeEntity node = byName.get(use.node());
-            if (node == null || !node.canTake(use.cpus(), use.memoryMb(), use.gpus())) {
+            // Read the row itself, not a cached entity: earlier starts of this same cycle have already added to it.
+            boolean fits = jdbc.sql("""
+                    SELECT count(*) FROM nodes WHERE name = ? AND admin_state = 'NONE'
+                       AND (simulated OR last_heartbeat IS NOT NULL)
+                       AND alloc_cpus + ? <= cpus AND alloc_memory_mb + ? <= memory_mb AND alloc_gpus + ? <= gpus""")
+                    .params(use.node(), use.cpus(), use.memoryMb(), use.gpus()).query(Long.class).single() == 1;
+            if (!fits) {
                 return false;
             }
         }
-        uses.forEach(use -> byName.get(use.node()).take(use.cpus(), use.memoryMb(), use.gpus()));
+        for (NodeUse use : uses) {
+            jdbc.sql("""
+                    UPDATE nodes SET alloc_cpus = alloc_cpus + ?, alloc_memory_mb = alloc_memory_mb + ?,
+                           alloc_gpus = alloc_gpus + ? WHERE name = ?""")
+                    .params(use.cpus(), use.memoryMb(), use.gpus(), use.node()).update();
+        }
         return true;
     }
 
-    /** Gives back what an ended job held. Only the scheduler calls this. */
+    /**
+     * Gives back what an ended job held. Only the scheduler calls this. An atomic update, so that
+     * jobs ending while others start on the same node never lose each other's changes.
+     */
     @Transactional(propagation = org.springframework.transaction.annotation.Propagation.MANDATORY)
     public void give(List<NodeUse> uses) {
-        Map<String, NodeEntity> byName = new HashMap<>();
-        nodes.findAllById(uses.stream().map(NodeUse::node).toList()).forEach(n -> byName.put(n.name(), n));
         for (NodeUse use : uses) {
-            NodeEntity node = byName.get(use.node());
-            if (node != null) {
-                node.give(use.cpus(), use.memoryMb(), use.gpus());
-            }
+            jdbc.sql("""
+                    UPDATE nodes SET
+                           alloc_cpus = CASE WHEN alloc_cpus > ? THEN alloc_cpus - ? ELSE 0 END,
+                           alloc_memory_mb = CASE WHEN alloc_memory_mb > ? THEN alloc_memory_mb - ? ELSE 0 END,
+                           alloc_gpus = CASE WHEN alloc_gpus > ? THEN alloc_gpus - ? ELSE 0 END
+                     WHERE name = ?""")
+                    .params(use.cpus(), use.cpus(), use.memoryMb(), use.memoryMb(), use.gpus(), use.gpus(), use.node())
+                    .update();
         }
     }
 

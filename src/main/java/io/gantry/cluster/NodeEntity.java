@@ -12,7 +12,14 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
 
+import org.hibernate.annotations.DynamicUpdate;
+
+/**
+ * A node's row. Allocation counters are changed only by atomic SQL in {@link ClusterService}, so
+ * updates here write only the columns they change: an operator's drain never overwrites them.
+ */
 @Entity
+@DynamicUpdate
 @Table(name = "nodes")
 class NodeEntity {
 
@@ -87,24 +94,10 @@ class NodeEntity {
         this.reasonTime = time;
     }
 
-    /** Whether a new job may take these resources now: the node is schedulable and has them free. */
-    boolean canTake(int cpus, long memoryMb, int gpus) {
-        NodeState state = state();
-        boolean schedulable = state == NodeState.IDLE || state == NodeState.MIXED || state == NodeState.ALLOCATED;
-        return schedulable && allocCpus + cpus <= this.cpus && allocMemoryMb + memoryMb <= this.memoryMb
-                && allocGpus + gpus <= this.gpus;
-    }
-
     void take(int cpus, long memoryMb, int gpus) {
         this.allocCpus += cpus;
         this.allocMemoryMb += memoryMb;
         this.allocGpus += gpus;
-    }
-
-    void give(int cpus, long memoryMb, int gpus) {
-        this.allocCpus = Math.max(0, allocCpus - cpus);
-        this.allocMemoryMb = Math.max(0, allocMemoryMb - memoryMb);
-        this.allocGpus = Math.max(0, allocGpus - gpus);
     }
 
     void clearAllocations() {
