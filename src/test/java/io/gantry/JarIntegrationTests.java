@@ -83,7 +83,7 @@ class JarIntegrationTests {
         process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         ApiClient api = new ApiClient(port);
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        long deadline = System.nanoTime() + Duration.ofSeconds(240).toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
                 throw new AssertionError("The controller exited with " + process.exitValue() + ":\n"
@@ -98,7 +98,7 @@ class JarIntegrationTests {
             }
             process.waitFor(250, java.util.concurrent.TimeUnit.MILLISECONDS);
         }
-        throw new AssertionError("The controller did not become healthy in 90 s:\n" + Files.readString(log));
+        throw new AssertionError("The controller did not become healthy in 240 s:\n" + Files.readString(log));
     }
 
     private static int freePort() throws IOException {

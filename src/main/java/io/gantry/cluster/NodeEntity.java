@@ -87,6 +87,32 @@ class NodeEntity {
         this.reasonTime = time;
     }
 
+    /** Whether a new job may take these resources now: the node is schedulable and has them free. */
+    boolean canTake(int cpus, long memoryMb, int gpus) {
+        NodeState state = state();
+        boolean schedulable = state == NodeState.IDLE || state == NodeState.MIXED || state == NodeState.ALLOCATED;
+        return schedulable && allocCpus + cpus <= this.cpus && allocMemoryMb + memoryMb <= this.memoryMb
+                && allocGpus + gpus <= this.gpus;
+    }
+
+    void take(int cpus, long memoryMb, int gpus) {
+        this.allocCpus += cpus;
+        this.allocMemoryMb += memoryMb;
+        this.allocGpus += gpus;
+    }
+
+    void give(int cpus, long memoryMb, int gpus) {
+        this.allocCpus = Math.max(0, allocCpus - cpus);
+        this.allocMemoryMb = Math.max(0, allocMemoryMb - memoryMb);
+        this.allocGpus = Math.max(0, allocGpus - gpus);
+    }
+
+    void clearAllocations() {
+        this.allocCpus = 0;
+        this.allocMemoryMb = 0;
+        this.allocGpus = 0;
+    }
+
     String name() {
         return name;
     }
