@@ -1,6 +1,6 @@
 import { AuthProvider, useAuth } from './lib/auth';
 import { useLiveEvents } from './lib/live';
-import { href, useRoute } from './lib/router';
+import { href, navigate, useRoute } from './lib/router';
 import { SignIn } from './views/SignIn';
 import { Overview } from './views/Overview';
 import { Jobs } from './views/Jobs';
@@ -46,7 +46,7 @@ function Shell() {
         <div className="who" data-testid="whoami">
           <span data-testid="whoami-name">{me?.username ?? '…'}</span>
           {me && <span className="roles" data-testid="whoami-roles">{me.roles.join(', ')}{operator ? '' : ''}</span>}
-          <button type="button" className="link" onClick={signOut} data-testid="sign-out">Sign out</button>
+          <button type="button" className="link" onClick={() => { signOut(); navigate('/', {}, true); }} data-testid="sign-out">Sign out</button>
         </div>
       </header>
       <main id="main" tabIndex={-1}>

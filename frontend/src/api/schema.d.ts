@@ -22,6 +22,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List jobs, like squeue (pending by priority, others by id) */
+        get: operations["listJobs"];
+        put?: never;
+        /** Submit a batch job, like sbatch */
+        post: operations["submitJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}/requeue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Put an ended job back in the queue */
+        post: operations["requeueJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Release a held job */
+        post: operations["releaseJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}/hold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hold a pending job (a user hold, or an admin hold by an operator) */
+        post: operations["holdJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/tokens": {
         parameters: {
             query?: never;
@@ -74,6 +143,25 @@ export interface paths {
         head?: never;
         /** Drain, resume or down a node (OPERATOR) */
         patch: operations["updateNode"];
+        trace?: never;
+    };
+    "/api/v1/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One job or array task (42 or 42_7), like scontrol show job */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
+        /** Cancel a job, a whole array, or one task, like scancel; 202 when running jobs must first be stopped on their nodes */
+        delete: operations["cancelJob"];
+        options?: never;
+        head?: never;
+        /** Change a pending job; raising a running job's time limit needs OPERATOR */
+        patch: operations["updateJob"];
         trace?: never;
     };
     "/api/v1/topology": {
@@ -144,6 +232,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/jobs/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A job's history */
+        get: operations["listJobEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Live job and node changes (server-sent events); send Last-Event-ID to resume */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/diag": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Scheduler statistics, like sdiag */
+        get: operations["getDiag"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/whoami": {
         parameters: {
             query?: never;
@@ -181,6 +320,114 @@ export interface components {
             createdAt?: string;
             /** Format: date-time */
             updatedAt?: string;
+        };
+        JobSubmission: {
+            /** @description Job name (-J) */
+            name?: string;
+            /** @description Batch script; its #SBATCH directives are read as sbatch reads them */
+            script?: string;
+            /** @description Partition, or a comma list of partitions to choose from (-p) */
+            partition?: string;
+            account?: string;
+            qos?: string;
+            /**
+             * Format: int32
+             * @description Minimum node count (-N)
+             */
+            nodes?: number;
+            /**
+             * Format: int32
+             * @description Maximum node count (-N min-max)
+             */
+            maxNodes?: number;
+            /**
+             * Format: int32
+             * @description Tasks (-n)
+             */
+            tasks?: number;
+            /** Format: int32 */
+            cpusPerTask?: number;
+            /** Format: int32 */
+            ntasksPerNode?: number;
+            /**
+             * Format: int64
+             * @description Memory per node in MB (--mem)
+             */
+            memoryMb?: number;
+            /**
+             * Format: int64
+             * @description Memory per CPU in MB (--mem-per-cpu)
+             */
+            memPerCpuMb?: number;
+            /**
+             * Format: int64
+             * @description Memory per GPU in MB (--mem-per-gpu)
+             */
+            memPerGpuMb?: number;
+            /**
+             * Format: int32
+             * @description GPUs in total (-G)
+             */
+            gpus?: number;
+            /** Format: int32 */
+            gpusPerNode?: number;
+            /** Format: int32 */
+            gpusPerTask?: number;
+            /** Format: int32 */
+            cpusPerGpu?: number;
+            gpuType?: string;
+            /**
+             * Format: int64
+             * @description Time limit in seconds (-t); 0 or absent takes the partition default
+             */
+            timeLimitSeconds?: number;
+            /** @description Features, with & (and) and | (or), e.g. h100&ib */
+            constraints?: string;
+            exclusive?: boolean;
+            /** @description Slurm dependency expression, e.g. afterok:12:13 or afterany:5?afternotok:6 */
+            dependency?: string;
+            /** @description Array expression, e.g. 0-99%10, 1,3,5-7, 0-15:3 */
+            array?: string;
+            hold?: boolean;
+            /** Format: int32 */
+            nice?: number;
+            workdir?: string;
+            environment?: {
+                [key: string]: string;
+            };
+            /** @description Output file pattern (%j %A %a %x %u %N) */
+            stdout?: string;
+            stderr?: string;
+            requeue?: boolean;
+            reservation?: string;
+            /** Format: date-time */
+            beginTime?: string;
+            /** @description Hostlist of nodes the job must run on (-w) */
+            nodelist?: string;
+            /** @description Hostlist of nodes the job must not run on (-x) */
+            exclude?: string;
+            comment?: string;
+            /**
+             * Format: int64
+             * @description How long the job runs on a simulated node (ignored by real agents)
+             */
+            simulatedRunSeconds?: number;
+            /**
+             * Format: int32
+             * @description The exit code the job ends with on a simulated node
+             */
+            simulatedExitCode?: number;
+        };
+        JobSubmitted: {
+            /** Format: int64 */
+            jobId?: number;
+            arrayTaskIds?: number[];
+            warnings?: string[];
+        };
+        JobActionResult: {
+            jobs?: string[];
+            stopping?: string[];
+            message?: string;
         };
         TokenRequest: {
             username: string;
@@ -238,6 +485,110 @@ export interface components {
             simulated?: boolean;
             /** Format: date-time */
             lastHeartbeat?: string;
+        };
+        JobUpdate: {
+            name?: string;
+            /** Format: int64 */
+            timeLimitSeconds?: number;
+            partition?: string;
+            qos?: string;
+            /** Format: int32 */
+            nice?: number;
+            constraints?: string;
+        };
+        Job: {
+            /**
+             * Format: int64
+             * @description The job id; for an array task, the array's id
+             */
+            jobId?: number;
+            /** @description The id as users write it: 42, or 42_7 for an array task */
+            id?: string;
+            /** Format: int64 */
+            arrayJobId?: number;
+            /** Format: int32 */
+            arrayTaskId?: number;
+            name?: string;
+            user?: string;
+            account?: string;
+            /** @description The partition it runs in, else the partitions it may run in */
+            partition?: string;
+            qos?: string;
+            /** @enum {string} */
+            state?: "PENDING" | "RUNNING" | "COMPLETING" | "COMPLETED" | "FAILED" | "CANCELLED" | "TIMEOUT" | "NODE_FAIL" | "PREEMPTED" | "OUT_OF_MEMORY";
+            reason?: string;
+            /** Format: int64 */
+            priority?: number;
+            /** Format: date-time */
+            submitTime?: string;
+            /** Format: date-time */
+            eligibleTime?: string;
+            /** Format: date-time */
+            startTime?: string;
+            /** Format: date-time */
+            endTime?: string;
+            /** Format: date-time */
+            expectedStartTime?: string;
+            /** Format: int64 */
+            timeLimitSeconds?: number;
+            /** Format: int32 */
+            nodes?: number;
+            /** Format: int32 */
+            maxNodes?: number;
+            /** Format: int32 */
+            tasks?: number;
+            /** Format: int32 */
+            cpusPerTask?: number;
+            /** Format: int32 */
+            ntasksPerNode?: number;
+            /** Format: int64 */
+            memoryMb?: number;
+            /** Format: int32 */
+            gpus?: number;
+            /** Format: int32 */
+            gpusPerNode?: number;
+            gpuType?: string;
+            constraints?: string;
+            exclusive?: boolean;
+            /** @description Hostlist of the nodes it runs on */
+            allocatedNodes?: string;
+            allocation?: components["schemas"]["JobAllocation"][];
+            /** Format: int32 */
+            exitCode?: number;
+            dependency?: string;
+            /** Format: int32 */
+            requeueCount?: number;
+            array?: string;
+            /** @enum {string} */
+            hold?: "NONE" | "USER" | "ADMIN";
+            /** Format: int32 */
+            nice?: number;
+            workdir?: string;
+            stdout?: string;
+            stderr?: string;
+            requeue?: boolean;
+            reservation?: string;
+            /** Format: date-time */
+            beginTime?: string;
+            nodelist?: string;
+            exclude?: string;
+            comment?: string;
+            environment?: {
+                [key: string]: string;
+            };
+            script?: string;
+            /** Format: int64 */
+            simulatedRunSeconds?: number;
+            /** Format: int32 */
+            simulatedExitCode?: number;
+        };
+        JobAllocation: {
+            node?: string;
+            /** Format: int32 */
+            cpus?: number;
+            /** Format: int64 */
+            memoryMb?: number;
+            gpuIndices?: number[];
         };
         PageResponseUserResponse: {
             items?: components["schemas"]["UserResponse"][];
@@ -305,6 +656,50 @@ export interface components {
             size?: number;
             /** Format: int64 */
             total?: number;
+        };
+        PageResponseJob: {
+            items?: components["schemas"]["Job"][];
+            /** Format: int32 */
+            page?: number;
+            /** Format: int32 */
+            size?: number;
+            /** Format: int64 */
+            total?: number;
+        };
+        JobEvent: {
+            /** Format: date-time */
+            time?: string;
+            type?: string;
+            detail?: string;
+        };
+        SseEmitter: {
+            /** Format: int64 */
+            timeout?: number;
+        };
+        Diag: {
+            /** Format: int64 */
+            cycles?: number;
+            /** Format: double */
+            lastCycleMs?: number;
+            /** Format: double */
+            meanCycleMs?: number;
+            /** Format: double */
+            maxCycleMs?: number;
+            /** Format: int64 */
+            jobsSubmitted?: number;
+            /** Format: int64 */
+            jobsStarted?: number;
+            /** Format: int64 */
+            jobsBackfilled?: number;
+            /** Format: int64 */
+            jobsCompleted?: number;
+            /** Format: int64 */
+            pending?: number;
+            /** Format: int64 */
+            running?: number;
+            leader?: boolean;
+            /** Format: date-time */
+            serverTime?: string;
         };
         Whoami: {
             username?: string;
@@ -439,6 +834,288 @@ export interface operations {
             };
             /** @description A user with this username exists */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: {
+                /** @description Comma list of states, e.g. PENDING,RUNNING */
+                state?: string;
+                user?: string;
+                account?: string;
+                partition?: string;
+                name?: string;
+                arrayJobId?: number;
+                page?: number;
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageResponseJob"];
+                };
+            };
+            /** @description The request is invalid; `errors` names each wrong field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No bearer token, or an invalid or expired one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The caller's role does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+        };
+    };
+    submitJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobSubmission"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobSubmitted"];
+                };
+            };
+            /** @description The request is invalid; `errors` names each wrong field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No bearer token, or an invalid or expired one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The caller's role does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+        };
+    };
+    requeueJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobActionResult"];
+                };
+            };
+            /** @description The request is invalid; `errors` names each wrong field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No bearer token, or an invalid or expired one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The caller's role does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+        };
+    };
+    releaseJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobActionResult"];
+                };
+            };
+            /** @description The request is invalid; `errors` names each wrong field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No bearer token, or an invalid or expired one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The caller's role does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+        };
+    };
+    holdJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobActionResult"];
+                };
+            };
+            /** @description The request is invalid; `errors` names each wrong field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No bearer token, or an invalid or expired one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The caller's role does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No such resource */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -804,6 +1481,184 @@ export interface operations {
             };
         };
     };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description The request is invalid; `errors` names each wrong field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No bearer token, or an invalid or expired one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The caller's role does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+        };
+    };
+    cancelJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobActionResult"];
+                };
+            };
+            /** @description The request is invalid; `errors` names each wrong field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No bearer token, or an invalid or expired one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The caller's role does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+        };
+    };
+    updateJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description The request is invalid; `errors` names each wrong field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No bearer token, or an invalid or expired one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The caller's role does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+        };
+    };
     getTopology: {
         parameters: {
             query?: never;
@@ -982,6 +1837,160 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PageResponseNode"];
+                };
+            };
+            /** @description The request is invalid; `errors` names each wrong field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No bearer token, or an invalid or expired one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The caller's role does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+        };
+    };
+    listJobEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobEvent"][];
+                };
+            };
+            /** @description The request is invalid; `errors` names each wrong field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No bearer token, or an invalid or expired one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The caller's role does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Last-Event-ID"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["SseEmitter"];
+                };
+            };
+            /** @description The request is invalid; `errors` names each wrong field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description No bearer token, or an invalid or expired one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+            /** @description The caller's role does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetail"];
+                };
+            };
+        };
+    };
+    getDiag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Diag"];
                 };
             };
             /** @description The request is invalid; `errors` names each wrong field */

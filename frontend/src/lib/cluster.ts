@@ -28,8 +28,8 @@ export function groupNodes(nodes: ClusterNode[], topology?: Topology): MapGroup[
   for (const s of topology?.switches ?? []) for (const n of expandHostlist(s.nodes)) switchOf.set(n, s.name);
   const groups = new Map<string, Map<string, ClusterNode[]>>();
   for (const n of byName.values()) {
-    const block = n.block || blockOf.get(n.name) || 'no block';
-    const sw = n.switchName || switchOf.get(n.name) || 'no switch';
+    const block = n.block || blockOf.get(n.name) || 'outside blocks';
+    const sw = n.switchName || switchOf.get(n.name) || 'no leaf switch';
     if (!groups.has(block)) groups.set(block, new Map());
     const g = groups.get(block)!;
     if (!g.has(sw)) g.set(sw, []);

@@ -66,3 +66,11 @@ describe('GPU summary', () => {
       node('DRAINING', 8, 8)])).toEqual({ total: 40, allocated: 10, idle: 14, drained: 8, down: 8 });
   });
 });
+
+describe('node map labels', () => {
+  it('shortens names but keeps the kind', async () => {
+    const { shortName } = await import('../views/Overview');
+    expect(shortName('gpu001')).toBe('g1');
+    expect(shortName('cpu012')).toBe('c12');
+  });
+});

@@ -91,7 +91,7 @@ export function JobDetail({ id }: { id: string }) {
           <table className="table compact" data-testid="resources">
             <thead><tr><th scope="col"></th><th scope="col">Requested</th><th scope="col">Allocated</th></tr></thead>
             <tbody>
-              <tr><th scope="row">Nodes</th><td>{j.nodes ?? '—'}</td><td data-testid="alloc-nodes">{j.allocation?.length ?? 0}{j.allocatedNodes ? ` (${j.allocatedNodes})` : ''}</td></tr>
+              <tr><th scope="row">Nodes</th><td>{j.nodes || 'any'}</td><td data-testid="alloc-nodes">{j.allocation?.length ?? 0}{j.allocatedNodes ? ` (${j.allocatedNodes})` : ''}</td></tr>
               <tr><th scope="row">CPUs</th><td>{(j.tasks ?? 1) * (j.cpusPerTask ?? 1)}</td><td>{sum(j.allocation?.map((a) => a.cpus))}</td></tr>
               <tr><th scope="row">Memory</th><td>{formatMemory(j.memoryMb)}</td><td>{formatMemory(sum(j.allocation?.map((a) => a.memoryMb)))}</td></tr>
               <tr><th scope="row">GPUs</th><td>{j.gpus ?? (j.gpusPerNode ? `${j.gpusPerNode}/node` : 0)}{j.gpuType ? ` ${j.gpuType}` : ''}</td>

@@ -82,9 +82,15 @@ export function NodeCell({ node }: { node: ClusterNode }) {
     <a className={`cell state-${node.state.toLowerCase()}`} href={href(`/nodes/${node.name}`)} title={title} aria-label={title}
       data-testid="node-cell" data-node={node.name} data-state={node.state}>
       <span className="cell-fill" style={{ height: `${pct}%` }} />
-      <span className="cell-name">{node.name.replace(/^[a-z]+0*/, '')}</span>
+      <span className="cell-name">{shortName(node.name)}</span>
     </a>
   );
+}
+
+/** gpu001 -> g1, cpu012 -> c12: short enough for a cell, still telling the kinds apart. */
+export function shortName(name: string): string {
+  const m = name.match(/^([A-Za-z])[A-Za-z-]*0*(\d+)$/);
+  return m ? `${m[1]}${m[2]}` : name.slice(-4);
 }
 
 function Legend() {
