@@ -20,6 +20,7 @@ if (!existsSync(executablePath)) {
   process.exit(2);
 }
 mkdirSync(shots, { recursive: true });
+rmSync(join(shots, 'failure.png'), { force: true });
 
 const suffix = Date.now().toString(36);
 const operator = { username: `e2e-op-${suffix}`, password: 'e2e-operator-password' };

@@ -61,7 +61,7 @@ function View() {
   const [top, id] = route.segments;
   switch (top) {
     case undefined: return <Overview />;
-    case 'jobs': return id ? <JobDetail id={id} /> : <Jobs query={route.query} />;
+    case 'jobs': return id ? <JobDetail id={id} warnings={route.query.get('warnings')} /> : <Jobs query={route.query} />;
     case 'nodes': return id ? <NodeDetail name={id} /> : <Nodes query={route.query} />;
     case 'submit': return <Submit />;
     default: return <p>Nothing here. <a href={href('/')}>Back to the overview</a>.</p>;

@@ -74,3 +74,14 @@ describe('node map labels', () => {
     expect(shortName('cpu012')).toBe('c12');
   });
 });
+
+describe('array grouping', () => {
+  it('folds tasks of one array under one entry and keeps plain jobs', async () => {
+    const { groupArrays } = await import('../views/Jobs');
+    const job = (jobId: number, arrayJobId?: number, arrayTaskId?: number) =>
+      ({ jobId, arrayJobId, arrayTaskId, user: 'u', state: 'PENDING' }) as never;
+    const entries = groupArrays([job(1), job(2, 2, 0), job(2, 2, 1), job(3)]);
+    expect(entries.map((e) => (e.kind === 'array' ? `array ${e.arrayId}:${e.tasks.length}` : `job ${e.job.jobId}`)))
+      .toEqual(['job 1', 'array 2:2', 'job 3']);
+  });
+});

@@ -6,7 +6,7 @@ import { formatDuration, formatMemory, formatTime, isActive, reasonInWords, rela
 import { href } from '../lib/router';
 import { ConfirmButton, ErrorBox, Loading, StateBadge } from './common';
 
-export function JobDetail({ id }: { id: string }) {
+export function JobDetail({ id, warnings }: { id: string; warnings?: string | null }) {
   const { me, operator } = useAuth();
   const queryClient = useQueryClient();
   const job = useQuery({ queryKey: ['job', id], queryFn: () => api.job(id), refetchInterval: 1000 });
@@ -54,6 +54,12 @@ export function JobDetail({ id }: { id: string }) {
         </div>
       )}
       <ErrorBox error={actionError} testId="job-action-error" />
+      {warnings && (
+        <div className="callout" role="status" data-testid="submit-warnings">
+          <strong>Submitted with warnings:</strong>
+          <ul>{warnings.split(' | ').map((w) => <li key={w}>{w}</li>)}</ul>
+        </div>
+      )}
 
       {j.state === 'PENDING' && (
         <div className="callout" data-testid="pending-explanation">

@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { JOB_STATES, type Job } from '../api/types';
 import { useAuth } from '../lib/auth';
-import { formatDuration, formatTime, isActive } from '../lib/format';
+import { formatDuration, formatTime } from '../lib/format';
 import { href, navigate } from '../lib/router';
 import { ErrorBox, Loading, StateBadge } from './common';
 
@@ -31,6 +31,8 @@ export function Jobs({ query }: { query: URLSearchParams }) {
   });
 
   const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [expanded, setExpanded] = useState<Set<string>>(new Set());
+  const toggle = (key: string) => setSelected((s) => { const n = new Set(s); if (n.has(key)) n.delete(key); else n.add(key); return n; });
   const [outcome, setOutcome] = useState<string | null>(null);
 
   function setQuery(changes: Record<string, string | number | undefined>) {
@@ -102,23 +104,33 @@ export function Jobs({ query }: { query: URLSearchParams }) {
             </tr>
           </thead>
           <tbody>
-            {items.map((job) => {
-              const key = jobKey(job);
-              return (
-                <tr key={key} data-testid="job-row" data-job-id={key} data-state={job.state}>
-                  <td><input type="checkbox" aria-label={`Select job ${key}`} checked={selected.has(key)} data-testid={`select-${key}`}
-                    onChange={() => setSelected((s) => { const n = new Set(s); if (n.has(key)) n.delete(key); else n.add(key); return n; })} /></td>
-                  <td><a href={href(`/jobs/${key}`)} data-testid="job-link">{key}</a></td>
-                  <td className="ellipsis">{job.name}</td>
-                  <td>{job.user}</td>
-                  <td className="wide">{job.partition}</td>
-                  <td><StateBadge state={job.state} /></td>
-                  <td className="wide">{resources(job)}</td>
-                  <td className="wide">{formatDuration(job.timeLimitSeconds)}</td>
-                  <td className="wide">{formatTime(job.submitTime)}</td>
-                  <td className="wide">{job.state === 'PENDING' ? `(${job.reason ?? 'None'})` : isActive(job.state) ? job.allocatedNodes : job.allocatedNodes ?? ''}</td>
-                </tr>
-              );
+            {groupArrays(items).map((entry) => {
+              if (entry.kind === 'array') {
+                const open = expanded.has(entry.arrayId);
+                const counts = countStates(entry.tasks);
+                return [
+                  <tr key={`array-${entry.arrayId}`} className="array-row" data-testid="array-row" data-array-id={entry.arrayId}>
+                    <td><input type="checkbox" aria-label={`Select array ${entry.arrayId}`} checked={selected.has(entry.arrayId)}
+                      onChange={() => toggle(entry.arrayId)} data-testid={`select-${entry.arrayId}`} /></td>
+                    <td>
+                      <button type="button" className="link" aria-expanded={open} data-testid="array-toggle"
+                        onClick={() => setExpanded((s) => { const n = new Set(s); if (n.has(entry.arrayId)) n.delete(entry.arrayId); else n.add(entry.arrayId); return n; })}>
+                        {open ? '▾' : '▸'} {entry.arrayId}_[{entry.tasks.length}]
+                      </button>
+                    </td>
+                    <td className="ellipsis">{entry.tasks[0].name}</td>
+                    <td>{entry.tasks[0].user}</td>
+                    <td className="wide">{entry.tasks[0].partition}</td>
+                    <td>{Object.entries(counts).map(([st, n]) => <span key={st}><StateBadge state={st} /> {n} </span>)}</td>
+                    <td className="wide">{resources(entry.tasks[0])}</td>
+                    <td className="wide">{formatDuration(entry.tasks[0].timeLimitSeconds)}</td>
+                    <td className="wide">{formatTime(entry.tasks[0].submitTime)}</td>
+                    <td className="wide"><a href={href('/jobs', { arrayJobId: entry.arrayId, all: 1 })}>all tasks</a></td>
+                  </tr>,
+                  ...(open ? entry.tasks.map((job) => <JobRow key={jobKey(job)} job={job} selected={selected.has(jobKey(job))} onToggle={toggle} nested />) : []),
+                ];
+              }
+              return <JobRow key={jobKey(entry.job)} job={entry.job} selected={selected.has(jobKey(entry.job))} onToggle={toggle} />;
             })}
             {!jobs.isLoading && items.length === 0 && <tr><td colSpan={10} className="muted" data-testid="jobs-empty">No jobs match.</td></tr>}
           </tbody>
@@ -136,6 +148,48 @@ export function Jobs({ query }: { query: URLSearchParams }) {
       </nav>
     </section>
   );
+}
+
+function JobRow({ job, selected, onToggle, nested }: { job: Job; selected: boolean; onToggle: (key: string) => void; nested?: boolean }) {
+  const key = jobKey(job);
+  return (
+    <tr data-testid="job-row" data-job-id={key} data-state={job.state} className={nested ? 'nested' : undefined}>
+      <td><input type="checkbox" aria-label={`Select job ${key}`} checked={selected} data-testid={`select-${key}`} onChange={() => onToggle(key)} /></td>
+      <td><a href={href(`/jobs/${key}`)} data-testid="job-link">{key}</a></td>
+      <td className="ellipsis">{job.name}</td>
+      <td>{job.user}</td>
+      <td className="wide">{job.partition}</td>
+      <td><StateBadge state={job.state} /></td>
+      <td className="wide">{resources(job)}</td>
+      <td className="wide">{formatDuration(job.timeLimitSeconds)}</td>
+      <td className="wide">{formatTime(job.submitTime)}</td>
+      <td className="wide">{job.state === 'PENDING' ? `(${job.reason ?? 'None'})` : job.allocatedNodes ?? ''}</td>
+    </tr>
+  );
+}
+
+type Entry = { kind: 'job'; job: Job } | { kind: 'array'; arrayId: string; tasks: Job[] };
+
+/** Array tasks on the page folded under one expandable row per array, in the order the server sent. */
+export function groupArrays(jobs: Job[]): Entry[] {
+  const out: Entry[] = [];
+  const arrays = new Map<string, Job[]>();
+  for (const job of jobs) {
+    if (job.arrayJobId === null || job.arrayJobId === undefined || job.arrayTaskId === null || job.arrayTaskId === undefined) {
+      out.push({ kind: 'job', job });
+      continue;
+    }
+    const id = String(job.arrayJobId);
+    if (!arrays.has(id)) { arrays.set(id, []); out.push({ kind: 'array', arrayId: id, tasks: arrays.get(id)! }); }
+    arrays.get(id)!.push(job);
+  }
+  return out.map((e) => (e.kind === 'array' && e.tasks.length === 1 ? { kind: 'job', job: e.tasks[0] } : e));
+}
+
+function countStates(jobs: Job[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const j of jobs) counts[j.state] = (counts[j.state] ?? 0) + 1;
+  return counts;
 }
 
 function TextFilter({ name, value, onChange }: { name: string; value: string; onChange: (c: Record<string, string | undefined>) => void }) {
