@@ -390,7 +390,7 @@ class SubmissionResolver {
             case PARTITION_TIME_LIMIT -> "timeLimitSeconds";
             case PARTITION_NODE_LIMIT -> "nodes";
             case BAD_CONSTRAINTS -> "constraints";
-            case PARTITION_CONFIG -> "partition";
+            case PARTITION_CONFIG -> feasibility.message().startsWith("invalid partition") ? "partition" : "request";
             default -> "request";
         };
     }

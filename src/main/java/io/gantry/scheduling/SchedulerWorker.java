@@ -82,12 +82,20 @@ class SchedulerWorker implements SmartLifecycle {
     }
 
     private void loop() {
+        boolean recovered = false;
         while (running) {
             try {
                 if (leader.isLeader()) {
                     synchronized (this) {
+                        if (!recovered) {
+                            // A new leader trusts the store, not what an earlier leader left in node counters.
+                            recovery.recover();
+                            recovered = true;
+                        }
                         runOnce();
                     }
+                } else {
+                    recovered = false;
                 }
             } catch (RuntimeException e) {
                 // A conflicting change (a job cancelled, a node drained) rolls the cycle back; the next one replans.
@@ -119,7 +127,6 @@ class SchedulerWorker implements SmartLifecycle {
             log.info("Scheduling is disabled on this controller (gantry.scheduler.enabled=false)");
             return;
         }
-        recovery.recover();
         running = true;
         thread = new Thread(this::loop, "gantry-scheduler");
         thread.setDaemon(true);

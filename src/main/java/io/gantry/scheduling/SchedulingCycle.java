@@ -64,15 +64,23 @@ class SchedulingCycle {
     record Outcome(int started, int backfilled, int pending, int running) {
     }
 
+    /** What one cycle decided, before it is applied. */
+    record Planned(Instant now, Plan plan, Map<JobId, ActiveJob> byEngineId, Map<Long, Waiting> decided,
+            int pending, int running) {
+    }
+
     Outcome run() {
+        return apply(plan());
+    }
+
+    /** Reads the store and asks the engine; writes nothing. */
+    Planned plan() {
         Instant now = clock.instant();
         List<ActiveJob> active = jobs.activeJobs();
-        Map<Long, ActiveJob> byRow = new HashMap<>();
         List<RunningJob> running = new ArrayList<>();
         Map<Long, Integer> runningPerArray = new HashMap<>();
         List<ActiveJob> pending = new ArrayList<>();
         for (ActiveJob job : active) {
-            byRow.put(job.row(), job);
             if (job.state() == JobState.PENDING) {
                 pending.add(job);
             } else {
@@ -88,7 +96,7 @@ class SchedulingCycle {
         List<PendingJob> schedulable = new ArrayList<>();
         Map<JobId, ActiveJob> byEngineId = new HashMap<>();
         Map<Long, Integer> arrayStartsLeft = new HashMap<>();
-        pending.sort((a, b) -> a.arrayTaskId() - b.arrayTaskId());
+        pending.sort((a, b) -> Integer.compare(a.arrayTaskId(), b.arrayTaskId()));
         for (ActiveJob job : pending) {
             String reason = callerReason(job, dependencies, now, runningPerArray, arrayStartsLeft);
             if (reason != null) {
@@ -103,13 +111,22 @@ class SchedulingCycle {
         Snapshot snapshot = Snapshot.builder().now(now.getEpochSecond()).nodes(cluster.engineNodes())
                 .partitions(cluster.enginePartitions()).switches(cluster.engineSwitches()).running(running)
                 .pending(schedulable).policy(policy).build();
-        Plan plan = engine.plan(snapshot);
+        return new Planned(now, engine.plan(snapshot), byEngineId, decided, pending.size(), running.size());
+    }
 
+    /**
+     * Applies a plan in one transaction. A start whose job changed since it was read (cancelled,
+     * held, updated) is skipped; if a node can no longer take what the plan gives it, the whole
+     * cycle rolls back and the next one plans again.
+     */
+    Outcome apply(Planned planned) {
+        Instant now = planned.now();
+        Map<Long, Waiting> decided = new HashMap<>(planned.decided());
         List<ActiveJob> started = new ArrayList<>();
         int[] backfilled = {0};
         transaction.executeWithoutResult(status -> {
-            for (Start start : plan.starts()) {
-                ActiveJob job = byEngineId.get(start.job());
+            for (Start start : planned.plan().starts()) {
+                ActiveJob job = planned.byEngineId().get(start.job());
                 List<JobAllocation> allocation = start.allocation().stream()
                         .map(a -> new JobAllocation(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices())).toList();
                 List<NodeUse> uses = allocation.stream()
@@ -120,9 +137,9 @@ class SchedulingCycle {
                     continue;
                 }
                 if (!cluster.take(uses)) {
-                    // A node changed during the cycle: undo this cycle entirely and plan again next time.
                     status.setRollbackOnly();
                     started.clear();
+                    backfilled[0] = 0;
                     return;
                 }
                 gpus.hold(job.row(), allocation);
@@ -131,8 +148,8 @@ class SchedulingCycle {
                     backfilled[0]++;
                 }
             }
-            for (io.gantry.engine.Waiting w : plan.waiting()) {
-                ActiveJob job = byEngineId.get(w.job());
+            for (io.gantry.engine.Waiting w : planned.plan().waiting()) {
+                ActiveJob job = planned.byEngineId().get(w.job());
                 Instant expected = w.expectedStart().isPresent()
                         ? Instant.ofEpochSecond(w.expectedStart().getAsLong()) : null;
                 decided.put(job.row(), new Waiting(w.reason().slurmName(), w.priority().value(), expected));
@@ -142,9 +159,8 @@ class SchedulingCycle {
                 events.publishEvent(new JobStarted(List.copyOf(started)));
             }
         });
-        int stillPending = pending.size() - started.size();
-        return new Outcome(started.size(), started.isEmpty() ? 0 : backfilled[0], stillPending,
-                running.size() + started.size());
+        return new Outcome(started.size(), backfilled[0], planned.pending() - started.size(),
+                planned.running() + started.size());
     }
 
     private static String callerReason(ActiveJob job, Dependencies dependencies, Instant now,

@@ -20,7 +20,6 @@ import org.springframework.validation.annotation.Validated;
  * @param userCacheTtl how long the answer "this user exists, is enabled and holds these roles" is
  *        reused when a token is presented; a disabled, deleted or demoted user loses access within
  *        this time on every controller (at once on the controller that made the change)
- * @param privateJobs like Slurm's {@code PrivateData=jobs}: users below OPERATOR see only their own jobs
  */
 @Validated
 @ConfigurationProperties("gantry.security")
@@ -29,8 +28,7 @@ public record SecurityProperties(
         String jwtSecret,
         @DefaultValue("12h") Duration defaultTokenLifetime,
         @DefaultValue("7d") Duration maxTokenLifetime,
-        @DefaultValue("15s") Duration userCacheTtl,
-        @DefaultValue("false") boolean privateJobs) {
+        @DefaultValue("15s") Duration userCacheTtl) {
 
     static final int MIN_SECRET_BYTES = 32;
     static final int MIN_PASSWORD_LENGTH = 8;
@@ -72,6 +70,6 @@ public record SecurityProperties(
         return "SecurityProperties[bootstrapAdminPassword=" + (bootstrapAdminPassword == null ? "unset" : "***")
                 + ", jwtSecret=" + (jwtSecret == null ? "unset" : "***")
                 + ", defaultTokenLifetime=" + defaultTokenLifetime + ", maxTokenLifetime=" + maxTokenLifetime
-                + ", userCacheTtl=" + userCacheTtl + ", privateJobs=" + privateJobs + "]";
+                + ", userCacheTtl=" + userCacheTtl + "]";
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -215,6 +216,83 @@ class JobsIntegrationTests {
         assertThat(diag.get("cycles").asLong()).isPositive();
         assertThat(diag.get("jobsStarted").asLong()).isGreaterThanOrEqualTo(24);
         assertThat(diag.get("leader").asBoolean()).isTrue();
+    }
+
+    @Test
+    void anEndedJobCanBeRequeuedAndRunsAgain() {
+        long id = submit(admin, Map.of("partition", "cpu", "simulatedRunSeconds", 1, "simulatedExitCode", 1))
+                .json().get("jobId").asLong();
+        awaitState(admin, Long.toString(id), "FAILED");
+
+        Response requeued = api.send("POST", "/api/v1/jobs/" + id + "/requeue", admin, null);
+        assertThat(requeued.status()).as(requeued.body()).isEqualTo(200);
+        JsonNode again = awaitState(admin, Long.toString(id), "FAILED");
+        assertThat(again.get("requeueCount").asInt()).isEqualTo(1);
+        List<String> events = api.get("/api/v1/jobs/" + id + "/events", admin).json().valueStream()
+                .map(e -> e.get("type").asString()).toList();
+        assertThat(events).containsSubsequence("STARTED", "FAILED", "REQUEUED", "STARTED", "FAILED");
+
+        long pending = submit(admin, Map.of("partition", "cpu", "hold", true)).json().get("jobId").asLong();
+        assertThat(api.send("POST", "/api/v1/jobs/" + pending + "/requeue", admin, null).status()).isEqualTo(409);
+        api.send("DELETE", "/api/v1/jobs/" + pending, admin, null);
+    }
+
+    @Test
+    void cancellingAnArrayCancelsEveryTaskAndOneTaskCanBeCancelledAlone() {
+        long id = submit(admin, Map.of("partition", "cpu", "array", "1,3,5-7", "hold", true))
+                .json().get("jobId").asLong();
+        Response one = api.send("DELETE", "/api/v1/jobs/" + id + "_3", admin, null);
+        assertThat(one.status()).isEqualTo(200);
+        assertThat(job(admin, id + "_3").get("state").asString()).isEqualTo("CANCELLED");
+        assertThat(job(admin, id + "_5").get("state").asString()).isEqualTo("PENDING");
+
+        Response all = api.send("DELETE", "/api/v1/jobs/" + id, admin, null);
+        assertThat(all.status()).isEqualTo(200);
+        assertThat(all.json().get("jobs")).hasSize(4);
+        List<JsonNode> tasks = api.get("/api/v1/jobs?arrayJobId=" + id, admin).json().get("items").valueStream().toList();
+        assertThat(tasks).hasSize(5).allSatisfy(t -> assertThat(t.get("state").asString()).isEqualTo("CANCELLED"));
+        assertThat(api.get("/api/v1/jobs/" + id + "_4", admin).status()).isEqualTo(404);
+        assertThat(api.get("/api/v1/jobs/banana", admin).status()).isEqualTo(400);
+    }
+
+    @Test
+    void afterAfteranyAndSingletonWaitForWhatTheyName() {
+        long first = submit(admin, Map.of("name", "single", "partition", "cpu", "simulatedRunSeconds", 3))
+                .json().get("jobId").asLong();
+        long after = submit(admin, Map.of("partition", "cpu", "dependency", "after:" + first, "simulatedRunSeconds", 1))
+                .json().get("jobId").asLong();
+        long afterany = submit(admin, Map.of("partition", "cpu", "dependency", "afterany:" + first,
+                "simulatedRunSeconds", 1)).json().get("jobId").asLong();
+        long singleton = submit(admin, Map.of("name", "single", "partition", "cpu", "dependency", "singleton",
+                "simulatedRunSeconds", 1)).json().get("jobId").asLong();
+
+        awaitState(admin, Long.toString(after), "COMPLETED");
+        JsonNode done = awaitState(admin, Long.toString(first), "COMPLETED");
+        JsonNode any = awaitState(admin, Long.toString(afterany), "COMPLETED");
+        JsonNode single = awaitState(admin, Long.toString(singleton), "COMPLETED");
+        JsonNode afterJob = job(admin, after);
+        assertThat(Instant.parse(afterJob.get("startTime").asString()))
+                .isAfterOrEqualTo(Instant.parse(done.get("startTime").asString()));
+        assertThat(Instant.parse(any.get("startTime").asString()))
+                .isAfterOrEqualTo(Instant.parse(done.get("endTime").asString()));
+        assertThat(Instant.parse(single.get("startTime").asString()))
+                .isAfterOrEqualTo(Instant.parse(done.get("endTime").asString()));
+    }
+
+    @Test
+    void aPendingJobCanBeChangedButNotBeyondItsPartition() {
+        long id = submit(admin, Map.of("partition", "cpu", "hold", true)).json().get("jobId").asLong();
+        Response changed = api.send("PATCH", "/api/v1/jobs/" + id, admin,
+                Map.of("timeLimitSeconds", 1200, "name", "renamed", "nice", 10));
+        assertThat(changed.status()).as(changed.body()).isEqualTo(200);
+        assertThat(changed.json().get("timeLimitSeconds").asLong()).isEqualTo(1200);
+        assertThat(changed.json().get("name").asString()).isEqualTo("renamed");
+
+        Response tooLong = api.send("PATCH", "/api/v1/jobs/" + id, admin, Map.of("timeLimitSeconds", 30 * 86400));
+        assertThat(tooLong.status()).isEqualTo(400);
+        assertThat(tooLong.json().get("errors").get(0).get("field").asString()).isEqualTo("timeLimitSeconds");
+        api.send("DELETE", "/api/v1/jobs/" + id, admin, null);
+        assertThat(api.send("PATCH", "/api/v1/jobs/" + id, admin, Map.of("name", "x")).status()).isEqualTo(409);
     }
 
     private void assertRejected(Map<String, Object> body, String field) {

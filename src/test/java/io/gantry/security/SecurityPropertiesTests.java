@@ -15,26 +15,26 @@ class SecurityPropertiesTests {
 
     @Test
     void aJwtSecretShorterThan32BytesIsRejectedWithThePropertyName() {
-        assertThatThrownBy(() -> new SecurityProperties(null, "too-short", H12, D7, TTL, false))
+        assertThatThrownBy(() -> new SecurityProperties(null, "too-short", H12, D7, TTL))
                 .hasMessageContaining("gantry.security.jwt-secret").hasMessageContaining("at least 32 bytes");
     }
 
     @Test
     void aDefaultLifetimeAboveTheMaximumIsRejected() {
-        assertThatThrownBy(() -> new SecurityProperties(null, null, D7.plusDays(1), D7, TTL, false))
+        assertThatThrownBy(() -> new SecurityProperties(null, null, D7.plusDays(1), D7, TTL))
                 .hasMessageContaining("default-token-lifetime");
     }
 
     @Test
     void aShortBootstrapPasswordIsRejected() {
-        assertThatThrownBy(() -> new SecurityProperties("short", null, H12, D7, TTL, false))
+        assertThatThrownBy(() -> new SecurityProperties("short", null, H12, D7, TTL))
                 .hasMessageContaining("bootstrap-admin-password");
     }
 
     @Test
     void blankSecretsMeanUnsetAndNeverShowInToString() {
-        var unset = new SecurityProperties(" ", "", H12, D7, TTL, false);
-        var set = new SecurityProperties("admin-password", "x".repeat(32), H12, D7, TTL, true);
+        var unset = new SecurityProperties(" ", "", H12, D7, TTL);
+        var set = new SecurityProperties("admin-password", "x".repeat(32), H12, D7, TTL);
 
         assertThat(unset.bootstrapAdminPassword()).isNull();
         assertThat(unset.jwtSecret()).isNull();
