@@ -171,7 +171,8 @@ try {
   await shot('submit');
 
   step = 'a 2-GPU job goes PENDING/RUNNING -> COMPLETED live';
-  const jobId = await submitFromForm({ name: 'e2e-two-gpus', gpus: 2, runSeconds: 3 });
+  const twoGpuName = `e2e-two-gpus-${suffix}`;
+  const jobId = await submitFromForm({ name: twoGpuName, gpus: 2, runSeconds: 3 });
   log(`submitted job ${jobId}`);
   const seen = await watchJob(['COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'NODE_FAIL'], 90000);
   check(seen[seen.length - 1] === 'COMPLETED', `the job ended ${seen[seen.length - 1]}`);
@@ -189,7 +190,8 @@ try {
   await shot('job-detail');
 
   step = 'cancel a running job';
-  const longId = await submitFromForm({ name: 'e2e-long', gpus: 1, runSeconds: 300 });
+  const longName = `e2e-long-${suffix}`;
+  const longId = await submitFromForm({ name: longName, gpus: 1, runSeconds: 300 });
   log(`submitted job ${longId}`);
   await watchJob(['RUNNING'], 60000);
   await tid('job-cancel').click();
@@ -197,15 +199,38 @@ try {
   await watchJob(['CANCELLED'], 60000);
 
   step = 'jobs list';
-  await go('/jobs');
+  // Names are unique per run: other tests sharing the controller may have filled page 1.
+  await go(`/jobs?name=${twoGpuName}`);
   await tid('view-jobs').waitFor();
-  await page.locator(`[data-testid=job-row][data-job-id="${jobId}"]`).waitFor();
+  await page.locator(`[data-testid=job-row][data-job-id="${jobId}"][data-state=COMPLETED]`).waitFor();
+  await tid('filter-name').fill(longName);
+  await page.waitForFunction((n) => decodeURIComponent(location.hash).includes(`name=${n}`), longName);
   await page.locator(`[data-testid=job-row][data-job-id="${longId}"][data-state=CANCELLED]`).waitFor();
   await tid('filter-state').selectOption('COMPLETED');
   await page.waitForFunction(() => decodeURIComponent(location.hash).includes('state=COMPLETED'));
-  await page.locator(`[data-testid=job-row][data-job-id="${longId}"]`).waitFor({ state: 'detached' });
-  await tid('filter-state').selectOption('');
+  await tid('jobs-empty').waitFor();
+  await go('/jobs');
+  await tid('view-jobs').waitFor();
+  await tid('job-row').first().waitFor();
   await shot('jobs');
+
+  step = 'bulk release and cancel from the jobs list';
+  const held = await http('POST', '/api/v1/jobs', admin.json.token, {
+    name: `e2e-bulk-${suffix}`, script: '#!/bin/bash\nsrun sleep 300\n', gpus: 1, simulatedRunSeconds: 300, hold: true,
+  });
+  check(held.status === 201, `submitting a held job answered ${held.status}: ${held.text}`);
+  const heldId = String(held.json.jobId);
+  await go(`/jobs?name=e2e-bulk-${suffix}`);
+  const heldRow = (state) => page.locator(`[data-testid=job-row][data-job-id="${heldId}"]${state ? `[data-state=${state}]` : ''}`);
+  await heldRow('PENDING').waitFor();
+  await tid(`select-${heldId}`).check();
+  await tid('bulk-release').click();
+  await tid('bulk-outcome').filter({ hasText: 'release: 1 of 1 done' }).waitFor();
+  await heldRow('RUNNING').waitFor({ timeout: 60000 });
+  await tid(`select-${heldId}`).check();
+  await tid('bulk-cancel').click();
+  await tid('bulk-outcome').filter({ hasText: 'cancel: 1 of 1 done' }).waitFor();
+  await heldRow('CANCELLED').waitFor({ timeout: 60000 });
 
   step = 'operator drains and resumes a node';
   await signOut();

@@ -1,6 +1,8 @@
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError } from '../api/client';
+import type { Job } from '../api/types';
+import { jobKey } from './Jobs';
 import { useAuth } from '../lib/auth';
 import { formatDuration, formatMemory, formatTime, isActive, reasonInWords, relative } from '../lib/format';
 import { href } from '../lib/router';
@@ -12,6 +14,14 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   const job = useQuery({ queryKey: ['job', id], queryFn: () => api.job(id), refetchInterval: 1000 });
   const events = useQuery({ queryKey: ['jobEvents', id], queryFn: () => api.jobEvents(id), refetchInterval: 2000 });
   const [actionError, setActionError] = useState<unknown>(null);
+  const pending = job.data?.state === 'PENDING';
+  // The pending queue is answered sorted by priority: the job's place in it is its position.
+  const queue = useQuery({
+    queryKey: ['jobs', 'queue', job.data?.partition],
+    queryFn: () => api.jobs({ state: 'PENDING', partition: job.data?.partition ?? undefined, size: 1000 }),
+    enabled: pending,
+    refetchInterval: 3000,
+  });
 
   if (job.isLoading) return <Loading what={`job ${id}`} />;
   if (job.error) {
@@ -71,6 +81,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
               : <>No expected start time yet.</>}
             {j.priority !== null && j.priority !== undefined && <> Priority {j.priority}.</>}
           </div>
+          {queue.data && <QueuePosition id={id} jobs={queue.data.items} total={queue.data.total} partition={j.partition} />}
         </div>
       )}
 
@@ -142,6 +153,17 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
         </div>
       )}
     </section>
+  );
+}
+
+function QueuePosition({ id, jobs, total, partition }: { id: string; jobs: Job[]; total: number; partition?: string | null }) {
+  const index = jobs.findIndex((x) => jobKey(x) === id || String(x.jobId) === id);
+  if (index < 0) return null;
+  return (
+    <div data-testid="queue-position">
+      Position {index + 1} of {total} pending job{total === 1 ? '' : 's'}{partition ? ` in ${partition}` : ''}
+      {index > 0 ? `; ${index} ahead of it.` : '; next in line.'}
+    </div>
   );
 }
 
