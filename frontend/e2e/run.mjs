@@ -1,0 +1,277 @@
+// End-to-end test of the dashboard against a running controller, in Debian's Chromium.
+//   node frontend/e2e/run.mjs <baseUrl> [screenshotDir]
+// Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).
+// Exits 0 when every step passed, 1 on a failed step, 2 when Chromium is missing.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const base = (process.argv[2] ?? '').replace(/\/$/, '');
+const shots = resolve(process.argv[3] ?? 'target/screenshots');
+const adminPassword = process.env.E2E_ADMIN_PASSWORD ?? 'admin-test-password';
+const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+if (!base) {
+  console.error('usage: node frontend/e2e/run.mjs <baseUrl> [screenshotDir]');
+  process.exit(1);
+}
+if (!existsSync(executablePath)) {
+  console.error(`E2E FAILED: no Chromium at ${executablePath}. Install it with: apt-get install -y chromium`);
+  process.exit(2);
+}
+mkdirSync(shots, { recursive: true });
+rmSync(join(shots, 'failure.png'), { force: true });
+
+const suffix = Date.now().toString(36);
+const operator = { username: `e2e-op-${suffix}`, password: 'e2e-operator-password' };
+const user = { username: `e2e-user-${suffix}`, password: 'e2e-user-password' };
+const SIZES = [[1440, 900], [390, 844]];
+
+let step = 'start';
+const consoleErrors = [];
+let expectedErrors = []; // regexes for console errors a step provokes on purpose (a 400 from a bad script)
+
+function log(message) { console.log(`[e2e] ${message}`); }
+function fail(message) { throw new Error(`${step}: ${message}`); }
+function check(condition, message) { if (!condition) fail(message); }
+
+async function http(method, path, token, body) {
+  const response = await fetch(base + path, {
+    method,
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+  return { status: response.status, json, text };
+}
+
+const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'gantry-e2e-')), {
+  executablePath,
+  headless: true,
+  viewport: { width: 1440, height: 900 },
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'],
+});
+context.setDefaultTimeout(20000);
+const page = context.pages()[0] ?? await context.newPage();
+page.on('console', (msg) => {
+  if (msg.type() !== 'error') return;
+  const text = `${msg.text()} (${msg.location()?.url ?? ''})`;
+  if (!expectedErrors.some((re) => re.test(text))) consoleErrors.push(`[${step}] ${text}`);
+});
+page.on('pageerror', (error) => consoleErrors.push(`[${step}] uncaught: ${error.message}`));
+
+const tid = (id) => page.getByTestId(id);
+
+async function shot(name) {
+  for (const [width, height] of SIZES) {
+    await page.setViewportSize({ width, height });
+    await page.waitForTimeout(250);
+    if (width < 500) {
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      check(overflow <= 1, `the ${name} view is ${overflow}px wider than a ${width}px screen`);
+    }
+    await page.screenshot({ path: join(shots, `${name}-${width}x${height}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+async function go(hash) {
+  await page.evaluate((h) => { window.location.hash = h; }, hash);
+}
+
+async function signIn(who) {
+  await tid('signin-username').fill(who.username);
+  await tid('signin-password').fill(who.password);
+  await tid('signin-submit').click();
+  await tid('view-overview').waitFor();
+  await page.waitForFunction((name) => document.querySelector('[data-testid=whoami-name]')?.textContent === name, who.username);
+}
+
+async function signOut() {
+  await tid('sign-out').click();
+  await tid('signin-form').waitFor();
+}
+
+/** Waits on the open job page until its state is one of `targets`, recording every state shown on the way. */
+async function watchJob(targets, timeoutMs) {
+  const seen = [];
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const state = (await tid('job-state').textContent({ timeout: 5000 }).catch(() => null))?.trim();
+    if (state && seen[seen.length - 1] !== state) { seen.push(state); log(`  job state ${state}`); }
+    if (state && targets.includes(state)) return seen;
+    await page.waitForTimeout(150);
+  }
+  fail(`the job did not reach ${targets.join('/')} in ${timeoutMs / 1000} s; states seen: ${seen.join(' -> ') || 'none'}`);
+}
+
+async function submitFromForm({ name, gpus, runSeconds }) {
+  await go('/submit');
+  await tid('view-submit').waitFor();
+  await tid('submit-name').fill(name);
+  await tid('submit-gpus').fill(String(gpus));
+  await tid('submit-time').fill('10:00');
+  await tid('submit-advanced-toggle').click();
+  await tid('submit-simulatedRunSeconds').fill(String(runSeconds));
+  await tid('submit-button').click();
+  await tid('view-job').waitFor();
+  const id = decodeURIComponent(new URL(page.url()).hash.replace(/^#\/jobs\//, '').split('?')[0]);
+  check(/^\d+/.test(id), `after submitting, the page is ${page.url()}, not a job`);
+  return id;
+}
+
+let exitCode = 0;
+try {
+  step = 'prepare users through the API';
+  const admin = await http('POST', '/api/v1/auth/tokens', null, { username: 'admin', password: adminPassword });
+  check(admin.status === 201, `admin sign-in answered ${admin.status}: ${admin.text}`);
+  for (const [who, roles] of [[operator, ['OPERATOR']], [user, ['USER']]]) {
+    const created = await http('POST', '/api/v1/users', admin.json.token, { ...who, roles });
+    check(created.status === 201 || created.status === 200, `creating ${who.username} answered ${created.status}: ${created.text}`);
+  }
+
+  step = 'sign in';
+  await page.goto(`${base}/`);
+  await tid('signin-form').waitFor();
+  await shot('signin');
+  await tid('signin-username').fill('admin');
+  await tid('signin-password').fill('wrong-password');
+  expectedErrors = [/status of 401/];
+  await tid('signin-submit').click();
+  await tid('signin-error').waitFor();
+  expectedErrors = [];
+  await signIn({ username: 'admin', password: adminPassword });
+  check(!page.url().includes(admin.json.token.slice(0, 20)), 'the token is in the URL');
+  await page.evaluate(() => { window.__e2eNoReload = true; });
+
+  step = 'overview shows the 24 nodes';
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=node-cell]').length === 24);
+  check((await tid('map-switch').count()) >= 4, 'the node map has fewer than 4 leaf switches');
+  check((await tid('map-block').count()) >= 2, 'the node map has fewer than 2 blocks');
+  check(Number(await tid('gpus-idle').textContent()) + Number(await tid('gpus-allocated').textContent()) > 0, 'no GPUs counted');
+  await shot('overview');
+
+  step = 'submit form shows line errors from the API';
+  await go('/submit');
+  await tid('view-submit').waitFor();
+  await tid('submit-script').fill('#!/bin/bash\n#SBATCH --gpus=1\n#SBATCH --no-such-option=1\nsrun hostname\n');
+  expectedErrors = [/status of 400/];
+  await tid('submit-button').click();
+  await tid('script-error').first().waitFor();
+  expectedErrors = [];
+  const badLine = await tid('script-error').first().getAttribute('data-line');
+  check(badLine === '3', `the script error points at line ${badLine}, expected 3`);
+  await shot('submit-errors');
+  await page.reload(); // a fresh form (the one reload in this run, before the live-update checks)
+  await tid('view-submit').waitFor();
+  await page.evaluate(() => { window.__e2eNoReload = true; });
+  await shot('submit');
+
+  step = 'a 2-GPU job goes PENDING/RUNNING -> COMPLETED live';
+  const twoGpuName = `e2e-two-gpus-${suffix}`;
+  const jobId = await submitFromForm({ name: twoGpuName, gpus: 2, runSeconds: 3 });
+  log(`submitted job ${jobId}`);
+  const seen = await watchJob(['COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'NODE_FAIL'], 90000);
+  check(seen[seen.length - 1] === 'COMPLETED', `the job ended ${seen[seen.length - 1]}`);
+  check(seen.some((s) => ['PENDING', 'RUNNING', 'COMPLETING'].includes(s)), `no live transition seen: ${seen.join(' -> ')}`);
+  check(await page.evaluate(() => window.__e2eNoReload === true), 'the page reloaded while watching the job');
+
+  step = 'job detail shows node and GPU indices';
+  await tid('alloc-row').first().waitFor();
+  const node = await tid('alloc-node').first().textContent();
+  const indices = (await tid('alloc-gpu-indices').allTextContents()).join(',').split(',').filter((s) => /^\d+$/.test(s.trim()));
+  check(/^gpu\d+$/.test(node ?? ''), `allocated node is ${node}`);
+  check(indices.length === 2, `expected 2 GPU indices, saw ${JSON.stringify(indices)}`);
+  log(`job ${jobId} ran on ${node} GPUs ${indices.join(',')}`);
+  check((await tid('job-event').count()) >= 2, 'the state history has fewer than 2 events');
+  await shot('job-detail');
+
+  step = 'cancel a running job';
+  const longName = `e2e-long-${suffix}`;
+  const longId = await submitFromForm({ name: longName, gpus: 1, runSeconds: 300 });
+  log(`submitted job ${longId}`);
+  await watchJob(['RUNNING'], 60000);
+  await tid('job-cancel').click();
+  await tid('job-cancel-confirm').click();
+  await watchJob(['CANCELLED'], 60000);
+
+  step = 'jobs list';
+  // Names are unique per run: other tests sharing the controller may have filled page 1.
+  await go(`/jobs?name=${twoGpuName}`);
+  await tid('view-jobs').waitFor();
+  await page.locator(`[data-testid=job-row][data-job-id="${jobId}"][data-state=COMPLETED]`).waitFor();
+  await tid('filter-name').fill(longName);
+  await page.waitForFunction((n) => decodeURIComponent(location.hash).includes(`name=${n}`), longName);
+  await page.locator(`[data-testid=job-row][data-job-id="${longId}"][data-state=CANCELLED]`).waitFor();
+  await tid('filter-state').selectOption('COMPLETED');
+  await page.waitForFunction(() => decodeURIComponent(location.hash).includes('state=COMPLETED'));
+  await tid('jobs-empty').waitFor();
+  await go('/jobs');
+  await tid('view-jobs').waitFor();
+  await tid('job-row').first().waitFor();
+  await shot('jobs');
+
+  step = 'bulk release and cancel from the jobs list';
+  const held = await http('POST', '/api/v1/jobs', admin.json.token, {
+    name: `e2e-bulk-${suffix}`, script: '#!/bin/bash\nsrun sleep 300\n', gpus: 1, simulatedRunSeconds: 300, hold: true,
+  });
+  check(held.status === 201, `submitting a held job answered ${held.status}: ${held.text}`);
+  const heldId = String(held.json.jobId);
+  await go(`/jobs?name=e2e-bulk-${suffix}`);
+  const heldRow = (state) => page.locator(`[data-testid=job-row][data-job-id="${heldId}"]${state ? `[data-state=${state}]` : ''}`);
+  await heldRow('PENDING').waitFor();
+  await tid(`select-${heldId}`).check();
+  await tid('bulk-release').click();
+  await tid('bulk-outcome').filter({ hasText: 'release: 1 of 1 done' }).waitFor();
+  await heldRow('RUNNING').waitFor({ timeout: 60000 });
+  await tid(`select-${heldId}`).check();
+  await tid('bulk-cancel').click();
+  await tid('bulk-outcome').filter({ hasText: 'cancel: 1 of 1 done' }).waitFor();
+  await heldRow('CANCELLED').waitFor({ timeout: 60000 });
+
+  step = 'operator drains and resumes a node';
+  await signOut();
+  await signIn(operator);
+  await go('/nodes');
+  await tid('view-nodes').waitFor();
+  const target = 'cpu007';
+  await tid(`node-drain-${target}`).click();
+  await tid(`node-drain-reason-${target}`).fill('e2e: checking the fans');
+  await tid(`node-drain-submit-${target}`).click();
+  await page.waitForFunction((n) => ['DRAINED', 'DRAINING'].includes(document.querySelector(`[data-testid=node-state-${n}]`)?.textContent ?? ''), target);
+  check((await tid(`node-reason-${target}`).textContent()) === 'e2e: checking the fans', 'the drain reason is not shown');
+  await shot('nodes');
+  await tid(`node-resume-${target}`).click();
+  await page.waitForFunction((n) => !['DRAINED', 'DRAINING'].includes(document.querySelector(`[data-testid=node-state-${n}]`)?.textContent ?? 'DRAINED'), target);
+  await go(`/nodes/${target}`);
+  await tid('view-node').waitFor();
+  await shot('node-detail');
+
+  step = 'a USER sees no operator actions';
+  await signOut();
+  await signIn(user);
+  await go('/nodes');
+  await page.locator('[data-testid=node-row]').first().waitFor();
+  check((await page.locator('[data-testid^=node-drain-], [data-testid^=node-resume-]').count()) === 0, 'a USER sees drain/resume buttons');
+  await go(`/nodes/${target}`);
+  await tid('view-node').waitFor();
+  check((await page.locator('[data-testid^=node-drain-], [data-testid^=node-resume-]').count()) === 0, 'a USER sees drain/resume on the node page');
+  await go('/jobs');
+  await tid('view-jobs').waitFor();
+  await shot('jobs-user');
+
+  step = 'no console errors';
+  check(consoleErrors.length === 0, `console errors:\n  ${consoleErrors.join('\n  ')}`);
+  log(`all steps passed; screenshots in ${shots}`);
+} catch (error) {
+  exitCode = 1;
+  console.error(`E2E FAILED at "${step}": ${error.message}`);
+  if (consoleErrors.length) console.error(`console errors so far:\n  ${consoleErrors.join('\n  ')}`);
+  await page.screenshot({ path: join(shots, 'failure.png'), fullPage: true }).catch(() => {});
+} finally {
+  await context.close().catch(() => {});
+}
+process.exit(exitCode);

@@ -1,0 +1,69 @@
+import type { JobState } from '../api/types';
+
+/** Slurm's pending reasons in words a user understands. */
+const REASONS: Record<string, string> = {
+  Priority: 'Other jobs with higher priority are ahead of it in the queue.',
+  Resources: 'It is waiting for enough free resources (nodes, CPUs, GPUs or memory) to become available.',
+  Dependency: 'It is waiting for the jobs it depends on to finish.',
+  DependencyNeverSatisfied: 'Its dependency can never be satisfied (a job it depends on failed or was cancelled); it will not start. Cancel it.',
+  JobHeldUser: 'You (or its owner) put it on hold. Release it to let it start.',
+  JobHeldAdmin: 'An administrator put it on hold. Ask an operator to release it.',
+  BeginTime: 'It was asked not to start before its begin time.',
+  PartitionTimeLimit: "Its time limit is longer than the partition allows; lower the time limit or pick another partition.",
+  QOSMaxJobsPerUserLimit: 'Its owner already runs the most jobs the QOS allows at once; it starts when one of them ends.',
+  AssocGrpGRES: 'Its account already uses all the GPUs it is allowed to use at once; it starts when some are freed.',
+  ReqNodeNotAvail: 'A node it needs is drained, down or reserved.',
+  Reservation: 'It is waiting for its reservation to start.',
+  None: 'The scheduler has not looked at it yet; it will on its next cycle.',
+};
+
+export function reasonInWords(reason: string | null | undefined): string {
+  if (!reason) return 'No reason given.';
+  return REASONS[reason] ?? `Slurm reason: ${reason}.`;
+}
+
+export function isActive(state: JobState | string): boolean {
+  return state === 'PENDING' || state === 'RUNNING' || state === 'COMPLETING';
+}
+
+/** Seconds as Slurm writes a time limit: [days-]hh:mm:ss. */
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) return 'UNLIMITED';
+  const s = Math.max(0, Math.round(seconds));
+  const d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
+  const hms = [h, m, r].map((v) => String(v).padStart(2, '0')).join(':');
+  return d ? `${d}-${hms}` : hms;
+}
+
+/** Parses Slurm's time forms: minutes, mm:ss, hh:mm:ss, d-hh, d-hh:mm, d-hh:mm:ss. */
+export function parseSlurmTime(text: string): number | null {
+  const t = text.trim();
+  if (!t) return null;
+  const dm = t.match(/^(\d+)-(\d+)(?::(\d+))?(?::(\d+))?$/);
+  if (dm) return +dm[1] * 86400 + +dm[2] * 3600 + +(dm[3] ?? 0) * 60 + +(dm[4] ?? 0);
+  const parts = t.split(':');
+  if (!parts.every((p) => /^\d+$/.test(p))) return null;
+  if (parts.length === 1) return +parts[0] * 60;
+  if (parts.length === 2) return +parts[0] * 60 + +parts[1];
+  if (parts.length === 3) return +parts[0] * 3600 + +parts[1] * 60 + +parts[2];
+  return null;
+}
+
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+}
+
+export function relative(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '';
+  const diff = (new Date(iso).getTime() - now) / 1000;
+  const abs = Math.abs(diff);
+  const text = abs < 60 ? `${Math.round(abs)} s` : abs < 3600 ? `${Math.round(abs / 60)} min` : abs < 86400 ? `${(abs / 3600).toFixed(1)} h` : `${(abs / 86400).toFixed(1)} days`;
+  return diff >= 0 ? `in ${text}` : `${text} ago`;
+}
+
+export function formatMemory(mb: number | null | undefined): string {
+  if (mb === null || mb === undefined) return '—';
+  return mb >= 1024 ? `${(mb / 1024).toFixed(mb % 1024 ? 1 : 0)} GB` : `${mb} MB`;
+}

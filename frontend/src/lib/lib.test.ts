@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { expandHostlist } from './hostlist';
+import { formatDuration, parseSlurmTime, reasonInWords } from './format';
+import { readDirectives, sbatchCommand } from './sbatch';
+import { parseRoute, href } from './router';
+import { gpuSummary } from './cluster';
+
+describe('hostlists', () => {
+  it('expands ranges keeping zero padding, lists and plain names', () => {
+    expect(expandHostlist('gpu[001-003,007]')).toEqual(['gpu001', 'gpu002', 'gpu003', 'gpu007']);
+    expect(expandHostlist('a1,b[1-2]')).toEqual(['a1', 'b1', 'b2']);
+    expect(expandHostlist('')).toEqual([]);
+  });
+});
+
+describe('time', () => {
+  it('reads every Slurm time form', () => {
+    expect(parseSlurmTime('30')).toBe(1800);
+    expect(parseSlurmTime('1:30')).toBe(90);
+    expect(parseSlurmTime('01:00:00')).toBe(3600);
+    expect(parseSlurmTime('2-00')).toBe(172800);
+    expect(parseSlurmTime('1-02:03:04')).toBe(93784);
+    expect(parseSlurmTime('x')).toBeNull();
+  });
+  it('writes seconds as Slurm does', () => {
+    expect(formatDuration(93784)).toBe('1-02:03:04');
+    expect(formatDuration(59)).toBe('00:00:59');
+    expect(formatDuration(null)).toBe('UNLIMITED');
+  });
+});
+
+describe('pending reasons', () => {
+  it('explains known reasons and names unknown ones', () => {
+    expect(reasonInWords('Resources')).toMatch(/free resources/);
+    expect(reasonInWords('Frobnicated')).toBe('Slurm reason: Frobnicated.');
+  });
+});
+
+describe('#SBATCH directives', () => {
+  it('reads them from the top and stops at the first command', () => {
+    const script = '#!/bin/bash\n#SBATCH -J train\n\n#SBATCH --gres=gpu:h100:2\n# a comment\n#SBATCH -t 1:00:00\nsrun hostname\n#SBATCH --late';
+    expect(readDirectives(script).map((d) => [d.line, d.option, d.value])).toEqual([
+      [2, '-J', 'train'], [4, '--gres', 'gpu:h100:2'], [6, '-t', '1:00:00'],
+    ]);
+  });
+  it('writes the equivalent sbatch command', () => {
+    expect(sbatchCommand({ name: 'my job', gpus: 2, memoryMb: 4096, hold: true, account: '' }))
+      .toBe('sbatch --job-name="my job" --gpus=2 --mem=4096M --hold script.sh');
+  });
+});
+
+describe('routes', () => {
+  it('keeps filters in the hash query', () => {
+    expect(href('/jobs', { state: 'PENDING', user: undefined, page: 2 })).toBe('#/jobs?state=PENDING&page=2');
+    const r = parseRoute('/jobs/42?x=1');
+    expect(r.segments).toEqual(['jobs', '42']);
+    expect(r.query.get('x')).toBe('1');
+  });
+});
+
+describe('GPU summary', () => {
+  it('counts allocated, idle, drained and down GPUs', () => {
+    const node = (state: string, gpus: number, allocGpus: number) =>
+      ({ name: 'n', state, gpus, allocGpus, cpus: 1, memoryMb: 1, allocCpus: 0, allocMemoryMb: 0 }) as never;
+    expect(gpuSummary([node('MIXED', 8, 2), node('IDLE', 8, 0), node('DRAINED', 8, 0), node('DOWN', 8, 0),
+      node('DRAINING', 8, 8)])).toEqual({ total: 40, allocated: 10, idle: 14, drained: 8, down: 8 });
+  });
+});
+
+describe('node map labels', () => {
+  it('shortens names but keeps the kind', async () => {
+    const { shortName } = await import('../views/Overview');
+    expect(shortName('gpu001')).toBe('g1');
+    expect(shortName('cpu012')).toBe('c12');
+  });
+});
+
+describe('array grouping', () => {
+  it('folds tasks of one array under one entry and keeps plain jobs', async () => {
+    const { groupArrays } = await import('../views/Jobs');
+    const job = (jobId: number, arrayJobId?: number, arrayTaskId?: number) =>
+      ({ jobId, arrayJobId, arrayTaskId, user: 'u', state: 'PENDING' }) as never;
+    const entries = groupArrays([job(1), job(2, 2, 0), job(2, 2, 1), job(3)]);
+    expect(entries.map((e) => (e.kind === 'array' ? `array ${e.arrayId}:${e.tasks.length}` : `job ${e.job.jobId}`)))
+      .toEqual(['job 1', 'array 2:2', 'job 3']);
+  });
+});

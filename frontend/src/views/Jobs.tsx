@@ -1,0 +1,211 @@
+import { useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../api/client';
+import { JOB_STATES, type Job } from '../api/types';
+import { useAuth } from '../lib/auth';
+import { formatDuration, formatTime } from '../lib/format';
+import { href, navigate } from '../lib/router';
+import { ErrorBox, Loading, StateBadge } from './common';
+
+const FILTERS = ['state', 'user', 'account', 'partition', 'name', 'arrayJobId'] as const;
+
+export function jobKey(job: Job): string {
+  return job.id ?? (job.arrayTaskId !== null && job.arrayTaskId !== undefined && job.arrayJobId
+    ? `${job.arrayJobId}_${job.arrayTaskId}` : String(job.jobId));
+}
+
+export function Jobs({ query }: { query: URLSearchParams }) {
+  const { me } = useAuth();
+  const queryClient = useQueryClient();
+  const mine = !query.get('all');
+  const page = Number(query.get('page') ?? 0);
+  const size = Number(query.get('size') ?? 50);
+  const filters = Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ''])) as Record<(typeof FILTERS)[number], string>;
+  const user = mine ? me?.username : filters.user || undefined;
+
+  const jobs = useQuery({
+    queryKey: ['jobs', 'list', { ...filters, user, page, size }],
+    queryFn: () => api.jobs({ ...filters, user, page, size }),
+    enabled: !mine || !!me,
+    placeholderData: (previous) => previous,
+  });
+
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [expanded, setExpanded] = useState<Set<string>>(new Set());
+  const toggle = (key: string) => setSelected((s) => { const n = new Set(s); if (n.has(key)) n.delete(key); else n.add(key); return n; });
+  const [outcome, setOutcome] = useState<string | null>(null);
+
+  function setQuery(changes: Record<string, string | number | undefined>) {
+    const next: Record<string, string | number | undefined> = Object.fromEntries(query.entries());
+    Object.assign(next, changes);
+    if (!('page' in changes)) next.page = undefined;
+    if (next.page === 0) next.page = undefined;
+    navigate('/jobs', next, true);
+  }
+
+  async function bulk(action: 'cancel' | 'hold' | 'release') {
+    const ids = [...selected];
+    const results = await Promise.allSettled(ids.map((id) => api[action](id)));
+    const failed = results.map((r, i) => (r.status === 'rejected' ? `${ids[i]}: ${(r.reason as Error).message}` : null)).filter(Boolean);
+    setOutcome(`${action}: ${ids.length - failed.length} of ${ids.length} done${failed.length ? ` — ${failed.join('; ')}` : ''}`);
+    setSelected(new Set());
+    void queryClient.invalidateQueries({ queryKey: ['jobs'] });
+  }
+
+  const items = jobs.data?.items ?? [];
+  const total = jobs.data?.total ?? 0;
+  const pages = Math.max(1, Math.ceil(total / size));
+  const allChecked = items.length > 0 && items.every((j) => selected.has(jobKey(j)));
+
+  return (
+    <section aria-labelledby="jobs-title" data-testid="view-jobs">
+      <div className="heading">
+        <h1 id="jobs-title">Jobs</h1>
+        <a className="button primary" href={href('/submit')} data-testid="jobs-new">Submit a job</a>
+      </div>
+      <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
+        <label className="toggle">
+          <input type="checkbox" checked={mine} data-testid="filter-mine"
+            onChange={(e) => setQuery({ all: e.target.checked ? undefined : '1' })} />
+          My jobs
+        </label>
+        <label>State
+          <select value={filters.state} data-testid="filter-state" onChange={(e) => setQuery({ state: e.target.value || undefined })}>
+            <option value="">any</option>
+            <option value="PENDING,RUNNING,COMPLETING">active</option>
+            {JOB_STATES.map((s) => <option key={s} value={s}>{s.toLowerCase()}</option>)}
+          </select>
+        </label>
+        {!mine && <TextFilter name="user" value={filters.user} onChange={setQuery} />}
+        <TextFilter name="account" value={filters.account} onChange={setQuery} />
+        <TextFilter name="partition" value={filters.partition} onChange={setQuery} />
+        <TextFilter name="name" value={filters.name} onChange={setQuery} />
+      </form>
+
+      <div className="bulk" role="toolbar" aria-label="Actions on selected jobs">
+        <span className="muted" data-testid="selected-count">{selected.size} selected</span>
+        <button type="button" disabled={!selected.size} data-testid="bulk-cancel" className="danger" onClick={() => bulk('cancel')}>Cancel</button>
+        <button type="button" disabled={!selected.size} data-testid="bulk-hold" onClick={() => bulk('hold')}>Hold</button>
+        <button type="button" disabled={!selected.size} data-testid="bulk-release" onClick={() => bulk('release')}>Release</button>
+        {outcome && <span data-testid="bulk-outcome" role="status">{outcome}</span>}
+      </div>
+
+      <ErrorBox error={jobs.error} />
+      {jobs.isLoading && <Loading what="jobs" />}
+      <div className="table-wrap">
+        <table className="table" data-testid="jobs-table">
+          <thead>
+            <tr>
+              <th scope="col"><input type="checkbox" aria-label="Select all on this page" checked={allChecked}
+                onChange={() => setSelected(allChecked ? new Set() : new Set(items.map(jobKey)))} data-testid="select-all" /></th>
+              <th scope="col">ID</th><th scope="col">Name</th><th scope="col">User</th><th scope="col" className="wide">Partition</th>
+              <th scope="col">State</th><th scope="col" className="wide">Resources</th><th scope="col" className="wide">Time limit</th>
+              <th scope="col" className="wide">Submitted</th><th scope="col" className="wide">Nodes / reason</th>
+            </tr>
+          </thead>
+          <tbody>
+            {groupArrays(items).map((entry) => {
+              if (entry.kind === 'array') {
+                const open = expanded.has(entry.arrayId);
+                const counts = countStates(entry.tasks);
+                return [
+                  <tr key={`array-${entry.arrayId}`} className="array-row" data-testid="array-row" data-array-id={entry.arrayId}>
+                    <td><input type="checkbox" aria-label={`Select array ${entry.arrayId}`} checked={selected.has(entry.arrayId)}
+                      onChange={() => toggle(entry.arrayId)} data-testid={`select-${entry.arrayId}`} /></td>
+                    <td>
+                      <button type="button" className="link" aria-expanded={open} data-testid="array-toggle"
+                        onClick={() => setExpanded((s) => { const n = new Set(s); if (n.has(entry.arrayId)) n.delete(entry.arrayId); else n.add(entry.arrayId); return n; })}>
+                        {open ? '▾' : '▸'} {entry.arrayId}_[{entry.tasks.length}]
+                      </button>
+                    </td>
+                    <td className="ellipsis">{entry.tasks[0].name}</td>
+                    <td>{entry.tasks[0].user}</td>
+                    <td className="wide">{entry.tasks[0].partition}</td>
+                    <td>{Object.entries(counts).map(([st, n]) => <span key={st}><StateBadge state={st} /> {n} </span>)}</td>
+                    <td className="wide">{resources(entry.tasks[0])}</td>
+                    <td className="wide">{formatDuration(entry.tasks[0].timeLimitSeconds)}</td>
+                    <td className="wide">{formatTime(entry.tasks[0].submitTime)}</td>
+                    <td className="wide"><a href={href('/jobs', { arrayJobId: entry.arrayId, all: 1 })}>all tasks</a></td>
+                  </tr>,
+                  ...(open ? entry.tasks.map((job) => <JobRow key={jobKey(job)} job={job} selected={selected.has(jobKey(job))} onToggle={toggle} nested />) : []),
+                ];
+              }
+              return <JobRow key={jobKey(entry.job)} job={entry.job} selected={selected.has(jobKey(entry.job))} onToggle={toggle} />;
+            })}
+            {!jobs.isLoading && items.length === 0 && <tr><td colSpan={10} className="muted" data-testid="jobs-empty">No jobs match.</td></tr>}
+          </tbody>
+        </table>
+      </div>
+      <nav className="pager" aria-label="Pages">
+        <button type="button" disabled={page <= 0} onClick={() => setQuery({ page: page - 1 })} data-testid="page-prev">Previous</button>
+        <span data-testid="page-info">Page {page + 1} of {pages} · {total} jobs</span>
+        <button type="button" disabled={page + 1 >= pages} onClick={() => setQuery({ page: page + 1 })} data-testid="page-next">Next</button>
+        <label>Per page
+          <select value={size} onChange={(e) => setQuery({ size: Number(e.target.value) === 50 ? undefined : e.target.value })} data-testid="page-size">
+            {[20, 50, 100, 500].map((n) => <option key={n} value={n}>{n}</option>)}
+          </select>
+        </label>
+      </nav>
+    </section>
+  );
+}
+
+function JobRow({ job, selected, onToggle, nested }: { job: Job; selected: boolean; onToggle: (key: string) => void; nested?: boolean }) {
+  const key = jobKey(job);
+  return (
+    <tr data-testid="job-row" data-job-id={key} data-state={job.state} className={nested ? 'nested' : undefined}>
+      <td><input type="checkbox" aria-label={`Select job ${key}`} checked={selected} data-testid={`select-${key}`} onChange={() => onToggle(key)} /></td>
+      <td><a href={href(`/jobs/${key}`)} data-testid="job-link">{key}</a></td>
+      <td className="ellipsis">{job.name}</td>
+      <td>{job.user}</td>
+      <td className="wide">{job.partition}</td>
+      <td><StateBadge state={job.state} /></td>
+      <td className="wide">{resources(job)}</td>
+      <td className="wide">{formatDuration(job.timeLimitSeconds)}</td>
+      <td className="wide">{formatTime(job.submitTime)}</td>
+      <td className="wide">{job.state === 'PENDING' ? `(${job.reason ?? 'None'})` : job.allocatedNodes ?? ''}</td>
+    </tr>
+  );
+}
+
+type Entry = { kind: 'job'; job: Job } | { kind: 'array'; arrayId: string; tasks: Job[] };
+
+/** Array tasks on the page folded under one expandable row per array, in the order the server sent. */
+export function groupArrays(jobs: Job[]): Entry[] {
+  const out: Entry[] = [];
+  const arrays = new Map<string, Job[]>();
+  for (const job of jobs) {
+    if (job.arrayJobId === null || job.arrayJobId === undefined || job.arrayTaskId === null || job.arrayTaskId === undefined) {
+      out.push({ kind: 'job', job });
+      continue;
+    }
+    const id = String(job.arrayJobId);
+    if (!arrays.has(id)) { arrays.set(id, []); out.push({ kind: 'array', arrayId: id, tasks: arrays.get(id)! }); }
+    arrays.get(id)!.push(job);
+  }
+  return out.map((e) => (e.kind === 'array' && e.tasks.length === 1 ? { kind: 'job', job: e.tasks[0] } : e));
+}
+
+function countStates(jobs: Job[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const j of jobs) counts[j.state] = (counts[j.state] ?? 0) + 1;
+  return counts;
+}
+
+function TextFilter({ name, value, onChange }: { name: string; value: string; onChange: (c: Record<string, string | undefined>) => void }) {
+  return (
+    <label>{name === 'arrayJobId' ? 'Array' : name[0].toUpperCase() + name.slice(1)}
+      <input type="search" value={value} data-testid={`filter-${name}`} onChange={(e) => onChange({ [name]: e.target.value || undefined })} />
+    </label>
+  );
+}
+
+export function resources(job: Job): string {
+  const parts: string[] = [];
+  if (job.nodes) parts.push(`${job.nodes}N`);
+  if (job.tasks) parts.push(`${job.tasks}T`);
+  if (job.cpusPerTask && job.cpusPerTask > 1) parts.push(`${job.cpusPerTask}c/T`);
+  const gpus = job.gpus ?? (job.gpusPerNode && job.nodes ? job.gpusPerNode * job.nodes : undefined);
+  if (gpus) parts.push(`${gpus} GPU${job.gpuType ? ` ${job.gpuType}` : ''}`);
+  return parts.join(' · ');
+}
