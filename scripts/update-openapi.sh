@@ -20,7 +20,7 @@ if [[ "${SKIP_BUILD:-}" != 1 ]]; then
   echo "building $JAR ..." >&2
   # maven.test.skip: no test compilation, so a stale SDK (generated from the old document)
   # cannot stop the build that is meant to refresh it.
-  ./mvnw -B -ntp -q -Dmaven.test.skip=true package
+  ./mvnw -B -ntp -q -Dmaven.test.skip=true -DskipFrontend package
 fi
 [[ -f $JAR ]] || { echo "$JAR is missing: run without SKIP_BUILD" >&2; exit 1; }
 

@@ -120,7 +120,9 @@ class SchedulingCycle {
      * cycle rolls back and the next one plans again.
      */
     Outcome apply(Planned planned) {
-        Instant now = planned.now();
+        // Jobs start when the plan is written, not when the snapshot was read: a job that ended in
+        // between (and freed what the plan gives) must be seen to end before its successor starts.
+        Instant now = clock.instant();
         Map<Long, Waiting> decided = new HashMap<>(planned.decided());
         List<ActiveJob> started = new ArrayList<>();
         int[] backfilled = {0};
