@@ -15,7 +15,7 @@ final class Feasibilities {
             return Feasibility.never(PendingReason.BAD_CONSTRAINTS,
                     "no node of partition " + part.name() + " has the GPU type and features asked for");
         }
-        if (s.nodes() > part.nodeCount()) {
+        if (s.nodesAsked() && s.nodes() > part.nodeCount()) {
             return Feasibility.never(PendingReason.PARTITION_NODE_LIMIT, "the job needs " + s.nodes()
                     + " nodes; partition " + part.name() + " has " + part.nodeCount());
         }

@@ -9,9 +9,10 @@ import java.util.BitSet;
  *
  * @param candidates the partition's nodes with the right GPU type and features, any state
  * @param matchKey   identifies {@code candidates} (GPU type and constraint)
+ * @param nodesAsked whether the user asked for the node count (else the engine derived it)
  */
 record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, int gpusPerNode, int tasks, int cpusPerTask,
-        int totalGpus, boolean exclusive, boolean oneBlock, BitSet candidates, String matchKey) {
+        int totalGpus, boolean exclusive, boolean oneBlock, BitSet candidates, String matchKey, boolean nodesAsked) {
 
     static Shape of(Request r, Cluster.Part part, Cluster cluster) {
         BitSet match = (BitSet) cluster.matching(r.gpuType(), r.constraint()).clone();
@@ -35,7 +36,7 @@ record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, int gpu
         int totalGpus = r.gpusPerNode() > 0 ? Math.multiplyExact(r.gpusPerNode(), n) : r.gpus();
         String key = part.index() + "/" + (r.gpuType() == null ? "" : r.gpuType()) + "/" + r.constraint();
         return new Shape(part.index(), n, cpn, r.memoryMb(), gpn, tasks, r.cpusPerTask(), totalGpus, r.exclusive(),
-                r.oneBlock(), match, key);
+                r.oneBlock(), match, key, r.nodes() > 0);
     }
 
     /** Whether node {@code i} is big enough for one node's share, if it were empty. */
