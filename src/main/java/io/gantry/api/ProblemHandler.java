@@ -1,0 +1,148 @@
+package io.gantry.api;
+
+import java.util.List;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.security.access.AccessDeniedException;
+import org.springframework.security.core.AuthenticationException;
+import org.springframework.web.HttpMediaTypeNotAcceptableException;
+import org.springframework.web.HttpMediaTypeNotSupportedException;
+import org.springframework.web.HttpRequestMethodNotSupportedException;
+import org.springframework.web.bind.MethodArgumentNotValidException;
+import org.springframework.web.bind.MissingRequestHeaderException;
+import org.springframework.web.bind.MissingServletRequestParameterException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.method.annotation.HandlerMethodValidationException;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
+import org.springframework.web.servlet.resource.NoResourceFoundException;
+
+/** Maps every error a request can end with to RFC 9457 problem+json, in one place. */
+@RestControllerAdvice
+class ProblemHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ProblemHandler.class);
+
+    @ExceptionHandler(GantryException.class)
+    ResponseEntity<ProblemDetail> gantry(GantryException e) {
+        return respond(Problems.of(e.type(), e.getMessage(), e.errors()));
+    }
+
+    @ExceptionHandler(MethodArgumentNotValidException.class)
+    ResponseEntity<ProblemDetail> invalidBody(MethodArgumentNotValidException e) {
+        List<GantryException.FieldError> errors = e.getBindingResult().getFieldErrors().stream()
+                .map(f -> new GantryException.FieldError(f.getField(), f.getDefaultMessage()))
+                .toList();
+        return respond(Problems.of(ProblemType.VALIDATION, summary(errors), errors));
+    }
+
+    @ExceptionHandler(HandlerMethodValidationException.class)
+    ResponseEntity<ProblemDetail> invalidParameters(HandlerMethodValidationException e) {
+        List<GantryException.FieldError> errors = e.getParameterValidationResults().stream()
+                .flatMap(r -> r.getResolvableErrors().stream().map(err -> new GantryException.FieldError(
+                        r.getMethodParameter().getParameterName(), err.getDefaultMessage())))
+                .toList();
+        return respond(Problems.of(ProblemType.VALIDATION, summary(errors), errors));
+    }
+
+    @ExceptionHandler(MethodArgumentTypeMismatchException.class)
+    ResponseEntity<ProblemDetail> typeMismatch(MethodArgumentTypeMismatchException e) {
+        String message = "cannot read '" + e.getValue() + "'"
+                + (e.getRequiredType() == null ? "" : " as " + e.getRequiredType().getSimpleName());
+        var error = new GantryException.FieldError(e.getName(), message);
+        return respond(Problems.of(ProblemType.VALIDATION, e.getName() + ": " + message, List.of(error)));
+    }
+
+    @ExceptionHandler(MissingServletRequestParameterException.class)
+    ResponseEntity<ProblemDetail> missingParameter(MissingServletRequestParameterException e) {
+        var error = new GantryException.FieldError(e.getParameterName(), "is required");
+        return respond(Problems.of(ProblemType.VALIDATION, e.getParameterName() + ": is required", List.of(error)));
+    }
+
+    @ExceptionHandler(MissingRequestHeaderException.class)
+    ResponseEntity<ProblemDetail> missingHeader(MissingRequestHeaderException e) {
+        var error = new GantryException.FieldError(e.getHeaderName(), "header is required");
+        return respond(Problems.of(ProblemType.VALIDATION, e.getHeaderName() + ": header is required", List.of(error)));
+    }
+
+    @ExceptionHandler(HttpMessageNotReadableException.class)
+    ResponseEntity<ProblemDetail> unreadable(HttpMessageNotReadableException e) {
+        return respond(Problems.of(ProblemType.MALFORMED, "The request body is not valid JSON for this operation: "
+                + rootMessage(e), List.of()));
+    }
+
+    @ExceptionHandler(NoResourceFoundException.class)
+    ResponseEntity<ProblemDetail> noResource(NoResourceFoundException e) {
+        return respond(Problems.of(ProblemType.NOT_FOUND, "No resource at /" + e.getResourcePath(), List.of()));
+    }
+
+    @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
+    ResponseEntity<ProblemDetail> method(HttpRequestMethodNotSupportedException e) {
+        ProblemDetail problem = Problems.of(ProblemType.METHOD_NOT_ALLOWED,
+                e.getMethod() + " is not supported here; use " + e.getSupportedHttpMethods(), List.of());
+        HttpHeaders headers = new HttpHeaders();
+        if (e.getSupportedHttpMethods() != null) {
+            headers.setAllow(e.getSupportedHttpMethods());
+        }
+        return ResponseEntity.status(problem.getStatus()).headers(headers)
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
+    }
+
+    @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
+    ResponseEntity<ProblemDetail> mediaType(HttpMediaTypeNotSupportedException e) {
+        return respond(Problems.of(ProblemType.UNSUPPORTED_MEDIA_TYPE, "Content type " + e.getContentType()
+                + " is not supported; send " + e.getSupportedMediaTypes(), List.of()));
+    }
+
+    @ExceptionHandler(HttpMediaTypeNotAcceptableException.class)
+    ResponseEntity<ProblemDetail> notAcceptable(HttpMediaTypeNotAcceptableException e) {
+        return respond(Problems.of(ProblemType.NOT_ACCEPTABLE, "Can answer only " + e.getSupportedMediaTypes(),
+                List.of()));
+    }
+
+    @ExceptionHandler(AuthenticationException.class)
+    ResponseEntity<ProblemDetail> unauthenticated(AuthenticationException e) {
+        return respond(Problems.of(ProblemType.UNAUTHENTICATED, e.getMessage(), List.of()));
+    }
+
+    @ExceptionHandler(AccessDeniedException.class)
+    ResponseEntity<ProblemDetail> forbidden(AccessDeniedException e) {
+        return respond(Problems.of(ProblemType.FORBIDDEN, "Your role does not allow this operation", List.of()));
+    }
+
+    @ExceptionHandler(Exception.class)
+    ResponseEntity<ProblemDetail> unexpected(Exception e) {
+        log.error("Unexpected error", e);
+        return respond(Problems.of(ProblemType.INTERNAL, "An unexpected error occurred; it has been logged",
+                List.of()));
+    }
+
+    private static ResponseEntity<ProblemDetail> respond(ProblemDetail problem) {
+        return ResponseEntity.status(HttpStatus.valueOf(problem.getStatus()))
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON).body(problem);
+    }
+
+    private static String summary(List<GantryException.FieldError> errors) {
+        return errors.isEmpty() ? "The request is invalid"
+                : errors.stream().map(e -> e.field() + ": " + e.message())
+                        .reduce((a, b) -> a + "; " + b).orElseThrow();
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        // Jackson appends the source location over several lines; the first line says what is wrong.
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
+    }
+}

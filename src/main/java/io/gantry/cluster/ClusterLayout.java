@@ -1,0 +1,297 @@
+package io.gantry.cluster;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.gantry.engine.Hostlist;
+import io.gantry.engine.HostlistException;
+import io.gantry.engine.SlurmTime;
+import io.gantry.engine.SlurmTimeException;
+
+/**
+ * The configured cluster after every check: each node with its partitions, leaf switch and block.
+ * {@link #from} reports every problem at once, each naming its configuration key, so a site
+ * fixes its file in one go.
+ */
+public record ClusterLayout(
+        String name,
+        Map<String, NodeSpec> nodes,
+        Map<String, PartitionSpec> partitions,
+        List<SwitchSpec> switches,
+        List<BlockSpec> blocks) {
+
+    private static final String PREFIX = "gantry.cluster.";
+
+    public record NodeSpec(String name, int cpus, long memoryMb, int gpus, String gpuType,
+            List<String> features, boolean simulated, List<String> partitions, String switchName, String block) {
+    }
+
+    /** Times in seconds; {@code null} means UNLIMITED. */
+    public record PartitionSpec(String name, List<String> nodes, boolean isDefault, Long defaultTimeSeconds,
+            Long maxTimeSeconds, int priorityTier, PartitionState state) {
+
+        public String hostlist() {
+            return Hostlist.of(nodes).toString();
+        }
+    }
+
+    public record SwitchSpec(String name, String parent, List<String> nodes) {
+
+        public String hostlist() {
+            return Hostlist.of(nodes).toString();
+        }
+    }
+
+    public record BlockSpec(String name, List<String> nodes) {
+
+        public String hostlist() {
+            return Hostlist.of(nodes).toString();
+        }
+    }
+
+    public static ClusterLayout from(ClusterProperties config) {
+        return new Builder(config).build();
+    }
+
+    public PartitionSpec defaultPartition() {
+        return partitions.values().stream().filter(PartitionSpec::isDefault).findFirst().orElse(null);
+    }
+
+    private static final class Builder {
+
+        private final ClusterProperties config;
+        private final List<String> problems = new ArrayList<>();
+
+        Builder(ClusterProperties config) {
+            this.config = config;
+        }
+
+        ClusterLayout build() {
+            Map<String, ClusterProperties.NodeSet> nodeSets = nodes();
+            Map<String, List<String>> partitionsOfNode = new HashMap<>();
+            Map<String, PartitionSpec> partitions = partitions(nodeSets.keySet(), partitionsOfNode);
+            for (String node : nodeSets.keySet()) {
+                if (!partitionsOfNode.containsKey(node)) {
+                    problems.add(PREFIX + "nodes: node '" + node + "' is in no partition; add it to one of "
+                            + PREFIX + "partitions[*].nodes");
+                }
+            }
+            Map<String, String> leafOfNode = new HashMap<>();
+            List<SwitchSpec> switches = switches(nodeSets.keySet(), leafOfNode);
+            Map<String, String> blockOfNode = new HashMap<>();
+            List<BlockSpec> blocks = blocks(nodeSets.keySet(), blockOfNode);
+            if (!problems.isEmpty()) {
+                throw new ClusterConfigException(problems);
+            }
+            Map<String, NodeSpec> nodes = new LinkedHashMap<>();
+            nodeSets.forEach((node, set) -> nodes.put(node, new NodeSpec(node, set.cpus(), set.memoryMb(),
+                    set.gpus(), set.gpus() > 0 ? set.gpuType() : null, set.features(), set.simulated(),
+                    List.copyOf(partitionsOfNode.get(node)), leafOfNode.get(node), blockOfNode.get(node))));
+            String name = config.name() == null || config.name().isBlank() ? "gantry" : config.name();
+            return new ClusterLayout(name, Map.copyOf(nodes), Map.copyOf(partitions), switches, blocks);
+        }
+
+        private Map<String, ClusterProperties.NodeSet> nodes() {
+            Map<String, ClusterProperties.NodeSet> nodes = new LinkedHashMap<>();
+            if (config.nodes().isEmpty()) {
+                problems.add(PREFIX + "nodes: the cluster has no nodes; define at least one node set");
+            }
+            for (int i = 0; i < config.nodes().size(); i++) {
+                ClusterProperties.NodeSet set = config.nodes().get(i);
+                String key = PREFIX + "nodes[" + i + "]";
+                if (set.cpus() <= 0) {
+                    problems.add(key + ".cpus: must be at least 1, was " + set.cpus());
+                }
+                if (set.memoryMb() <= 0) {
+                    problems.add(key + ".memory-mb: must be at least 1, was " + set.memoryMb());
+                }
+                if (set.gpus() < 0) {
+                    problems.add(key + ".gpus: must be 0 or more, was " + set.gpus());
+                }
+                for (String host : hosts(key + ".names", set.names())) {
+                    if (nodes.putIfAbsent(host, set) != null) {
+                        problems.add(key + ".names: duplicate node name '" + host + "'");
+                    }
+                }
+            }
+            return nodes;
+        }
+
+        private Map<String, PartitionSpec> partitions(Set<String> known, Map<String, List<String>> partitionsOfNode) {
+            Map<String, PartitionSpec> partitions = new LinkedHashMap<>();
+            if (config.partitions().isEmpty()) {
+                problems.add(PREFIX + "partitions: the cluster has no partitions; define at least one");
+            }
+            int defaults = 0;
+            for (int i = 0; i < config.partitions().size(); i++) {
+                ClusterProperties.PartitionConfig p = config.partitions().get(i);
+                String key = PREFIX + "partitions[" + i + "]";
+                if (!validName(key + ".name", p.name())) {
+                    continue;
+                }
+                List<String> hosts = hosts(key + ".nodes", p.nodes());
+                for (String host : hosts) {
+                    if (!known.contains(host)) {
+                        problems.add(key + ".nodes: unknown node '" + host + "' (not in " + PREFIX + "nodes)");
+                    } else {
+                        partitionsOfNode.computeIfAbsent(host, h -> new ArrayList<>()).add(p.name());
+                    }
+                }
+                Long defaultTime = time(key + ".default-time", p.defaultTime());
+                Long maxTime = time(key + ".max-time", p.maxTime());
+                if (defaultTime != null && maxTime != null && defaultTime > maxTime) {
+                    problems.add(key + ".default-time: " + p.defaultTime() + " is longer than max-time " + p.maxTime());
+                }
+                PartitionState state = partitionState(key + ".state", p.state());
+                if (p.isDefault()) {
+                    defaults++;
+                }
+                PartitionSpec spec = new PartitionSpec(p.name(), List.copyOf(hosts), p.isDefault(), defaultTime,
+                        maxTime, p.priorityTier(), state);
+                if (partitions.putIfAbsent(p.name(), spec) != null) {
+                    problems.add(key + ".name: duplicate partition name '" + p.name() + "'");
+                }
+            }
+            if (defaults > 1) {
+                problems.add(PREFIX + "partitions: " + defaults + " partitions are marked default; mark at most one");
+            }
+            return partitions;
+        }
+
+        private List<SwitchSpec> switches(Set<String> known, Map<String, String> leafOfNode) {
+            Map<String, SwitchSpec> switches = new LinkedHashMap<>();
+            Map<String, Integer> indexOf = new HashMap<>();
+            for (int i = 0; i < config.switches().size(); i++) {
+                ClusterProperties.SwitchConfig s = config.switches().get(i);
+                String key = PREFIX + "switches[" + i + "]";
+                if (!validName(key + ".name", s.name())) {
+                    continue;
+                }
+                List<String> hosts = s.nodes() == null ? List.of() : hosts(key + ".nodes", s.nodes());
+                for (String host : hosts) {
+                    if (!known.contains(host)) {
+                        problems.add(key + ".nodes: unknown node '" + host + "' (not in " + PREFIX + "nodes)");
+                    } else {
+                        String other = leafOfNode.putIfAbsent(host, s.name());
+                        if (other != null) {
+                            problems.add(key + ".nodes: node '" + host + "' is already under switch '" + other + "'");
+                        }
+                    }
+                }
+                String parent = s.parent() == null || s.parent().isBlank() ? null : s.parent();
+                if (switches.putIfAbsent(s.name(), new SwitchSpec(s.name(), parent, List.copyOf(hosts))) != null) {
+                    problems.add(key + ".name: duplicate switch name '" + s.name() + "'");
+                } else {
+                    indexOf.put(s.name(), i);
+                }
+            }
+            for (SwitchSpec s : switches.values()) {
+                String key = PREFIX + "switches[" + indexOf.get(s.name()) + "]";
+                if (s.parent() != null && !switches.containsKey(s.parent())) {
+                    problems.add(key + ".parent: unknown switch '" + s.parent() + "'");
+                } else if (s.parent() != null && !switches.get(s.parent()).nodes().isEmpty()) {
+                    problems.add(key + ".parent: switch '" + s.parent() + "' has nodes, so it cannot have child switches");
+                }
+            }
+            for (SwitchSpec s : switches.values()) {
+                Set<String> seen = new HashSet<>();
+                String at = s.name();
+                while (at != null && switches.containsKey(at)) {
+                    if (!seen.add(at)) {
+                        if (!at.equals(s.name())) {
+                            break; // s leads into a cycle it is not on; the switches on it report it
+                        }
+                        problems.add(PREFIX + "switches[" + indexOf.get(s.name()) + "].parent: the switch tree has a cycle through '"
+                                + at + "' (" + String.join(" -> ", seen) + ")");
+                        break;
+                    }
+                    at = switches.get(at).parent();
+                }
+            }
+            return List.copyOf(switches.values());
+        }
+
+        private List<BlockSpec> blocks(Set<String> known, Map<String, String> blockOfNode) {
+            Map<String, BlockSpec> blocks = new LinkedHashMap<>();
+            for (int i = 0; i < config.blocks().size(); i++) {
+                ClusterProperties.BlockConfig b = config.blocks().get(i);
+                String key = PREFIX + "blocks[" + i + "]";
+                if (!validName(key + ".name", b.name())) {
+                    continue;
+                }
+                List<String> hosts = hosts(key + ".nodes", b.nodes());
+                for (String host : hosts) {
+                    if (!known.contains(host)) {
+                        problems.add(key + ".nodes: unknown node '" + host + "' (not in " + PREFIX + "nodes)");
+                    } else {
+                        String other = blockOfNode.putIfAbsent(host, b.name());
+                        if (other != null) {
+                            problems.add(key + ".nodes: node '" + host + "' is already in block '" + other + "'");
+                        }
+                    }
+                }
+                if (blocks.putIfAbsent(b.name(), new BlockSpec(b.name(), List.copyOf(hosts))) != null) {
+                    problems.add(key + ".name: duplicate block name '" + b.name() + "'");
+                }
+            }
+            return List.copyOf(blocks.values());
+        }
+
+        private boolean validName(String key, String name) {
+            if (name == null || !name.matches("[A-Za-z0-9_.-]{1,64}")) {
+                problems.add(key + ": '" + name + "' is not a valid name (1-64 of letters, digits, _ . -)");
+                return false;
+            }
+            return true;
+        }
+
+        private List<String> hosts(String key, String expression) {
+            if (expression == null || expression.isBlank()) {
+                problems.add(key + ": is required (a hostlist such as gpu[001-016])");
+                return List.of();
+            }
+            try {
+                List<String> hosts = Hostlist.parse(expression).hosts();
+                Set<String> unique = new TreeSet<>();
+                for (String host : hosts) {
+                    if (!unique.add(host)) {
+                        problems.add(key + ": node '" + host + "' is listed twice");
+                    }
+                }
+                return hosts;
+            } catch (HostlistException e) {
+                problems.add(key + ": " + e.getMessage());
+                return List.of();
+            }
+        }
+
+        private Long time(String key, String value) {
+            if (value == null || value.isBlank()) {
+                return null;
+            }
+            try {
+                long seconds = SlurmTime.parseSeconds(value);
+                return seconds == SlurmTime.UNLIMITED ? null : seconds;
+            } catch (SlurmTimeException e) {
+                problems.add(key + ": " + e.getMessage());
+                return null;
+            }
+        }
+
+        private PartitionState partitionState(String key, String value) {
+            try {
+                return PartitionState.valueOf(value.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                problems.add(key + ": '" + value + "' is not one of UP, DOWN, DRAIN, INACTIVE");
+                return PartitionState.UP;
+            }
+        }
+    }
+}

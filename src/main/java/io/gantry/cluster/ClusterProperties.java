@@ -1,0 +1,49 @@
+package io.gantry.cluster;
+
+import java.util.List;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.boot.context.properties.bind.Name;
+
+/**
+ * The cluster as configured under {@code gantry.cluster}, like slurm.conf: node sets written as
+ * hostlists, partitions, the switch tree and blocks. Checked as a whole by {@link ClusterLayout}.
+ */
+@ConfigurationProperties("gantry.cluster")
+public record ClusterProperties(
+        @DefaultValue("gantry") String name,
+        List<NodeSet> nodes,
+        List<PartitionConfig> partitions,
+        List<SwitchConfig> switches,
+        List<BlockConfig> blocks) {
+
+    public ClusterProperties {
+        nodes = nodes == null ? List.of() : List.copyOf(nodes);
+        partitions = partitions == null ? List.of() : List.copyOf(partitions);
+        switches = switches == null ? List.of() : List.copyOf(switches);
+        blocks = blocks == null ? List.of() : List.copyOf(blocks);
+    }
+
+    /** Nodes of one shape, like a slurm.conf {@code NodeName=gpu[001-016] CPUs=... Gres=gpu:h100:8} line. */
+    public record NodeSet(String names, int cpus, long memoryMb, int gpus, String gpuType,
+            List<String> features, boolean simulated) {
+
+        public NodeSet {
+            features = features == null ? List.of() : List.copyOf(features);
+        }
+    }
+
+    /** Times are written as Slurm writes them ({@code 1:00:00}, {@code 2-00:00:00}, {@code UNLIMITED}). */
+    public record PartitionConfig(String name, String nodes, @Name("default") boolean isDefault,
+            String defaultTime, String maxTime, int priorityTier, @DefaultValue("UP") String state) {
+    }
+
+    /** A switch with nodes is a leaf; one without is an inner switch that leaves name as parent. */
+    public record SwitchConfig(String name, String parent, String nodes) {
+    }
+
+    /** A group of nodes that jobs asking for one block never straddle (an NVLink domain). */
+    public record BlockConfig(String name, String nodes) {
+    }
+}

@@ -1,0 +1,169 @@
+package io.gantry.cluster;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+import io.gantry.api.GantryException;
+import io.gantry.api.PageRequest;
+import io.gantry.api.PageResponse;
+import io.gantry.engine.Hostlist;
+import io.gantry.cluster.ClusterViews.BlockView;
+import io.gantry.cluster.ClusterViews.NodeUpdate;
+import io.gantry.cluster.ClusterViews.NodeView;
+import io.gantry.cluster.ClusterViews.PartitionView;
+import io.gantry.cluster.ClusterViews.SwitchView;
+import io.gantry.cluster.ClusterViews.TopologyView;
+
+/** Nodes, partitions and topology: what the cluster is and what state each node is in. */
+@Service
+public class ClusterService {
+
+    private static final int MAX_REASON = 1024;
+
+    private final ClusterLayout layout;
+    private final NodeRepository nodes;
+    private final PartitionRepository partitions;
+    private final ApplicationEventPublisher events;
+    private final Clock clock;
+
+    ClusterService(ClusterLayout layout, NodeRepository nodes, PartitionRepository partitions,
+            ApplicationEventPublisher events, Clock clock) {
+        this.layout = layout;
+        this.nodes = nodes;
+        this.partitions = partitions;
+        this.events = events;
+        this.clock = clock;
+    }
+
+    public ClusterLayout layout() {
+        return layout;
+    }
+
+    @Transactional(readOnly = true)
+    public PageResponse<NodeView> listNodes(String stateFilter, String partitionFilter, PageRequest page) {
+        Set<NodeState> states = parseStates(stateFilter);
+        if (partitionFilter != null && !partitionFilter.isBlank() && !layout.partitions().containsKey(partitionFilter)) {
+            throw GantryException.badRequest("partition", "unknown partition '" + partitionFilter + "'; known: "
+                    + String.join(", ", layout.partitions().keySet().stream().sorted().toList()));
+        }
+        List<NodeView> matching = nodes.findAll().stream()
+                .filter(n -> states.contains(n.state()))
+                .filter(n -> partitionFilter == null || partitionFilter.isBlank() || n.partitions().contains(partitionFilter))
+                .sorted(Comparator.comparing(NodeEntity::name, Hostlist.HOST_ORDER))
+                .map(ClusterService::view)
+                .toList();
+        return PageResponse.of(matching, page, v -> v);
+    }
+
+    @Transactional(readOnly = true)
+    public NodeView node(String name) {
+        return view(find(name));
+    }
+
+    @Transactional
+    public NodeView updateNode(String name, NodeUpdate update, String user) {
+        NodeEntity node = find(name);
+        if (update == null || update.state() == null || update.state().isBlank()) {
+            throw GantryException.badRequest("state", "is required: one of DRAIN, RESUME, DOWN");
+        }
+        String reason = update.reason() == null ? null : update.reason().strip();
+        if (reason != null && reason.length() > MAX_REASON) {
+            throw GantryException.badRequest("reason", "must be at most " + MAX_REASON + " characters");
+        }
+        switch (update.state().toUpperCase(Locale.ROOT)) {
+            case "DRAIN" -> node.setAdminState(AdminState.DRAIN, requireReason(reason, "DRAIN"), user, clock.instant());
+            case "DOWN" -> node.setAdminState(AdminState.DOWN, requireReason(reason, "DOWN"), user, clock.instant());
+            case "RESUME" -> {
+                if (node.adminState() == AdminState.NONE) {
+                    throw GantryException.conflict("Node '" + name + "' is " + node.state()
+                            + "; only a drained, draining or down node can be resumed");
+                }
+                node.setAdminState(AdminState.NONE, null, null, null);
+            }
+            default -> throw GantryException.badRequest("state",
+                    "'" + update.state() + "' is not one of DRAIN, RESUME, DOWN");
+        }
+        NodeView view = view(nodes.saveAndFlush(node));
+        events.publishEvent(new NodeStateChanged(view.name(), view.state(), view.reason()));
+        return view;
+    }
+
+    @Transactional(readOnly = true)
+    public List<PartitionView> listPartitions() {
+        return partitions.findAll().stream()
+                .sorted(Comparator.comparing(PartitionEntity::name))
+                .map(p -> partitionView(p))
+                .toList();
+    }
+
+    @Transactional(readOnly = true)
+    public PartitionView partition(String name) {
+        return partitions.findById(name).map(this::partitionView)
+                .orElseThrow(() -> GantryException.notFound("Partition", name));
+    }
+
+    public TopologyView topology() {
+        List<SwitchView> switches = layout.switches().stream()
+                .map(s -> new SwitchView(s.name(), s.parent(), s.hostlist(), !s.nodes().isEmpty()))
+                .toList();
+        List<BlockView> blocks = layout.blocks().stream().map(b -> new BlockView(b.name(), b.hostlist())).toList();
+        return new TopologyView(switches, blocks);
+    }
+
+    private PartitionView partitionView(PartitionEntity entity) {
+        ClusterLayout.PartitionSpec spec = layout.partitions().get(entity.name());
+        long cpus = 0;
+        long gpus = 0;
+        for (String node : spec.nodes()) {
+            ClusterLayout.NodeSpec n = layout.nodes().get(node);
+            cpus += n.cpus();
+            gpus += n.gpus();
+        }
+        return new PartitionView(spec.name(), spec.hostlist(), spec.nodes().size(), cpus, gpus, entity.state(),
+                spec.isDefault(), spec.defaultTimeSeconds(), spec.maxTimeSeconds(), spec.priorityTier());
+    }
+
+    private NodeEntity find(String name) {
+        return nodes.findById(name).orElseThrow(() -> GantryException.notFound("Node", name));
+    }
+
+    private static String requireReason(String reason, String state) {
+        if (reason == null || reason.isEmpty()) {
+            throw GantryException.badRequest("reason", "is required to set a node " + state
+                    + " (say why, e.g. \"bad DIMM, ticket 123\")");
+        }
+        return reason;
+    }
+
+    private static Set<NodeState> parseStates(String filter) {
+        if (filter == null || filter.isBlank()) {
+            return EnumSet.allOf(NodeState.class);
+        }
+        List<NodeState> states = new ArrayList<>();
+        for (String part : filter.split(",")) {
+            try {
+                states.add(NodeState.valueOf(part.strip().toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                throw GantryException.badRequest("state", "'" + part.strip() + "' is not a node state; use "
+                        + Arrays.toString(NodeState.values()));
+            }
+        }
+        return EnumSet.copyOf(states);
+    }
+
+    static NodeView view(NodeEntity n) {
+        return new NodeView(n.name(), n.state(), n.reason(), n.reasonUser(), n.reasonTime(), n.cpus(), n.memoryMb(),
+                n.gpus(), n.gpuType(), n.features(), n.allocCpus(), n.allocMemoryMb(), n.allocGpus(), n.partitions(),
+                n.switchName(), n.blockName(), n.simulated(), n.lastHeartbeat());
+    }
+}

@@ -1,0 +1,69 @@
+package io.gantry.cluster;
+
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Brings the store's nodes and partitions in line with the configuration before the controller
+ * serves requests: configuration wins for shape, the store keeps states and reasons.
+ */
+@Component
+class ClusterStoreSynchronizer implements SmartInitializingSingleton {
+
+    private static final Logger log = LoggerFactory.getLogger(ClusterStoreSynchronizer.class);
+
+    private final ClusterLayout layout;
+    private final NodeRepository nodes;
+    private final PartitionRepository partitions;
+    private final TransactionTemplate transaction;
+
+    ClusterStoreSynchronizer(ClusterLayout layout, NodeRepository nodes, PartitionRepository partitions,
+            TransactionTemplate transaction) {
+        this.layout = layout;
+        this.nodes = nodes;
+        this.partitions = partitions;
+        this.transaction = transaction;
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        transaction.executeWithoutResult(status -> synchronize());
+    }
+
+    private void synchronize() {
+        Map<String, NodeEntity> stored = nodes.findAll().stream()
+                .collect(Collectors.toMap(NodeEntity::name, Function.identity()));
+        Set<String> removed = new HashSet<>(stored.keySet());
+        removed.removeAll(layout.nodes().keySet());
+        for (ClusterLayout.NodeSpec spec : layout.nodes().values()) {
+            NodeEntity node = stored.getOrDefault(spec.name(), new NodeEntity(spec.name()));
+            node.applyShape(spec);
+            nodes.save(node);
+        }
+        nodes.deleteAllById(removed);
+
+        Map<String, PartitionEntity> storedPartitions = partitions.findAll().stream()
+                .collect(Collectors.toMap(PartitionEntity::name, Function.identity()));
+        Set<String> removedPartitions = new HashSet<>(storedPartitions.keySet());
+        removedPartitions.removeAll(layout.partitions().keySet());
+        for (ClusterLayout.PartitionSpec spec : layout.partitions().values()) {
+            PartitionEntity partition = storedPartitions.getOrDefault(spec.name(),
+                    new PartitionEntity(spec.name(), spec.state()));
+            partition.applyShape(spec);
+            partitions.save(partition);
+        }
+        partitions.deleteAllById(removedPartitions);
+        log.info("Cluster '{}': {} nodes, {} partitions ({} nodes and {} partitions no longer configured removed)",
+                layout.name(), layout.nodes().size(), layout.partitions().size(), removed.size(),
+                removedPartitions.size());
+    }
+}

@@ -1,0 +1,48 @@
+package io.gantry.cluster;
+
+import java.time.Instant;
+import java.util.List;
+
+import io.swagger.v3.oas.annotations.media.Schema;
+
+/** What the cluster API answers with; records, never entities. */
+public final class ClusterViews {
+
+    private ClusterViews() {
+    }
+
+    @Schema(name = "Node")
+    public record NodeView(String name, NodeState state, String reason, String reasonUser, Instant reasonTime,
+            int cpus, long memoryMb, int gpus, String gpuType, List<String> features, int allocCpus,
+            long allocMemoryMb, int allocGpus, List<String> partitions, String switchName, String block,
+            boolean simulated, Instant lastHeartbeat) {
+    }
+
+    @Schema(name = "Partition")
+    public record PartitionView(String name, String nodes, int totalNodes, long totalCpus, long totalGpus,
+            PartitionState state, boolean isDefault,
+            @Schema(description = "Default time limit in seconds; null means UNLIMITED") Long defaultTimeSeconds,
+            @Schema(description = "Maximum time limit in seconds; null means UNLIMITED") Long maxTimeSeconds,
+            int priorityTier) {
+    }
+
+    @Schema(name = "Switch")
+    public record SwitchView(String name, String parent,
+            @Schema(description = "Hostlist of the nodes directly under this switch; empty for inner switches")
+            String nodes, boolean leaf) {
+    }
+
+    @Schema(name = "Block")
+    public record BlockView(String name, String nodes) {
+    }
+
+    @Schema(name = "Topology")
+    public record TopologyView(List<SwitchView> switches, List<BlockView> blocks) {
+    }
+
+    @Schema(name = "NodeUpdate")
+    public record NodeUpdate(
+            @Schema(description = "DRAIN, RESUME or DOWN", requiredMode = Schema.RequiredMode.REQUIRED) String state,
+            @Schema(description = "Why; required for DRAIN and DOWN, as in Slurm") String reason) {
+    }
+}

@@ -1,0 +1,165 @@
+package io.gantry.cluster;
+
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import jakarta.persistence.Version;
+
+@Entity
+@Table(name = "nodes")
+class NodeEntity {
+
+    @Id
+    private String name;
+    private int cpus;
+    private long memoryMb;
+    private int gpus;
+    private String gpuType;
+    private String features;
+    private String partitions;
+    private String switchName;
+    private String blockName;
+    private boolean simulated;
+    @Enumerated(EnumType.STRING)
+    @Column(name = "admin_state")
+    private AdminState adminState;
+    private String reason;
+    private String reasonUser;
+    private Instant reasonTime;
+    private int allocCpus;
+    private long allocMemoryMb;
+    private int allocGpus;
+    private Instant lastHeartbeat;
+    @Version
+    private long version;
+
+    protected NodeEntity() {
+    }
+
+    NodeEntity(String name) {
+        this.name = name;
+        this.adminState = AdminState.NONE;
+    }
+
+    /** Configuration wins for shape; state, reason and allocations stay as the store has them. */
+    void applyShape(ClusterLayout.NodeSpec spec) {
+        this.cpus = spec.cpus();
+        this.memoryMb = spec.memoryMb();
+        this.gpus = spec.gpus();
+        this.gpuType = spec.gpuType();
+        this.features = String.join(",", spec.features());
+        this.partitions = String.join(",", spec.partitions());
+        this.switchName = spec.switchName();
+        this.blockName = spec.block();
+        this.simulated = spec.simulated();
+    }
+
+    NodeState state() {
+        if (adminState == AdminState.DOWN) {
+            return NodeState.DOWN;
+        }
+        boolean allocated = allocCpus > 0 || allocGpus > 0 || allocMemoryMb > 0;
+        if (adminState == AdminState.DRAIN) {
+            return allocated ? NodeState.DRAINING : NodeState.DRAINED;
+        }
+        if (!simulated && lastHeartbeat == null) {
+            return NodeState.UNKNOWN;
+        }
+        if (!allocated) {
+            return NodeState.IDLE;
+        }
+        // Slurm calls a node ALLOCATED when all its CPUs are; on a GPU node all GPUs taken is as full.
+        boolean full = allocCpus >= cpus || (gpus > 0 && allocGpus >= gpus);
+        return full ? NodeState.ALLOCATED : NodeState.MIXED;
+    }
+
+    void setAdminState(AdminState adminState, String reason, String user, Instant time) {
+        this.adminState = adminState;
+        this.reason = reason;
+        this.reasonUser = user;
+        this.reasonTime = time;
+    }
+
+    String name() {
+        return name;
+    }
+
+    int cpus() {
+        return cpus;
+    }
+
+    long memoryMb() {
+        return memoryMb;
+    }
+
+    int gpus() {
+        return gpus;
+    }
+
+    String gpuType() {
+        return gpuType;
+    }
+
+    List<String> features() {
+        return split(features);
+    }
+
+    List<String> partitions() {
+        return split(partitions);
+    }
+
+    String switchName() {
+        return switchName;
+    }
+
+    String blockName() {
+        return blockName;
+    }
+
+    boolean simulated() {
+        return simulated;
+    }
+
+    AdminState adminState() {
+        return adminState;
+    }
+
+    String reason() {
+        return reason;
+    }
+
+    String reasonUser() {
+        return reasonUser;
+    }
+
+    Instant reasonTime() {
+        return reasonTime;
+    }
+
+    int allocCpus() {
+        return allocCpus;
+    }
+
+    long allocMemoryMb() {
+        return allocMemoryMb;
+    }
+
+    int allocGpus() {
+        return allocGpus;
+    }
+
+    Instant lastHeartbeat() {
+        return lastHeartbeat;
+    }
+
+    private static List<String> split(String csv) {
+        return csv == null || csv.isEmpty() ? List.of() : Arrays.asList(csv.split(","));
+    }
+}

@@ -1,0 +1,22 @@
+package io.gantry.support;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.ActiveProfiles;
+
+/**
+ * The whole controller on a random port against real PostgreSQL. Every test class that uses
+ * exactly this annotation shares one Spring context, so keep extra configuration off it.
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@ActiveProfiles("postgres")
+@Import(PostgresTestConfiguration.class)
+public @interface GantryIntegrationTest {
+}

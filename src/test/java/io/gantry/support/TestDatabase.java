@@ -1,0 +1,49 @@
+package io.gantry.support;
+
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.postgresql.PostgreSQLContainer;
+
+/**
+ * The PostgreSQL that integration tests run on: {@code TEST_DATABASE_URL} (+ {@code _USER},
+ * {@code _PASSWORD}) when set, else a Testcontainers container when a Docker engine answers.
+ * With neither, tests fail loudly: CI must never skip the database silently.
+ */
+public record TestDatabase(String url, String username, String password) {
+
+    private static TestDatabase instance;
+
+    public static synchronized TestDatabase get() {
+        if (instance == null) {
+            instance = locate();
+        }
+        return instance;
+    }
+
+    private static TestDatabase locate() {
+        String url = System.getenv("TEST_DATABASE_URL");
+        if (url != null && !url.isBlank()) {
+            return new TestDatabase(url, env("TEST_DATABASE_USER", "postgres"), env("TEST_DATABASE_PASSWORD", ""));
+        }
+        if (dockerAnswers()) {
+            PostgreSQLContainer container = new PostgreSQLContainer("postgres:16-alpine");
+            container.start();
+            return new TestDatabase(container.getJdbcUrl(), container.getUsername(), container.getPassword());
+        }
+        throw new IllegalStateException("Integration tests need PostgreSQL: set TEST_DATABASE_URL "
+                + "(e.g. jdbc:postgresql://127.0.0.1:5432/gantry_test, with TEST_DATABASE_USER and "
+                + "TEST_DATABASE_PASSWORD as needed), or run a Docker engine for Testcontainers.");
+    }
+
+    private static boolean dockerAnswers() {
+        try {
+            return DockerClientFactory.instance().isDockerAvailable();
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null ? fallback : value;
+    }
+}
