@@ -46,7 +46,7 @@ final class Cycle {
     private record Failure(Shape shape, long duration, PendingReason reason) {
     }
 
-    private record Entry(PendingJob job, Priority priority, int tier) {
+    private record Entry(PendingJob job, Priority priority, int tier, boolean starving) {
     }
 
     Cycle(Snapshot snapshot, Cluster cluster) {
@@ -56,7 +56,11 @@ final class Cycle {
         this.policy = snapshot.policy();
         this.a = new Availability(cluster, now);
         this.limits = new Limits(snapshot.qos(), snapshot.associations());
-        this.priorities = new Priorities(policy.weights(), now, limits, cluster);
+        long oldest = now;
+        for (PendingJob job : snapshot.pending()) {
+            oldest = Math.min(oldest, job.eligibleFrom());
+        }
+        this.priorities = new Priorities(policy.weights(), now, limits, cluster, oldest);
         this.buf = new int[cluster.size];
         this.pool = new BitSet(cluster.size);
         this.blocked = new boolean[cluster.parts.length];
@@ -92,7 +96,9 @@ final class Cycle {
                     tier = Math.max(tier, part.tier());
                 }
             }
-            order.add(new Entry(job, priorities.of(job, tier), tier));
+            boolean starving = policy.starvationSeconds() > 0
+                    && now - job.eligibleFrom() >= policy.starvationSeconds();
+            order.add(new Entry(job, priorities.of(job, tier), tier, starving));
         }
         order.sort(Cycle::byPriority);
 
@@ -104,9 +110,15 @@ final class Cycle {
         return new Plan(now, starts, waiting);
     }
 
-    /** Partition tier, then priority, then submit time, then job id. */
+    /** Partition tier, then starving jobs oldest first, then priority, then submit time, then job id. */
     private static int byPriority(Entry x, Entry y) {
         int c = Integer.compare(y.tier, x.tier);
+        if (c == 0) {
+            c = Boolean.compare(y.starving, x.starving);
+        }
+        if (c == 0 && x.starving) {
+            c = Long.compare(x.job.eligibleFrom(), y.job.eligibleFrom());
+        }
         if (c == 0) {
             c = Long.compare(y.priority.value(), x.priority.value());
         }
@@ -191,7 +203,7 @@ final class Cycle {
             reason = worse(reason, why);
             blocked[p] = true;
         }
-        Waiting reserved = reserve(job, candidates, duration, reason, e.priority);
+        Waiting reserved = reserve(job, candidates, duration, reason, e.priority, e.starving);
         waiting.add(reserved != null ? reserved : waiting(job, reason, e.priority));
     }
 
@@ -307,14 +319,14 @@ final class Cycle {
         return new Start(job.id(), c.parts[s.partition()].name(), now, end, allocation, backfilled, priority);
     }
 
-    /** Reserves the earliest start among the job's partitions that still take reservations. */
+    /** Reserves the earliest start among the job's partitions that still take reservations (starving jobs always do). */
     private Waiting reserve(PendingJob job, List<Shape> candidates, long duration, PendingReason reason,
-            Priority priority) {
+            Priority priority, boolean starving) {
         long bestStart = Long.MAX_VALUE;
         Shape bestShape = null;
         int[] bestNodes = null;
         for (Shape s : candidates) {
-            if (reservations[s.partition()] >= policy.reservationDepth()) {
+            if (reservations[s.partition()] >= policy.reservationDepth() && !starving) {
                 continue;
             }
             long[] startOut = new long[1];

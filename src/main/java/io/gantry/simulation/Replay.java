@@ -52,6 +52,31 @@ public final class Replay {
     private record Completion(long time, long id) {
     }
 
+    /**
+     * What a controller would know from accounting: each user's last two finished run times. Their
+     * mean is the run-time guess for the user's next job (Tsafrir et al.'s EASY++ predictor).
+     */
+    private static final class RunHistory {
+        private final Map<Long, long[]> lastTwo = new HashMap<>();
+
+        void record(SwfJob j) {
+            if (j.user() < 0) {
+                return;
+            }
+            long[] runs = lastTwo.computeIfAbsent(j.user(), u -> new long[] {-1, -1});
+            runs[1] = runs[0];
+            runs[0] = j.runTime();
+        }
+
+        long guess(SwfJob j) {
+            long[] runs = lastTwo.get(j.user());
+            if (runs == null || runs[0] < 0) {
+                return 0;
+            }
+            return runs[1] < 0 ? runs[0] : (runs[0] + runs[1] + 1) / 2;
+        }
+    }
+
     public Result run(List<SwfJob> trace) {
         Map<Long, SwfJob> byId = new HashMap<>();
         List<SwfJob> jobs = new ArrayList<>();
@@ -69,6 +94,7 @@ public final class Replay {
         PriorityQueue<Completion> completions = new PriorityQueue<>((a, b) -> a.time != b.time
                 ? Long.compare(a.time, b.time) : Long.compare(a.id, b.id));
         List<Scheduled> schedule = new ArrayList<>(jobs.size());
+        RunHistory history = new RunHistory();
         int next = 0;
         long cycles = 0;
         double totalMs = 0;
@@ -82,11 +108,13 @@ public final class Replay {
                 now = Math.min(now, completions.peek().time);
             }
             while (!completions.isEmpty() && completions.peek().time <= now) {
-                running.remove(JobId.of(completions.poll().id));
+                long done = completions.poll().id;
+                running.remove(JobId.of(done));
+                history.record(byId.get(done));
             }
             while (next < jobs.size() && jobs.get(next).submit() <= now) {
                 SwfJob j = jobs.get(next++);
-                pending.put(JobId.of(j.id()), pendingJob(j));
+                pending.put(JobId.of(j.id()), pendingJob(j, history.guess(j)));
             }
             if (pending.isEmpty()) {
                 continue;
@@ -117,11 +145,11 @@ public final class Replay {
         return new Result(schedule, cycles, totalMs, maxMs, neverFit);
     }
 
-    private PendingJob pendingJob(SwfJob j) {
+    private PendingJob pendingJob(SwfJob j, long guess) {
         Request request = cluster.gpusPerNode() > 0
                 ? Request.builder().gpus(j.procs()).build()
                 : Request.builder().tasks(j.procs()).build();
         return new PendingJob(JobId.of(j.id()), "user", "trace", "normal", List.of("batch"), request, j.timeLimit(),
-                j.submit(), 0, 0, null);
+                j.submit(), 0, 0, null, guess);
     }
 }

@@ -53,13 +53,14 @@ public final class SwfReader {
                 long allocated = Long.parseLong(f[4]);
                 long requested = Long.parseLong(f[7]);
                 long reqTime = (long) Double.parseDouble(f[8]);
+                long user = f.length > 11 ? Long.parseLong(f[11]) : -1;
                 long procs = requested > 0 ? requested : allocated;
                 if (run <= 0 || procs <= 0) {
                     skipped++;
                     continue;
                 }
                 long limit = reqTime >= run ? reqTime : run;
-                jobs.add(new SwfJob(id, submit, run, Math.toIntExact(procs), limit));
+                jobs.add(new SwfJob(id, submit, run, Math.toIntExact(procs), limit, user));
             } catch (NumberFormatException e) {
                 throw new IOException("line " + lineNo + ": not a number in an SWF record: " + trimmed, e);
             }
