@@ -46,7 +46,7 @@ class EnginePropertyTests {
     void a_reserved_jobs_start_does_not_depend_on_the_jobs_behind_it() {
         Engine engine = new Engine();
         int checked = 0;
-        for (long seed = 0; seed < 600; seed++) {
+        for (long seed = 0; seed < 400; seed++) {
             Snapshot s = RandomSnapshots.of(seed);
             Plan plan = engine.plan(s);
             List<Waiting> reserved = plan.waiting().stream().filter(Waiting::reserved).toList();
@@ -68,7 +68,7 @@ class EnginePropertyTests {
                     .isEqualTo(first.expectedStart());
             checked++;
         }
-        assertThat(checked).isGreaterThan(50);
+        assertThat(checked).isGreaterThan(30);
     }
 
     /** The order the engine decides jobs in: partition tier, priority, submit time, job id. */

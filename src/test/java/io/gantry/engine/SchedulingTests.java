@@ -135,4 +135,27 @@ class SchedulingTests {
         Snapshot s = scenario.snapshot();
         assertThat(new Engine().plan(s)).isEqualTo(new Engine().plan(s));
     }
+
+    @Test
+    void a_job_past_the_starvation_threshold_goes_first_and_gets_the_reservation() {
+        var starving = aJob().nodes(4).timeLimit(86_400).submittedAt(NOW - 10 * 86_400);
+        var fresh = aJob().nodes(4).timeLimit(60).submittedAt(NOW - 10);
+        Policy policy = Policy.named("default:age=0,starvation=86400");
+        Plan plan = aCluster().nodes(4).cpusPerNode(1).scenario().policy(policy).allBusyUntil(NOW + 100)
+                .with(fresh, starving).plan();
+        assertThat(plan.waiting(starving.id()).orElseThrow().expectedStart()).hasValue(NOW + 100);
+        assertThat(plan.waiting(fresh.id()).orElseThrow().reserved()).isFalse();
+    }
+
+    @Test
+    void a_run_time_guess_orders_jobs_but_reservations_keep_trusting_the_time_limit() {
+        var guessedShort = aJob().timeLimit(86_400).submittedAt(NOW - 5);
+        var plain = aJob().timeLimit(3600).submittedAt(NOW - 5);
+        var scenario = aCluster().nodes(1).cpusPerNode(1).scenario().policy(Policy.defaults()).with(plain);
+        scenario.pending.add(new PendingJob(guessedShort.id(), "alice", "physics", "normal", java.util.List.of("main"),
+                Request.oneCpu(), 86_400, NOW - 5, 0, 0, null, 60));
+        Plan plan = scenario.plan();
+        Start s = plan.start(guessedShort.id()).orElseThrow();
+        assertThat(s.expectedEnd()).isEqualTo(NOW + 86_400);
+    }
 }

@@ -27,12 +27,12 @@ class ReplayTests {
     /** A slice of KTH-SP2 when the shared traces are there, else a synthetic trace of the same kind. */
     private static List<SwfJob> slice() throws IOException {
         if (Files.isReadable(KTH)) {
-            return SwfReader.read(KTH, 1500).jobs();
+            return SwfReader.read(KTH, 800).jobs();
         }
         StringBuilder sb = new StringBuilder("; synthetic\n");
         java.util.SplittableRandom r = new java.util.SplittableRandom(7);
         long t = 0;
-        for (int i = 1; i <= 1500; i++) {
+        for (int i = 1; i <= 800; i++) {
             t += r.nextInt(600);
             long run = 1 + r.nextInt(20_000);
             sb.append(i).append(' ').append(t).append(" -1 ").append(run).append(' ').append(1 + r.nextInt(64))
