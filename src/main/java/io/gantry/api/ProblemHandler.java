@@ -4,6 +4,8 @@ import java.util.List;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -24,7 +26,12 @@ import org.springframework.web.method.annotation.HandlerMethodValidationExceptio
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.resource.NoResourceFoundException;
 
-/** Maps every error a request can end with to RFC 9457 problem+json, in one place. */
+/**
+ * Maps every error a request can end with to RFC 9457 problem+json, in one place. First in line:
+ * Boot's own {@code ProblemDetailsExceptionHandler} (spring.mvc.problemdetails) would otherwise
+ * answer bean-validation errors itself, without our {@code type} and {@code errors}.
+ */
+@Order(Ordered.HIGHEST_PRECEDENCE)
 @RestControllerAdvice
 class ProblemHandler {
 

@@ -5,11 +5,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -35,9 +38,11 @@ public class ClusterService {
     private final PartitionRepository partitions;
     private final ApplicationEventPublisher events;
     private final Clock clock;
+    private final JdbcClient jdbc;
 
     ClusterService(ClusterLayout layout, NodeRepository nodes, PartitionRepository partitions,
-            ApplicationEventPublisher events, Clock clock) {
+            ApplicationEventPublisher events, Clock clock, JdbcClient jdbc) {
+        this.jdbc = jdbc;
         this.layout = layout;
         this.nodes = nodes;
         this.partitions = partitions;
@@ -47,6 +52,115 @@ public class ClusterService {
 
     public ClusterLayout layout() {
         return layout;
+    }
+
+    /** CPUs, memory and GPUs a job holds on one node. */
+    public record NodeUse(String node, int cpus, long memoryMb, int gpus) {
+    }
+
+    /**
+     * Takes resources on nodes for a job being started, in the caller's transaction, after checking
+     * that every node is still schedulable and has them free; false (and nothing taken) otherwise.
+     * Only the scheduler calls this.
+     */
+    @Transactional(propagation = org.springframework.transaction.annotation.Propagation.MANDATORY)
+    public boolean take(List<NodeUse> uses) {
+        for (NodeUse use : uses) {
+            // Read the row itself, not a cached entity: earlier starts of this same cycle have already added to it.
+            boolean fits = jdbc.sql("""
+                    SELECT count(*) FROM nodes WHERE name = ? AND admin_state = 'NONE'
+                       AND (simulated OR last_heartbeat IS NOT NULL)
+                       AND alloc_cpus + ? <= cpus AND alloc_memory_mb + ? <= memory_mb AND alloc_gpus + ? <= gpus""")
+                    .params(use.node(), use.cpus(), use.memoryMb(), use.gpus()).query(Long.class).single() == 1;
+            if (!fits) {
+                return false;
+            }
+        }
+        for (NodeUse use : uses) {
+            jdbc.sql("""
+                    UPDATE nodes SET alloc_cpus = alloc_cpus + ?, alloc_memory_mb = alloc_memory_mb + ?,
+                           alloc_gpus = alloc_gpus + ? WHERE name = ?""")
+                    .params(use.cpus(), use.memoryMb(), use.gpus(), use.node()).update();
+        }
+        return true;
+    }
+
+    /**
+     * Gives back what an ended job held. Only the scheduler calls this. An atomic update, so that
+     * jobs ending while others start on the same node never lose each other's changes.
+     */
+    @Transactional(propagation = org.springframework.transaction.annotation.Propagation.MANDATORY)
+    public void give(List<NodeUse> uses) {
+        for (NodeUse use : uses) {
+            jdbc.sql("""
+                    UPDATE nodes SET
+                           alloc_cpus = CASE WHEN alloc_cpus > ? THEN alloc_cpus - ? ELSE 0 END,
+                           alloc_memory_mb = CASE WHEN alloc_memory_mb > ? THEN alloc_memory_mb - ? ELSE 0 END,
+                           alloc_gpus = CASE WHEN alloc_gpus > ? THEN alloc_gpus - ? ELSE 0 END
+                     WHERE name = ?""")
+                    .params(use.cpus(), use.cpus(), use.memoryMb(), use.memoryMb(), use.gpus(), use.gpus(), use.node())
+                    .update();
+        }
+    }
+
+    /** Sets every node's allocation counters to what the running jobs hold (at start, from the store's truth). */
+    @Transactional(propagation = org.springframework.transaction.annotation.Propagation.MANDATORY)
+    public void resetAllocations(List<NodeUse> held) {
+        List<NodeEntity> all = nodes.findAll();
+        Map<String, NodeEntity> byName = new HashMap<>();
+        all.forEach(n -> {
+            n.clearAllocations();
+            byName.put(n.name(), n);
+        });
+        for (NodeUse use : held) {
+            NodeEntity node = byName.get(use.node());
+            if (node != null) {
+                node.take(use.cpus(), use.memoryMb(), use.gpus());
+            }
+        }
+    }
+
+    /** Every configured node as the engine sees it, all UP: what "could this ever fit" is asked of. */
+    public List<io.gantry.engine.Node> engineShapes() {
+        return layout.nodes().values().stream()
+                .sorted(Comparator.comparing(ClusterLayout.NodeSpec::name, Hostlist.HOST_ORDER))
+                .map(n -> engineNode(n, io.gantry.engine.NodeState.UP))
+                .toList();
+    }
+
+    /** Every node as the engine sees it now: DRAIN and DOWN from the store, unheard agents DOWN. */
+    @Transactional(readOnly = true)
+    public List<io.gantry.engine.Node> engineNodes() {
+        return nodes.findAll().stream()
+                .sorted(Comparator.comparing(NodeEntity::name, Hostlist.HOST_ORDER))
+                .map(n -> engineNode(layout.nodes().get(n.name()), switch (n.state()) {
+                    case DOWN, UNKNOWN -> io.gantry.engine.NodeState.DOWN;
+                    case DRAINING, DRAINED -> io.gantry.engine.NodeState.DRAIN;
+                    default -> io.gantry.engine.NodeState.UP;
+                }))
+                .toList();
+    }
+
+    /** Partitions as the engine sees them; a partition not UP starts nothing. */
+    @Transactional(readOnly = true)
+    public List<io.gantry.engine.Partition> enginePartitions() {
+        Map<String, PartitionState> states = new HashMap<>();
+        partitions.findAll().forEach(p -> states.put(p.name(), p.state()));
+        return layout.partitions().values().stream()
+                .sorted(Comparator.comparing(ClusterLayout.PartitionSpec::name))
+                .map(p -> new io.gantry.engine.Partition(p.name(), p.nodes(),
+                        p.maxTimeSeconds() == null ? 0 : p.maxTimeSeconds(), p.priorityTier(),
+                        states.getOrDefault(p.name(), p.state()) == PartitionState.UP))
+                .toList();
+    }
+
+    public List<io.gantry.engine.Switch> engineSwitches() {
+        return layout.switches().stream().map(s -> new io.gantry.engine.Switch(s.name(), s.parent())).toList();
+    }
+
+    private static io.gantry.engine.Node engineNode(ClusterLayout.NodeSpec n, io.gantry.engine.NodeState state) {
+        return new io.gantry.engine.Node(n.name(), n.cpus(), n.memoryMb(), n.gpus(), n.gpuType(),
+                Set.copyOf(n.features()), state, n.switchName(), n.block());
     }
 
     @Transactional(readOnly = true)

@@ -12,7 +12,14 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
 
+import org.hibernate.annotations.DynamicUpdate;
+
+/**
+ * A node's row. Allocation counters are changed only by atomic SQL in {@link ClusterService}, so
+ * updates here write only the columns they change: an operator's drain never overwrites them.
+ */
 @Entity
+@DynamicUpdate
 @Table(name = "nodes")
 class NodeEntity {
 
@@ -85,6 +92,18 @@ class NodeEntity {
         this.reason = reason;
         this.reasonUser = user;
         this.reasonTime = time;
+    }
+
+    void take(int cpus, long memoryMb, int gpus) {
+        this.allocCpus += cpus;
+        this.allocMemoryMb += memoryMb;
+        this.allocGpus += gpus;
+    }
+
+    void clearAllocations() {
+        this.allocCpus = 0;
+        this.allocMemoryMb = 0;
+        this.allocGpus = 0;
     }
 
     String name() {

@@ -1,0 +1,37 @@
+package io.gantry.events;
+
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
+
+@Tag(name = "events")
+@RestController
+@RequestMapping("/api/v1")
+class EventsController {
+
+    private final LiveEvents events;
+
+    EventsController(LiveEvents events) {
+        this.events = events;
+    }
+
+    @Operation(operationId = "streamEvents", summary = "Live job and node changes (server-sent events); "
+            + "send Last-Event-ID to resume")
+    // The body is a stream of text/event-stream lines, not an SseEmitter object (springdoc would
+    // otherwise publish the server-side SseEmitter class as a schema).
+    @ApiResponse(responseCode = "200", description = "A never-ending stream of server-sent events",
+            content = @Content(mediaType = MediaType.TEXT_EVENT_STREAM_VALUE, schema = @Schema(type = "string")))
+    @GetMapping(path = "/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+    SseEmitter streamEvents(@RequestHeader(name = "Last-Event-ID", required = false) Long lastEventId) {
+        return events.subscribe(lastEventId);
+    }
+}

@@ -1,0 +1,26 @@
+package io.gantry.jobs;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A pending, running or completing job as the scheduler sees it. {@code row} and {@code version}
+ * identify the stored row; a start is applied only if the version is still the same.
+ */
+public record ActiveJob(long row, long version, long jobId, int arrayTaskId, String name, String user, String account,
+        String qos, List<String> partitions, JobState state, Hold hold, Instant submitTime, Instant eligibleTime,
+        long timeLimitSeconds, int nice, int minNodes, int tasks, int cpusPerTask, long memoryMb, int gpus,
+        int gpusPerNode, String gpuType, String constraints, boolean exclusive, String dependency,
+        Integer arrayMaxRunning, String partition, Instant startTime, List<JobAllocation> allocation,
+        boolean requeue, Long simulatedRunSeconds, Integer simulatedExitCode, String reason, long priority,
+        Instant expectedStartTime) {
+
+    public ActiveJob {
+        partitions = List.copyOf(partitions);
+        allocation = List.copyOf(allocation);
+    }
+
+    public String displayId() {
+        return JobIds.format(jobId, arrayTaskId);
+    }
+}

@@ -1,0 +1,110 @@
+package io.gantry.jobs;
+
+import java.net.URI;
+import java.util.List;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PatchMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.gantry.api.PageRequest;
+import io.gantry.api.PageResponse;
+import io.gantry.jobs.JobViews.ActionResult;
+import io.gantry.jobs.JobViews.JobEventView;
+import io.gantry.jobs.JobViews.JobUpdate;
+import io.gantry.jobs.JobViews.JobView;
+import io.gantry.jobs.JobViews.SubmitResponse;
+import io.gantry.security.CurrentUser;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
+
+@Tag(name = "jobs")
+@RestController
+@RequestMapping("/api/v1/jobs")
+class JobController {
+
+    private final JobService jobs;
+
+    JobController(JobService jobs) {
+        this.jobs = jobs;
+    }
+
+    @Operation(operationId = "submitJob", summary = "Submit a batch job, like sbatch")
+    @ResponseStatus(HttpStatus.CREATED) // what ResponseEntity.created answers; tells the OpenAPI document so
+    @PostMapping
+    ResponseEntity<SubmitResponse> submitJob(@RequestBody JobSubmission submission, CurrentUser caller) {
+        SubmitResponse response = jobs.submit(submission, caller);
+        return ResponseEntity.created(URI.create("/api/v1/jobs/" + response.jobId())).body(response);
+    }
+
+    @Operation(operationId = "listJobs", summary = "List jobs, like squeue (pending by priority, others by id)")
+    @GetMapping
+    PageResponse<JobView> listJobs(
+            @Parameter(description = "Comma list of states, e.g. PENDING,RUNNING") @RequestParam(required = false) String state,
+            @RequestParam(required = false) String user, @RequestParam(required = false) String account,
+            @RequestParam(required = false) String partition, @RequestParam(required = false) String name,
+            @RequestParam(required = false) Long arrayJobId,
+            @RequestParam(required = false) Integer page, @RequestParam(required = false) Integer size,
+            CurrentUser caller) {
+        PageRequest paging = PageRequest.of(page, size);
+        return jobs.list(JobFilter.of(state, user, account, partition, name, arrayJobId), paging, caller);
+    }
+
+    @Operation(operationId = "getJob", summary = "One job or array task (42 or 42_7), like scontrol show job")
+    @GetMapping("/{id}")
+    JobView getJob(@PathVariable String id, CurrentUser caller) {
+        return jobs.get(id, caller);
+    }
+
+    @Operation(operationId = "cancelJob", summary = "Cancel a job, a whole array, or one task, like scancel; "
+            + "202 when running jobs must first be stopped on their nodes")
+    @ApiResponse(responseCode = "200", description = "Cancelled")
+    @ApiResponse(responseCode = "202", description = "Cancelled where pending; `stopping` lists the running jobs "
+            + "their agents are stopping")
+    @DeleteMapping("/{id}")
+    ResponseEntity<ActionResult> cancelJob(@PathVariable String id, CurrentUser caller) {
+        ActionResult result = jobs.cancel(id, caller);
+        return ResponseEntity.status(result.stopping().isEmpty() ? HttpStatus.OK : HttpStatus.ACCEPTED).body(result);
+    }
+
+    @Operation(operationId = "holdJob", summary = "Hold a pending job (a user hold, or an admin hold by an operator)")
+    @PostMapping("/{id}/hold")
+    ActionResult holdJob(@PathVariable String id, CurrentUser caller) {
+        return jobs.hold(id, caller);
+    }
+
+    @Operation(operationId = "releaseJob", summary = "Release a held job")
+    @PostMapping("/{id}/release")
+    ActionResult releaseJob(@PathVariable String id, CurrentUser caller) {
+        return jobs.release(id, caller);
+    }
+
+    @Operation(operationId = "requeueJob", summary = "Put an ended job back in the queue")
+    @PostMapping("/{id}/requeue")
+    ActionResult requeueJob(@PathVariable String id, CurrentUser caller) {
+        return jobs.requeue(id, caller);
+    }
+
+    @Operation(operationId = "updateJob", summary = "Change a pending job; raising a running job's time limit needs OPERATOR")
+    @PatchMapping("/{id}")
+    JobView updateJob(@PathVariable String id, @RequestBody JobUpdate update, CurrentUser caller) {
+        return jobs.update(id, update, caller);
+    }
+
+    @Operation(operationId = "listJobEvents", summary = "A job's history")
+    @GetMapping("/{id}/events")
+    List<JobEventView> listJobEvents(@PathVariable String id, CurrentUser caller) {
+        return jobs.events(id, caller);
+    }
+}

@@ -1,0 +1,269 @@
+package io.gantry.jobs;
+
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.GenerationType;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import jakarta.persistence.Version;
+
+@Entity
+@Table(name = "jobs")
+class JobEntity {
+
+    @Id
+    @GeneratedValue(strategy = GenerationType.IDENTITY)
+    private Long id;
+    private long jobId;
+    private int arrayTaskId;
+    private String arraySpec;
+    private Integer arrayMaxRunning;
+    private String name;
+    @Column(name = "user_name")
+    private String user;
+    private String account;
+    private String partitions;
+    private String partition;
+    private String qos;
+    @Enumerated(EnumType.STRING)
+    private JobState state;
+    private String reason;
+    @Enumerated(EnumType.STRING)
+    private Hold hold;
+    private long priority;
+    private Instant submitTime;
+    private Instant eligibleTime;
+    private Instant beginTime;
+    private Instant startTime;
+    private Instant endTime;
+    private Instant expectedStartTime;
+    private long timeLimitSeconds;
+    private int minNodes;
+    private Integer maxNodes;
+    private int tasks;
+    private int cpusPerTask;
+    private Integer ntasksPerNode;
+    private long memoryMb;
+    private int gpus;
+    private int gpusPerNode;
+    private String gpuType;
+    private String constraints;
+    private boolean exclusive;
+    private String nodelist;
+    private String exclude;
+    private String dependency;
+    private int nice;
+    private String workdir;
+    private String environment;
+    private String script;
+    @Column(name = "stdout_path")
+    private String stdout;
+    @Column(name = "stderr_path")
+    private String stderr;
+    private boolean requeue;
+    private int requeueCount;
+    private String reservation;
+    private String comment;
+    private Long simulatedRunSeconds;
+    private Integer simulatedExitCode;
+    private Integer exitCode;
+    private String allocatedNodes;
+    private String allocation;
+    private boolean cancelRequested;
+    @Enumerated(EnumType.STRING)
+    private JobState endState;
+    @Version
+    private long version;
+
+    protected JobEntity() {
+    }
+
+    JobEntity(long jobId, int arrayTaskId, JobSpec spec, String user, Instant now, String environmentText) {
+        this.jobId = jobId;
+        this.arrayTaskId = arrayTaskId;
+        this.arraySpec = spec.array();
+        this.arrayMaxRunning = spec.arrayMaxRunning();
+        this.name = spec.name();
+        this.user = user;
+        this.account = spec.account();
+        this.partitions = String.join(",", spec.partitions());
+        this.qos = spec.qos();
+        this.state = JobState.PENDING;
+        this.hold = spec.hold();
+        this.reason = spec.hold() == Hold.NONE ? "None" : "JobHeldUser";
+        this.submitTime = now;
+        this.beginTime = spec.beginTime();
+        this.eligibleTime = spec.beginTime() != null && spec.beginTime().isAfter(now) ? spec.beginTime() : now;
+        this.timeLimitSeconds = spec.timeLimitSeconds();
+        this.minNodes = spec.minNodes();
+        this.maxNodes = spec.maxNodes();
+        this.tasks = spec.tasks();
+        this.cpusPerTask = spec.cpusPerTask();
+        this.ntasksPerNode = spec.ntasksPerNode();
+        this.memoryMb = spec.memoryMb();
+        this.gpus = spec.gpus();
+        this.gpusPerNode = spec.gpusPerNode();
+        this.gpuType = spec.gpuType();
+        this.constraints = spec.constraints();
+        this.exclusive = spec.exclusive();
+        this.nodelist = spec.nodelist();
+        this.exclude = spec.exclude();
+        this.dependency = spec.dependency();
+        this.nice = spec.nice();
+        this.workdir = spec.workdir();
+        this.environment = environmentText;
+        this.script = spec.script();
+        this.stdout = spec.stdout();
+        this.stderr = spec.stderr();
+        this.requeue = spec.requeue();
+        this.reservation = spec.reservation();
+        this.comment = spec.comment();
+        this.simulatedRunSeconds = spec.simulatedRunSeconds();
+        this.simulatedExitCode = spec.simulatedExitCode();
+    }
+
+    Long id() { return id; }
+    long jobId() { return jobId; }
+    int arrayTaskId() { return arrayTaskId; }
+    String arraySpec() { return arraySpec; }
+    Integer arrayMaxRunning() { return arrayMaxRunning; }
+    String name() { return name; }
+    String user() { return user; }
+    String account() { return account; }
+    List<String> partitions() { return Arrays.asList(partitions.split(",")); }
+    String partition() { return partition; }
+    String qos() { return qos; }
+    JobState state() { return state; }
+    String reason() { return reason; }
+    Hold hold() { return hold; }
+    long priority() { return priority; }
+    Instant submitTime() { return submitTime; }
+    Instant eligibleTime() { return eligibleTime; }
+    Instant beginTime() { return beginTime; }
+    Instant startTime() { return startTime; }
+    Instant endTime() { return endTime; }
+    Instant expectedStartTime() { return expectedStartTime; }
+    long timeLimitSeconds() { return timeLimitSeconds; }
+    int minNodes() { return minNodes; }
+    Integer maxNodes() { return maxNodes; }
+    int tasks() { return tasks; }
+    int cpusPerTask() { return cpusPerTask; }
+    Integer ntasksPerNode() { return ntasksPerNode; }
+    long memoryMb() { return memoryMb; }
+    int gpus() { return gpus; }
+    int gpusPerNode() { return gpusPerNode; }
+    String gpuType() { return gpuType; }
+    String constraints() { return constraints; }
+    boolean exclusive() { return exclusive; }
+    String nodelist() { return nodelist; }
+    String exclude() { return exclude; }
+    String dependency() { return dependency; }
+    int nice() { return nice; }
+    String workdir() { return workdir; }
+    String environment() { return environment; }
+    String script() { return script; }
+    String stdout() { return stdout; }
+    String stderr() { return stderr; }
+    boolean requeue() { return requeue; }
+    int requeueCount() { return requeueCount; }
+    String reservation() { return reservation; }
+    String comment() { return comment; }
+    Long simulatedRunSeconds() { return simulatedRunSeconds; }
+    Integer simulatedExitCode() { return simulatedExitCode; }
+    Integer exitCode() { return exitCode; }
+    String allocatedNodes() { return allocatedNodes; }
+    String allocation() { return allocation; }
+    boolean cancelRequested() { return cancelRequested; }
+    long version() { return version; }
+
+    void schedulingDecision(String reason, long priority, Instant expectedStart) {
+        this.reason = reason;
+        this.priority = priority;
+        this.expectedStartTime = expectedStart;
+    }
+
+    void start(String partition, Instant start, String allocatedNodes, String allocation, long priority) {
+        this.state = JobState.RUNNING;
+        this.reason = "None";
+        this.partition = partition;
+        this.startTime = start;
+        this.expectedStartTime = null;
+        this.allocatedNodes = allocatedNodes;
+        this.allocation = allocation;
+        this.priority = priority;
+    }
+
+    void requestCancel() {
+        this.cancelRequested = true;
+        this.state = JobState.COMPLETING;
+        this.endState = JobState.CANCELLED;
+    }
+
+    /** Ends the job; a job cancelled while it ran ends CANCELLED whatever its exit. */
+    void end(JobState finalState, Integer exitCode, Instant at) {
+        this.state = endState != null ? endState : finalState;
+        this.exitCode = exitCode;
+        this.endTime = at;
+        this.reason = "None";
+        this.expectedStartTime = null;
+    }
+
+    void cancelPending(Instant at) {
+        this.state = JobState.CANCELLED;
+        this.endTime = at;
+        this.reason = "None";
+        this.expectedStartTime = null;
+    }
+
+    void setHold(Hold hold) {
+        this.hold = hold;
+        this.reason = switch (hold) {
+            case USER -> "JobHeldUser";
+            case ADMIN -> "JobHeldAdmin";
+            case NONE -> "None";
+        };
+    }
+
+    void requeue(Instant at) {
+        this.state = JobState.PENDING;
+        this.requeueCount++;
+        this.reason = "BeginTime";
+        this.eligibleTime = at;
+        this.startTime = null;
+        this.endTime = null;
+        this.exitCode = null;
+        this.allocatedNodes = null;
+        this.allocation = null;
+        this.partition = null;
+        this.cancelRequested = false;
+        this.endState = null;
+    }
+
+    void update(String name, Long timeLimitSeconds, String partitions, String qos, Integer nice, String constraints) {
+        if (name != null) {
+            this.name = name;
+        }
+        if (timeLimitSeconds != null) {
+            this.timeLimitSeconds = timeLimitSeconds;
+        }
+        if (partitions != null) {
+            this.partitions = partitions;
+        }
+        if (qos != null) {
+            this.qos = qos;
+        }
+        if (nice != null) {
+            this.nice = nice;
+        }
+        if (constraints != null) {
+            this.constraints = constraints.isBlank() ? null : constraints;
+        }
+    }
+}

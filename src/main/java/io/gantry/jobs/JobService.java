@@ -1,0 +1,302 @@
+package io.gantry.jobs;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+import io.gantry.api.GantryException;
+import io.gantry.api.PageRequest;
+import io.gantry.api.PageResponse;
+import io.gantry.api.ProblemType;
+import io.gantry.engine.Hostlist;
+import io.gantry.jobs.JobViews.ActionResult;
+import io.gantry.jobs.JobViews.JobEventView;
+import io.gantry.jobs.JobViews.JobUpdate;
+import io.gantry.jobs.JobViews.JobView;
+import io.gantry.jobs.JobViews.SubmitResponse;
+import io.gantry.security.CurrentUser;
+
+/**
+ * Submission, queries and user actions on jobs. It never allocates: it writes the store and
+ * publishes an event that wakes the scheduler, which alone starts jobs.
+ */
+@Service
+public class JobService {
+
+    private final JobRepository jobs;
+    private final JobEventRepository events;
+    private final SubmissionResolver resolver;
+    private final ApplicationEventPublisher publisher;
+    private final JobsProperties properties;
+    private final Clock clock;
+
+    JobService(JobRepository jobs, JobEventRepository events, SubmissionResolver resolver,
+            ApplicationEventPublisher publisher, JobsProperties properties, Clock clock) {
+        this.jobs = jobs;
+        this.events = events;
+        this.resolver = resolver;
+        this.publisher = publisher;
+        this.properties = properties;
+        this.clock = clock;
+    }
+
+    @Transactional
+    public SubmitResponse submit(JobSubmission submission, CurrentUser caller) {
+        SubmissionResolver.Resolved resolved = resolver.resolve(submission, caller, this::exists);
+        JobSpec spec = resolved.spec();
+        long jobId = jobs.nextJobId();
+        Instant now = clock.instant();
+        String environment = EnvironmentText.encode(spec.environment());
+        List<Integer> tasks = spec.arrayTaskIds().isEmpty() ? List.of(JobIds.NO_TASK) : spec.arrayTaskIds();
+        List<JobEntity> rows = new ArrayList<>(tasks.size());
+        for (int task : tasks) {
+            rows.add(new JobEntity(jobId, task, spec, caller.username(), now, environment));
+        }
+        jobs.saveAll(rows);
+        String detail = "submitted by " + caller.username() + " to " + String.join(",", spec.partitions())
+                + (spec.hold() != Hold.NONE ? ", held" : "");
+        events.saveAll(rows.stream().map(r -> new JobEventEntity(r.id(), now, "SUBMITTED", detail)).toList());
+        publisher.publishEvent(new JobsChanged(jobId, "SUBMITTED"));
+        return new SubmitResponse(jobId, spec.arrayTaskIds().isEmpty() ? null : spec.arrayTaskIds(),
+                resolved.warnings().isEmpty() ? null : resolved.warnings());
+    }
+
+    @Transactional(readOnly = true)
+    public PageResponse<JobView> list(JobFilter filter, PageRequest page, CurrentUser caller) {
+        Set<JobState> states = filter.states();
+        List<JobEntity> candidates = states.isEmpty() ? jobs.findAll() : jobs.findByStateIn(states);
+        boolean privateMode = properties.privateJobs() && !caller.isOperator();
+        Comparator<JobEntity> order = Comparator
+                .comparing((JobEntity j) -> j.state() == JobState.PENDING ? 0 : 1)
+                .thenComparing(j -> j.state() == JobState.PENDING ? -j.priority() : 0L)
+                .thenComparingLong(JobEntity::jobId)
+                .thenComparingInt(JobEntity::arrayTaskId);
+        List<JobEntity> matching = candidates.stream()
+                .filter(j -> !privateMode || j.user().equals(caller.username()))
+                .filter(filter::matches)
+                .sorted(order)
+                .toList();
+        return PageResponse.of(matching, page, JobService::view);
+    }
+
+    @Transactional(readOnly = true)
+    public JobView get(String id, CurrentUser caller) {
+        JobEntity job = findOne(id);
+        if (properties.privateJobs() && !caller.mayActFor(job.user())) {
+            throw GantryException.notFound("Job", id);
+        }
+        return view(job);
+    }
+
+    @Transactional(readOnly = true)
+    public List<JobEventView> events(String id, CurrentUser caller) {
+        JobEntity job = findOne(id);
+        if (properties.privateJobs() && !caller.mayActFor(job.user())) {
+            throw GantryException.notFound("Job", id);
+        }
+        return events.findByJobRowOrderById(job.id()).stream()
+                .map(e -> new JobEventView(e.time(), e.type(), e.detail())).toList();
+    }
+
+    /** Cancels a job, every task of an array, or one task. Pending tasks end at once. */
+    @Transactional
+    public ActionResult cancel(String id, CurrentUser caller) {
+        List<JobEntity> targets = findAll(id);
+        authorize(targets, caller, "cancel");
+        Instant now = clock.instant();
+        List<String> done = new ArrayList<>();
+        List<String> stopping = new ArrayList<>();
+        for (JobEntity job : targets) {
+            if (job.state() == JobState.PENDING) {
+                job.cancelPending(now);
+                event(job, now, "CANCELLED", "cancelled by " + caller.username() + " while pending");
+                done.add(JobIds.format(job.jobId(), job.arrayTaskId()));
+            } else if (job.state() == JobState.RUNNING) {
+                job.requestCancel();
+                event(job, now, "CANCEL_REQUESTED", "cancelled by " + caller.username() + "; stopping on its nodes");
+                stopping.add(JobIds.format(job.jobId(), job.arrayTaskId()));
+            } else if (job.state() == JobState.COMPLETING) {
+                stopping.add(JobIds.format(job.jobId(), job.arrayTaskId()));
+            }
+        }
+        if (done.isEmpty() && stopping.isEmpty()) {
+            throw GantryException.conflict("Job " + id + " has already ended ("
+                    + targets.get(0).state() + ")");
+        }
+        jobs.saveAll(targets);
+        publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "CANCELLED"));
+        if (!stopping.isEmpty()) {
+            publisher.publishEvent(new JobCancelRequested(targets.stream()
+                    .filter(j -> j.state() == JobState.COMPLETING).map(JobEntity::id).toList()));
+        }
+        return new ActionResult(done, stopping, stopping.isEmpty() ? "cancelled"
+                : "cancel requested; running jobs end CANCELLED when their nodes confirm");
+    }
+
+    @Transactional
+    public ActionResult hold(String id, CurrentUser caller) {
+        List<JobEntity> targets = findAll(id);
+        authorize(targets, caller, "hold");
+        Hold hold = caller.isOperator() ? Hold.ADMIN : Hold.USER;
+        Instant now = clock.instant();
+        List<String> held = new ArrayList<>();
+        for (JobEntity job : targets) {
+            if (job.state() == JobState.PENDING) {
+                job.setHold(hold);
+                event(job, now, "HELD", (hold == Hold.ADMIN ? "admin" : "user") + " hold by " + caller.username());
+                held.add(JobIds.format(job.jobId(), job.arrayTaskId()));
+            }
+        }
+        if (held.isEmpty()) {
+            throw GantryException.conflict("Job " + id + " is not pending; only pending jobs can be held");
+        }
+        jobs.saveAll(targets);
+        publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "HELD"));
+        return new ActionResult(held, List.of(), "held");
+    }
+
+    @Transactional
+    public ActionResult release(String id, CurrentUser caller) {
+        List<JobEntity> targets = findAll(id);
+        authorize(targets, caller, "release");
+        Instant now = clock.instant();
+        List<String> released = new ArrayList<>();
+        for (JobEntity job : targets) {
+            if (job.state() != JobState.PENDING || job.hold() == Hold.NONE) {
+                continue;
+            }
+            if (job.hold() == Hold.ADMIN && !caller.isOperator()) {
+                throw new GantryException(ProblemType.FORBIDDEN, "Job " + JobIds.format(job.jobId(), job.arrayTaskId())
+                        + " is held by an administrator; only an operator may release it");
+            }
+            job.setHold(Hold.NONE);
+            event(job, now, "RELEASED", "released by " + caller.username());
+            released.add(JobIds.format(job.jobId(), job.arrayTaskId()));
+        }
+        if (released.isEmpty()) {
+            throw GantryException.conflict("Job " + id + " is not held");
+        }
+        jobs.saveAll(targets);
+        publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "RELEASED"));
+        return new ActionResult(released, List.of(), "released");
+    }
+
+    @Transactional
+    public JobView update(String id, JobUpdate update, CurrentUser caller) {
+        JobEntity job = findOne(id);
+        authorize(List.of(job), caller, "update");
+        if (update == null) {
+            throw GantryException.badRequest("body", "is required");
+        }
+        if (job.state() == JobState.RUNNING && update.timeLimitSeconds() != null) {
+            if (!caller.isOperator()) {
+                throw new GantryException(ProblemType.FORBIDDEN,
+                        "Only an operator may change the time limit of a running job");
+            }
+            if (update.name() != null || update.partition() != null || update.qos() != null
+                    || update.nice() != null || update.constraints() != null) {
+                throw GantryException.conflict("A running job's time limit is all that can change");
+            }
+        } else if (job.state() != JobState.PENDING) {
+            throw GantryException.conflict("Job " + id + " is " + job.state() + "; only pending jobs can be changed");
+        }
+        SubmissionResolver.Change change = resolver.checkUpdate(job, update);
+        job.update(update.name(), change.timeLimitSeconds(), change.partitions(), update.qos(), update.nice(),
+                update.constraints());
+        jobs.save(job);
+        event(job, clock.instant(), "UPDATED", "changed by " + caller.username() + ": " + change.summary());
+        publisher.publishEvent(new JobsChanged(job.jobId(), "UPDATED"));
+        return view(job);
+    }
+
+    @Transactional
+    public ActionResult requeue(String id, CurrentUser caller) {
+        List<JobEntity> targets = findAll(id);
+        authorize(targets, caller, "requeue");
+        List<String> requeued = new ArrayList<>();
+        List<String> stopping = new ArrayList<>();
+        Instant now = clock.instant();
+        for (JobEntity job : targets) {
+            if (job.state() == JobState.RUNNING) {
+                stopping.add(JobIds.format(job.jobId(), job.arrayTaskId()));
+            } else if (job.state().isFinished() && job.state() != JobState.CANCELLED) {
+                job.requeue(now);
+                event(job, now, "REQUEUED", "requeued by " + caller.username());
+                requeued.add(JobIds.format(job.jobId(), job.arrayTaskId()));
+            }
+        }
+        if (!stopping.isEmpty()) {
+            throw GantryException.conflict("Job(s) " + stopping + " are running; cancel them first or wait for them "
+                    + "to end, then requeue");
+        }
+        if (requeued.isEmpty()) {
+            throw GantryException.conflict("Job " + id + " has not ended (or was cancelled); nothing to requeue");
+        }
+        jobs.saveAll(targets);
+        publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "REQUEUED"));
+        return new ActionResult(requeued, List.of(), "requeued");
+    }
+
+    boolean exists(long jobId) {
+        return jobs.existsByJobId(jobId);
+    }
+
+    private void event(JobEntity job, Instant at, String type, String detail) {
+        events.save(new JobEventEntity(job.id(), at, type, detail));
+    }
+
+    private static void authorize(List<JobEntity> targets, CurrentUser caller, String action) {
+        for (JobEntity job : targets) {
+            if (!caller.mayActFor(job.user())) {
+                throw new GantryException(ProblemType.FORBIDDEN, "Job " + JobIds.format(job.jobId(), job.arrayTaskId())
+                        + " belongs to " + job.user() + "; only its owner or an operator may " + action + " it");
+            }
+        }
+    }
+
+    private JobEntity findOne(String id) {
+        JobIds.Parsed parsed = JobIds.parse(id);
+        List<JobEntity> found = parsed.task() == null ? jobs.findByJobIdOrderByArrayTaskId(parsed.jobId())
+                : jobs.findByJobIdAndArrayTaskId(parsed.jobId(), parsed.task()).map(List::of).orElse(List.of());
+        if (found.isEmpty()) {
+            throw GantryException.notFound("Job", id);
+        }
+        return found.get(0);
+    }
+
+    private List<JobEntity> findAll(String id) {
+        JobIds.Parsed parsed = JobIds.parse(id);
+        List<JobEntity> found = parsed.task() == null ? jobs.findByJobIdOrderByArrayTaskId(parsed.jobId())
+                : jobs.findByJobIdAndArrayTaskId(parsed.jobId(), parsed.task()).map(List::of).orElse(List.of());
+        if (found.isEmpty()) {
+            throw GantryException.notFound("Job", id);
+        }
+        return found;
+    }
+
+    static JobView view(JobEntity j) {
+        boolean task = j.arrayTaskId() != JobIds.NO_TASK;
+        String partition = j.partition() != null ? j.partition() : String.join(",", j.partitions());
+        return new JobView(j.jobId(), JobIds.format(j.jobId(), j.arrayTaskId()), task ? j.jobId() : null,
+                task ? j.arrayTaskId() : null, j.name(), j.user(), j.account(), partition, j.qos(), j.state(),
+                j.reason(), j.priority(), j.submitTime(), j.eligibleTime(), j.startTime(), j.endTime(),
+                j.expectedStartTime(), j.timeLimitSeconds(), j.minNodes(), j.maxNodes(), j.tasks(), j.cpusPerTask(),
+                j.ntasksPerNode(), j.memoryMb(), j.gpus(), j.gpusPerNode(), j.gpuType(), j.constraints(),
+                j.exclusive(), j.allocatedNodes(), JobAllocation.decode(j.allocation()), j.exitCode(),
+                j.dependency(), j.requeueCount(), j.arraySpec(), j.hold(), j.nice(), j.workdir(), j.stdout(),
+                j.stderr(), j.requeue(), j.reservation(), j.beginTime(), j.nodelist(), j.exclude(), j.comment(),
+                EnvironmentText.decode(j.environment()), j.script(), j.simulatedRunSeconds(), j.simulatedExitCode());
+    }
+}

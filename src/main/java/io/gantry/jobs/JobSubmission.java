@@ -1,0 +1,51 @@
+package io.gantry.jobs;
+
+import java.time.Instant;
+import java.util.Map;
+
+import io.swagger.v3.oas.annotations.media.Schema;
+
+/**
+ * {@code POST /api/v1/jobs}. Every field is optional; {@code #SBATCH} directives in {@code script}
+ * fill what the JSON leaves out (JSON wins, as sbatch's command line wins over directives).
+ */
+@Schema(name = "JobSubmission")
+public record JobSubmission(
+        @Schema(description = "Job name (-J)") String name,
+        @Schema(description = "Batch script; its #SBATCH directives are read as sbatch reads them") String script,
+        @Schema(description = "Partition, or a comma list of partitions to choose from (-p)") String partition,
+        String account,
+        String qos,
+        @Schema(description = "Minimum node count (-N)") Integer nodes,
+        @Schema(description = "Maximum node count (-N min-max)") Integer maxNodes,
+        @Schema(description = "Tasks (-n)") Integer tasks,
+        Integer cpusPerTask,
+        Integer ntasksPerNode,
+        @Schema(description = "Memory per node in MB (--mem)") Long memoryMb,
+        @Schema(description = "Memory per CPU in MB (--mem-per-cpu)") Long memPerCpuMb,
+        @Schema(description = "Memory per GPU in MB (--mem-per-gpu)") Long memPerGpuMb,
+        @Schema(description = "GPUs in total (-G)") Integer gpus,
+        Integer gpusPerNode,
+        Integer gpusPerTask,
+        Integer cpusPerGpu,
+        String gpuType,
+        @Schema(description = "Time limit in seconds (-t); 0 or absent takes the partition default") Long timeLimitSeconds,
+        @Schema(description = "Features, with & (and) and | (or), e.g. h100&ib") String constraints,
+        Boolean exclusive,
+        @Schema(description = "Slurm dependency expression, e.g. afterok:12:13 or afterany:5?afternotok:6") String dependency,
+        @Schema(description = "Array expression, e.g. 0-99%10, 1,3,5-7, 0-15:3") String array,
+        Boolean hold,
+        Integer nice,
+        String workdir,
+        Map<String, String> environment,
+        @Schema(description = "Output file pattern (%j %A %a %x %u %N)") String stdout,
+        String stderr,
+        Boolean requeue,
+        String reservation,
+        Instant beginTime,
+        @Schema(description = "Hostlist of nodes the job must run on (-w)") String nodelist,
+        @Schema(description = "Hostlist of nodes the job must not run on (-x)") String exclude,
+        String comment,
+        @Schema(description = "How long the job runs on a simulated node (ignored by real agents)") Long simulatedRunSeconds,
+        @Schema(description = "The exit code the job ends with on a simulated node") Integer simulatedExitCode) {
+}

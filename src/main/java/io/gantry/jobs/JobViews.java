@@ -1,0 +1,48 @@
+package io.gantry.jobs;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import io.swagger.v3.oas.annotations.media.Schema;
+
+/** What the jobs API answers with. */
+public final class JobViews {
+
+    private JobViews() {
+    }
+
+    @Schema(name = "Job")
+    public record JobView(
+            @Schema(description = "The job id; for an array task, the array's id") long jobId,
+            @Schema(description = "The id as users write it: 42, or 42_7 for an array task") String id,
+            Long arrayJobId, Integer arrayTaskId, String name, String user, String account,
+            @Schema(description = "The partition it runs in, else the partitions it may run in") String partition,
+            String qos, JobState state, String reason, long priority, Instant submitTime, Instant eligibleTime,
+            Instant startTime, Instant endTime, Instant expectedStartTime, long timeLimitSeconds,
+            int nodes, Integer maxNodes, int tasks, int cpusPerTask, Integer ntasksPerNode, long memoryMb,
+            int gpus, int gpusPerNode, String gpuType, String constraints, boolean exclusive,
+            @Schema(description = "Hostlist of the nodes it runs on") String allocatedNodes,
+            List<JobAllocation> allocation, Integer exitCode, String dependency, int requeueCount, String array,
+            Hold hold, int nice, String workdir, String stdout, String stderr, boolean requeue, String reservation,
+            Instant beginTime, String nodelist, String exclude, String comment, Map<String, String> environment,
+            String script, Long simulatedRunSeconds, Integer simulatedExitCode) {
+    }
+
+    @Schema(name = "JobSubmitted")
+    public record SubmitResponse(long jobId, List<Integer> arrayTaskIds, List<String> warnings) {
+    }
+
+    @Schema(name = "JobEvent")
+    public record JobEventView(Instant time, String type, String detail) {
+    }
+
+    @Schema(name = "JobUpdate")
+    public record JobUpdate(String name, Long timeLimitSeconds, String partition, String qos, Integer nice,
+            String constraints) {
+    }
+
+    @Schema(name = "JobActionResult")
+    public record ActionResult(List<String> jobs, List<String> stopping, String message) {
+    }
+}

@@ -1,0 +1,17 @@
+package io.gantry.jobs;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * {@code gantry.jobs.*}. {@code privateJobs}: USERs see only their own jobs (Slurm's
+ * PrivateData=jobs); by default everyone sees the queue. {@code maxArraySize}: like Slurm's
+ * MaxArraySize, task ids must be below it. {@code unlimitedTimeSeconds}: the time limit given to
+ * a job when neither it nor its partition sets one, since backfill needs an end to plan with.
+ */
+@ConfigurationProperties("gantry.jobs")
+public record JobsProperties(
+        @DefaultValue("false") boolean privateJobs,
+        @DefaultValue("1001") int maxArraySize,
+        @DefaultValue("31536000") long unlimitedTimeSeconds) {
+}

@@ -1,0 +1,74 @@
+package io.gantry.jobs;
+
+import java.util.List;
+
+/**
+ * What the {@code #SBATCH} directives of a script ask for. Every field is {@code null} when no
+ * directive gave it; names follow the job fields of the REST API.
+ *
+ * @param name {@code -J/--job-name}
+ * @param partition {@code -p/--partition}, as given (may be a comma list)
+ * @param nodes the minimum of {@code -N/--nodes}
+ * @param maxNodes the maximum of {@code -N min-max}; equal to {@code nodes} for a single count
+ * @param tasks {@code -n/--ntasks}
+ * @param memoryMb {@code --mem} per node; 0 asks for all the memory of each node
+ * @param gpus {@code -G/--gpus}, for the whole job
+ * @param gpusPerNode {@code --gpus-per-node} or the count of {@code --gres=gpu}
+ * @param gpuType the type named by any of the GPU options; they must agree
+ * @param timeLimitSeconds {@code -t/--time}; {@link io.gantry.engine.SlurmTime#UNLIMITED} for none
+ * @param constraints {@code -C/--constraint}, as given
+ * @param exclusive true for {@code --exclusive} in any of its forms
+ * @param dependency {@code -d/--dependency} in {@link DependencySpec}'s canonical form
+ * @param array {@code -a/--array} in {@link ArraySpec}'s canonical form
+ * @param nice {@code --nice}; 100 when given without a value, as in Slurm
+ * @param workdir {@code -D/--chdir}
+ * @param requeue true for {@code --requeue}, false for {@code --no-requeue}; the last wins
+ * @param nodelist {@code -w/--nodelist} as a compressed hostlist
+ * @param exclude {@code -x/--exclude} as a compressed hostlist
+ * @param beginTime {@code -b/--begin}, to resolve against the submission time
+ * @param export {@code --export}, as given
+ * @param warnings options that were accepted but that Gantry does not act on, with their
+ *     lines; never null
+ */
+public record SbatchOptions(
+        String name,
+        String partition,
+        String account,
+        String qos,
+        Integer nodes,
+        Integer maxNodes,
+        Integer tasks,
+        Integer cpusPerTask,
+        Long memoryMb,
+        Long memPerCpuMb,
+        Long memPerGpuMb,
+        Integer gpus,
+        Integer gpusPerNode,
+        Integer gpusPerTask,
+        Integer cpusPerGpu,
+        String gpuType,
+        Long timeLimitSeconds,
+        String constraints,
+        Boolean exclusive,
+        String dependency,
+        String array,
+        Boolean hold,
+        Integer nice,
+        String workdir,
+        String stdout,
+        String stderr,
+        Boolean requeue,
+        Integer ntasksPerNode,
+        String nodelist,
+        String exclude,
+        BeginTime beginTime,
+        String reservation,
+        String export,
+        String comment,
+        List<String> warnings) {
+
+    public SbatchOptions {
+        warnings = warnings == null ? List.of() : List.copyOf(warnings);
+    }
+
+}

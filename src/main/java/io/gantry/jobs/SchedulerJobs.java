@@ -1,0 +1,125 @@
+package io.gantry.jobs;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
+
+/**
+ * What the scheduler (and only the scheduler) does to jobs: read the active ones, start them,
+ * record why the others wait, and end them. Every method joins the caller's transaction, so a
+ * plan is applied all at once or not at all.
+ */
+@Service
+public class SchedulerJobs {
+
+    private static final EnumSet<JobState> ACTIVE = EnumSet.of(JobState.PENDING, JobState.RUNNING,
+            JobState.COMPLETING);
+
+    private final JobRepository jobs;
+    private final JobEventRepository events;
+
+    SchedulerJobs(JobRepository jobs, JobEventRepository events) {
+        this.jobs = jobs;
+        this.events = events;
+    }
+
+    @Transactional(readOnly = true)
+    public List<ActiveJob> activeJobs() {
+        return jobs.findByStateIn(ACTIVE).stream().map(SchedulerJobs::active).toList();
+    }
+
+    @Transactional(readOnly = true)
+    public Optional<ActiveJob> activeJob(long row) {
+        return jobs.findById(row).filter(j -> ACTIVE.contains(j.state())).map(SchedulerJobs::active);
+    }
+
+    /** Every task of the given job ids, in any state: what dependencies are judged on. */
+    @Transactional(readOnly = true)
+    public List<JobOutcome> outcomes(Collection<Long> jobIds) {
+        if (jobIds.isEmpty()) {
+            return List.of();
+        }
+        return jobs.findByJobIdIn(jobIds).stream()
+                .map(j -> new JobOutcome(j.jobId(), j.arrayTaskId(), j.name(), j.user(), j.state(), j.startTime(),
+                        j.submitTime()))
+                .toList();
+    }
+
+    /** Starts a job if it is still the pending job the plan was made for; false when it changed meanwhile. */
+    @Transactional(propagation = Propagation.MANDATORY)
+    public boolean start(long row, long version, String partition, Instant at, List<JobAllocation> allocation,
+            String allocatedNodes, long priority, boolean backfilled) {
+        JobEntity job = jobs.findById(row).orElse(null);
+        if (job == null || job.version() != version || job.state() != JobState.PENDING || job.hold() != Hold.NONE) {
+            return false;
+        }
+        job.start(partition, at, allocatedNodes, JobAllocation.encode(allocation), priority);
+        events.save(new JobEventEntity(row, at, "STARTED", "on " + allocatedNodes + " in " + partition
+                + (backfilled ? " (backfilled)" : "")));
+        return true;
+    }
+
+    /** Records why pending jobs wait; writes only the rows whose reason, priority or expected start changed. */
+    @Transactional(propagation = Propagation.MANDATORY)
+    public int recordWaiting(Map<Long, Waiting> decisions) {
+        if (decisions.isEmpty()) {
+            return 0;
+        }
+        int changed = 0;
+        for (JobEntity job : jobs.findAllById(decisions.keySet())) {
+            Waiting w = decisions.get(job.id());
+            if (job.state() != JobState.PENDING) {
+                continue;
+            }
+            if (!Objects.equals(job.reason(), w.reason()) || job.priority() != w.priority()
+                    || !Objects.equals(job.expectedStartTime(), w.expectedStart())) {
+                job.schedulingDecision(w.reason(), w.priority(), w.expectedStart());
+                changed++;
+            }
+        }
+        return changed;
+    }
+
+    /** Ends a running or completing job; empty if it had already ended. */
+    @Transactional(propagation = Propagation.MANDATORY)
+    public Optional<ActiveJob> end(long row, JobState state, Integer exitCode, Instant at, String detail) {
+        JobEntity job = jobs.findById(row).orElse(null);
+        if (job == null || !job.state().isActive()) {
+            return Optional.empty();
+        }
+        ActiveJob before = active(job);
+        job.end(state, exitCode, at);
+        events.save(new JobEventEntity(row, at, job.state().name(), detail));
+        return Optional.of(before);
+    }
+
+    /** Puts a job that lost its node back in the queue (it allows requeue). */
+    @Transactional(propagation = Propagation.MANDATORY)
+    public void requeueAfterFailure(long row, Instant at, String detail) {
+        jobs.findById(row).ifPresent(job -> {
+            job.requeue(at);
+            events.save(new JobEventEntity(row, at, "REQUEUED", detail));
+        });
+    }
+
+    /** Why a pending job waits, as the scheduler decided. */
+    public record Waiting(String reason, long priority, Instant expectedStart) {
+    }
+
+    private static ActiveJob active(JobEntity j) {
+        return new ActiveJob(j.id(), j.version(), j.jobId(), j.arrayTaskId(), j.name(), j.user(), j.account(),
+                j.qos(), j.partitions(), j.state(), j.hold(), j.submitTime(), j.eligibleTime(), j.timeLimitSeconds(),
+                j.nice(), j.minNodes(), j.tasks(), j.cpusPerTask(), j.memoryMb(), j.gpus(), j.gpusPerNode(),
+                j.gpuType(), j.constraints(), j.exclusive(), j.dependency(), j.arrayMaxRunning(), j.partition(),
+                j.startTime(), JobAllocation.decode(j.allocation()), j.requeue(), j.simulatedRunSeconds(),
+                j.simulatedExitCode(), j.reason(), j.priority(), j.expectedStartTime());
+    }
+}

@@ -1,0 +1,423 @@
+package io.gantry.jobs;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongPredicate;
+
+import org.springframework.stereotype.Component;
+
+import io.gantry.api.GantryException;
+import io.gantry.api.GantryException.FieldError;
+import io.gantry.api.ProblemType;
+import io.gantry.cluster.ClusterLayout;
+import io.gantry.cluster.ClusterService;
+import io.gantry.engine.Constraint;
+import io.gantry.engine.Engine;
+import io.gantry.engine.Feasibility;
+import io.gantry.engine.Hostlist;
+import io.gantry.engine.HostlistException;
+import io.gantry.engine.JobId;
+import io.gantry.engine.PendingJob;
+import io.gantry.engine.Request;
+import io.gantry.engine.Snapshot;
+import io.gantry.security.CurrentUser;
+
+/**
+ * Turns a submission into a {@link JobSpec}: {@code #SBATCH} directives fill what the JSON leaves
+ * out, partition defaults fill the rest, and everything a user can get wrong is reported at once,
+ * naming the JSON field or the script line. A request that could never run is refused here rather
+ * than left pending forever.
+ */
+@Component
+class SubmissionResolver {
+
+    static final String DEFAULT_ACCOUNT = "root";
+    static final String DEFAULT_QOS = "normal";
+    private static final int MAX_NAME = 256;
+
+    private final ClusterService cluster;
+    private final JobsProperties properties;
+    private final Engine engine = new Engine();
+    private final Clock clock;
+
+    SubmissionResolver(ClusterService cluster, JobsProperties properties, Clock clock) {
+        this.cluster = cluster;
+        this.properties = properties;
+        this.clock = clock;
+    }
+
+    record Resolved(JobSpec spec, List<String> warnings) {
+    }
+
+    record Change(Long timeLimitSeconds, String partitions, String summary) {
+    }
+
+    Resolved resolve(JobSubmission json, CurrentUser caller, LongPredicate jobExists) {
+        if (json == null) {
+            throw GantryException.badRequest("body", "is required: a JSON object describing the job");
+        }
+        Instant now = clock.instant();
+        SbatchOptions directives = parseScript(json.script() == null ? "" : json.script());
+        List<FieldError> errors = new ArrayList<>();
+        List<String> warnings = new ArrayList<>(directives.warnings());
+        ClusterLayout layout = cluster.layout();
+
+        String name = first(json.name(), directives.name(), "job");
+        if (name.isBlank() || name.length() > MAX_NAME || name.contains("\n")) {
+            errors.add(new FieldError("name", "must be 1 to " + MAX_NAME + " characters on one line"));
+        }
+
+        List<String> partitions = partitions(first(json.partition(), directives.partition(), null), layout, errors);
+
+        String account = first(json.account(), directives.account(), DEFAULT_ACCOUNT);
+        if (!DEFAULT_ACCOUNT.equals(account)) {
+            errors.add(new FieldError("account", "unknown account '" + account + "'; known accounts: "
+                    + DEFAULT_ACCOUNT));
+        }
+        String qos = first(json.qos(), directives.qos(), DEFAULT_QOS);
+        if (!DEFAULT_QOS.equals(qos)) {
+            errors.add(new FieldError("qos", "unknown QOS '" + qos + "'; known QOS: " + DEFAULT_QOS));
+        }
+
+        int minNodes = positiveOrZero("nodes", first(json.nodes(), directives.nodes(), 0), errors);
+        Integer maxNodes = first(json.maxNodes(), directives.maxNodes(), null);
+        if (maxNodes != null && maxNodes < Math.max(minNodes, 1)) {
+            errors.add(new FieldError("maxNodes", "must be at least nodes (" + minNodes + "), was " + maxNodes));
+        }
+        Integer ntasksPerNode = first(json.ntasksPerNode(), directives.ntasksPerNode(), null);
+        if (ntasksPerNode != null && ntasksPerNode < 1) {
+            errors.add(new FieldError("ntasksPerNode", "must be at least 1, was " + ntasksPerNode));
+        }
+        Integer tasksGiven = first(json.tasks(), directives.tasks(), null);
+        int tasks = tasksGiven != null ? tasksGiven
+                : ntasksPerNode != null ? Math.max(minNodes, 1) * ntasksPerNode : Math.max(minNodes, 1);
+        if (tasks < 1) {
+            errors.add(new FieldError("tasks", "must be at least 1, was " + tasks));
+        }
+        int gpus = positiveOrZero("gpus", first(json.gpus(), directives.gpus(), 0), errors);
+        int gpusPerNode = positiveOrZero("gpusPerNode", first(json.gpusPerNode(), directives.gpusPerNode(), 0), errors);
+        Integer gpusPerTask = first(json.gpusPerTask(), directives.gpusPerTask(), null);
+        if (gpusPerTask != null) {
+            if (gpusPerTask < 1) {
+                errors.add(new FieldError("gpusPerTask", "must be at least 1, was " + gpusPerTask));
+            } else if (gpus == 0 && gpusPerNode == 0) {
+                gpus = Math.multiplyExact(gpusPerTask, Math.max(tasks, 1));
+            }
+        }
+        if (gpus > 0 && gpusPerNode > 0) {
+            errors.add(new FieldError("gpus", "ask for GPUs in total (gpus, -G) or per node (gpusPerNode, --gres), not both"));
+        }
+        String gpuType = first(json.gpuType(), directives.gpuType(), null);
+        int cpusPerTask = first(json.cpusPerTask(), directives.cpusPerTask(), 1);
+        Integer cpusPerGpu = first(json.cpusPerGpu(), directives.cpusPerGpu(), null);
+        if (cpusPerGpu != null && cpusPerGpu > 0 && (gpus > 0 || gpusPerNode > 0) && tasks > 0) {
+            long totalGpus = gpus > 0 ? gpus : (long) gpusPerNode * Math.max(minNodes, 1);
+            cpusPerTask = (int) Math.max(cpusPerTask, ceilDiv(cpusPerGpu * totalGpus, tasks));
+        }
+        if (cpusPerTask < 1) {
+            errors.add(new FieldError("cpusPerTask", "must be at least 1, was " + cpusPerTask));
+        }
+        long memoryMb = memoryPerNode(json, directives, tasks, cpusPerTask, minNodes, ntasksPerNode, gpus,
+                gpusPerNode, errors);
+
+        String constraints = first(json.constraints(), directives.constraints(), null);
+        Constraint constraint = Constraint.NONE;
+        if (constraints != null) {
+            try {
+                constraint = Constraint.parse(constraints);
+            } catch (IllegalArgumentException e) {
+                errors.add(new FieldError("constraints", e.getMessage()));
+            }
+        }
+        boolean exclusive = first(json.exclusive(), directives.exclusive(), false);
+
+        long timeLimit = timeLimit(first(json.timeLimitSeconds(), directives.timeLimitSeconds(), null), partitions,
+                layout, errors);
+
+        String array = first(json.array(), directives.array(), null);
+        List<Integer> taskIds = List.of();
+        Integer arrayMaxRunning = null;
+        if (array != null) {
+            try {
+                ArraySpec spec = ArraySpec.parse(array, properties.maxArraySize());
+                taskIds = spec.taskIds();
+                arrayMaxRunning = spec.maxRunning();
+            } catch (JobSpecException e) {
+                errors.add(new FieldError("array", e.getMessage()));
+            }
+        }
+
+        String dependency = first(json.dependency(), directives.dependency(), null);
+        if (dependency != null) {
+            try {
+                for (DependencySpec.Condition condition : DependencySpec.parse(dependency).conditions()) {
+                    if (condition.jobId() > 0 && !jobExists.test(condition.jobId())) {
+                        errors.add(new FieldError("dependency", "job " + condition.jobId() + " does not exist"));
+                    }
+                }
+            } catch (JobSpecException e) {
+                errors.add(new FieldError("dependency", e.getMessage()));
+            }
+        }
+
+        boolean held = first(json.hold(), directives.hold(), false);
+        int nice = first(json.nice(), directives.nice(), 0);
+        if (nice < -2147483645 || nice > 2147483645) {
+            errors.add(new FieldError("nice", "must be between -2147483645 and 2147483645"));
+        } else if (nice < 0 && !caller.isOperator()) {
+            errors.add(new FieldError("nice", "only an operator may set a negative nice value"));
+        }
+
+        Map<String, String> environment = new java.util.TreeMap<>(exported(directives.export()));
+        if (json.environment() != null) {
+            environment.putAll(json.environment());
+        }
+        for (String key : environment.keySet()) {
+            if (key == null || !key.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                errors.add(new FieldError("environment", "'" + key + "' is not a valid variable name"));
+            }
+        }
+        String reservation = first(json.reservation(), directives.reservation(), null);
+        if (reservation != null) {
+            errors.add(new FieldError("reservation", "unknown reservation '" + reservation + "'"));
+        }
+        Instant beginTime = json.beginTime() != null ? json.beginTime()
+                : directives.beginTime() == null ? null : directives.beginTime().resolve(now, clock.getZone());
+        String nodelist = hostlist("nodelist", first(json.nodelist(), directives.nodelist(), null), layout, errors);
+        String exclude = hostlist("exclude", first(json.exclude(), directives.exclude(), null), layout, errors);
+        if (nodelist != null || exclude != null) {
+            warnings.add("nodelist/exclude are recorded but not yet honoured by the scheduler");
+        }
+        Long simulatedRun = json.simulatedRunSeconds();
+        if (simulatedRun != null && simulatedRun < 0) {
+            errors.add(new FieldError("simulatedRunSeconds", "must be 0 or more"));
+        }
+
+        if (!errors.isEmpty()) {
+            throw new GantryException(ProblemType.VALIDATION, summary(errors), errors);
+        }
+
+        Request request = Request.builder().nodes(minNodes).tasks(tasks).cpusPerTask(cpusPerTask)
+                .memoryMb(memoryMb).gpus(gpus).gpusPerNode(gpusPerNode).gpuType(gpuType).constraint(constraint)
+                .exclusive(exclusive).build();
+        Feasibility feasibility = feasibility(request, partitions, timeLimit, caller, qos, account);
+        if (!feasibility.fits()) {
+            throw new GantryException(ProblemType.VALIDATION, "This job could never run: " + feasibility.message(),
+                    List.of(new FieldError(fieldOf(feasibility), feasibility.message())));
+        }
+        JobSpec spec = new JobSpec(name, json.script(), partitions, account, qos, minNodes, maxNodes, tasks,
+                cpusPerTask, ntasksPerNode, memoryMb, gpus, gpusPerNode, gpuType, timeLimit, constraints, exclusive,
+                dependency, array, arrayMaxRunning, taskIds, held ? Hold.USER : Hold.NONE, nice,
+                first(json.workdir(), directives.workdir(), null), environment,
+                first(json.stdout(), directives.stdout(), null), first(json.stderr(), directives.stderr(), null),
+                first(json.requeue(), directives.requeue(), true), reservation, beginTime, nodelist, exclude,
+                first(json.comment(), directives.comment(), null), simulatedRun, json.simulatedExitCode());
+        return new Resolved(spec, warnings);
+    }
+
+    /** Checks a PATCH of a pending job against the same rules as a submission. */
+    Change checkUpdate(JobEntity job, JobViews.JobUpdate update) {
+        List<FieldError> errors = new ArrayList<>();
+        ClusterLayout layout = cluster.layout();
+        List<String> partitions = update.partition() == null ? job.partitions()
+                : partitions(update.partition(), layout, errors);
+        Long time = null;
+        if (update.timeLimitSeconds() != null) {
+            time = timeLimit(update.timeLimitSeconds(), partitions, layout, errors);
+        }
+        if (update.qos() != null && !DEFAULT_QOS.equals(update.qos())) {
+            errors.add(new FieldError("qos", "unknown QOS '" + update.qos() + "'"));
+        }
+        if (update.name() != null && (update.name().isBlank() || update.name().length() > MAX_NAME)) {
+            errors.add(new FieldError("name", "must be 1 to " + MAX_NAME + " characters"));
+        }
+        if (update.constraints() != null && !update.constraints().isBlank()) {
+            try {
+                Constraint.parse(update.constraints());
+            } catch (IllegalArgumentException e) {
+                errors.add(new FieldError("constraints", e.getMessage()));
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new GantryException(ProblemType.VALIDATION, summary(errors), errors);
+        }
+        List<String> changed = new ArrayList<>();
+        if (update.name() != null) changed.add("name");
+        if (time != null) changed.add("timeLimitSeconds=" + time);
+        if (update.partition() != null) changed.add("partition=" + String.join(",", partitions));
+        if (update.qos() != null) changed.add("qos=" + update.qos());
+        if (update.nice() != null) changed.add("nice=" + update.nice());
+        if (update.constraints() != null) changed.add("constraints=" + update.constraints());
+        return new Change(time, update.partition() == null ? null : String.join(",", partitions),
+                String.join(", ", changed));
+    }
+
+    private SbatchOptions parseScript(String script) {
+        try {
+            return SbatchDirectives.parse(script, properties.maxArraySize());
+        } catch (SbatchException e) {
+            List<FieldError> errors = e.errors().stream()
+                    .map(err -> new FieldError("script:" + err.line(), err.option() + ": " + err.message()))
+                    .toList();
+            throw new GantryException(ProblemType.VALIDATION, "The script's #SBATCH directives are invalid: "
+                    + e.errors().stream().map(err -> "line " + err.line() + ": " + err.option() + ": " + err.message())
+                            .reduce((a, b) -> a + "; " + b).orElse(""), errors);
+        }
+    }
+
+    /** {@code --export=A=1,B=2}: the assignments become the job's environment; ALL, NONE and bare names add nothing. */
+    private static Map<String, String> exported(String export) {
+        Map<String, String> environment = new java.util.TreeMap<>();
+        if (export == null) {
+            return environment;
+        }
+        for (String item : export.split(",")) {
+            int eq = item.indexOf('=');
+            if (eq > 0) {
+                environment.put(item.substring(0, eq).strip(), item.substring(eq + 1));
+            }
+        }
+        return environment;
+    }
+
+    private List<String> partitions(String given, ClusterLayout layout, List<FieldError> errors) {
+        if (given == null || given.isBlank()) {
+            ClusterLayout.PartitionSpec fallback = layout.defaultPartition();
+            if (fallback == null) {
+                errors.add(new FieldError("partition", "is required: this cluster has no default partition"));
+                return List.of();
+            }
+            return List.of(fallback.name());
+        }
+        List<String> names = Arrays.stream(given.split(",")).map(String::strip).distinct().toList();
+        for (String name : names) {
+            if (!layout.partitions().containsKey(name)) {
+                errors.add(new FieldError("partition", "unknown partition '" + name + "'; known: "
+                        + String.join(", ", layout.partitions().keySet().stream().sorted().toList())));
+            }
+        }
+        return names;
+    }
+
+    private long timeLimit(Long given, List<String> partitions, ClusterLayout layout, List<FieldError> errors) {
+        if (given != null && given < -1) {
+            errors.add(new FieldError("timeLimitSeconds", "must be positive, was " + given));
+            return 1;
+        }
+        long unlimited = properties.unlimitedTimeSeconds();
+        long limit;
+        ClusterLayout.PartitionSpec first = partitions.isEmpty() ? null : layout.partitions().get(partitions.get(0));
+        if (given == null || given == 0) {
+            Long fallback = first == null ? null
+                    : first.defaultTimeSeconds() != null ? first.defaultTimeSeconds() : first.maxTimeSeconds();
+            limit = fallback == null ? unlimited : fallback;
+        } else {
+            limit = given == -1 ? unlimited : given;
+        }
+        boolean fitsOne = partitions.isEmpty() || partitions.stream().map(layout.partitions()::get)
+                .anyMatch(p -> p == null || p.maxTimeSeconds() == null || limit <= p.maxTimeSeconds());
+        if (!fitsOne && given != null && given != 0) {
+            errors.add(new FieldError("timeLimitSeconds", "time limit " + io.gantry.engine.SlurmTime.format(limit)
+                    + " is over the maximum of partition " + String.join(",", partitions) + " ("
+                    + io.gantry.engine.SlurmTime.format(first.maxTimeSeconds()) + ")"));
+        }
+        return Math.max(1, limit);
+    }
+
+    private long memoryPerNode(JobSubmission json, SbatchOptions d, int tasks, int cpusPerTask, int minNodes,
+            Integer ntasksPerNode, int gpus, int gpusPerNode, List<FieldError> errors) {
+        Long perNode = first(json.memoryMb(), d.memoryMb(), null);
+        Long perCpu = first(json.memPerCpuMb(), d.memPerCpuMb(), null);
+        Long perGpu = first(json.memPerGpuMb(), d.memPerGpuMb(), null);
+        int given = (perNode != null ? 1 : 0) + (perCpu != null ? 1 : 0) + (perGpu != null ? 1 : 0);
+        if (given > 1) {
+            errors.add(new FieldError("memoryMb", "give memory one way: per node (--mem), per CPU (--mem-per-cpu) "
+                    + "or per GPU (--mem-per-gpu)"));
+            return 0;
+        }
+        int nodes = Math.max(minNodes, 1);
+        long tasksPerNode = ntasksPerNode != null ? ntasksPerNode : ceilDiv(tasks, nodes);
+        long memory;
+        if (perCpu != null) {
+            memory = perCpu * tasksPerNode * cpusPerTask;
+        } else if (perGpu != null) {
+            long gpusPerNodeNow = gpusPerNode > 0 ? gpusPerNode : ceilDiv(gpus, nodes);
+            memory = perGpu * Math.max(gpusPerNodeNow, 1);
+        } else {
+            memory = perNode == null ? 0 : perNode;
+        }
+        if (memory < 0) {
+            errors.add(new FieldError("memoryMb", "must be 0 or more, was " + memory));
+            return 0;
+        }
+        return memory;
+    }
+
+    private String hostlist(String field, String expression, ClusterLayout layout, List<FieldError> errors) {
+        if (expression == null || expression.isBlank()) {
+            return null;
+        }
+        try {
+            Hostlist hosts = Hostlist.parse(expression);
+            for (String host : hosts.hosts()) {
+                if (!layout.nodes().containsKey(host)) {
+                    errors.add(new FieldError(field, "unknown node '" + host + "'"));
+                }
+            }
+            return hosts.compressed();
+        } catch (HostlistException e) {
+            errors.add(new FieldError(field, e.getMessage()));
+            return null;
+        }
+    }
+
+    private Feasibility feasibility(Request request, List<String> partitions, long timeLimit, CurrentUser caller,
+            String qos, String account) {
+        long now = clock.instant().getEpochSecond();
+        PendingJob job = new PendingJob(JobId.of(0), caller.username(), account, qos, partitions, request, timeLimit,
+                now, now, 0, null);
+        Snapshot shape = Snapshot.builder().now(now).nodes(cluster.engineShapes())
+                .partitions(cluster.enginePartitions()).switches(cluster.engineSwitches()).build();
+        return engine.feasibility(shape, job);
+    }
+
+    private static String fieldOf(Feasibility feasibility) {
+        return switch (feasibility.reason()) {
+            case PARTITION_TIME_LIMIT -> "timeLimitSeconds";
+            case PARTITION_NODE_LIMIT -> "nodes";
+            case BAD_CONSTRAINTS -> "constraints";
+            case PARTITION_CONFIG -> feasibility.message().startsWith("invalid partition") ? "partition" : "request";
+            default -> "request";
+        };
+    }
+
+    private static String summary(List<FieldError> errors) {
+        return errors.stream().map(e -> e.field() + ": " + e.message()).reduce((a, b) -> a + "; " + b).orElse("");
+    }
+
+    private static int positiveOrZero(String field, int value, List<FieldError> errors) {
+        if (value < 0) {
+            errors.add(new FieldError(field, "must be 0 or more, was " + value));
+            return 0;
+        }
+        return value;
+    }
+
+    private static long ceilDiv(long a, long b) {
+        return (a + b - 1) / b;
+    }
+
+    @SafeVarargs
+    private static <T> T first(T... values) {
+        for (T value : values) {
+            if (value != null) {
+                return value;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,70 @@
+package io.gantry.scheduling;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+import io.gantry.cluster.ClusterService;
+import io.gantry.cluster.ClusterService.NodeUse;
+import io.gantry.jobs.ActiveJob;
+import io.gantry.jobs.JobIds;
+import io.gantry.jobs.JobState;
+import io.gantry.jobs.SchedulerJobs;
+
+/**
+ * Ends jobs as their nodes report them, giving back their CPUs, memory and GPUs in the same
+ * transaction; the freed resources wake the scheduler.
+ */
+@Service
+public class JobCompletion {
+
+    private final SchedulerJobs jobs;
+    private final ClusterService cluster;
+    private final GpuLedger gpus;
+    private final ApplicationEventPublisher events;
+
+    JobCompletion(SchedulerJobs jobs, ClusterService cluster, GpuLedger gpus, ApplicationEventPublisher events) {
+        this.jobs = jobs;
+        this.cluster = cluster;
+        this.gpus = gpus;
+        this.events = events;
+    }
+
+    /** Ends a running job; false when it had already ended (a late or repeated report). */
+    @Transactional
+    public boolean end(long row, JobState state, Integer exitCode, Instant at, String detail) {
+        Optional<ActiveJob> ended = jobs.end(row, state, exitCode, at, detail);
+        ended.ifPresent(job -> {
+            release(job);
+            events.publishEvent(new JobEnded(row, JobIds.format(job.jobId(), job.arrayTaskId()), state));
+        });
+        return ended.isPresent();
+    }
+
+    /** A job whose node failed: back to the queue when it allows requeue, else NODE_FAIL. */
+    @Transactional
+    public void nodeFailed(long row, Instant at, String detail) {
+        Optional<ActiveJob> job = jobs.activeJob(row);
+        if (job.isEmpty() || job.get().state() == JobState.PENDING) {
+            return;
+        }
+        if (job.get().requeue()) {
+            release(job.get());
+            jobs.requeueAfterFailure(row, at, detail);
+            events.publishEvent(new JobEnded(row, job.get().displayId(), JobState.PENDING));
+        } else {
+            end(row, JobState.NODE_FAIL, null, at, detail);
+        }
+    }
+
+    private void release(ActiveJob job) {
+        gpus.release(job.row());
+        List<NodeUse> uses = job.allocation().stream()
+                .map(a -> new NodeUse(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices().size())).toList();
+        cluster.give(uses);
+    }
+}

@@ -1,0 +1,45 @@
+package io.gantry.scheduling;
+
+import java.util.List;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.gantry.cluster.ClusterService;
+import io.gantry.cluster.ClusterService.NodeUse;
+import io.gantry.jobs.ActiveJob;
+import io.gantry.jobs.JobState;
+import io.gantry.jobs.SchedulerJobs;
+
+/** At start, derives what nodes hold from the jobs the store says run: the store is the truth. */
+@Component
+class SchedulerRecovery {
+
+    private static final Logger log = LoggerFactory.getLogger(SchedulerRecovery.class);
+
+    private final SchedulerJobs jobs;
+    private final ClusterService cluster;
+    private final GpuLedger gpus;
+    private final TransactionTemplate transaction;
+
+    SchedulerRecovery(SchedulerJobs jobs, ClusterService cluster, GpuLedger gpus, TransactionTemplate transaction) {
+        this.jobs = jobs;
+        this.cluster = cluster;
+        this.gpus = gpus;
+        this.transaction = transaction;
+    }
+
+    void recover() {
+        transaction.executeWithoutResult(status -> {
+            List<ActiveJob> holding = jobs.activeJobs().stream().filter(j -> j.state() != JobState.PENDING).toList();
+            List<NodeUse> uses = holding.stream().flatMap(j -> j.allocation().stream())
+                    .map(a -> new NodeUse(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices().size())).toList();
+            cluster.resetAllocations(uses);
+            int orphans = gpus.releaseOrphans();
+            log.info("Recovered {} running jobs from the store{}", holding.size(),
+                    orphans > 0 ? " and released " + orphans + " GPUs no running job held" : "");
+        });
+    }
+}

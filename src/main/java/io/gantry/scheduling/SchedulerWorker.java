@@ -1,0 +1,154 @@
+package io.gantry.scheduling;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.event.TransactionPhase;
+import org.springframework.transaction.event.TransactionalEventListener;
+
+import io.gantry.cluster.NodeStateChanged;
+import io.gantry.jobs.JobsChanged;
+
+/**
+ * The scheduler's one thread: runs a cycle when woken by a submission, an ended job or a node
+ * change, and at least every {@code gantry.scheduler.interval}; only while this process holds
+ * leadership.
+ */
+@Component
+class SchedulerWorker implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(SchedulerWorker.class);
+
+    private final SchedulingCycle cycle;
+    private final SchedulerStats stats;
+    private final LeaderLock leader;
+    private final SchedulerProperties properties;
+    private final SchedulerRecovery recovery;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition woken = lock.newCondition();
+    private boolean wakeRequested;
+    private volatile boolean running;
+    private Thread thread;
+
+    SchedulerWorker(SchedulingCycle cycle, SchedulerStats stats, LeaderLock leader, SchedulerProperties properties,
+            SchedulerRecovery recovery) {
+        this.recovery = recovery;
+        this.cycle = cycle;
+        this.stats = stats;
+        this.leader = leader;
+        this.properties = properties;
+    }
+
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(JobsChanged event) {
+        if ("SUBMITTED".equals(event.change())) {
+            stats.submitted();
+        }
+        wake();
+    }
+
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(NodeStateChanged event) {
+        wake();
+    }
+
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(JobEnded event) {
+        stats.completed();
+        wake();
+    }
+
+    void wake() {
+        lock.lock();
+        try {
+            wakeRequested = true;
+            woken.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Runs one cycle now, on the caller's thread (tests drive cycles this way). */
+    SchedulingCycle.Outcome runOnce() {
+        long begin = System.nanoTime();
+        SchedulingCycle.Outcome outcome = cycle.run();
+        stats.cycle(System.nanoTime() - begin, outcome);
+        return outcome;
+    }
+
+    private void loop() {
+        boolean recovered = false;
+        while (running) {
+            try {
+                if (leader.isLeader()) {
+                    synchronized (this) {
+                        if (!recovered) {
+                            // A new leader trusts the store, not what an earlier leader left in node counters.
+                            recovery.recover();
+                            recovered = true;
+                        }
+                        runOnce();
+                    }
+                } else {
+                    recovered = false;
+                }
+            } catch (RuntimeException e) {
+                // A conflicting change (a job cancelled, a node drained) rolls the cycle back; the next one replans.
+                log.warn("Scheduling cycle failed and was rolled back: {}", e.toString());
+            }
+            awaitWake();
+        }
+    }
+
+    private void awaitWake() {
+        lock.lock();
+        try {
+            long nanos = properties.interval().toNanos();
+            while (!wakeRequested && running && nanos > 0) {
+                nanos = woken.awaitNanos(nanos);
+            }
+            wakeRequested = false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void start() {
+        if (!properties.enabled()) {
+            log.info("Scheduling is disabled on this controller (gantry.scheduler.enabled=false)");
+            return;
+        }
+        running = true;
+        thread = new Thread(this::loop, "gantry-scheduler");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        wake();
+        if (thread != null) {
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(10));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        leader.close();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+}

@@ -1,0 +1,117 @@
+package io.gantry.security;
+
+import java.security.SecureRandom;
+
+import javax.crypto.SecretKey;
+
+import jakarta.servlet.http.HttpServletRequest;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
+import org.springframework.security.access.hierarchicalroles.RoleHierarchy;
+import org.springframework.security.access.hierarchicalroles.RoleHierarchyImpl;
+import org.springframework.security.config.annotation.method.configuration.EnableMethodSecurity;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.crypto.factory.PasswordEncoderFactories;
+import org.springframework.security.crypto.password.PasswordEncoder;
+import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
+import org.springframework.security.oauth2.jwt.JwtDecoder;
+import org.springframework.security.oauth2.jwt.JwtEncoder;
+import org.springframework.security.oauth2.jwt.JwtValidators;
+import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
+import org.springframework.security.oauth2.jwt.NimbusJwtEncoder;
+import org.springframework.security.oauth2.server.resource.web.BearerTokenResolver;
+import org.springframework.security.oauth2.server.resource.web.DefaultBearerTokenResolver;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.context.SecurityContextHolderFilter;
+
+import io.gantry.api.GantryProperties;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Stateless bearer-token security: every call under {@code /api/} needs a token signed by this
+ * controller; health, the OpenAPI document, Swagger UI, the dashboard's static files and token
+ * issuing are public. Method security is on, so any controller can say
+ * {@code @PreAuthorize("hasRole('OPERATOR')")}; roles form the hierarchy ADMIN > OPERATOR > USER.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableMethodSecurity
+class SecurityConfiguration {
+
+    static final String TOKENS_PATH = "/api/v1/auth/tokens";
+
+    @Bean
+    SecurityFilterChain apiSecurity(HttpSecurity http, ActiveUsers activeUsers, JsonMapper json) throws Exception {
+        ProblemResponses problems = new ProblemResponses(json);
+        http
+                // No cookies or sessions: a browser cannot be tricked into sending a bearer token.
+                .csrf(AbstractHttpConfigurer::disable)
+                .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .requestCache(AbstractHttpConfigurer::disable)
+                .logout(AbstractHttpConfigurer::disable)
+                .httpBasic(AbstractHttpConfigurer::disable)
+                .formLogin(AbstractHttpConfigurer::disable)
+                .authorizeHttpRequests(a -> a
+                        .requestMatchers("/actuator/health", "/actuator/health/**").permitAll()
+                        // Public so that Prometheus scrapes without a token: it shows counters and
+                        // timings, no job or user data. Put it behind a network policy if that matters.
+                        .requestMatchers("/actuator/prometheus").permitAll()
+                        .requestMatchers("/actuator/**").hasRole(Role.ADMIN.name())
+                        .requestMatchers("/v3/api-docs", "/v3/api-docs/**", "/v3/api-docs.yaml",
+                                "/swagger-ui.html", "/swagger-ui/**").permitAll()
+                        .requestMatchers(HttpMethod.POST, TOKENS_PATH).permitAll()
+                        .requestMatchers("/api/**").authenticated()
+                        // The dashboard: static files that call the API with a token.
+                        .anyRequest().permitAll())
+                .oauth2ResourceServer(o -> o
+                        .bearerTokenResolver(bearerTokens())
+                        .jwt(j -> j.jwtAuthenticationConverter(new TokenAuthentication(activeUsers)))
+                        .authenticationEntryPoint(problems)
+                        .accessDeniedHandler(problems))
+                .exceptionHandling(e -> e.authenticationEntryPoint(problems).accessDeniedHandler(problems))
+                .addFilterAfter(new RequestLog(), SecurityContextHolderFilter.class);
+        return http.build();
+    }
+
+    /** Signing in must work even when the client still sends its old, expired token. */
+    private static BearerTokenResolver bearerTokens() {
+        DefaultBearerTokenResolver standard = new DefaultBearerTokenResolver();
+        return (HttpServletRequest request) -> HttpMethod.POST.matches(request.getMethod())
+                && TOKENS_PATH.equals(request.getRequestURI()) ? null : standard.resolve(request);
+    }
+
+    @Bean
+    static RoleHierarchy roleHierarchy() {
+        return RoleHierarchyImpl.withDefaultRolePrefix()
+                .role(Role.ADMIN.name()).implies(Role.OPERATOR.name())
+                .role(Role.OPERATOR.name()).implies(Role.USER.name())
+                .build();
+    }
+
+    /** BCrypt, stored with its {@code {bcrypt}} prefix so a later switch of algorithm keeps old hashes valid. */
+    @Bean
+    PasswordEncoder passwordEncoder() {
+        return PasswordEncoderFactories.createDelegatingPasswordEncoder();
+    }
+
+    @Bean
+    SecretKey jwtSigningKey(SecurityProperties properties, GantryProperties gantry) {
+        return JwtSecret.resolve(properties.jwtSecret(), gantry.dataDir(), new SecureRandom());
+    }
+
+    @Bean
+    JwtEncoder jwtEncoder(SecretKey jwtSigningKey) {
+        return NimbusJwtEncoder.withSecretKey(jwtSigningKey).algorithm(MacAlgorithm.HS256).build();
+    }
+
+    @Bean
+    JwtDecoder jwtDecoder(SecretKey jwtSigningKey) {
+        NimbusJwtDecoder decoder = NimbusJwtDecoder.withSecretKey(jwtSigningKey).macAlgorithm(MacAlgorithm.HS256).build();
+        // Expiry (with the default 60 s clock skew) and our issuer.
+        decoder.setJwtValidator(JwtValidators.createDefaultWithIssuer(TokenIssuer.ISSUER));
+        return decoder;
+    }
+}
