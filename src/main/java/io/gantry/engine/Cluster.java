@@ -36,7 +36,25 @@ final class Cluster {
     final long totalCpus;
     final long totalGpus;
 
+    /**
+     * Node equivalence classes: nodes with the same CPUs, memory and GPUs. Counting capable nodes
+     * per class makes "how many nodes of this partition could ever hold this shape" O(classes).
+     */
+    final int[] nodeClass;
+    final int classCount;
+    final int[] classCpus;
+    final long[] classMem;
+    final int[] classGpus;
+
     private final Map<String, BitSet> matchMemo = new ConcurrentHashMap<>();
+    private final Map<String, PartMatch> partMatchMemo = new ConcurrentHashMap<>();
+
+    /**
+     * The nodes of one partition with one GPU type and constraint, counted per node class (all
+     * and up), and per block and class for one-block requests.
+     */
+    record PartMatch(String key, BitSet nodes, int[] all, int[] up, int maxCpus, int maxGpus, int[][] blockAll) {
+    }
 
     record Part(int index, String name, BitSet nodes, int nodeCount, long maxTime, int tier, boolean up) {
     }
@@ -73,6 +91,26 @@ final class Cluster {
             block[i] = n.block() == null ? -1 : blocks.computeIfAbsent(n.block(), k -> blocks.size());
             cpuSum = Math.addExact(cpuSum, n.cpus());
             gpuSum = Math.addExact(gpuSum, n.gpus());
+        }
+        Map<String, Integer> classes = new HashMap<>();
+        nodeClass = new int[size];
+        List<Integer> reps = new java.util.ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            String key = cpus[i] + "/" + mem[i] + "/" + gpus[i];
+            int ci = classes.computeIfAbsent(key, k -> classes.size());
+            if (ci == reps.size()) {
+                reps.add(i);
+            }
+            nodeClass[i] = ci;
+        }
+        classCount = reps.size();
+        classCpus = new int[classCount];
+        classMem = new long[classCount];
+        classGpus = new int[classCount];
+        for (int ci = 0; ci < classCount; ci++) {
+            classCpus[ci] = cpus[reps.get(ci)];
+            classMem[ci] = mem[reps.get(ci)];
+            classGpus[ci] = gpus[reps.get(ci)];
         }
         int next = leaves.size();
         for (int i = 0; i < size; i++) {
@@ -122,6 +160,31 @@ final class Cluster {
                 }
             }
             return bits;
+        });
+    }
+
+    PartMatch partMatch(Part part, String gpuType, Constraint constraint) {
+        String key = part.index() + "/" + Objects.toString(gpuType, "") + '/' + constraint;
+        return partMatchMemo.computeIfAbsent(key, k -> {
+            BitSet bits = (BitSet) matching(gpuType, constraint).clone();
+            bits.and(part.nodes());
+            int[] all = new int[classCount];
+            int[] upCount = new int[classCount];
+            int[][] blockAll = new int[blockCount][classCount];
+            int maxCpus = 0;
+            int maxGpus = 0;
+            for (int i = bits.nextSetBit(0); i >= 0; i = bits.nextSetBit(i + 1)) {
+                all[nodeClass[i]]++;
+                if (up.get(i)) {
+                    upCount[nodeClass[i]]++;
+                }
+                if (block[i] >= 0) {
+                    blockAll[block[i]][nodeClass[i]]++;
+                }
+                maxCpus = Math.max(maxCpus, cpus[i]);
+                maxGpus = Math.max(maxGpus, gpus[i]);
+            }
+            return new PartMatch(k, bits, all, upCount, maxCpus, maxGpus, blockAll);
         });
     }
 

@@ -33,7 +33,7 @@ final class Cycle {
     private final BitSet pool;
     private final Availability.Intervals intervals = new Availability.Intervals();
     private final Map<Request, Layout> layouts = new HashMap<>();
-    private final List<List<Failure>> failed = new ArrayList<>();
+    private final Map<Cluster.PartMatch, List<Failure>> failed = new java.util.IdentityHashMap<>();
     private final boolean[] blocked;
     private final int[] reservations;
     private int baseFit;
@@ -46,7 +46,7 @@ final class Cycle {
     private record Failure(Shape shape, long duration, PendingReason reason) {
     }
 
-    private record Entry(PendingJob job, Priority priority, int tier) {
+    private record Entry(PendingJob job, Priority priority, int tier, boolean starving) {
     }
 
     Cycle(Snapshot snapshot, Cluster cluster) {
@@ -56,14 +56,15 @@ final class Cycle {
         this.policy = snapshot.policy();
         this.a = new Availability(cluster, now);
         this.limits = new Limits(snapshot.qos(), snapshot.associations());
-        this.priorities = new Priorities(policy.weights(), now, limits, cluster);
+        long oldest = now;
+        for (PendingJob job : snapshot.pending()) {
+            oldest = Math.min(oldest, job.eligibleFrom());
+        }
+        this.priorities = new Priorities(policy.weights(), now, limits, cluster, oldest);
         this.buf = new int[cluster.size];
         this.pool = new BitSet(cluster.size);
         this.blocked = new boolean[cluster.parts.length];
         this.reservations = new int[cluster.parts.length];
-        for (int p = 0; p < cluster.parts.length; p++) {
-            failed.add(new ArrayList<>());
-        }
     }
 
     Plan run() {
@@ -95,12 +96,11 @@ final class Cycle {
                     tier = Math.max(tier, part.tier());
                 }
             }
-            order.add(new Entry(job, priorities.of(job, tier), tier));
+            boolean starving = policy.starvationSeconds() > 0
+                    && now - job.eligibleFrom() >= policy.starvationSeconds();
+            order.add(new Entry(job, priorities.of(job, tier), tier, starving));
         }
-        order.sort(Comparator.comparingInt((Entry e) -> -e.tier)
-                .thenComparing((Entry e) -> -e.priority.value())
-                .thenComparingLong(e -> e.job.submitTime())
-                .thenComparing(e -> e.job.id()));
+        order.sort(Cycle::byPriority);
 
         List<Start> starts = new ArrayList<>();
         List<Waiting> waiting = new ArrayList<>();
@@ -108,6 +108,24 @@ final class Cycle {
             decide(e, starts, waiting);
         }
         return new Plan(now, starts, waiting);
+    }
+
+    /** Partition tier, then starving jobs oldest first, then priority, then submit time, then job id. */
+    private static int byPriority(Entry x, Entry y) {
+        int c = Integer.compare(y.tier, x.tier);
+        if (c == 0) {
+            c = Boolean.compare(y.starving, x.starving);
+        }
+        if (c == 0 && x.starving) {
+            c = Long.compare(x.job.eligibleFrom(), y.job.eligibleFrom());
+        }
+        if (c == 0) {
+            c = Long.compare(y.priority.value(), x.priority.value());
+        }
+        if (c == 0) {
+            c = Long.compare(x.job.submitTime(), y.job.submitTime());
+        }
+        return c != 0 ? c : x.job.id().compareTo(y.job.id());
     }
 
     private void decide(Entry e, List<Start> starts, List<Waiting> waiting) {
@@ -185,7 +203,7 @@ final class Cycle {
             reason = worse(reason, why);
             blocked[p] = true;
         }
-        Waiting reserved = reserve(job, candidates, duration, reason, e.priority);
+        Waiting reserved = reserve(job, candidates, duration, reason, e.priority, e.starving);
         waiting.add(reserved != null ? reserved : waiting(job, reason, e.priority));
     }
 
@@ -211,13 +229,10 @@ final class Cycle {
     }
 
     private boolean upNodesSuffice(Shape s) {
-        pool.clear();
-        pool.or(s.candidates());
-        pool.and(c.up);
         int n = 0;
-        for (int i = pool.nextSetBit(0); i >= 0 && n < s.nodes(); i = pool.nextSetBit(i + 1)) {
-            if (s.capable(c, i)) {
-                n++;
+        for (int ci = 0; ci < c.classCount; ci++) {
+            if (s.capableClass(c, ci)) {
+                n += s.match().up()[ci];
             }
         }
         return n >= s.nodes();
@@ -228,17 +243,26 @@ final class Cycle {
         return new Tres(cpus, Math.multiplyExact(s.memPerNode(), s.nodes()), s.totalGpus(), s.nodes());
     }
 
+    /**
+     * Resources only shrink during a cycle, so a shape that did not fit now still does not, and
+     * neither does any shape that needs at least as much of everything for at least as long.
+     */
     private PendingReason knownFailure(Shape shape, long duration) {
-        for (Failure f : failed.get(shape.partition())) {
-            if (duration >= f.duration && shape.dominates(f.shape)) {
-                return f.reason;
+        List<Failure> list = failed.get(shape.match());
+        if (list != null) {
+            for (Failure f : list) {
+                if (duration >= f.duration && shape.dominates(f.shape)) {
+                    return f.reason;
+                }
             }
         }
         return null;
     }
 
     private void remember(Shape shape, long duration, PendingReason why) {
-        List<Failure> list = failed.get(shape.partition());
+        List<Failure> list = failed.computeIfAbsent(shape.match(), k -> new ArrayList<>());
+        // Entries the new one is smaller than are now redundant: keep the list minimal.
+        list.removeIf(f -> f.duration >= duration && f.shape.dominates(shape));
         if (list.size() < MAX_FAILED_SHAPES) {
             list.add(new Failure(shape, duration, why));
         }
@@ -295,14 +319,14 @@ final class Cycle {
         return new Start(job.id(), c.parts[s.partition()].name(), now, end, allocation, backfilled, priority);
     }
 
-    /** Reserves the earliest start among the job's partitions that still take reservations. */
+    /** Reserves the earliest start among the job's partitions that still take reservations (starving jobs always do). */
     private Waiting reserve(PendingJob job, List<Shape> candidates, long duration, PendingReason reason,
-            Priority priority) {
+            Priority priority, boolean starving) {
         long bestStart = Long.MAX_VALUE;
         Shape bestShape = null;
         int[] bestNodes = null;
         for (Shape s : candidates) {
-            if (reservations[s.partition()] >= policy.reservationDepth()) {
+            if (reservations[s.partition()] >= policy.reservationDepth() && !starving) {
                 continue;
             }
             long[] startOut = new long[1];
@@ -340,23 +364,10 @@ final class Cycle {
                 a.startWindows(i, duration, s.needCpu(c, i), s.needMem(c, i), s.needGpu(c, i), intervals);
             }
         }
-        long start;
-        if (s.oneBlock() && c.blockCount > 0) {
-            start = Long.MAX_VALUE;
-            for (int b = 0; b < c.blockCount; b++) {
-                long t = sweep(s.nodes(), b);
-                if (t >= 0 && t < start) {
-                    start = t;
-                }
-            }
-            if (start == Long.MAX_VALUE) {
-                return null;
-            }
-        } else {
-            start = sweep(s.nodes(), -1);
-            if (start < 0) {
-                return null;
-            }
+        long start = s.oneBlock() && c.blockCount > 0 ? sweepPerBlock(s.nodes()) : sweep(s.nodes(), 0, intervals.size,
+                intervals.start, intervals.end);
+        if (start < 0) {
+            return null;
         }
         int count = 0;
         for (int k = 0; k < intervals.size; k++) {
@@ -372,23 +383,16 @@ final class Cycle {
         return chosen;
     }
 
-    /** Earliest time at least {@code n} nodes' intervals (of block {@code block}, or all when -1) overlap. */
-    private long sweep(int n, int block) {
-        long[] starts = new long[intervals.size];
-        long[] ends = new long[intervals.size];
-        int m = 0;
-        for (int k = 0; k < intervals.size; k++) {
-            if (block < 0 || c.block[intervals.node[k]] == block) {
-                starts[m] = intervals.start[k];
-                ends[m] = intervals.end[k];
-                m++;
-            }
-        }
+    /** Earliest time at least {@code n} of the intervals [from, to) of the arrays overlap; -1 if never. */
+    private static long sweep(int n, int from, int to, long[] startsIn, long[] endsIn) {
+        int m = to - from;
         if (m < n) {
             return -1;
         }
-        Arrays.sort(starts, 0, m);
-        Arrays.sort(ends, 0, m);
+        long[] starts = Arrays.copyOfRange(startsIn, from, to);
+        long[] ends = Arrays.copyOfRange(endsIn, from, to);
+        Arrays.sort(starts);
+        Arrays.sort(ends);
         int active = 0;
         int e = 0;
         for (int k = 0; k < m; k++) {
@@ -407,6 +411,37 @@ final class Cycle {
             }
         }
         return -1;
+    }
+
+    /** Like {@link #sweep} but all {@code n} nodes from one block: the earliest over the blocks. */
+    private long sweepPerBlock(int n) {
+        int size = intervals.size;
+        int[] perBlock = new int[c.blockCount + 1];
+        for (int k = 0; k < size; k++) {
+            perBlock[c.block[intervals.node[k]] + 1]++;
+        }
+        int[] offset = new int[c.blockCount + 2];
+        for (int b = 0; b <= c.blockCount; b++) {
+            offset[b + 1] = offset[b] + perBlock[b];
+        }
+        int[] fill = Arrays.copyOf(offset, c.blockCount + 1);
+        long[] starts = new long[size];
+        long[] ends = new long[size];
+        for (int k = 0; k < size; k++) {
+            int slot = fill[c.block[intervals.node[k]] + 1]++;
+            starts[slot] = intervals.start[k];
+            ends[slot] = intervals.end[k];
+        }
+        long best = -1;
+        for (int b = 1; b <= c.blockCount; b++) {
+            if (perBlock[b] >= n) {
+                long t = sweep(n, offset[b], offset[b + 1], starts, ends);
+                if (t >= 0 && (best < 0 || t < best)) {
+                    best = t;
+                }
+            }
+        }
+        return best;
     }
 
     private static Waiting waiting(PendingJob job, PendingReason reason, Priority priority) {

@@ -1,7 +1,5 @@
 package io.gantry.engine;
 
-import java.util.BitSet;
-
 /** Whether a shape could ever run, were its partition empty and every node up. */
 final class Feasibilities {
 
@@ -10,23 +8,18 @@ final class Feasibilities {
 
     static Feasibility check(Cluster c, Shape s) {
         Cluster.Part part = c.parts[s.partition()];
-        BitSet cand = s.candidates();
-        if (cand.isEmpty()) {
+        if (s.candidates().isEmpty()) {
             return Feasibility.never(PendingReason.BAD_CONSTRAINTS,
                     "no node of partition " + part.name() + " has the GPU type and features asked for");
         }
-        if (s.nodes() > part.nodeCount()) {
+        if (s.nodesAsked() && s.nodes() > part.nodeCount()) {
             return Feasibility.never(PendingReason.PARTITION_NODE_LIMIT, "the job needs " + s.nodes()
                     + " nodes; partition " + part.name() + " has " + part.nodeCount());
         }
         int capable = 0;
-        int[] perBlock = new int[Math.max(1, c.blockCount)];
-        for (int i = cand.nextSetBit(0); i >= 0; i = cand.nextSetBit(i + 1)) {
-            if (s.capable(c, i)) {
-                capable++;
-                if (c.block[i] >= 0) {
-                    perBlock[c.block[i]]++;
-                }
+        for (int ci = 0; ci < c.classCount; ci++) {
+            if (s.capableClass(c, ci)) {
+                capable += s.match().all()[ci];
             }
         }
         if (capable < s.nodes()) {
@@ -36,7 +29,13 @@ final class Feasibilities {
         }
         if (s.oneBlock() && c.blockCount > 0) {
             int best = 0;
-            for (int n : perBlock) {
+            for (int[] perClass : s.match().blockAll()) {
+                int n = 0;
+                for (int ci = 0; ci < c.classCount; ci++) {
+                    if (s.capableClass(c, ci)) {
+                        n += perClass[ci];
+                    }
+                }
                 best = Math.max(best, n);
             }
             if (best < s.nodes()) {

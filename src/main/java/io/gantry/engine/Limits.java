@@ -11,9 +11,13 @@ import java.util.Map;
 final class Limits {
 
     private final Map<String, Qos> qos = new HashMap<>();
-    private final Map<String, Association> userAssocs = new HashMap<>();
+    private final Map<Key, Association> userAssocs = new HashMap<>();
     private final Map<String, Association> accountAssocs = new HashMap<>();
-    private final Map<String, Usage> usage = new HashMap<>();
+    private final Map<Key, Usage> usage = new HashMap<>();
+
+    /** Usage and association keys; a record, so no strings are concatenated per job. */
+    private record Key(int kind, String a, String b) {
+    }
 
     private static final class Usage {
         int jobs;
@@ -54,7 +58,7 @@ final class Limits {
     }
 
     void charge(String user, String account, String qosName, Tres tres) {
-        for (String key : keys(user, account, qosName)) {
+        for (Key key : keys(user, account, qosName)) {
             Usage u = usage.computeIfAbsent(key, k -> new Usage());
             u.jobs++;
             u.tres = u.tres.plus(tres);
@@ -141,23 +145,23 @@ final class Limits {
         return null;
     }
 
-    private static String[] keys(String user, String account, String qosName) {
-        return new String[] {qosUserKey(qosName, user), qosKey(qosName), userKey(account, user), accountKey(account)};
+    private static Key[] keys(String user, String account, String qosName) {
+        return new Key[] {qosUserKey(qosName, user), qosKey(qosName), userKey(account, user), accountKey(account)};
     }
 
-    private static String qosUserKey(String qosName, String user) {
-        return "q\u0000" + qosName + "\u0000" + user;
+    private static Key qosUserKey(String qosName, String user) {
+        return new Key(0, qosName, user);
     }
 
-    private static String qosKey(String qosName) {
-        return "g\u0000" + qosName;
+    private static Key qosKey(String qosName) {
+        return new Key(1, qosName, null);
     }
 
-    private static String userKey(String account, String user) {
-        return "u\u0000" + account + "\u0000" + user;
+    private static Key userKey(String account, String user) {
+        return new Key(2, account, user);
     }
 
-    private static String accountKey(String account) {
-        return "a\u0000" + account;
+    private static Key accountKey(String account) {
+        return new Key(3, account, null);
     }
 }

@@ -83,21 +83,19 @@ final class Placement {
         Arrays.fill(leafSlot, -1);
         int groups = 0;
         int[] groupSize = new int[Math.min(size, c.leafCount)];
-        int[] groupLeaf = new int[groupSize.length];
         for (int k = 0; k < size; k++) {
             int leaf = c.leaf[(int) (keyed[k] & 0xFFFFFF)];
             if (leafSlot[leaf] < 0) {
                 leafSlot[leaf] = groups;
-                groupLeaf[groups] = leaf;
                 groups++;
             }
             groupOf[k] = leafSlot[leaf];
             groupSize[leafSlot[leaf]]++;
         }
-        // Groups largest first; ties by leaf number so the choice is deterministic.
+        // Groups largest first; among equals the one whose best node fits best (they were met in that order).
         long[] order = new long[groups];
         for (int g = 0; g < groups; g++) {
-            order[g] = ((long) (Integer.MAX_VALUE - groupSize[g]) << 31) | groupLeaf[g];
+            order[g] = ((long) (Integer.MAX_VALUE - groupSize[g]) << 31) | g;
         }
         Arrays.sort(order);
         // Members of each group, in best-fit order.
@@ -115,18 +113,18 @@ final class Placement {
         int filled = 0;
         int next = 0;
         while (rem > 0) {
-            while (taken[leafSlot[(int) (order[next] & 0x7FFFFFFF)]]) {
+            while (taken[(int) (order[next] & 0x7FFFFFFF)]) {
                 next++;
             }
-            int pick = leafSlot[(int) (order[next] & 0x7FFFFFFF)];
+            int pick = (int) (order[next] & 0x7FFFFFFF);
             if (groupSize[pick] >= rem) {
                 // Best fit: the smallest group that still holds the rest.
                 for (int j = next + 1; j < groups; j++) {
-                    int g = leafSlot[(int) (order[j] & 0x7FFFFFFF)];
+                    int g = (int) (order[j] & 0x7FFFFFFF);
                     if (groupSize[g] < rem) {
                         break;
                     }
-                    if (!taken[g]) {
+                    if (!taken[g] && groupSize[g] < groupSize[pick]) {
                         pick = g;
                     }
                 }

@@ -15,8 +15,12 @@ final class Priorities {
     private final long totalCpus;
     private final long totalGpus;
 
-    Priorities(PriorityWeights w, long now, Limits limits, Cluster c) {
+    private final long ageScale;
+
+    /** {@code oldestEligible}: the earliest eligible time among pending jobs (used when max age is relative). */
+    Priorities(PriorityWeights w, long now, Limits limits, Cluster c, long oldestEligible) {
         this.w = w;
+        this.ageScale = w.maxAgeSeconds() > 0 ? w.maxAgeSeconds() : Math.max(1, now - oldestEligible);
         this.now = now;
         this.limits = limits;
         this.maxQosPriority = limits.maxQosPriority();
@@ -26,7 +30,7 @@ final class Priorities {
     }
 
     Priority of(PendingJob job, int tier) {
-        double age = clamp((double) (now - job.eligibleFrom()) / w.maxAgeSeconds());
+        double age = clamp((double) (now - job.eligibleFrom()) / ageScale);
         double fairShare = limits.fairShare(job.account(), job.user());
         Request r = job.request();
         long gpus = r.gpus() > 0 ? r.gpus() : (long) r.gpusPerNode() * Math.max(1, r.nodes());
@@ -37,11 +41,13 @@ final class Priorities {
         double partition = maxTier == 0 ? 0 : (double) tier / maxTier;
         Qos q = limits.qos(job.qos());
         double qos = q == null || maxQosPriority <= 0 ? 0 : clamp((double) q.priority() / maxQosPriority);
-        double shortJob = clamp(1 - Math.log1p(job.timeLimitSeconds()) / LOG_HORIZON);
-        double sum = w.age() * age + w.fairShare() * fairShare + w.jobSize() * jobSize + w.partition() * partition
+        double shortJob = clamp(1 - Math.log1p(job.runEstimate()) / LOG_HORIZON);
+        long waited = Math.max(0, now - job.eligibleFrom());
+        double expansion = (double) waited / (waited + job.runEstimate());
+        double sum = w.expansion() * expansion + w.age() * age + w.fairShare() * fairShare + w.jobSize() * jobSize + w.partition() * partition
                 + w.qos() * qos + w.shortJob() * shortJob;
         long value = Math.subtractExact(Math.round(sum), job.nice());
-        return new Priority(value, age, fairShare, jobSize, partition, qos, shortJob, job.nice());
+        return new Priority(value, age, fairShare, jobSize, partition, qos, shortJob, expansion, job.nice());
     }
 
     private static double clamp(double v) {

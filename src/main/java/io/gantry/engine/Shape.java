@@ -7,21 +7,16 @@ import java.util.BitSet;
  * so that the allocation hands out exactly the tasks and GPUs asked for (the per-node figures
  * are the ceilings, used to choose nodes).
  *
- * @param candidates the partition's nodes with the right GPU type and features, any state
- * @param matchKey   identifies {@code candidates} (GPU type and constraint)
+ * @param match      the partition's nodes with the right GPU type and features, any state
+ * @param nodesAsked whether the user asked for the node count (else the engine derived it)
  */
 record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, int gpusPerNode, int tasks, int cpusPerTask,
-        int totalGpus, boolean exclusive, boolean oneBlock, BitSet candidates, String matchKey) {
+        int totalGpus, boolean exclusive, boolean oneBlock, Cluster.PartMatch match, boolean nodesAsked) {
 
     static Shape of(Request r, Cluster.Part part, Cluster cluster) {
-        BitSet match = (BitSet) cluster.matching(r.gpuType(), r.constraint()).clone();
-        match.and(part.nodes());
-        int maxCpus = 0;
-        int maxGpus = 0;
-        for (int i = match.nextSetBit(0); i >= 0; i = match.nextSetBit(i + 1)) {
-            maxCpus = Math.max(maxCpus, cluster.cpus[i]);
-            maxGpus = Math.max(maxGpus, cluster.gpus[i]);
-        }
+        Cluster.PartMatch match = cluster.partMatch(part, r.gpuType(), r.constraint());
+        int maxCpus = match.maxCpus();
+        int maxGpus = match.maxGpus();
         int n = r.nodes();
         if (n == 0) {
             int byGpus = r.gpus() == 0 ? 1 : ceilDiv(r.gpus(), Math.max(1, maxGpus));
@@ -33,9 +28,17 @@ record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, int gpu
         int cpn = Math.multiplyExact(ceilDiv(tasks, n), r.cpusPerTask());
         int gpn = r.gpusPerNode() > 0 ? r.gpusPerNode() : ceilDiv(r.gpus(), n);
         int totalGpus = r.gpusPerNode() > 0 ? Math.multiplyExact(r.gpusPerNode(), n) : r.gpus();
-        String key = part.index() + "/" + (r.gpuType() == null ? "" : r.gpuType()) + "/" + r.constraint();
         return new Shape(part.index(), n, cpn, r.memoryMb(), gpn, tasks, r.cpusPerTask(), totalGpus, r.exclusive(),
-                r.oneBlock(), match, key);
+                r.oneBlock(), match, r.nodes() > 0);
+    }
+
+    BitSet candidates() {
+        return match.nodes();
+    }
+
+    /** Whether nodes of class {@code ci} are big enough for one node's share. */
+    boolean capableClass(Cluster c, int ci) {
+        return c.classCpus[ci] >= cpusPerNode && c.classMem[ci] >= memPerNode && c.classGpus[ci] >= gpusPerNode;
     }
 
     /** Whether node {@code i} is big enough for one node's share, if it were empty. */
@@ -66,7 +69,7 @@ record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, int gpu
 
     /** Whether every node this shape needs is at least what {@code smaller} needs, with the same node filter. */
     boolean dominates(Shape smaller) {
-        return matchKey.equals(smaller.matchKey) && exclusive == smaller.exclusive && oneBlock == smaller.oneBlock
+        return match == smaller.match && exclusive == smaller.exclusive && oneBlock == smaller.oneBlock
                 && nodes >= smaller.nodes && cpusPerNode >= smaller.cpusPerNode && memPerNode >= smaller.memPerNode
                 && gpusPerNode >= smaller.gpusPerNode;
     }
