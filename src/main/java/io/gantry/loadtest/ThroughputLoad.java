@@ -97,6 +97,10 @@ final class ThroughputLoad {
             System.out.println("submission failed: " + error.get());
         }
         Sample last = samples.get(samples.size() - 1);
+        JsonNode after = client.diag();
+        String cycles = "cycles=" + (after.get("cycles").asLong() - before.get("cycles").asLong()) + " max_cycle_ms="
+                + String.format(Locale.ROOT, "%.0f", after.get("maxCycleMs").asDouble()) + " mean_cycle_ms="
+                + String.format(Locale.ROOT, "%.0f", after.get("meanCycleMs").asDouble());
         double peak = 0;
         for (int i = 1; i < samples.size(); i++) {
             Sample a = samples.get(i - 1);
@@ -109,7 +113,7 @@ final class ThroughputLoad {
                 + " completed_per_s=" + LoadTest.rate(last.completed(), last.nanos() - begin)
                 + " steady_completed_per_s=" + steady(samples, total) + " peak_completed_per_s="
                 + String.format(Locale.ROOT, "%.0f", peak) + " started_per_s="
-                + LoadTest.rate(last.started(), last.nanos() - begin) + " "
+                + LoadTest.rate(last.started(), last.nanos() - begin) + " " + cycles + " "
                 + LoadTest.controllerCpu(cpuBefore, client.controllerCpuNanos(), last.completed(), last.nanos() - begin)
                 + " load=" + LoadTest.loadAverage());
     }
