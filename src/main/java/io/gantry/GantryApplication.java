@@ -1,23 +1,34 @@
 package io.gantry;
 
-import io.gantry.simulation.BenchCommand;
-import io.gantry.simulation.SimulateCommand;
 import java.util.Arrays;
+
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
+
+import io.gantry.loadtest.LoadTest;
+import io.gantry.simulation.BenchCommand;
+import io.gantry.simulation.SimulateCommand;
 
 @SpringBootApplication
 @ConfigurationPropertiesScan
 public class GantryApplication {
 
     public static void main(String[] args) {
-        // Offline tools run without Spring: no context, no database, just the engine.
-        if (args.length > 0 && args[0].equals("simulate")) {
-            System.exit(SimulateCommand.run(Arrays.copyOfRange(args, 1, args.length)));
-        }
-        if (args.length > 0 && args[0].equals("bench")) {
-            System.exit(BenchCommand.run(Arrays.copyOfRange(args, 1, args.length)));
+        // The tools run without Spring: no context, no database, just the engine or an HTTP client.
+        String[] rest = args.length > 0 ? Arrays.copyOfRange(args, 1, args.length) : args;
+        if (args.length > 0) {
+            switch (args[0]) {
+                case "simulate" -> System.exit(SimulateCommand.run(rest));
+                case "bench" -> System.exit(BenchCommand.run(rest));
+                case "loadtest" -> {
+                    LoadTest.main(rest);
+                    return;
+                }
+                default -> {
+                    // anything else is a Spring argument for the controller
+                }
+            }
         }
         SpringApplication.run(GantryApplication.class, args);
     }

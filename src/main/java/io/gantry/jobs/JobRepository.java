@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Optional;
 
 import org.springframework.data.jpa.repository.JpaRepository;
-import org.springframework.data.jpa.repository.Query;
 
 interface JobRepository extends JpaRepository<JobEntity, Long> {
 
@@ -18,8 +17,4 @@ interface JobRepository extends JpaRepository<JobEntity, Long> {
     boolean existsByJobId(long jobId);
 
     List<JobEntity> findByJobIdIn(Collection<Long> jobIds);
-
-    /** nextval works on PostgreSQL and on H2 in PostgreSQL mode. */
-    @Query(value = "SELECT nextval('job_ids')", nativeQuery = true)
-    long nextJobId();
 }

@@ -37,15 +37,17 @@ public class JobService {
 
     private final JobRepository jobs;
     private final JobEventRepository events;
+    private final JobInserts inserts;
     private final SubmissionResolver resolver;
     private final ApplicationEventPublisher publisher;
     private final JobsProperties properties;
     private final Clock clock;
 
-    JobService(JobRepository jobs, JobEventRepository events, SubmissionResolver resolver,
+    JobService(JobRepository jobs, JobEventRepository events, JobInserts inserts, SubmissionResolver resolver,
             ApplicationEventPublisher publisher, JobsProperties properties, Clock clock) {
         this.jobs = jobs;
         this.events = events;
+        this.inserts = inserts;
         this.resolver = resolver;
         this.publisher = publisher;
         this.properties = properties;
@@ -56,7 +58,7 @@ public class JobService {
     public SubmitResponse submit(JobSubmission submission, CurrentUser caller) {
         SubmissionResolver.Resolved resolved = resolver.resolve(submission, caller, this::exists);
         JobSpec spec = resolved.spec();
-        long jobId = jobs.nextJobId();
+        long jobId = inserts.nextJobId();
         Instant now = clock.instant();
         String environment = EnvironmentText.encode(spec.environment());
         List<Integer> tasks = spec.arrayTaskIds().isEmpty() ? List.of(JobIds.NO_TASK) : spec.arrayTaskIds();
@@ -64,10 +66,9 @@ public class JobService {
         for (int task : tasks) {
             rows.add(new JobEntity(jobId, task, spec, caller.username(), now, environment));
         }
-        jobs.saveAll(rows);
         String detail = "submitted by " + caller.username() + " to " + String.join(",", spec.partitions())
                 + (spec.hold() != Hold.NONE ? ", held" : "");
-        events.saveAll(rows.stream().map(r -> new JobEventEntity(r.id(), now, "SUBMITTED", detail)).toList());
+        inserts.insert(rows, now, "SUBMITTED", detail);
         publisher.publishEvent(new JobsChanged(jobId, "SUBMITTED"));
         return new SubmitResponse(jobId, spec.arrayTaskIds().isEmpty() ? null : spec.arrayTaskIds(),
                 resolved.warnings().isEmpty() ? null : resolved.warnings());

@@ -1,0 +1,56 @@
+package io.gantry.loadtest;
+
+import java.util.Arrays;
+
+/** Durations in nanoseconds, appended from one thread, merged and summarised at the end. */
+final class Latencies {
+
+    private long[] values = new long[1024];
+    private int size;
+
+    void add(long nanos) {
+        if (size == values.length) {
+            values = Arrays.copyOf(values, size * 2);
+        }
+        values[size++] = nanos;
+    }
+
+    int count() {
+        return size;
+    }
+
+    static Latencies merge(Iterable<Latencies> parts) {
+        Latencies all = new Latencies();
+        for (Latencies part : parts) {
+            for (int i = 0; i < part.size; i++) {
+                all.add(part.values[i]);
+            }
+        }
+        return all;
+    }
+
+    /** The nearest-rank percentile (p in 0..100), in nanoseconds; 0 when empty. */
+    long percentile(double p) {
+        if (size == 0) {
+            return 0;
+        }
+        long[] sorted = Arrays.copyOf(values, size);
+        Arrays.sort(sorted);
+        int rank = (int) Math.ceil(p / 100.0 * size);
+        return sorted[Math.max(0, Math.min(size - 1, rank - 1))];
+    }
+
+    double mean() {
+        long sum = 0;
+        for (int i = 0; i < size; i++) {
+            sum += values[i];
+        }
+        return size == 0 ? 0 : (double) sum / size;
+    }
+
+    String summary() {
+        return "p50_ms=" + LoadTest.ms(percentile(50)) + " p90_ms=" + LoadTest.ms(percentile(90)) + " p99_ms="
+                + LoadTest.ms(percentile(99)) + " max_ms=" + LoadTest.ms(percentile(100)) + " mean_ms="
+                + LoadTest.ms(mean());
+    }
+}
