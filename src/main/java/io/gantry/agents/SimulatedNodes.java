@@ -3,12 +3,12 @@ package io.gantry.agents;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.PriorityQueue;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,18 +43,21 @@ class SimulatedNodes {
     private final SchedulerJobs jobs;
     private final JobCompletion completion;
     private final Clock clock;
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "gantry-simulated-nodes");
-        t.setDaemon(true);
-        return t;
-    });
-    private final Map<Long, ScheduledFuture<?>> runs = new ConcurrentHashMap<>();
+    /** Jobs "running" on simulated nodes, by the time they end; one thread ends all that are due together. */
+    private final PriorityQueue<Due> due = new PriorityQueue<>(Comparator.comparing(Due::at).thenComparingLong(Due::row));
+    private final Map<Long, Due> byRow = new HashMap<>();
+    private final Thread runner = new Thread(this::loop, "gantry-simulated-nodes");
+
+    private record Due(long row, Instant at, JobState state, Integer exitCode, String detail, String id) {
+    }
 
     SimulatedNodes(ClusterService cluster, SchedulerJobs jobs, JobCompletion completion, Clock clock) {
         this.layout = cluster.layout();
         this.jobs = jobs;
         this.completion = completion;
         this.clock = clock;
+        runner.setDaemon(true);
+        runner.start();
     }
 
     /** After a restart, jobs the store says run on simulated nodes carry on where they were. */
@@ -76,48 +79,80 @@ class SimulatedNodes {
 
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(JobCancelRequested event) {
-        for (long row : event.jobRows()) {
-            ScheduledFuture<?> run = runs.remove(row);
-            if (run != null) {
-                run.cancel(false);
-            }
-            timer.execute(() -> stop(row));
-        }
+        event.jobRows().forEach(this::stop);
     }
 
     private void run(ActiveJob job) {
         long limit = job.timeLimitSeconds();
         long runSeconds = job.simulatedRunSeconds() != null ? job.simulatedRunSeconds()
                 : Math.min(Math.max(limit / 2, 1), DEFAULT_MAX_RUN_SECONDS);
-        boolean timesOut = runSeconds > limit;
-        Instant end = job.startTime().plusSeconds(timesOut ? limit : runSeconds);
-        long delayMillis = Math.max(0, Duration.between(clock.instant(), end).toMillis());
         int exitCode = job.simulatedExitCode() == null ? 0 : job.simulatedExitCode();
-        runs.put(job.row(), timer.schedule(() -> finish(job, end, timesOut, exitCode), delayMillis,
-                TimeUnit.MILLISECONDS));
+        Due end = runSeconds > limit
+                ? new Due(job.row(), job.startTime().plusSeconds(limit), JobState.TIMEOUT, null,
+                        "time limit reached on simulated node", job.displayId())
+                : new Due(job.row(), job.startTime().plusSeconds(runSeconds),
+                        exitCode == 0 ? JobState.COMPLETED : JobState.FAILED, exitCode,
+                        "exited with code " + exitCode + " on simulated node", job.displayId());
+        schedule(end);
     }
 
-    private void finish(ActiveJob job, Instant end, boolean timedOut, int exitCode) {
-        runs.remove(job.row());
-        try {
-            if (timedOut) {
-                completion.end(job.row(), JobState.TIMEOUT, null, end, "time limit reached on simulated node");
-            } else {
-                completion.end(job.row(), exitCode == 0 ? JobState.COMPLETED : JobState.FAILED, exitCode, end,
-                        "exited with code " + exitCode + " on simulated node");
+    /** A cancelled job stops at once, as a real node confirming the kill would. */
+    private void stop(long row) {
+        schedule(new Due(row, clock.instant(), JobState.CANCELLED, null, "stopped on simulated node", "row " + row));
+    }
+
+    private synchronized void schedule(Due end) {
+        Due earlier = byRow.put(end.row(), end);
+        if (earlier != null) {
+            due.remove(earlier);
+        }
+        due.add(end);
+        notifyAll();
+    }
+
+    private synchronized List<Due> takeDue() throws InterruptedException {
+        while (true) {
+            Due first = due.peek();
+            long waitMillis = first == null ? 60_000 : Duration.between(clock.instant(), first.at()).toMillis();
+            if (first != null && waitMillis <= 0) {
+                List<Due> batch = new ArrayList<>();
+                while (!due.isEmpty() && !due.peek().at().isAfter(clock.instant()) && batch.size() < 1000) {
+                    Due d = due.poll();
+                    byRow.remove(d.row());
+                    batch.add(d);
+                }
+                return batch;
             }
-        } catch (RuntimeException e) {
-            log.warn("Could not end job {} on its simulated node; retrying: {}", job.displayId(), e.toString());
-            runs.put(job.row(), timer.schedule(() -> finish(job, end, timedOut, exitCode), 1, TimeUnit.SECONDS));
+            wait(Math.max(1, waitMillis));
         }
     }
 
-    private void stop(long row) {
-        try {
-            completion.end(row, JobState.CANCELLED, null, clock.instant(), "stopped on simulated node");
-        } catch (RuntimeException e) {
-            log.warn("Could not stop job row {} on its simulated node; retrying: {}", row, e.toString());
-            timer.schedule(() -> stop(row), 1, TimeUnit.SECONDS);
+    private void loop() {
+        while (!Thread.currentThread().isInterrupted()) {
+            List<Due> batch;
+            try {
+                batch = takeDue();
+            } catch (InterruptedException e) {
+                return;
+            }
+            try {
+                completion.endAll(batch.stream()
+                        .map(d -> new JobCompletion.Ending(d.row(), d.state(), d.exitCode(), d.at(), d.detail()))
+                        .toList());
+            } catch (RuntimeException e) {
+                // A conflicting change (the user cancelled one of them meanwhile): retry each on its own shortly.
+                log.warn("Could not end {} jobs on their simulated nodes together; retrying one by one: {}",
+                        batch.size(), e.toString());
+                for (Due d : batch) {
+                    try {
+                        completion.end(d.row(), d.state(), d.exitCode(), d.at(), d.detail());
+                    } catch (RuntimeException again) {
+                        log.warn("Could not end job {} on its simulated node; retrying: {}", d.id(), again.toString());
+                        schedule(new Due(d.row(), clock.instant().plusSeconds(1), d.state(), d.exitCode(), d.detail(),
+                                d.id()));
+                    }
+                }
+            }
         }
     }
 

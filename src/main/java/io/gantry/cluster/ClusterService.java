@@ -39,10 +39,13 @@ public class ClusterService {
     private final ApplicationEventPublisher events;
     private final Clock clock;
     private final JdbcClient jdbc;
+    private final org.springframework.jdbc.core.JdbcTemplate batch;
 
     ClusterService(ClusterLayout layout, NodeRepository nodes, PartitionRepository partitions,
-            ApplicationEventPublisher events, Clock clock, JdbcClient jdbc) {
+            ApplicationEventPublisher events, Clock clock, JdbcClient jdbc,
+            org.springframework.jdbc.core.JdbcTemplate batch) {
         this.jdbc = jdbc;
+        this.batch = batch;
         this.layout = layout;
         this.nodes = nodes;
         this.partitions = partitions;
@@ -59,30 +62,36 @@ public class ClusterService {
     }
 
     /**
-     * Takes resources on nodes for a job being started, in the caller's transaction, after checking
-     * that every node is still schedulable and has them free; false (and nothing taken) otherwise.
-     * Only the scheduler calls this.
+     * What each schedulable node has free, read from the rows (not cached entities) in the
+     * caller's transaction. Only the scheduler adds to allocations, so this can only be an
+     * under-estimate while ended jobs give back concurrently: safe to plan starts against.
      */
     @Transactional(propagation = org.springframework.transaction.annotation.Propagation.MANDATORY)
-    public boolean take(List<NodeUse> uses) {
+    public Map<String, NodeUse> free() {
+        Map<String, NodeUse> free = new HashMap<>();
+        jdbc.sql("""
+                SELECT name, cpus - alloc_cpus, memory_mb - alloc_memory_mb, gpus - alloc_gpus FROM nodes
+                 WHERE admin_state = 'NONE' AND (simulated OR last_heartbeat IS NOT NULL)""")
+                .query((rs, i) -> new NodeUse(rs.getString(1), rs.getInt(2), rs.getLong(3), rs.getInt(4)))
+                .list().forEach(u -> free.put(u.node(), u));
+        return free;
+    }
+
+    /** Adds to nodes' allocations what the caller has already checked against {@link #free()}, in one batch. */
+    @Transactional(propagation = org.springframework.transaction.annotation.Propagation.MANDATORY)
+    public void takeChecked(List<NodeUse> uses) {
+        Map<String, long[]> totals = new java.util.TreeMap<>();
         for (NodeUse use : uses) {
-            // Read the row itself, not a cached entity: earlier starts of this same cycle have already added to it.
-            boolean fits = jdbc.sql("""
-                    SELECT count(*) FROM nodes WHERE name = ? AND admin_state = 'NONE'
-                       AND (simulated OR last_heartbeat IS NOT NULL)
-                       AND alloc_cpus + ? <= cpus AND alloc_memory_mb + ? <= memory_mb AND alloc_gpus + ? <= gpus""")
-                    .params(use.node(), use.cpus(), use.memoryMb(), use.gpus()).query(Long.class).single() == 1;
-            if (!fits) {
-                return false;
-            }
+            long[] t = totals.computeIfAbsent(use.node(), n -> new long[3]);
+            t[0] += use.cpus();
+            t[1] += use.memoryMb();
+            t[2] += use.gpus();
         }
-        for (NodeUse use : uses) {
-            jdbc.sql("""
-                    UPDATE nodes SET alloc_cpus = alloc_cpus + ?, alloc_memory_mb = alloc_memory_mb + ?,
-                           alloc_gpus = alloc_gpus + ? WHERE name = ?""")
-                    .params(use.cpus(), use.memoryMb(), use.gpus(), use.node()).update();
-        }
-        return true;
+        List<Object[]> rows = totals.entrySet().stream()
+                .map(e -> new Object[] {e.getValue()[0], e.getValue()[1], e.getValue()[2], e.getKey()}).toList();
+        batch.batchUpdate("""
+                UPDATE nodes SET alloc_cpus = alloc_cpus + ?, alloc_memory_mb = alloc_memory_mb + ?,
+                       alloc_gpus = alloc_gpus + ? WHERE name = ?""", rows);
     }
 
     /**
@@ -91,16 +100,21 @@ public class ClusterService {
      */
     @Transactional(propagation = org.springframework.transaction.annotation.Propagation.MANDATORY)
     public void give(List<NodeUse> uses) {
+        Map<String, long[]> totals = new java.util.TreeMap<>();
         for (NodeUse use : uses) {
-            jdbc.sql("""
-                    UPDATE nodes SET
-                           alloc_cpus = CASE WHEN alloc_cpus > ? THEN alloc_cpus - ? ELSE 0 END,
-                           alloc_memory_mb = CASE WHEN alloc_memory_mb > ? THEN alloc_memory_mb - ? ELSE 0 END,
-                           alloc_gpus = CASE WHEN alloc_gpus > ? THEN alloc_gpus - ? ELSE 0 END
-                     WHERE name = ?""")
-                    .params(use.cpus(), use.cpus(), use.memoryMb(), use.memoryMb(), use.gpus(), use.gpus(), use.node())
-                    .update();
+            long[] t = totals.computeIfAbsent(use.node(), n -> new long[3]);
+            t[0] += use.cpus();
+            t[1] += use.memoryMb();
+            t[2] += use.gpus();
         }
+        List<Object[]> rows = totals.entrySet().stream().map(e -> new Object[] {e.getValue()[0], e.getValue()[0],
+                e.getValue()[1], e.getValue()[1], e.getValue()[2], e.getValue()[2], e.getKey()}).toList();
+        batch.batchUpdate("""
+                UPDATE nodes SET
+                       alloc_cpus = CASE WHEN alloc_cpus > ? THEN alloc_cpus - ? ELSE 0 END,
+                       alloc_memory_mb = CASE WHEN alloc_memory_mb > ? THEN alloc_memory_mb - ? ELSE 0 END,
+                       alloc_gpus = CASE WHEN alloc_gpus > ? THEN alloc_gpus - ? ELSE 0 END
+                 WHERE name = ?""", rows);
     }
 
     /** Sets every node's allocation counters to what the running jobs hold (at start, from the store's truth). */

@@ -25,10 +25,12 @@ public class SchedulerJobs {
 
     private final JobRepository jobs;
     private final JobEventRepository events;
+    private final org.springframework.jdbc.core.JdbcTemplate jdbc;
 
-    SchedulerJobs(JobRepository jobs, JobEventRepository events) {
+    SchedulerJobs(JobRepository jobs, JobEventRepository events, org.springframework.jdbc.core.JdbcTemplate jdbc) {
         this.jobs = jobs;
         this.events = events;
+        this.jdbc = jdbc;
     }
 
     @Transactional(readOnly = true)
@@ -62,9 +64,25 @@ public class SchedulerJobs {
             return false;
         }
         job.start(partition, at, allocatedNodes, JobAllocation.encode(allocation), priority);
-        events.save(new JobEventEntity(row, at, "STARTED", "on " + allocatedNodes + " in " + partition
-                + (backfilled ? " (backfilled)" : "")));
         return true;
+    }
+
+    /** Records STARTED events for jobs started in this transaction, in one batch. */
+    @Transactional(propagation = Propagation.MANDATORY)
+    public void recordStarts(List<StartedEvent> started) {
+        if (started.isEmpty()) {
+            return;
+        }
+        jdbc.batchUpdate("INSERT INTO job_events (job_row, event_time, type, detail) VALUES (?, ?, 'STARTED', ?)",
+                started, 500, (ps, e) -> {
+                    ps.setLong(1, e.row());
+                    ps.setObject(2, java.time.OffsetDateTime.ofInstant(e.at(), java.time.ZoneOffset.UTC));
+                    ps.setString(3, "on " + e.nodes() + " in " + e.partition() + (e.backfilled() ? " (backfilled)" : ""));
+                });
+    }
+
+    /** A job this cycle started, for its history. */
+    public record StartedEvent(long row, Instant at, String nodes, String partition, boolean backfilled) {
     }
 
     /** Records why pending jobs wait; writes only the rows whose reason, priority or expected start changed. */

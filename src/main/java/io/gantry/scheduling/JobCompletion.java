@@ -45,6 +45,29 @@ public class JobCompletion {
         return ended.isPresent();
     }
 
+    /** One job's end as its node reports it. */
+    public record Ending(long row, JobState state, Integer exitCode, Instant at, String detail) {
+    }
+
+    /**
+     * Ends many jobs in one transaction (nodes report in batches under load); returns how many had
+     * not already ended.
+     */
+    @Transactional
+    public int endAll(List<Ending> endings) {
+        List<ActiveJob> ended = new java.util.ArrayList<>();
+        for (Ending e : endings) {
+            jobs.end(e.row(), e.state(), e.exitCode(), e.at(), e.detail()).ifPresent(job -> {
+                ended.add(job);
+                events.publishEvent(new JobEnded(e.row(), JobIds.format(job.jobId(), job.arrayTaskId()), e.state()));
+            });
+        }
+        gpus.release(ended.stream().map(ActiveJob::row).toList());
+        cluster.give(ended.stream().flatMap(job -> job.allocation().stream())
+                .map(a -> new NodeUse(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices().size())).toList());
+        return ended.size();
+    }
+
     /** A job whose node failed: back to the queue when it allows requeue, else NODE_FAIL. */
     @Transactional
     public void nodeFailed(long row, Instant at, String detail) {
@@ -62,7 +85,7 @@ public class JobCompletion {
     }
 
     private void release(ActiveJob job) {
-        gpus.release(job.row());
+        gpus.release(List.of(job.row()));
         List<NodeUse> uses = job.allocation().stream()
                 .map(a -> new NodeUse(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices().size())).toList();
         cluster.give(uses);

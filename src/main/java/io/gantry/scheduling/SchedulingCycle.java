@@ -127,29 +127,41 @@ class SchedulingCycle {
         List<ActiveJob> started = new ArrayList<>();
         int[] backfilled = {0};
         transaction.executeWithoutResult(status -> {
+            Map<String, NodeUse> free = new HashMap<>(cluster.free());
+            List<NodeUse> taken = new ArrayList<>();
+            Map<Long, List<JobAllocation>> gpusTaken = new HashMap<>();
+            List<SchedulerJobs.StartedEvent> history = new ArrayList<>();
             for (Start start : planned.plan().starts()) {
                 ActiveJob job = planned.byEngineId().get(start.job());
                 List<JobAllocation> allocation = start.allocation().stream()
                         .map(a -> new JobAllocation(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices())).toList();
                 List<NodeUse> uses = allocation.stream()
                         .map(a -> new NodeUse(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices().size())).toList();
+                if (!fits(uses, free)) {
+                    // A node was drained, downed or filled since the snapshot: this job waits for the next cycle.
+                    continue;
+                }
                 String nodes = Hostlist.of(start.nodeNames()).compressed();
                 if (!jobs.start(job.row(), job.version(), start.partition(), now, allocation, nodes,
                         start.priority().value(), start.backfilled())) {
                     continue;
                 }
-                if (!cluster.take(uses)) {
-                    status.setRollbackOnly();
-                    started.clear();
-                    backfilled[0] = 0;
-                    return;
+                for (NodeUse use : uses) {
+                    NodeUse f = free.get(use.node());
+                    free.put(use.node(), new NodeUse(use.node(), f.cpus() - use.cpus(), f.memoryMb() - use.memoryMb(),
+                            f.gpus() - use.gpus()));
                 }
-                gpus.hold(job.row(), allocation);
+                taken.addAll(uses);
+                gpusTaken.put(job.row(), allocation);
+                history.add(new SchedulerJobs.StartedEvent(job.row(), now, nodes, start.partition(), start.backfilled()));
                 started.add(jobs.activeJob(job.row()).orElseThrow());
                 if (start.backfilled()) {
                     backfilled[0]++;
                 }
             }
+            cluster.takeChecked(taken);
+            gpus.hold(gpusTaken);
+            jobs.recordStarts(history);
             for (io.gantry.engine.Waiting w : planned.plan().waiting()) {
                 ActiveJob job = planned.byEngineId().get(w.job());
                 Instant expected = w.expectedStart().isPresent()
@@ -163,6 +175,16 @@ class SchedulingCycle {
         });
         return new Outcome(started.size(), backfilled[0], planned.pending() - started.size(),
                 planned.running() + started.size());
+    }
+
+    private static boolean fits(List<NodeUse> uses, Map<String, NodeUse> free) {
+        for (NodeUse use : uses) {
+            NodeUse f = free.get(use.node());
+            if (f == null || use.cpus() > f.cpus() || use.memoryMb() > f.memoryMb() || use.gpus() > f.gpus()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String callerReason(ActiveJob job, Dependencies dependencies, Instant now,
