@@ -55,6 +55,17 @@ public class SchedulerJobs {
                 .toList();
     }
 
+    /**
+     * Loads the rows a plan is about to start into this transaction in a few queries, so that
+     * {@link #start} and {@link #activeJob} find them without a query each.
+     */
+    @Transactional(propagation = Propagation.MANDATORY)
+    public void prefetch(List<Long> rows) {
+        for (int from = 0; from < rows.size(); from += 1000) {
+            jobs.findAllById(rows.subList(from, Math.min(from + 1000, rows.size())));
+        }
+    }
+
     /** Starts a job if it is still the pending job the plan was made for; false when it changed meanwhile. */
     @Transactional(propagation = Propagation.MANDATORY)
     public boolean start(long row, long version, String partition, Instant at, List<JobAllocation> allocation,

@@ -131,6 +131,7 @@ class SchedulingCycle {
             List<NodeUse> taken = new ArrayList<>();
             Map<Long, List<JobAllocation>> gpusTaken = new HashMap<>();
             List<SchedulerJobs.StartedEvent> history = new ArrayList<>();
+            jobs.prefetch(planned.plan().starts().stream().map(st -> planned.byEngineId().get(st.job()).row()).toList());
             for (Start start : planned.plan().starts()) {
                 ActiveJob job = planned.byEngineId().get(start.job());
                 List<JobAllocation> allocation = start.allocation().stream()
