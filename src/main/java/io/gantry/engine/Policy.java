@@ -37,13 +37,15 @@ public record Policy(String name, PriorityWeights weights, boolean backfill, int
 
     /**
      * Gantry's default: short jobs (by run-time guess, else time limit) first, balanced by age
-     * that grows linearly over {@code maxAge} (11.6 days) so long and big jobs still come to the
-     * top, with EASY backfill. Chosen by replaying the shared traces (BENCHMARKS.md): deeper
+     * that grows linearly (0.1 per second) so long and big jobs still come to the top, with EASY
+     * backfill. The age factor only saturates after 115 days: once every old job's age is full,
+     * short jobs overtake them again and starvation returns (on lublin_256 a 5.8-day cap let a
+     * job wait 52 days). Chosen by replaying the shared traces (BENCHMARKS.md): deeper
      * reservations measured worse there.
      */
     public static Policy defaults() {
-        return new Policy("default", new PriorityWeights(100_000, 10_000, 1_000, 10_000, 10_000, 30_000, 0,
-                1_000_000, true), true, 1);
+        return new Policy("default", new PriorityWeights(1_000_000, 10_000, 1_000, 10_000, 10_000, 30_000, 0,
+                10_000_000, true), true, 1);
     }
 
     /**
