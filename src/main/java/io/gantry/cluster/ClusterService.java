@@ -80,13 +80,7 @@ public class ClusterService {
     /** Adds to nodes' allocations what the caller has already checked against {@link #free()}, in one batch. */
     @Transactional(propagation = org.springframework.transaction.annotation.Propagation.MANDATORY)
     public void takeChecked(List<NodeUse> uses) {
-        Map<String, long[]> totals = new java.util.TreeMap<>();
-        for (NodeUse use : uses) {
-            long[] t = totals.computeIfAbsent(use.node(), n -> new long[3]);
-            t[0] += use.cpus();
-            t[1] += use.memoryMb();
-            t[2] += use.gpus();
-        }
+        Map<String, long[]> totals = totalsByNode(uses);
         List<Object[]> rows = totals.entrySet().stream()
                 .map(e -> new Object[] {e.getValue()[0], e.getValue()[1], e.getValue()[2], e.getKey()}).toList();
         batch.batchUpdate("""
@@ -100,13 +94,7 @@ public class ClusterService {
      */
     @Transactional(propagation = org.springframework.transaction.annotation.Propagation.MANDATORY)
     public void give(List<NodeUse> uses) {
-        Map<String, long[]> totals = new java.util.TreeMap<>();
-        for (NodeUse use : uses) {
-            long[] t = totals.computeIfAbsent(use.node(), n -> new long[3]);
-            t[0] += use.cpus();
-            t[1] += use.memoryMb();
-            t[2] += use.gpus();
-        }
+        Map<String, long[]> totals = totalsByNode(uses);
         List<Object[]> rows = totals.entrySet().stream().map(e -> new Object[] {e.getValue()[0], e.getValue()[0],
                 e.getValue()[1], e.getValue()[1], e.getValue()[2], e.getValue()[2], e.getKey()}).toList();
         batch.batchUpdate("""
@@ -115,6 +103,18 @@ public class ClusterService {
                        alloc_memory_mb = CASE WHEN alloc_memory_mb > ? THEN alloc_memory_mb - ? ELSE 0 END,
                        alloc_gpus = CASE WHEN alloc_gpus > ? THEN alloc_gpus - ? ELSE 0 END
                  WHERE name = ?""", rows);
+    }
+
+    /** CPUs, memory and GPUs summed per node, in name order (a stable lock order for the updates). */
+    private static Map<String, long[]> totalsByNode(List<NodeUse> uses) {
+        Map<String, long[]> totals = new java.util.TreeMap<>();
+        for (NodeUse use : uses) {
+            long[] t = totals.computeIfAbsent(use.node(), n -> new long[3]);
+            t[0] += use.cpus();
+            t[1] += use.memoryMb();
+            t[2] += use.gpus();
+        }
+        return totals;
     }
 
     /** Sets every node's allocation counters to what the running jobs hold (at start, from the store's truth). */

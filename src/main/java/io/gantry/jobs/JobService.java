@@ -268,13 +268,7 @@ public class JobService {
     }
 
     private JobEntity findOne(String id) {
-        JobIds.Parsed parsed = JobIds.parse(id);
-        List<JobEntity> found = parsed.task() == null ? jobs.findByJobIdOrderByArrayTaskId(parsed.jobId())
-                : jobs.findByJobIdAndArrayTaskId(parsed.jobId(), parsed.task()).map(List::of).orElse(List.of());
-        if (found.isEmpty()) {
-            throw GantryException.notFound("Job", id);
-        }
-        return found.get(0);
+        return findAll(id).get(0);
     }
 
     private List<JobEntity> findAll(String id) {
