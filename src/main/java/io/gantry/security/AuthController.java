@@ -75,7 +75,7 @@ class AuthController {
     @GetMapping("/whoami")
     @Operation(operationId = "getWhoami", summary = "The caller's username, roles and accounts")
     Whoami getWhoami(CurrentUser caller) {
-        // TODO(#2): the accounting feature fills accounts from the caller's associations.
+        // TODO(#6): the accounting feature fills accounts from the caller's associations.
         return new Whoami(caller.username(), caller.roles().stream().sorted().toList(), List.of());
     }
 }
