@@ -16,14 +16,6 @@ public record RunningJob(JobId id, String user, String account, String qos, Stri
     }
 
     public Tres tres() {
-        long cpu = 0;
-        long mem = 0;
-        long gpus = 0;
-        for (NodeAllocation a : allocation) {
-            cpu = Math.addExact(cpu, a.cpus());
-            mem = Math.addExact(mem, a.memoryMb());
-            gpus = Math.addExact(gpus, a.gpus());
-        }
-        return new Tres(cpu, mem, gpus, allocation.size());
+        return Tres.of(allocation);
     }
 }

@@ -21,6 +21,19 @@ public record Tres(long cpu, long memoryMb, long gpus, long nodes) {
         return new Tres(cpu, memoryMb, gpus, nodes);
     }
 
+    /** What an allocation holds in all: its CPUs, memory and GPUs summed, one node per entry. */
+    public static Tres of(java.util.List<NodeAllocation> allocation) {
+        long cpu = 0;
+        long mem = 0;
+        long gpus = 0;
+        for (NodeAllocation a : allocation) {
+            cpu = Math.addExact(cpu, a.cpus());
+            mem = Math.addExact(mem, a.memoryMb());
+            gpus = Math.addExact(gpus, a.gpus());
+        }
+        return new Tres(cpu, mem, gpus, allocation.size());
+    }
+
     public Tres plus(Tres other) {
         return new Tres(Math.addExact(cpu, other.cpu), Math.addExact(memoryMb, other.memoryMb),
                 Math.addExact(gpus, other.gpus), Math.addExact(nodes, other.nodes));

@@ -15,6 +15,11 @@ public record JobAllocation(String node, int cpus, long memoryMb, List<Integer> 
         gpuIndices = List.copyOf(gpuIndices);
     }
 
+    /** What this allocation takes from its node, as the cluster counts it. */
+    public io.gantry.cluster.ClusterService.NodeUse use() {
+        return new io.gantry.cluster.ClusterService.NodeUse(node, cpus, memoryMb, gpuIndices.size());
+    }
+
     static String encode(List<JobAllocation> allocations) {
         return allocations.stream()
                 .map(a -> a.node + ":" + a.cpus + ":" + a.memoryMb + ":"

@@ -11,6 +11,7 @@ import org.springframework.transaction.annotation.Transactional;
 import io.gantry.cluster.ClusterService;
 import io.gantry.cluster.ClusterService.NodeUse;
 import io.gantry.jobs.ActiveJob;
+import io.gantry.jobs.JobAllocation;
 import io.gantry.jobs.JobIds;
 import io.gantry.jobs.JobState;
 import io.gantry.jobs.SchedulerJobs;
@@ -64,7 +65,7 @@ public class JobCompletion {
         }
         gpus.release(ended.stream().map(ActiveJob::row).toList());
         cluster.give(ended.stream().flatMap(job -> job.allocation().stream())
-                .map(a -> new NodeUse(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices().size())).toList());
+                .map(JobAllocation::use).toList());
         return ended.size();
     }
 
@@ -87,7 +88,7 @@ public class JobCompletion {
     private void release(ActiveJob job) {
         gpus.release(List.of(job.row()));
         List<NodeUse> uses = job.allocation().stream()
-                .map(a -> new NodeUse(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices().size())).toList();
+                .map(JobAllocation::use).toList();
         cluster.give(uses);
     }
 }

@@ -10,6 +10,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import io.gantry.cluster.ClusterService;
 import io.gantry.cluster.ClusterService.NodeUse;
 import io.gantry.jobs.ActiveJob;
+import io.gantry.jobs.JobAllocation;
 import io.gantry.jobs.JobState;
 import io.gantry.jobs.SchedulerJobs;
 
@@ -35,7 +36,7 @@ class SchedulerRecovery {
         transaction.executeWithoutResult(status -> {
             List<ActiveJob> holding = jobs.activeJobs().stream().filter(j -> j.state() != JobState.PENDING).toList();
             List<NodeUse> uses = holding.stream().flatMap(j -> j.allocation().stream())
-                    .map(a -> new NodeUse(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices().size())).toList();
+                    .map(JobAllocation::use).toList();
             cluster.resetAllocations(uses);
             int orphans = gpus.releaseOrphans();
             log.info("Recovered {} running jobs from the store{}", holding.size(),

@@ -137,7 +137,7 @@ class SchedulingCycle {
                 List<JobAllocation> allocation = start.allocation().stream()
                         .map(a -> new JobAllocation(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices())).toList();
                 List<NodeUse> uses = allocation.stream()
-                        .map(a -> new NodeUse(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices().size())).toList();
+                        .map(JobAllocation::use).toList();
                 if (!fits(uses, free)) {
                     // A node was drained, downed or filled since the snapshot: this job waits for the next cycle.
                     continue;
