@@ -1,0 +1,118 @@
+package io.gantry.agent.protocol;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The wire format between node agents and the controller (JSON over HTTP). The agent starts
+ * every exchange, so it works through NAT and proxies and the controller holds no socket per
+ * idle node:
+ * <ol>
+ * <li>{@code POST /api/v1/agents/register} with {@code Authorization: Bearer <join token>} (first
+ * time) or {@code Bearer <node credential>} (restart): the agent says what it has and which jobs
+ * it still runs; the answer names its node, (on a join) its new credential, timings, and the
+ * commands that bring the two sides in line.</li>
+ * <li>{@code POST /api/v1/agents/{node}/poll} with the node credential: the heartbeat and the long
+ * poll in one. It answers at once when commands wait, otherwise after at most
+ * {@link Registered#pollSeconds()}. With {@code sync} set (after a reconnect, and now and then)
+ * the controller reconciles the listed running jobs against the store.</li>
+ * <li>{@code POST /api/v1/agents/{node}/reports} with the node credential: job starts and ends,
+ * retried by the agent until acknowledged (the controller ignores repeats).</li>
+ * </ol>
+ * Jobs are named by their display id ({@code "42"}, or {@code "42_7"} for an array task).
+ */
+public final class AgentProtocol {
+
+    public static final String BASE = "/api/v1/agents";
+    public static final String REGISTER = BASE + "/register";
+
+    private AgentProtocol() {
+    }
+
+    public static String poll(String node) {
+        return BASE + "/" + node + "/poll";
+    }
+
+    public static String reports(String node) {
+        return BASE + "/" + node + "/reports";
+    }
+
+    /** One GPU as {@code nvidia-smi} (or {@code --gpus}) describes it. */
+    public record Gpu(int index, String uuid, String model) {
+    }
+
+    /** What an agent has, and the jobs it still runs (display ids). */
+    public record Registration(String name, int cpus, long memoryMb, List<Gpu> gpus, String gpuType,
+            List<String> features, String agentVersion, List<String> runningJobs) {
+    }
+
+    /**
+     * The controller's answer to a registration. {@code credential} is set only on a join with the
+     * join token; a restart keeps the credential it has. {@code state} and {@code reason} are the
+     * node's state after registering (DRAIN with a reason when it has less than configured).
+     */
+    public record Registered(String node, String credential, int pollSeconds, int killWaitSeconds,
+            int syncSeconds, String state, String reason, List<Command> commands) {
+    }
+
+    /** A heartbeat; {@code sync} asks the controller to reconcile {@code runningJobs} against the store. */
+    public record Poll(List<String> runningJobs, boolean sync) {
+    }
+
+    public record Commands(List<Command> commands) {
+    }
+
+    public enum CommandType {
+        /** Start the job's batch script on this node. Repeats of a job already started are ignored. */
+        LAUNCH,
+        /** Stop the job: SIGTERM to its process group, SIGKILL after the kill wait; report it ended as {@code endState}. */
+        KILL
+    }
+
+    /** {@code launch} is set for LAUNCH; {@code endState} (e.g. CANCELLED) and {@code detail} for KILL. */
+    public record Command(CommandType type, String jobId, Launch launch, String endState, String detail) {
+
+        public static Command launch(Launch launch) {
+            return new Command(CommandType.LAUNCH, launch.jobId(), launch, null, null);
+        }
+
+        public static Command kill(String jobId, String endState, String detail) {
+            return new Command(CommandType.KILL, jobId, null, endState, detail);
+        }
+    }
+
+    /**
+     * Everything a node needs to run a job's batch script. {@code nodelist} is the whole
+     * allocation as a Slurm hostlist, {@code nodes} the same expanded; {@code gpuIndices} are this
+     * node's allocated GPUs (what {@code CUDA_VISIBLE_DEVICES} is set to). {@code workdir},
+     * {@code stdout} and {@code stderr} may be null (the agent's work dir, {@code gantry-%j.out}, and
+     * stdout). {@code stdout}/{@code stderr} still hold Slurm's {@code %} patterns; the agent expands them.
+     */
+    public record Launch(String jobId, long arrayJobId, Integer arrayTaskId, String name, String user, String account,
+            String partition, String qos, String script, String workdir, Map<String, String> environment,
+            String stdout, String stderr, long timeLimitSeconds, Instant startTime, String nodelist,
+            List<String> nodes, int tasks, int cpusPerTask, int cpusOnNode, long memoryMbOnNode,
+            List<Integer> gpuIndices) {
+    }
+
+    public enum ReportType {
+        STARTED, ENDED
+    }
+
+    /**
+     * A job's start or end on its node. For ENDED: {@code state} is COMPLETED, FAILED, TIMEOUT,
+     * CANCELLED or OUT_OF_MEMORY; {@code exitCode} the script's exit status (null when killed by a
+     * signal), {@code signal} the signal that ended it (null when it exited).
+     */
+    public record Report(String jobId, ReportType type, Instant time, String state, Integer exitCode, Integer signal,
+            String detail) {
+    }
+
+    public record Reports(List<Report> reports) {
+    }
+
+    /** How many reports changed something; repeats of reports already applied are acknowledged too. */
+    public record ReportsAccepted(int applied) {
+    }
+}
