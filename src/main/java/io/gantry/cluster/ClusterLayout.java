@@ -60,6 +60,27 @@ public record ClusterLayout(
         return new Builder(config).build();
     }
 
+    /**
+     * This layout with {@code node} added or replaced (a node that joined through its agent), and
+     * listed in each of its partitions.
+     */
+    public ClusterLayout withNode(NodeSpec node) {
+        Map<String, NodeSpec> newNodes = new LinkedHashMap<>(nodes);
+        newNodes.put(node.name(), node);
+        Map<String, PartitionSpec> newPartitions = new LinkedHashMap<>(partitions);
+        for (String name : node.partitions()) {
+            PartitionSpec p = partitions.get(name);
+            if (p != null && !p.nodes().contains(node.name())) {
+                List<String> members = new ArrayList<>(p.nodes());
+                members.add(node.name());
+                members.sort(Hostlist.HOST_ORDER);
+                newPartitions.put(name, new PartitionSpec(p.name(), List.copyOf(members), p.isDefault(),
+                        p.defaultTimeSeconds(), p.maxTimeSeconds(), p.priorityTier(), p.state()));
+            }
+        }
+        return new ClusterLayout(name, Map.copyOf(newNodes), Map.copyOf(newPartitions), switches, blocks);
+    }
+
     public PartitionSpec defaultPartition() {
         return partitions.values().stream().filter(PartitionSpec::isDefault).findFirst().orElse(null);
     }

@@ -33,7 +33,8 @@ public class ClusterService {
 
     private static final int MAX_REASON = 1024;
 
-    private final ClusterLayout layout;
+    /** The configuration's layout plus the nodes that joined through their agents; replaced whole on a join. */
+    private volatile ClusterLayout layout;
     private final NodeRepository nodes;
     private final PartitionRepository partitions;
     private final ApplicationEventPublisher events;
@@ -57,6 +58,11 @@ public class ClusterService {
         return layout;
     }
 
+    /** Adds (or reshapes) a node that joined through its agent. */
+    synchronized void adopt(ClusterLayout.NodeSpec node) {
+        layout = layout.withNode(node);
+    }
+
     /** CPUs, memory and GPUs a job holds on one node. */
     public record NodeUse(String node, int cpus, long memoryMb, int gpus) {
     }
@@ -71,7 +77,7 @@ public class ClusterService {
         Map<String, NodeUse> free = new HashMap<>();
         jdbc.sql("""
                 SELECT name, cpus - alloc_cpus, memory_mb - alloc_memory_mb, gpus - alloc_gpus FROM nodes
-                 WHERE admin_state = 'NONE' AND (simulated OR last_heartbeat IS NOT NULL)""")
+                 WHERE admin_state = 'NONE' AND (simulated OR agent_state = 'UP')""")
                 .query((rs, i) -> new NodeUse(rs.getString(1), rs.getInt(2), rs.getLong(3), rs.getInt(4)))
                 .list().forEach(u -> free.put(u.node(), u));
         return free;
@@ -145,9 +151,11 @@ public class ClusterService {
     /** Every node as the engine sees it now: DRAIN and DOWN from the store, unheard agents DOWN. */
     @Transactional(readOnly = true)
     public List<io.gantry.engine.Node> engineNodes() {
+        ClusterLayout current = layout;
         return nodes.findAll().stream()
+                .filter(n -> current.nodes().containsKey(n.name())) // a node joining this very moment
                 .sorted(Comparator.comparing(NodeEntity::name, Hostlist.HOST_ORDER))
-                .map(n -> engineNode(layout.nodes().get(n.name()), switch (n.state()) {
+                .map(n -> engineNode(current.nodes().get(n.name()), switch (n.state()) {
                     case DOWN, UNKNOWN -> io.gantry.engine.NodeState.DOWN;
                     case DRAINING, DRAINED -> io.gantry.engine.NodeState.DRAIN;
                     default -> io.gantry.engine.NodeState.UP;

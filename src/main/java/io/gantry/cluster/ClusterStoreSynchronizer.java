@@ -1,6 +1,7 @@
 package io.gantry.cluster;
 
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -25,9 +26,11 @@ class ClusterStoreSynchronizer implements SmartInitializingSingleton {
     private final NodeRepository nodes;
     private final PartitionRepository partitions;
     private final TransactionTemplate transaction;
+    private final ClusterService cluster;
 
     ClusterStoreSynchronizer(ClusterLayout layout, NodeRepository nodes, PartitionRepository partitions,
-            TransactionTemplate transaction) {
+            TransactionTemplate transaction, ClusterService cluster) {
+        this.cluster = cluster;
         this.layout = layout;
         this.nodes = nodes;
         this.partitions = partitions;
@@ -44,6 +47,19 @@ class ClusterStoreSynchronizer implements SmartInitializingSingleton {
                 .collect(Collectors.toMap(NodeEntity::name, Function.identity()));
         Set<String> removed = new HashSet<>(stored.keySet());
         removed.removeAll(layout.nodes().keySet());
+        int joined = 0;
+        for (NodeEntity node : stored.values()) {
+            // Nodes that joined through their agents stay, in the partitions that still exist.
+            if (node.joined() && removed.remove(node.name())) {
+                List<String> partitionsLeft = node.partitions().stream()
+                        .filter(layout.partitions()::containsKey).toList();
+                ClusterLayout.NodeSpec spec = new ClusterLayout.NodeSpec(node.name(), node.cpus(), node.memoryMb(),
+                        node.gpus(), node.gpuType(), node.features(), false, partitionsLeft, null, null);
+                node.applyJoinedShape(spec);
+                cluster.adopt(spec);
+                joined++;
+            }
+        }
         for (ClusterLayout.NodeSpec spec : layout.nodes().values()) {
             NodeEntity node = stored.getOrDefault(spec.name(), new NodeEntity(spec.name()));
             node.applyShape(spec);
@@ -62,8 +78,8 @@ class ClusterStoreSynchronizer implements SmartInitializingSingleton {
             partitions.save(partition);
         }
         partitions.deleteAllById(removedPartitions);
-        log.info("Cluster '{}': {} nodes, {} partitions ({} nodes and {} partitions no longer configured removed)",
-                layout.name(), layout.nodes().size(), layout.partitions().size(), removed.size(),
-                removedPartitions.size());
+        log.info("Cluster '{}': {} nodes, {} joined through their agents, {} partitions ({} nodes and {} partitions "
+                + "no longer configured removed)", layout.name(), layout.nodes().size(), joined,
+                layout.partitions().size(), removed.size(), removedPartitions.size());
     }
 }

@@ -23,6 +23,10 @@ import org.hibernate.annotations.DynamicUpdate;
 @Table(name = "nodes")
 class NodeEntity {
 
+    static final String AGENT_UP = "UP";
+    static final String AGENT_NOT_RESPONDING = "NOT_RESPONDING";
+    static final String NOT_RESPONDING_REASON = "Not responding";
+
     @Id
     private String name;
     private int cpus;
@@ -44,6 +48,12 @@ class NodeEntity {
     private long allocMemoryMb;
     private int allocGpus;
     private Instant lastHeartbeat;
+    /** Null until an agent first registers, then {@link #AGENT_UP} or {@link #AGENT_NOT_RESPONDING}. */
+    private String agentState;
+    /** SHA-256 (hex) of the node's agent credential. */
+    private String agentCredential;
+    /** Joined through its agent rather than named by the configuration. */
+    private boolean joined;
     @Version
     private long version;
 
@@ -66,6 +76,30 @@ class NodeEntity {
         this.switchName = spec.switchName();
         this.blockName = spec.block();
         this.simulated = spec.simulated();
+        this.joined = false;
+    }
+
+    /** A node that joined through its agent takes the shape its agent reports. */
+    void applyJoinedShape(ClusterLayout.NodeSpec spec) {
+        applyShape(spec);
+        this.joined = true;
+    }
+
+    /** Its agent registered (with a new credential, or {@code null} to keep the one it has). */
+    void agentRegistered(String credentialHash, Instant at) {
+        if (credentialHash != null) {
+            this.agentCredential = credentialHash;
+        }
+        this.agentState = AGENT_UP;
+        this.lastHeartbeat = at;
+    }
+
+    boolean notResponding() {
+        return AGENT_NOT_RESPONDING.equals(agentState);
+    }
+
+    boolean joined() {
+        return joined;
     }
 
     NodeState state() {
@@ -78,6 +112,9 @@ class NodeEntity {
         }
         if (!simulated && lastHeartbeat == null) {
             return NodeState.UNKNOWN;
+        }
+        if (!simulated && notResponding()) {
+            return NodeState.DOWN;
         }
         if (!allocated) {
             return NodeState.IDLE;
@@ -150,8 +187,9 @@ class NodeEntity {
         return adminState;
     }
 
+    /** The operator's reason, else why the node is down on its own. */
     String reason() {
-        return reason;
+        return reason == null && !simulated && notResponding() ? NOT_RESPONDING_REASON : reason;
     }
 
     String reasonUser() {

@@ -79,6 +79,10 @@ class JobEntity {
     private boolean cancelRequested;
     @Enumerated(EnumType.STRING)
     private JobState endState;
+    /** The node that runs the batch script: the first of the allocation. */
+    private String batchHost;
+    /** Whether the batch host's agent has said it started the script. */
+    private boolean launched;
     @Version
     private long version;
 
@@ -198,6 +202,21 @@ class JobEntity {
         this.allocatedNodes = allocatedNodes;
         this.allocation = allocation;
         this.priority = priority;
+        this.batchHost = allocation == null || allocation.isEmpty() ? null
+                : allocation.substring(0, allocation.indexOf(':'));
+        this.launched = false;
+    }
+
+    void markLaunched() {
+        this.launched = true;
+    }
+
+    String batchHost() {
+        return batchHost;
+    }
+
+    boolean launched() {
+        return launched;
     }
 
     void requestCancel() {
@@ -244,6 +263,8 @@ class JobEntity {
         this.partition = null;
         this.cancelRequested = false;
         this.endState = null;
+        this.batchHost = null;
+        this.launched = false;
     }
 
     void update(String name, Long timeLimitSeconds, String partitions, String qos, Integer nice, String constraints) {

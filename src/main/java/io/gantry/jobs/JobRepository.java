@@ -17,4 +17,6 @@ interface JobRepository extends JpaRepository<JobEntity, Long> {
     boolean existsByJobId(long jobId);
 
     List<JobEntity> findByJobIdIn(Collection<Long> jobIds);
+
+    List<JobEntity> findByBatchHostAndStateIn(String batchHost, Collection<JobState> states);
 }

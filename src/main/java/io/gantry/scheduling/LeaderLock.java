@@ -18,7 +18,7 @@ import org.springframework.stereotype.Component;
  * which is always the leader.
  */
 @Component
-class LeaderLock {
+public class LeaderLock {
 
     private static final Logger log = LoggerFactory.getLogger(LeaderLock.class);
 
@@ -33,7 +33,7 @@ class LeaderLock {
     }
 
     /** Whether this process is the leader now; tries to become it if not. */
-    synchronized boolean isLeader() {
+    public synchronized boolean isLeader() {
         try {
             if (postgres == null) {
                 try (Connection c = dataSource.getConnection()) {

@@ -8,6 +8,7 @@ import jakarta.servlet.http.HttpServletRequest;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.access.hierarchicalroles.RoleHierarchy;
 import org.springframework.security.access.hierarchicalroles.RoleHierarchyImpl;
@@ -28,6 +29,7 @@ import org.springframework.security.oauth2.server.resource.web.DefaultBearerToke
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.context.SecurityContextHolderFilter;
 
+import io.gantry.agent.protocol.AgentProtocol;
 import io.gantry.api.GantryProperties;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -43,7 +45,28 @@ class SecurityConfiguration {
 
     static final String TOKENS_PATH = "/api/v1/auth/tokens";
 
+    /**
+     * The agent protocol's calls carry a join token or a node credential, not a user's token: the
+     * agents' controller checks those itself, so this chain lets them through to it untouched.
+     */
     @Bean
+    @Order(1)
+    SecurityFilterChain agentProtocolSecurity(HttpSecurity http) throws Exception {
+        http
+                .securityMatcher(AgentProtocol.REGISTER, AgentProtocol.BASE + "/*/poll", AgentProtocol.BASE + "/*/reports")
+                .csrf(AbstractHttpConfigurer::disable)
+                .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .requestCache(AbstractHttpConfigurer::disable)
+                .logout(AbstractHttpConfigurer::disable)
+                .httpBasic(AbstractHttpConfigurer::disable)
+                .formLogin(AbstractHttpConfigurer::disable)
+                .anonymous(AbstractHttpConfigurer::disable)
+                .authorizeHttpRequests(a -> a.anyRequest().permitAll());
+        return http.build();
+    }
+
+    @Bean
+    @Order(2)
     SecurityFilterChain apiSecurity(HttpSecurity http, ActiveUsers activeUsers, JsonMapper json) throws Exception {
         ProblemResponses problems = new ProblemResponses(json);
         http

@@ -19,6 +19,23 @@ public record TestDatabase(String url, String username, String password) {
         return instance;
     }
 
+    /**
+     * A new, empty database of its own on the same server, for a controller whose cluster differs
+     * from the one the other tests share (the store follows a controller's configuration).
+     */
+    public static TestDatabase isolated(String name) {
+        TestDatabase shared = get();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(shared.url(), shared.username(),
+                shared.password()); java.sql.Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+            s.execute("CREATE DATABASE " + name);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("Cannot create database " + name + " next to " + shared.url(), e);
+        }
+        String url = shared.url().replaceFirst("(jdbc:postgresql://[^/]+/)[^?]*", "$1" + name);
+        return new TestDatabase(url, shared.username(), shared.password());
+    }
+
     private static TestDatabase locate() {
         String url = System.getenv("TEST_DATABASE_URL");
         if (url != null && !url.isBlank()) {

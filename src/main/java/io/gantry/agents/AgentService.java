@@ -1,0 +1,320 @@
+package io.gantry.agents;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.event.TransactionPhase;
+import org.springframework.transaction.event.TransactionalEventListener;
+import org.springframework.web.context.request.async.DeferredResult;
+
+import io.gantry.agent.protocol.AgentProtocol;
+import io.gantry.agent.protocol.AgentProtocol.Command;
+import io.gantry.agent.protocol.AgentProtocol.Commands;
+import io.gantry.agent.protocol.AgentProtocol.Launch;
+import io.gantry.agent.protocol.AgentProtocol.Poll;
+import io.gantry.agent.protocol.AgentProtocol.Registered;
+import io.gantry.agent.protocol.AgentProtocol.Registration;
+import io.gantry.agent.protocol.AgentProtocol.Report;
+import io.gantry.api.GantryException.FieldError;
+import io.gantry.api.GantryException;
+import io.gantry.api.ProblemType;
+import io.gantry.cluster.AgentNodes;
+import io.gantry.cluster.ClusterLayout;
+import io.gantry.cluster.ClusterService;
+import io.gantry.jobs.ActiveJob;
+import io.gantry.jobs.HostedJobs;
+import io.gantry.jobs.HostedJobs.HostedJob;
+import io.gantry.jobs.JobAllocation;
+import io.gantry.jobs.JobCancelRequested;
+import io.gantry.jobs.JobState;
+import io.gantry.jobs.JobViews.JobView;
+import io.gantry.engine.Hostlist;
+import io.gantry.scheduling.JobCompletion;
+import io.gantry.scheduling.JobStarted;
+
+/**
+ * The controller's side of the agent protocol ({@link AgentProtocol}): registering agents,
+ * answering their polls with LAUNCH and KILL commands, applying their reports, and reconciling what
+ * an agent runs with what the store says it should.
+ */
+@Service
+class AgentService {
+
+    private static final Logger log = LoggerFactory.getLogger(AgentService.class);
+    private static final Pattern NODE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    private static final Pattern FEATURE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}");
+    private static final Set<String> END_STATES = Set.of("COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "OUT_OF_MEMORY");
+
+    private final AgentsProperties properties;
+    private final JoinToken joinToken;
+    private final AgentCredentials credentials;
+    private final AgentNodes nodes;
+    private final ClusterService cluster;
+    private final HostedJobs jobs;
+    private final JobCompletion completion;
+    private final AgentHub hub;
+    private final Clock clock;
+
+    AgentService(AgentsProperties properties, JoinToken joinToken, AgentCredentials credentials, AgentNodes nodes,
+            ClusterService cluster, HostedJobs jobs, JobCompletion completion, AgentHub hub, Clock clock) {
+        this.properties = properties;
+        this.joinToken = joinToken;
+        this.credentials = credentials;
+        this.nodes = nodes;
+        this.cluster = cluster;
+        this.jobs = jobs;
+        this.completion = completion;
+        this.hub = hub;
+        this.clock = clock;
+        for (String partition : properties.defaultPartitions()) {
+            if (!cluster.layout().partitions().containsKey(partition)) {
+                throw new IllegalStateException("gantry.agents.default-partitions: no partition '" + partition
+                        + "' in gantry.cluster.partitions");
+            }
+        }
+    }
+
+    /** A join with the join token (a new credential), or a restart with the node's credential. */
+    Registered register(String authorization, Registration registration, String remote) {
+        validate(registration);
+        String presented = AgentCredentials.bearer(authorization);
+        String node;
+        String credential = null;
+        if (joinToken.matches(presented)) {
+            node = registration.name();
+            credential = credentials.issue();
+        } else {
+            node = credentials.nodeOf(presented).orElseThrow(() -> {
+                log.warn("Refused an agent registration as '{}' from {}: wrong join token or unknown credential",
+                        registration.name(), remote);
+                return new GantryException(ProblemType.UNAUTHENTICATED,
+                        "Wrong join token or unknown node credential (see gantry.agents.join-token)");
+            });
+            if (!node.equals(registration.name())) {
+                log.warn("The agent of node '{}' now calls itself '{}'; it stays node '{}' (its credential's)",
+                        node, registration.name(), node);
+            }
+        }
+        Instant now = clock.instant();
+        List<AgentProtocol.Gpu> gpus = registration.gpus() == null ? List.of() : registration.gpus();
+        AgentNodes.Registered result = nodes.register(node,
+                new AgentNodes.Resources(registration.cpus(), registration.memoryMb(), gpus.size(),
+                        registration.gpuType(), registration.features() == null ? List.of() : registration.features()),
+                credential == null ? null : AgentCredentials.hash(credential), properties.defaultPartitions(), now);
+        if (credential != null) {
+            credentials.forget(node);
+        }
+        hub.open(node);
+        List<Command> commands = reconcile(node, orEmpty(registration.runningJobs()), now);
+        log.info("Agent of node '{}' registered from {} ({} CPUs, {} MB, {} GPUs); node is {}{}", node, remote,
+                registration.cpus(), registration.memoryMb(), gpus.size(), result.state(),
+                result.reason() == null ? "" : " (" + result.reason() + ")");
+        return new Registered(node, credential, (int) properties.effectivePollWait().toSeconds(),
+                (int) properties.killWait().toSeconds(), (int) properties.syncInterval().toSeconds(),
+                result.state().name(), result.reason(), commands);
+    }
+
+    /** A heartbeat and long poll; reconciles first when asked to or when this controller did not know the agent. */
+    DeferredResult<Commands> poll(String node, Poll poll) {
+        Instant now = clock.instant();
+        List<Command> immediate = List.of();
+        if (!hub.connected(node)) {
+            hub.open(node);
+            nodes.responding(node, now);
+            immediate = reconcile(node, poll == null ? List.of() : orEmpty(poll.runningJobs()), now);
+        } else if (poll != null && poll.sync()) {
+            immediate = reconcile(node, orEmpty(poll.runningJobs()), now);
+        }
+        hub.heard(node, now);
+        return hub.poll(node, immediate, properties.effectivePollWait().toMillis());
+    }
+
+    /** Applies job starts and ends a node reports; all refused (403) when one is about another node's job. */
+    int report(String node, List<Report> reports) {
+        Map<String, HostedJob> byId = new HashMap<>();
+        jobs.find(reports.stream().map(Report::jobId).distinct().toList()).forEach(j -> byId.put(j.id(), j));
+        for (int i = 0; i < reports.size(); i++) {
+            Report r = reports.get(i);
+            HostedJob job = byId.get(r.jobId());
+            if (job != null && job.batchHost() != null && !job.batchHost().equals(node)) {
+                log.warn("Refused reports from node '{}': job {} runs on '{}'", node, r.jobId(), job.batchHost());
+                throw new GantryException(ProblemType.FORBIDDEN, "reports[" + i + "]: job " + r.jobId()
+                        + " does not run on node '" + node + "'");
+            }
+            if (r.type() == null || r.time() == null
+                    || (r.type() == AgentProtocol.ReportType.ENDED && !END_STATES.contains(r.state()))) {
+                throw GantryException.badRequest("reports[" + i + "]", "needs type, time and, for ENDED, a state among "
+                        + END_STATES);
+            }
+        }
+        int applied = 0;
+        List<Long> started = new ArrayList<>();
+        for (Report r : reports) {
+            HostedJob job = byId.get(r.jobId());
+            if (job == null || !job.state().isActive()) {
+                continue; // a late or repeated report
+            }
+            if (r.type() == AgentProtocol.ReportType.STARTED) {
+                started.add(job.row());
+            } else {
+                String detail = r.detail() != null ? r.detail()
+                        : r.signal() != null ? "killed by signal " + r.signal() + " on " + node
+                        : "exited with code " + r.exitCode() + " on " + node;
+                if (completion.end(job.row(), JobState.valueOf(r.state()), r.exitCode(), r.time(), detail)) {
+                    applied++;
+                }
+            }
+        }
+        if (!started.isEmpty()) {
+            applied += jobs.markLaunched(started);
+        }
+        return applied;
+    }
+
+    /**
+     * Brings the store and an agent in line: jobs it should run but never started are launched;
+     * jobs it started but lost end NODE_FAIL (or go back to the queue); jobs it runs that were
+     * cancelled, or that the store does not have running there, are killed.
+     */
+    List<Command> reconcile(String node, List<String> running, Instant now) {
+        Set<String> runs = new HashSet<>(running);
+        List<Command> commands = new ArrayList<>();
+        List<Long> toLaunch = new ArrayList<>();
+        List<Long> confirmed = new ArrayList<>();
+        Set<String> known = new HashSet<>();
+        for (HostedJob job : jobs.onBatchHost(node)) {
+            known.add(job.id());
+            boolean there = runs.contains(job.id());
+            if (job.state() == JobState.COMPLETING) {
+                if (there) {
+                    commands.add(Command.kill(job.id(), JobState.CANCELLED.name(), "cancelled"));
+                } else {
+                    completion.end(job.row(), JobState.CANCELLED, null, now, "cancelled; no longer running on " + node);
+                }
+            } else if (there) {
+                if (!job.launched()) {
+                    confirmed.add(job.row());
+                }
+            } else if (job.launched()) {
+                completion.nodeFailed(job.row(), now, "the agent of " + node + " no longer runs it (it restarted)");
+            } else {
+                toLaunch.add(job.row());
+            }
+        }
+        if (!confirmed.isEmpty()) {
+            jobs.markLaunched(confirmed);
+        }
+        for (String id : runs) {
+            if (!known.contains(id)) {
+                commands.add(Command.kill(id, JobState.CANCELLED.name(), "not running on " + node
+                        + " as far as the controller knows"));
+            }
+        }
+        commands.addAll(launches(toLaunch));
+        return commands;
+    }
+
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(JobStarted event) {
+        List<Long> rows = event.jobs().stream()
+                .filter(j -> !j.allocation().isEmpty() && hub.connected(j.allocation().get(0).node()))
+                .map(ActiveJob::row).toList();
+        if (rows.isEmpty()) {
+            return;
+        }
+        Map<String, List<Command>> byNode = new LinkedHashMap<>();
+        for (Command c : launches(rows)) {
+            byNode.computeIfAbsent(c.launch().nodes().get(0), n -> new ArrayList<>()).add(c);
+        }
+        byNode.forEach(hub::deliver);
+    }
+
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(JobCancelRequested event) {
+        for (JobView job : jobs.views(event.jobRows())) {
+            if (job.allocation() != null && !job.allocation().isEmpty()) {
+                hub.deliver(job.allocation().get(0).node(),
+                        List.of(Command.kill(job.id(), JobState.CANCELLED.name(), "cancelled")));
+            }
+        }
+    }
+
+    /** LAUNCH commands for running jobs on agent-run nodes (simulated nodes run their own). */
+    private List<Command> launches(List<Long> rows) {
+        if (rows.isEmpty()) {
+            return List.of();
+        }
+        ClusterLayout layout = cluster.layout();
+        List<Command> commands = new ArrayList<>();
+        for (JobView job : jobs.views(rows)) {
+            if (job.state() != JobState.RUNNING || job.allocation() == null || job.allocation().isEmpty()) {
+                continue;
+            }
+            JobAllocation batch = job.allocation().get(0);
+            ClusterLayout.NodeSpec spec = layout.nodes().get(batch.node());
+            if (spec != null && spec.simulated()) {
+                continue;
+            }
+            List<String> hosts = job.allocation().stream().map(JobAllocation::node).toList();
+            commands.add(Command.launch(new Launch(job.id(), job.jobId(), job.arrayTaskId(), job.name(), job.user(),
+                    job.account(), job.partition(), job.qos(), job.script(), job.workdir(), job.environment(),
+                    job.stdout(), job.stderr(), job.timeLimitSeconds(), job.startTime(),
+                    Hostlist.of(hosts).toString(), hosts, job.tasks(), job.cpusPerTask(), batch.cpus(),
+                    batch.memoryMb(), batch.gpuIndices())));
+        }
+        return commands;
+    }
+
+    private static void validate(Registration r) {
+        List<FieldError> errors = new ArrayList<>();
+        if (r == null) {
+            throw GantryException.badRequest("body", "is required");
+        }
+        if (r.name() == null || !NODE_NAME.matcher(r.name()).matches()) {
+            errors.add(new FieldError("name", "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter "
+                    + "or digit"));
+        }
+        if (r.cpus() < 1) {
+            errors.add(new FieldError("cpus", "must be at least 1"));
+        }
+        if (r.memoryMb() < 1) {
+            errors.add(new FieldError("memoryMb", "must be at least 1"));
+        }
+        if (r.gpus() != null) {
+            Set<Integer> seen = new HashSet<>();
+            for (int i = 0; i < r.gpus().size(); i++) {
+                AgentProtocol.Gpu g = r.gpus().get(i);
+                if (g == null || g.index() < 0 || !seen.add(g.index())) {
+                    errors.add(new FieldError("gpus[" + i + "].index", "must be a distinct index of 0 or more"));
+                }
+            }
+        }
+        if (r.features() != null) {
+            for (int i = 0; i < r.features().size(); i++) {
+                String f = r.features().get(i);
+                if (f == null || !FEATURE.matcher(f).matches()) {
+                    errors.add(new FieldError("features[" + i + "]", "must be a word of letters, digits, '_', '.', "
+                            + "'+' or '-'"));
+                }
+            }
+        }
+        if (!errors.isEmpty()) {
+            throw new GantryException(ProblemType.VALIDATION, "The registration is invalid", errors);
+        }
+    }
+
+    private static List<String> orEmpty(List<String> list) {
+        return list == null ? List.of() : list;
+    }
+}

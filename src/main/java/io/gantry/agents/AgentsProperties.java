@@ -1,0 +1,37 @@
+package io.gantry.agents;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * {@code gantry.agents.*}: how node agents join and how long the controller waits for them.
+ * <ul>
+ * <li>{@code join-token}: the cluster's join token; when unset, one is generated on the first start
+ * into {@code <data-dir>/agent-join-token} (ADMINs read it at {@code GET /api/v1/agents/join-token}).</li>
+ * <li>{@code default-partitions}: partitions a node that the configuration does not name joins;
+ * empty refuses such nodes.</li>
+ * <li>{@code heartbeat-timeout}: a node unheard for this long goes DOWN ("Not responding") and its
+ * jobs end NODE_FAIL, or are requeued when they allow it (Slurm's SlurmdTimeout).</li>
+ * <li>{@code poll-wait}: the longest a waiting agent's poll is held (capped at a third of the timeout).</li>
+ * <li>{@code kill-wait}: time between SIGTERM and SIGKILL when a job is cancelled or times out (Slurm's KillWait).</li>
+ * <li>{@code sync-interval}: how often an agent asks for a full reconciliation of its jobs.</li>
+ * </ul>
+ */
+@ConfigurationProperties("gantry.agents")
+public record AgentsProperties(
+        String joinToken,
+        @DefaultValue List<String> defaultPartitions,
+        @DefaultValue("30s") Duration heartbeatTimeout,
+        @DefaultValue("10s") Duration pollWait,
+        @DefaultValue("30s") Duration killWait,
+        @DefaultValue("60s") Duration syncInterval) {
+
+    /** The poll wait actually used: short enough that a live agent is never taken for dead. */
+    public Duration effectivePollWait() {
+        Duration third = heartbeatTimeout.dividedBy(3);
+        return pollWait.compareTo(third) < 0 ? pollWait : third;
+    }
+}

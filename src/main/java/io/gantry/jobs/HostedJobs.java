@@ -1,0 +1,83 @@
+package io.gantry.jobs;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
+
+import io.gantry.api.GantryException;
+import io.gantry.jobs.JobViews.JobView;
+
+/**
+ * Jobs as the nodes that run them see them: which jobs a node's agent should be running, what it
+ * needs to launch one, and the acknowledgement that it did. Ending jobs goes through the
+ * scheduler's completion, which gives their resources back.
+ */
+@Service
+public class HostedJobs {
+
+    private static final EnumSet<JobState> ON_NODE = EnumSet.of(JobState.RUNNING, JobState.COMPLETING);
+
+    private final JobRepository jobs;
+
+    HostedJobs(JobRepository jobs) {
+        this.jobs = jobs;
+    }
+
+    /** A running or ended job with the node that runs its batch script. */
+    public record HostedJob(long row, String id, JobState state, String batchHost, boolean launched) {
+    }
+
+    /** Running and completing jobs whose batch script runs on {@code node}. */
+    @Transactional(readOnly = true)
+    public List<HostedJob> onBatchHost(String node) {
+        return jobs.findByBatchHostAndStateIn(node, ON_NODE).stream().map(HostedJobs::hosted).toList();
+    }
+
+    /** The jobs with these display ids ({@code 42}, {@code 42_7}) that exist; ids that do not parse are skipped. */
+    @Transactional(readOnly = true)
+    public List<HostedJob> find(Collection<String> ids) {
+        List<HostedJob> found = new ArrayList<>();
+        for (String id : ids) {
+            parse(id).flatMap(p -> jobs.findByJobIdAndArrayTaskId(p.jobId(),
+                    p.task() == null ? JobIds.NO_TASK : p.task())).map(HostedJobs::hosted).ifPresent(found::add);
+        }
+        return found;
+    }
+
+    /** Everything about the given jobs that their node needs to run them. */
+    @Transactional(readOnly = true)
+    public List<JobView> views(Collection<Long> rows) {
+        return jobs.findAllById(rows).stream().map(JobService::view).toList();
+    }
+
+    /** Records that the batch host's agent started these jobs; returns how many were not yet marked. */
+    @Transactional(propagation = Propagation.REQUIRED)
+    public int markLaunched(Collection<Long> rows) {
+        int changed = 0;
+        for (JobEntity job : jobs.findAllById(rows)) {
+            if (job.state().isActive() && !job.launched()) {
+                job.markLaunched();
+                changed++;
+            }
+        }
+        return changed;
+    }
+
+    private static Optional<JobIds.Parsed> parse(String id) {
+        try {
+            return Optional.of(JobIds.parse(id));
+        } catch (GantryException notAnId) {
+            return Optional.empty();
+        }
+    }
+
+    private static HostedJob hosted(JobEntity j) {
+        return new HostedJob(j.id(), JobIds.format(j.jobId(), j.arrayTaskId()), j.state(), j.batchHost(), j.launched());
+    }
+}

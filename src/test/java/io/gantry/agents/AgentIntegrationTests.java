@@ -1,0 +1,318 @@
+package io.gantry.agents;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.gantry.support.ApiClient;
+import io.gantry.support.ApiClient.Response;
+import io.gantry.support.ControllerProcess;
+import io.gantry.support.TestDatabase;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The packaged controller on PostgreSQL with two real agent processes on this machine, each
+ * declaring 4 GPUs: {@code node1} is named by the configuration (feature {@code alpha}),
+ * {@code node2} joins the default partition unannounced (feature {@code beta}). Jobs are real bash
+ * scripts; their output files, exit codes and process groups are checked on disk.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class AgentIntegrationTests {
+
+    private static final String JOIN_TOKEN = "agents-test-join-token-0123456789";
+    private static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(6);
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    @TempDir
+    Path dir;
+
+    private ControllerProcess controller;
+    private ApiClient api;
+    private String admin;
+    private final Map<String, Process> agents = new HashMap<>();
+
+    @BeforeAll
+    void startControllerAndAgents() throws Exception {
+        TestDatabase db = TestDatabase.isolated("gantry_agents_it");
+        Path cluster = dir.resolve("cluster.yml");
+        Files.writeString(cluster, """
+                gantry:
+                  cluster:
+                    name: agents-test
+                    nodes:
+                      - names: node1
+                        cpus: 4
+                        memory-mb: 4000
+                        gpus: 4
+                        gpu-type: test
+                        features: [alpha]
+                        simulated: false
+                    partitions:
+                      - name: batch
+                        nodes: node1
+                        default: true
+                        default-time: "10:00"
+                        max-time: "1:00:00"
+                    switches:
+                      - name: leaf1
+                        nodes: node1
+                    blocks:
+                      - name: block1
+                        nodes: node1
+                  agents:
+                    join-token: %s
+                    default-partitions: [batch]
+                    heartbeat-timeout: %ds
+                    kill-wait: 2s
+                """.formatted(JOIN_TOKEN, HEARTBEAT_TIMEOUT.toSeconds()));
+        controller = new ControllerProcess(dir.resolve("controller"), "--spring.profiles.active=postgres",
+                "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
+                "--spring.datasource.password=" + db.password(),
+                "--spring.config.additional-location=file:" + cluster.toAbsolutePath());
+        Files.createDirectories(dir.resolve("controller"));
+        api = controller.start().api();
+        admin = api.adminToken();
+        startAgent("node1", "alpha");
+        startAgent("node2", "beta");
+        awaitNodeState("node1", "IDLE");
+        awaitNodeState("node2", "IDLE");
+    }
+
+    @AfterAll
+    void stopAll() throws Exception {
+        for (Process agent : agents.values()) {
+            agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        if (controller != null) {
+            controller.stop();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void bothAgentsJoinedWithTheirDeclaredGpus() {
+        JsonNode node1 = api.get("/api/v1/nodes/node1", admin).json();
+        JsonNode node2 = api.get("/api/v1/nodes/node2", admin).json();
+        assertThat(node1.get("gpus").asInt()).isEqualTo(4);
+        assertThat(node2.get("gpus").asInt()).isEqualTo(4);
+        assertThat(node2.get("partitions").toString()).contains("batch");
+        assertThat(node1.get("lastHeartbeat").isNull()).isFalse();
+    }
+
+    @Test
+    @Order(2)
+    void aScriptJobSeesItsIdNodeListAndExactlyItsGpus() throws Exception {
+        Path out = Files.createDirectories(dir.resolve("out-env"));
+        long id = submit(Map.of("name", "env-check", "gpus", 2, "constraints", "alpha", "workdir", out.toString(),
+                "stdout", "env-%j.out", "script", """
+                        #!/bin/bash
+                        echo "SLURM_JOB_ID=$SLURM_JOB_ID"
+                        echo "SLURM_JOB_NODELIST=$SLURM_JOB_NODELIST"
+                        echo "SLURM_NTASKS=$SLURM_NTASKS"
+                        echo "GANTRY_JOB_ID=$GANTRY_JOB_ID"
+                        echo "CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES"
+                        """));
+        JsonNode job = awaitState(id, "COMPLETED");
+        List<String> gpus = new ArrayList<>();
+        job.get("allocation").get(0).get("gpuIndices").forEach(g -> gpus.add(g.asString()));
+        assertThat(gpus).hasSize(2);
+        String output = Files.readString(out.resolve("env-" + id + ".out"));
+        assertThat(output).contains("SLURM_JOB_ID=" + id + "\n", "SLURM_JOB_NODELIST=node1\n", "SLURM_NTASKS=1\n",
+                "GANTRY_JOB_ID=" + id + "\n", "CUDA_VISIBLE_DEVICES=" + String.join(",", gpus) + "\n");
+        assertThat(job.get("allocatedNodes").asString()).isEqualTo("node1");
+        assertThat(job.get("exitCode").asInt()).isZero();
+    }
+
+    @Test
+    @Order(3)
+    void twoTwoGpuJobsOnOneNodeGetDisjointGpus() throws Exception {
+        Path out = Files.createDirectories(dir.resolve("out-gpus"));
+        String script = """
+                #!/bin/bash
+                echo "$CUDA_VISIBLE_DEVICES"
+                sleep 4
+                """;
+        long first = submit(Map.of("gpus", 2, "constraints", "beta", "workdir", out.toString(), "script", script));
+        long second = submit(Map.of("gpus", 2, "constraints", "beta", "workdir", out.toString(), "script", script));
+        JsonNode a = awaitState(first, "RUNNING");
+        JsonNode b = awaitState(second, "RUNNING");
+        Set<String> gpusA = gpus(a);
+        Set<String> gpusB = gpus(b);
+        assertThat(gpusA).hasSize(2).doesNotContainAnyElementsOf(gpusB);
+        assertThat(gpusB).hasSize(2);
+        awaitState(first, "COMPLETED");
+        awaitState(second, "COMPLETED");
+        assertThat(Files.readString(out.resolve("gantry-" + first + ".out")).strip())
+                .isEqualTo(String.join(",", gpusA.stream().sorted().toList()));
+        assertThat(Files.readString(out.resolve("gantry-" + second + ".out")).strip())
+                .isEqualTo(String.join(",", gpusB.stream().sorted().toList()));
+    }
+
+    @Test
+    @Order(4)
+    void aJobOverItsTimeLimitEndsTimeoutWithItsWholeProcessGroup() throws Exception {
+        Path out = Files.createDirectories(dir.resolve("out-timeout"));
+        long id = submit(Map.of("timeLimitSeconds", 3, "workdir", out.toString(), "script", """
+                #!/bin/bash
+                sleep 300 &
+                echo $! > child.pid
+                wait
+                """));
+        awaitState(id, "TIMEOUT");
+        long child = Long.parseLong(Files.readString(out.resolve("child.pid")).strip());
+        await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(child).isEmpty());
+    }
+
+    @Test
+    @Order(5)
+    void cancelKillsARunningJob() throws Exception {
+        Path out = Files.createDirectories(dir.resolve("out-cancel"));
+        long id = submit(Map.of("workdir", out.toString(), "script", """
+                #!/bin/bash
+                sleep 300 &
+                echo $! > child.pid
+                wait
+                """));
+        awaitState(id, "RUNNING");
+        await().atMost(Duration.ofSeconds(20)).until(() -> Files.exists(out.resolve("child.pid")));
+        long child = Long.parseLong(Files.readString(out.resolve("child.pid")).strip());
+        Response cancel = api.send("DELETE", "/api/v1/jobs/" + id, admin, null);
+        assertThat(cancel.status()).isEqualTo(202);
+        awaitState(id, "CANCELLED");
+        await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(child).isEmpty());
+    }
+
+    @Test
+    @Order(6)
+    void exitCodeThreeIsFailedWithExitCodeThree() throws Exception {
+        long id = submit(Map.of("workdir", Files.createDirectories(dir.resolve("out-exit")).toString(),
+                "script", "#!/bin/bash\necho failing\nexit 3\n"));
+        JsonNode job = awaitState(id, "FAILED");
+        assertThat(job.get("exitCode").asInt()).isEqualTo(3);
+    }
+
+    @Test
+    @Order(7)
+    void wrongJoinTokensAndForgedOrForeignCredentialsAreRefused() throws Exception {
+        Map<String, Object> registration = Map.of("name", "intruder", "cpus", 1, "memoryMb", 1000);
+        Response wrongToken = agentCall("/api/v1/agents/register", "not-the-join-token", registration);
+        assertThat(wrongToken.status()).isEqualTo(401);
+        assertThat(wrongToken.isProblem()).isTrue();
+        Response noToken = agentCall("/api/v1/agents/register", null, registration);
+        assertThat(noToken.status()).isEqualTo(401);
+
+        Response forged = agentCall("/api/v1/agents/node1/poll", "gnc_forgedforgedforgedforgedforgedforgedfor",
+                Map.of("runningJobs", List.of(), "sync", false));
+        assertThat(forged.status()).isEqualTo(401);
+
+        // node1's own credential, read where its agent keeps it, cannot poll as node2 or report on node2's job.
+        String node1Credential = JSON.readTree(Files.readString(dir.resolve("agent-node1/credential.json")))
+                .get("credential").asString();
+        Response asOther = agentCall("/api/v1/agents/node2/poll", node1Credential,
+                Map.of("runningJobs", List.of(), "sync", false));
+        assertThat(asOther.status()).isEqualTo(403);
+        long onNode2 = submit(Map.of("constraints", "beta", "workdir", dir.toString(),
+                "script", "#!/bin/bash\nsleep 5\n"));
+        awaitState(onNode2, "RUNNING");
+        Response foreignReport = agentCall("/api/v1/agents/node1/reports", node1Credential, Map.of("reports", List.of(
+                Map.of("jobId", Long.toString(onNode2), "type", "ENDED", "time", "2026-01-01T00:00:00Z",
+                        "state", "FAILED", "exitCode", 1))));
+        assertThat(foreignReport.status()).isEqualTo(403);
+        assertThat(awaitState(onNode2, "COMPLETED").get("exitCode").asInt()).isZero();
+        assertThat(Files.readString(dir.resolve("controller/controller.log")))
+                .contains("Refused an agent registration", "Refused an agent call", "Refused reports from node 'node1'");
+    }
+
+    @Test
+    @Order(8)
+    void aKilledAgentsNodeGoesDownItsJobsFailOrRequeueAndItRejoinsWhenRestarted() throws Exception {
+        Path out = Files.createDirectories(dir.resolve("out-kill"));
+        long failing = submit(Map.of("constraints", "beta", "requeue", false, "workdir", out.toString(),
+                "script", "#!/bin/bash\nsleep 300\n"));
+        long requeued = submit(Map.of("constraints", "beta", "requeue", true, "workdir", out.toString(),
+                "script", "#!/bin/bash\nsleep 2\n"));
+        awaitState(failing, "RUNNING");
+        awaitState(requeued, "RUNNING");
+
+        agents.get("node2").destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        long killedAt = System.nanoTime();
+        awaitNodeState("node2", "DOWN");
+        JsonNode failed = awaitState(failing, "NODE_FAIL");
+        assertThat(Duration.ofNanos(System.nanoTime() - killedAt)).isLessThan(HEARTBEAT_TIMEOUT.plusSeconds(8));
+        assertThat(api.get("/api/v1/nodes/node2", admin).json().get("reason").asString()).isEqualTo("Not responding");
+        assertThat(failed.get("state").asString()).isEqualTo("NODE_FAIL");
+        JsonNode back = awaitState(requeued, "PENDING");
+        assertThat(back.get("requeueCount").asInt()).isEqualTo(1);
+
+        startAgent("node2", "beta");
+        awaitNodeState("node2", "IDLE", "MIXED", "ALLOCATED");
+        awaitState(requeued, "COMPLETED");
+    }
+
+    private void startAgent(String name, String feature) throws IOException {
+        Path work = dir.resolve("agent-" + name);
+        Files.createDirectories(work);
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                ControllerProcess.JAR.toString(), "agent", "--controller", "http://127.0.0.1:" + controller.port(),
+                "--join-token", JOIN_TOKEN, "--name", name, "--work-dir", work.toString(), "--gpus", "4",
+                "--gpu-type", "test", "--cpus", "4", "--memory-mb", "4000", "--features", feature);
+        Process agent = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(work.resolve("agent.log").toFile())).start();
+        agents.put(name, agent);
+    }
+
+    private long submit(Map<String, Object> job) {
+        Response response = api.send("POST", "/api/v1/jobs", admin, job);
+        assertThat(response.status()).as(response.body()).isEqualTo(201);
+        return response.json().get("jobId").asLong();
+    }
+
+    private JsonNode awaitState(long id, String state) {
+        JsonNode[] last = new JsonNode[1];
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            last[0] = api.get("/api/v1/jobs/" + id, admin).json();
+            return state.equals(last[0].get("state").asString());
+        });
+        return last[0];
+    }
+
+    private void awaitNodeState(String node, String... states) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            Response response = api.get("/api/v1/nodes/" + node, admin);
+            return response.status() == 200 && List.of(states).contains(response.json().get("state").asString());
+        });
+    }
+
+    private static Set<String> gpus(JsonNode job) {
+        Set<String> gpus = new HashSet<>();
+        assertThat(job.get("allocation")).hasSize(1);
+        job.get("allocation").get(0).get("gpuIndices").forEach(g -> gpus.add(g.asString()));
+        return gpus;
+    }
+
+    private Response agentCall(String path, String bearer, Object body) {
+        return new ApiClient(controller.port()).send("POST", path, bearer, body);
+    }
+}
