@@ -69,12 +69,22 @@ class AgentIntegrationTests {
                         gpu-type: test
                         features: [alpha]
                         simulated: false
+                      - names: big1
+                        cpus: 64
+                        memory-mb: 512000
+                        simulated: false
+                      - names: sim1
+                        cpus: 4
+                        memory-mb: 4000
+                        simulated: true
                     partitions:
                       - name: batch
                         nodes: node1
                         default: true
                         default-time: "10:00"
                         max-time: "1:00:00"
+                      - name: spare
+                        nodes: big1,sim1
                     switches:
                       - name: leaf1
                         nodes: node1
@@ -123,6 +133,28 @@ class AgentIntegrationTests {
 
     @Test
     @Order(2)
+    void registrationsAreCheckedAndASmallerMachineThanConfiguredIsDrained() {
+        Response invalid = agentCall("/api/v1/agents/register", JOIN_TOKEN,
+                Map.of("name", "bad name!", "cpus", 0, "memoryMb", 1000));
+        assertThat(invalid.status()).isEqualTo(400);
+        assertThat(invalid.body()).contains("\"name\"", "\"cpus\"");
+
+        Response simulated = agentCall("/api/v1/agents/register", JOIN_TOKEN,
+                Map.of("name", "sim1", "cpus", 4, "memoryMb", 4000));
+        assertThat(simulated.status()).isEqualTo(409);
+
+        Response small = agentCall("/api/v1/agents/register", JOIN_TOKEN,
+                Map.of("name", "big1", "cpus", 8, "memoryMb", 16000));
+        assertThat(small.status()).as(small.body()).isEqualTo(200);
+        assertThat(small.json().get("credential").asString()).startsWith("gnc_");
+        JsonNode big1 = api.get("/api/v1/nodes/big1", admin).json();
+        assertThat(big1.get("state").asString()).isEqualTo("DRAINED");
+        assertThat(big1.get("reason").asString())
+                .isEqualTo("Low CPUs (8 < 64 configured); Low RealMemory (16000 MB < 512000 MB configured)");
+    }
+
+    @Test
+    @Order(3)
     void aScriptJobSeesItsIdNodeListAndExactlyItsGpus() throws Exception {
         Path out = Files.createDirectories(dir.resolve("out-env"));
         long id = submit(Map.of("name", "env-check", "gpus", 2, "constraints", "alpha", "workdir", out.toString(),
@@ -146,7 +178,7 @@ class AgentIntegrationTests {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void twoTwoGpuJobsOnOneNodeGetDisjointGpus() throws Exception {
         Path out = Files.createDirectories(dir.resolve("out-gpus"));
         String script = """
@@ -171,7 +203,7 @@ class AgentIntegrationTests {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void aJobOverItsTimeLimitEndsTimeoutWithItsWholeProcessGroup() throws Exception {
         Path out = Files.createDirectories(dir.resolve("out-timeout"));
         long id = submit(Map.of("timeLimitSeconds", 3, "workdir", out.toString(), "script", """
@@ -186,7 +218,7 @@ class AgentIntegrationTests {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void cancelKillsARunningJob() throws Exception {
         Path out = Files.createDirectories(dir.resolve("out-cancel"));
         long id = submit(Map.of("workdir", out.toString(), "script", """
@@ -205,7 +237,7 @@ class AgentIntegrationTests {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void exitCodeThreeIsFailedWithExitCodeThree() throws Exception {
         long id = submit(Map.of("workdir", Files.createDirectories(dir.resolve("out-exit")).toString(),
                 "script", "#!/bin/bash\necho failing\nexit 3\n"));
@@ -214,7 +246,7 @@ class AgentIntegrationTests {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void wrongJoinTokensAndForgedOrForeignCredentialsAreRefused() throws Exception {
         Map<String, Object> registration = Map.of("name", "intruder", "cpus", 1, "memoryMb", 1000);
         Response wrongToken = agentCall("/api/v1/agents/register", "not-the-join-token", registration);
@@ -246,7 +278,7 @@ class AgentIntegrationTests {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void aKilledAgentsNodeGoesDownItsJobsFailOrRequeueAndItRejoinsWhenRestarted() throws Exception {
         Path out = Files.createDirectories(dir.resolve("out-kill"));
         long failing = submit(Map.of("constraints", "beta", "requeue", false, "workdir", out.toString(),

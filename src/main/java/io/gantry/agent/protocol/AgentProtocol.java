@@ -4,6 +4,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
+import io.swagger.v3.oas.annotations.media.Schema;
+
 /**
  * The wire format between node agents and the controller (JSON over HTTP). The agent starts
  * every exchange, so it works through NAT and proxies and the controller holds no socket per
@@ -39,10 +41,12 @@ public final class AgentProtocol {
     }
 
     /** One GPU as {@code nvidia-smi} (or {@code --gpus}) describes it. */
+    @Schema(name = "AgentGpu")
     public record Gpu(int index, String uuid, String model) {
     }
 
     /** What an agent has, and the jobs it still runs (display ids). */
+    @Schema(name = "AgentRegistration")
     public record Registration(String name, int cpus, long memoryMb, List<Gpu> gpus, String gpuType,
             List<String> features, String agentVersion, List<String> runningJobs) {
     }
@@ -52,17 +56,21 @@ public final class AgentProtocol {
      * join token; a restart keeps the credential it has. {@code state} and {@code reason} are the
      * node's state after registering (DRAIN with a reason when it has less than configured).
      */
+    @Schema(name = "AgentRegistered")
     public record Registered(String node, String credential, int pollSeconds, int killWaitSeconds,
             int syncSeconds, String state, String reason, List<Command> commands) {
     }
 
     /** A heartbeat; {@code sync} asks the controller to reconcile {@code runningJobs} against the store. */
+    @Schema(name = "AgentPoll")
     public record Poll(List<String> runningJobs, boolean sync) {
     }
 
+    @Schema(name = "AgentCommands")
     public record Commands(List<Command> commands) {
     }
 
+    @Schema(name = "AgentCommandType")
     public enum CommandType {
         /** Start the job's batch script on this node. Repeats of a job already started are ignored. */
         LAUNCH,
@@ -71,6 +79,7 @@ public final class AgentProtocol {
     }
 
     /** {@code launch} is set for LAUNCH; {@code endState} (e.g. CANCELLED) and {@code detail} for KILL. */
+    @Schema(name = "AgentCommand")
     public record Command(CommandType type, String jobId, Launch launch, String endState, String detail) {
 
         public static Command launch(Launch launch) {
@@ -89,6 +98,7 @@ public final class AgentProtocol {
      * {@code stdout} and {@code stderr} may be null (the agent's work dir, {@code gantry-%j.out}, and
      * stdout). {@code stdout}/{@code stderr} still hold Slurm's {@code %} patterns; the agent expands them.
      */
+    @Schema(name = "AgentLaunch")
     public record Launch(String jobId, long arrayJobId, Integer arrayTaskId, String name, String user, String account,
             String partition, String qos, String script, String workdir, Map<String, String> environment,
             String stdout, String stderr, long timeLimitSeconds, Instant startTime, String nodelist,
@@ -96,6 +106,7 @@ public final class AgentProtocol {
             List<Integer> gpuIndices) {
     }
 
+    @Schema(name = "AgentReportType")
     public enum ReportType {
         STARTED, ENDED
     }
@@ -105,14 +116,17 @@ public final class AgentProtocol {
      * CANCELLED or OUT_OF_MEMORY; {@code exitCode} the script's exit status (null when killed by a
      * signal), {@code signal} the signal that ended it (null when it exited).
      */
+    @Schema(name = "AgentReport")
     public record Report(String jobId, ReportType type, Instant time, String state, Integer exitCode, Integer signal,
             String detail) {
     }
 
+    @Schema(name = "AgentReports")
     public record Reports(List<Report> reports) {
     }
 
     /** How many reports changed something; repeats of reports already applied are acknowledged too. */
+    @Schema(name = "AgentReportsAccepted")
     public record ReportsAccepted(int applied) {
     }
 }
