@@ -1,6 +1,14 @@
 package io.gantry.agents;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+
 import jakarta.servlet.http.HttpServletRequest;
+
+import org.springframework.core.io.FileSystemResource;
+import org.springframework.core.io.Resource;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.ResponseEntity;
 
 import org.springframework.security.access.prepost.PreAuthorize;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -20,6 +28,7 @@ import io.gantry.agent.protocol.AgentProtocol.Registration;
 import io.gantry.agent.protocol.AgentProtocol.Reports;
 import io.gantry.agent.protocol.AgentProtocol.ReportsAccepted;
 import io.gantry.api.GantryException;
+import io.gantry.api.ProblemType;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -32,6 +41,8 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 @RestController
 @Tag(name = "agents", description = "Node agents: joining, heartbeats, job launches and reports")
 class AgentController {
+
+    static final String JAR_PATH = AgentProtocol.BASE + "/gantry.jar";
 
     private final AgentService agents;
     private final AgentCredentials credentials;
@@ -82,7 +93,25 @@ class AgentController {
     @Operation(operationId = "getJoinToken", summary = "The join token new node agents present (ADMIN)")
     JoinTokenView joinToken() {
         String base = ServletUriComponentsBuilder.fromCurrentContextPath().build().toUriString();
-        return new JoinTokenView(joinToken.value(), "java -jar gantry.jar agent --controller " + base
-                + " --join-token " + joinToken.value());
+        return new JoinTokenView(joinToken.value(), "curl -fsSO " + base + JAR_PATH
+                + " && java -jar gantry.jar agent --controller " + base + " --join-token " + joinToken.value());
+    }
+
+    /**
+     * The jar this controller runs, so a new machine needs nothing but a JDK to become a node. Public:
+     * it is the same open software, and holds no secret.
+     */
+    @GetMapping(value = JAR_PATH, produces = "application/java-archive")
+    @Operation(operationId = "downloadAgentJar", summary = "The jar this controller runs: the agent for a new machine")
+    ResponseEntity<Resource> jar() {
+        String classPath = System.getProperty("java.class.path", "");
+        Path jar = Path.of(classPath);
+        if (classPath.contains(java.io.File.pathSeparator) || !classPath.endsWith(".jar") || !Files.isRegularFile(jar)) {
+            throw new GantryException(ProblemType.NOT_FOUND, "This controller does not run from a jar (was it started "
+                    + "with spring-boot:run?); copy target/gantry.jar to the new machine instead");
+        }
+        return ResponseEntity.ok()
+                .header(HttpHeaders.CONTENT_DISPOSITION, "attachment; filename=gantry.jar")
+                .body(new FileSystemResource(jar));
     }
 }

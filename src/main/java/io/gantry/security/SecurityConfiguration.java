@@ -53,7 +53,8 @@ class SecurityConfiguration {
     @Order(1)
     SecurityFilterChain agentProtocolSecurity(HttpSecurity http) throws Exception {
         http
-                .securityMatcher(AgentProtocol.REGISTER, AgentProtocol.BASE + "/*/poll", AgentProtocol.BASE + "/*/reports")
+                .securityMatcher(AgentProtocol.REGISTER, AgentProtocol.BASE + "/*/poll", AgentProtocol.BASE + "/*/reports",
+                        AgentProtocol.BASE + "/gantry.jar")
                 .csrf(AbstractHttpConfigurer::disable)
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
                 .requestCache(AbstractHttpConfigurer::disable)

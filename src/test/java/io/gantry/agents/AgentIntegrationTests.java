@@ -132,6 +132,21 @@ class AgentIntegrationTests {
     }
 
     @Test
+    @Order(1)
+    void aNewMachineGetsTheJoinCommandAndTheJarFromTheController() throws Exception {
+        JsonNode join = api.get("/api/v1/agents/join-token", admin).json();
+        assertThat(join.get("joinToken").asString()).isEqualTo(JOIN_TOKEN);
+        assertThat(join.get("agentCommand").asString()).contains("/api/v1/agents/gantry.jar",
+                "java -jar gantry.jar agent --controller http://127.0.0.1:" + controller.port(), JOIN_TOKEN);
+        assertThat(api.get("/api/v1/agents/join-token", null).status()).isEqualTo(401);
+        java.net.http.HttpResponse<byte[]> jar = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + controller.port()
+                        + "/api/v1/agents/gantry.jar")).build(), java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(jar.statusCode()).isEqualTo(200);
+        assertThat(jar.body()).hasSize((int) Files.size(ControllerProcess.JAR));
+    }
+
+    @Test
     @Order(2)
     void registrationsAreCheckedAndASmallerMachineThanConfiguredIsDrained() {
         Response invalid = agentCall("/api/v1/agents/register", JOIN_TOKEN,
