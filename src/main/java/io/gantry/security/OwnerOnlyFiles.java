@@ -11,7 +11,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 
 /** Secrets Gantry generates for itself, kept in files only their owner can read. */
-final class OwnerOnlyFiles {
+public final class OwnerOnlyFiles {
 
     private OwnerOnlyFiles() {
     }
@@ -22,7 +22,7 @@ final class OwnerOnlyFiles {
      *
      * @throws FileAlreadyExistsException (wrapped) when the file exists: a secret is never overwritten
      */
-    static void create(Path file, String content) {
+    public static void create(Path file, String content) {
         try {
             Path parent = file.toAbsolutePath().getParent();
             if (parent != null) {
@@ -46,7 +46,7 @@ final class OwnerOnlyFiles {
     }
 
     /** The file's content without surrounding white space, or empty when there is no such file. */
-    static Optional<String> read(Path file) {
+    public static Optional<String> read(Path file) {
         if (!Files.exists(file)) {
             return Optional.empty();
         }
