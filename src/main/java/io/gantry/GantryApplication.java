@@ -21,6 +21,7 @@ public class GantryApplication {
             switch (args[0]) {
                 case "simulate" -> System.exit(SimulateCommand.run(rest));
                 case "bench" -> System.exit(BenchCommand.run(rest));
+                case "agent" -> System.exit(io.gantry.agent.AgentCommand.run(rest));
                 case "loadtest" -> {
                     LoadTest.main(rest);
                     return;

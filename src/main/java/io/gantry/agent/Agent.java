@@ -1,0 +1,224 @@
+package io.gantry.agent;
+
+import io.gantry.agent.protocol.AgentProtocol.Commands;
+import io.gantry.agent.protocol.AgentProtocol.Poll;
+import io.gantry.agent.protocol.AgentProtocol.Registered;
+import io.gantry.agent.protocol.AgentProtocol.Registration;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.http.HttpTimeoutException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node agent's life: stop what an earlier run left, register (with the stored node
+ * credential, else the join token), then long-poll the controller for commands and carry them out,
+ * while job starts and ends go out on their own thread. It rides out a controller restart: on a
+ * connection error it backs off and polls again with {@code sync}; when the controller no longer
+ * knows it (401, 404, 409) it registers again.
+ */
+final class Agent implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Agent.class);
+    private static final int DEFAULT_SYNC_SECONDS = 300;
+
+    /** Who the agent is to the controller after registering. {@link #toString()} hides the credential. */
+    record Session(String node, String credential) {
+        @Override
+        public String toString() {
+            return "Session[node=" + node + "]";
+        }
+    }
+
+    /** The controller refused this agent for good: exit 1. */
+    static final class Refused extends Exception {
+        Refused(String message) {
+            super(message);
+        }
+    }
+
+    private final AgentOptions options;
+    private final NodeResources resources;
+    private final ControllerClient client;
+    private final CredentialStore credentials;
+    private final ReportQueue reports;
+    private final JobRunner jobs;
+    private final ReportSender sender;
+    private final Backoff backoff = new Backoff(log, "talking to the controller");
+    private volatile Session session;
+    private volatile boolean stopped;
+    private volatile Thread loop;
+    private boolean credentialRefused;
+
+    Agent(AgentOptions options, NodeResources resources, Clock clock) {
+        this.options = options;
+        this.resources = resources;
+        this.client = new ControllerClient(options.controller());
+        this.credentials = new CredentialStore(options.workDir());
+        this.reports = ReportQueue.load(options.workDir().resolve("pending-reports.json"));
+        this.jobs = new JobRunner(options.name(), options.workDir(), clock, reports::add);
+        this.sender = new ReportSender(reports, client, () -> session);
+    }
+
+    /**
+     * Runs until {@link #close()} (then returns 0) or until the controller refuses every way of
+     * registering (then 1).
+     */
+    int run() {
+        loop = Thread.currentThread();
+        jobs.killLeftovers();
+        if (!reports.pending().isEmpty()) {
+            log.info("{} job report(s) from an earlier run still to send", reports.pending().size());
+        }
+        sender.start();
+        try {
+            while (!stopped) {
+                Registered registered = register();
+                jobs.apply(registered.commands());
+                pollUntilUnknown(registered);
+            }
+            return 0;
+        } catch (Refused e) {
+            log.error("{}; stopping", e.getMessage());
+            return 1;
+        } catch (InterruptedException e) {
+            return 0;
+        } finally {
+            sender.stop();
+        }
+    }
+
+    private Registered register() throws InterruptedException, Refused {
+        while (true) {
+            checkStopped();
+            Optional<CredentialStore.StoredCredential> stored = credentialRefused ? Optional.empty()
+                    : credentials.forController(options.controller());
+            boolean withCredential = stored.isPresent();
+            String bearer = withCredential ? stored.get().credential() : options.joinToken();
+            if (bearer == null) {
+                throw new Refused("the controller refused the stored credential and no join token was given "
+                        + "(--join-token or " + AgentOptions.JOIN_TOKEN_ENV + ")");
+            }
+            try {
+                Registered registered = client.register(registration(), bearer);
+                backoff.succeeded();
+                String credential = bearer;
+                if (registered.credential() != null && !registered.credential().isBlank()) {
+                    credential = registered.credential();
+                    credentials.save(new CredentialStore.StoredCredential(options.controller().toString(),
+                            registered.node(), credential));
+                } else if (!withCredential) {
+                    log.warn("the controller gave no node credential on joining; using the join token");
+                }
+                credentialRefused = false;
+                session = new Session(registered.node(), credential);
+                jobs.configure(registered.node(), Duration.ofSeconds(Math.max(0, registered.killWaitSeconds())));
+                log.info("registered with {} as node {} ({}): state {}{}, {} command(s)", options.controller(),
+                        registered.node(), withCredential ? "node credential" : "join token", registered.state(),
+                        registered.reason() == null ? "" : " (" + registered.reason() + ")",
+                        registered.commands() == null ? 0 : registered.commands().size());
+                return registered;
+            } catch (ControllerClient.Refused e) {
+                if (e.unauthorized() && withCredential && options.joinToken() != null) {
+                    log.warn("the controller refused the stored node credential ({}); joining with the join token",
+                            e.getMessage());
+                    credentialRefused = true;
+                } else if (e.unauthorized()) {
+                    throw new Refused("the controller refused the " + (withCredential ? "stored node credential"
+                            : "join token") + ": " + e.getMessage());
+                } else {
+                    backoff.failed("register: " + e.getMessage());
+                }
+            } catch (IOException e) {
+                backoff.failed("register: " + describe(e));
+            }
+        }
+    }
+
+    /** Polls until the controller no longer knows this node (then the caller registers again). */
+    private void pollUntilUnknown(Registered registered) throws InterruptedException {
+        Session current = session;
+        Duration timeout = Duration.ofSeconds(Math.max(0, registered.pollSeconds()) + 15L);
+        long syncNanos = TimeUnit.SECONDS.toNanos(registered.syncSeconds() > 0 ? registered.syncSeconds()
+                : DEFAULT_SYNC_SECONDS);
+        boolean sync = true;
+        long lastSync = System.nanoTime();
+        while (true) {
+            checkStopped();
+            boolean syncNow = sync || System.nanoTime() - lastSync >= syncNanos;
+            try {
+                Commands commands = client.poll(current.node(), new Poll(runningJobs(), syncNow),
+                        current.credential(), timeout);
+                backoff.succeeded();
+                if (syncNow) {
+                    lastSync = System.nanoTime();
+                }
+                sync = false;
+                jobs.apply(commands.commands());
+            } catch (ControllerClient.Refused e) {
+                if (e.unauthorized() || e.status() == 404 || e.status() == 409) {
+                    log.info("the controller answered a poll with {}: registering again", e.getMessage());
+                    return;
+                }
+                sync = true;
+                backoff.failed("poll: " + e.getMessage());
+            } catch (IOException e) {
+                sync = true;
+                backoff.failed("poll: " + describe(e));
+            }
+        }
+    }
+
+    /**
+     * The jobs this node still answers for: scripts that run, and jobs whose end the controller has
+     * not acknowledged yet (so a sync never takes a finished job for a lost one).
+     */
+    private List<String> runningJobs() {
+        Set<String> ids = new LinkedHashSet<>(jobs.runningJobs());
+        ids.addAll(reports.unacknowledgedEnds());
+        return new ArrayList<>(ids);
+    }
+
+    private Registration registration() {
+        String version = Agent.class.getPackage().getImplementationVersion();
+        return new Registration(options.name(), resources.cpus(), resources.memoryMb(), resources.gpus(),
+                resources.gpuType(), resources.features(), version == null ? "dev" : version, runningJobs());
+    }
+
+    private void checkStopped() throws InterruptedException {
+        if (stopped || Thread.currentThread().isInterrupted()) {
+            throw new InterruptedException("stopping");
+        }
+    }
+
+    /** A connection failure in a few words, the same each time it repeats. */
+    static String describe(IOException e) {
+        if (e instanceof ConnectException) {
+            return "cannot connect (" + (e.getMessage() == null ? "connection refused" : e.getMessage()) + ")";
+        }
+        if (e instanceof HttpTimeoutException) {
+            return "no answer in time";
+        }
+        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+    }
+
+    /** Stops the loops and kills the jobs. */
+    @Override
+    public void close() {
+        stopped = true;
+        Thread t = loop;
+        if (t != null) {
+            t.interrupt();
+        }
+        sender.stop();
+        jobs.close();
+    }
+}

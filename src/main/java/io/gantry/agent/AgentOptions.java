@@ -1,0 +1,153 @@
+package io.gantry.agent;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * The agent's command line, parsed once at start. The join token may come from the environment
+ * ({@code GANTRY_JOIN_TOKEN}) so it never shows in {@code ps}; {@link #toString()} never prints it.
+ * {@code gpus}, {@code cpus} and {@code memoryMb} are null when not given (then they are detected).
+ */
+public record AgentOptions(URI controller, String joinToken, String name, Path workDir, Integer gpus,
+        String gpuType, List<String> features, Integer cpus, Long memoryMb) {
+
+    public static final String JOIN_TOKEN_ENV = "GANTRY_JOIN_TOKEN";
+
+    public static final String USAGE = "usage: agent --controller URL --join-token T [--name NAME] [--work-dir DIR] "
+            + "[--gpus N] [--gpu-type T] [--features a,b] [--cpus N] [--memory-mb M]\n"
+            + "       the join token may instead come from the environment variable " + JOIN_TOKEN_ENV
+            + "; it is not needed when the work dir holds a credential for the controller";
+
+    private static final Set<String> OPTIONS = Set.of("--controller", "--join-token", "--name", "--work-dir",
+            "--gpus", "--gpu-type", "--features", "--cpus", "--memory-mb");
+
+    /**
+     * Parses {@code args}; {@code env} supplies {@code GANTRY_JOIN_TOKEN}, {@code hostname} the
+     * default name (only asked when {@code --name} is missing).
+     *
+     * @throws IllegalArgumentException naming the offending option
+     */
+    public static AgentOptions parse(String[] args, Map<String, String> env, Supplier<String> hostname) {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            String option = arg;
+            String value;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                option = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            } else if (i + 1 < args.length) {
+                value = args[++i];
+            } else {
+                value = null;
+            }
+            if (!OPTIONS.contains(option)) {
+                throw new IllegalArgumentException("unknown option " + option);
+            }
+            if (value == null) {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            if (values.put(option, value) != null) {
+                throw new IllegalArgumentException(option + " is given twice");
+            }
+        }
+        String controllerText = values.get("--controller");
+        if (controllerText == null || controllerText.isBlank()) {
+            throw new IllegalArgumentException("--controller is required");
+        }
+        URI controller = controllerUri(controllerText);
+        String joinToken = values.get("--join-token");
+        if (joinToken == null) {
+            joinToken = env.get(JOIN_TOKEN_ENV);
+        }
+        if (joinToken != null && joinToken.isBlank()) {
+            joinToken = null;
+        }
+        String name = values.get("--name");
+        if (name == null) {
+            name = shortName(hostname.get());
+        }
+        if (name == null || name.isBlank() || !name.matches("[A-Za-z0-9][A-Za-z0-9_.-]*")) {
+            throw new IllegalArgumentException("--name must be a host name, got '" + name + "'");
+        }
+        Path workDir = Path.of(values.getOrDefault("--work-dir", "gantry-agent")).toAbsolutePath().normalize();
+        List<String> features = values.containsKey("--features")
+                ? Arrays.stream(values.get("--features").split(",")).map(String::strip).filter(f -> !f.isEmpty()).toList()
+                : List.of();
+        String gpuType = values.get("--gpu-type");
+        return new AgentOptions(controller, joinToken, name, workDir,
+                positiveInt(values, "--gpus", true), gpuType == null || gpuType.isBlank() ? null : gpuType.strip(),
+                features, positiveInt(values, "--cpus", false), positiveLong(values, "--memory-mb"));
+    }
+
+    /** The host name up to its first dot, as Slurm names nodes. */
+    static String shortName(String hostname) {
+        if (hostname == null) {
+            return null;
+        }
+        String h = hostname.strip();
+        int dot = h.indexOf('.');
+        return dot > 0 ? h.substring(0, dot) : h;
+    }
+
+    private static URI controllerUri(String text) {
+        try {
+            URI uri = URI.create(text.endsWith("/") ? text.substring(0, text.length() - 1) : text);
+            if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme()) || uri.getHost() == null) {
+                throw new IllegalArgumentException("--controller must be an http(s) URL, got '" + text + "'");
+            }
+            return uri;
+        } catch (IllegalArgumentException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith("--controller")) {
+                throw e;
+            }
+            throw new IllegalArgumentException("--controller must be an http(s) URL, got '" + text + "'");
+        }
+    }
+
+    private static Integer positiveInt(Map<String, String> values, String option, boolean zeroAllowed) {
+        Long value = number(values, option);
+        if (value == null) {
+            return null;
+        }
+        if (value > Integer.MAX_VALUE || value < (zeroAllowed ? 0 : 1)) {
+            throw new IllegalArgumentException(option + " must be " + (zeroAllowed ? "0 or more" : "positive")
+                    + ", got '" + values.get(option) + "'");
+        }
+        return value.intValue();
+    }
+
+    private static Long positiveLong(Map<String, String> values, String option) {
+        Long value = number(values, option);
+        if (value != null && value < 1) {
+            throw new IllegalArgumentException(option + " must be positive, got '" + values.get(option) + "'");
+        }
+        return value;
+    }
+
+    private static Long number(Map<String, String> values, String option) {
+        String text = values.get(option);
+        if (text == null) {
+            return null;
+        }
+        try {
+            return Long.parseLong(text.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " must be a whole number, got '" + text + "'");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "AgentOptions[controller=" + controller + ", joinToken=" + (joinToken == null ? "none" : "(given)")
+                + ", name=" + name + ", workDir=" + workDir + ", gpus=" + gpus + ", gpuType=" + gpuType
+                + ", features=" + features + ", cpus=" + cpus + ", memoryMb=" + memoryMb + "]";
+    }
+}

@@ -1,0 +1,116 @@
+package io.gantry.agent;
+
+import io.gantry.agent.protocol.AgentProtocol;
+import io.gantry.agent.protocol.AgentProtocol.Commands;
+import io.gantry.agent.protocol.AgentProtocol.Poll;
+import io.gantry.agent.protocol.AgentProtocol.Registered;
+import io.gantry.agent.protocol.AgentProtocol.Registration;
+import io.gantry.agent.protocol.AgentProtocol.Reports;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The agent's three calls to the controller (register, poll, reports) as JSON over the JDK's
+ * HTTP client: no Spring and no web server in the agent, so it starts in a blink. Connection
+ * trouble comes out as {@link IOException}; an answer other than 2xx as {@link Refused}, with the
+ * status and the problem detail the controller gave.
+ */
+final class ControllerClient {
+
+    /** The controller answered, but not with success. */
+    static final class Refused extends Exception {
+        private final int status;
+
+        Refused(int status, String detail) {
+            super("HTTP " + status + (detail == null || detail.isBlank() ? "" : ": " + detail));
+            this.status = status;
+        }
+
+        int status() {
+            return status;
+        }
+
+        boolean unauthorized() {
+            return status == 401 || status == 403;
+        }
+
+        boolean serverError() {
+            return status >= 500;
+        }
+    }
+
+    private static final Duration SHORT_TIMEOUT = Duration.ofSeconds(30);
+
+    private final HttpClient http;
+    private final URI controller;
+
+    ControllerClient(URI controller) {
+        this.controller = controller;
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    Registered register(Registration registration, String bearer) throws IOException, InterruptedException, Refused {
+        return post(AgentProtocol.REGISTER, registration, bearer, SHORT_TIMEOUT, Registered.class);
+    }
+
+    /** The long poll; {@code timeout} must exceed the controller's poll time. */
+    Commands poll(String node, Poll poll, String credential, Duration timeout)
+            throws IOException, InterruptedException, Refused {
+        return post(AgentProtocol.poll(node), poll, credential, timeout, Commands.class);
+    }
+
+    void report(String node, Reports reports, String credential) throws IOException, InterruptedException, Refused {
+        post(AgentProtocol.reports(node), reports, credential, SHORT_TIMEOUT, JsonNode.class);
+    }
+
+    private <T> T post(String path, Object body, String bearer, Duration timeout, Class<T> answer)
+            throws IOException, InterruptedException, Refused {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(controller + path))
+                .timeout(timeout)
+                .header("Authorization", "Bearer " + bearer)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(AgentJson.MAPPER.writeValueAsString(body),
+                        StandardCharsets.UTF_8))
+                .build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        int status = response.statusCode();
+        if (status < 200 || status >= 300) {
+            throw new Refused(status, problemDetail(response.body()));
+        }
+        String text = response.body();
+        try {
+            return AgentJson.MAPPER.readValue(text == null || text.isBlank() ? "{}" : text, answer);
+        } catch (JacksonException e) {
+            throw new IOException("unreadable answer from " + path + ": " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** The {@code detail} (or {@code title}) of an RFC 9457 problem, else the start of the body. */
+    static String problemDetail(String body) {
+        if (body == null || body.isBlank()) {
+            return "";
+        }
+        try {
+            JsonNode problem = AgentJson.MAPPER.readTree(body);
+            for (String field : new String[] {"detail", "title", "error", "message"}) {
+                JsonNode value = problem.get(field);
+                if (value != null && value.isString() && !value.asString().isBlank()) {
+                    return value.asString();
+                }
+            }
+        } catch (JacksonException e) {
+            // not JSON
+        }
+        String text = body.strip();
+        return text.length() > 200 ? text.substring(0, 200) + "…" : text;
+    }
+}

@@ -1,0 +1,85 @@
+package io.gantry.agent;
+
+import io.gantry.agent.protocol.AgentProtocol.Launch;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The environment a batch script sees: the agent's own (minus its join token and any Slurm or
+ * Gantry variables it inherited), then what the job was submitted with, then the variables that
+ * describe the job, under Gantry's names and Slurm's so existing scripts run unchanged.
+ * {@code CUDA_VISIBLE_DEVICES} is exactly the job's GPUs on this node, and absent when it has none.
+ */
+final class JobEnvironment {
+
+    private JobEnvironment() {
+    }
+
+    /**
+     * Fills {@code env} (a copy of the agent's environment, as {@link ProcessBuilder#environment()} holds).
+     *
+     * @param submitDir the job's working directory
+     */
+    static void apply(Map<String, String> env, Launch launch, String node, String submitDir) {
+        env.keySet().removeIf(k -> k.startsWith("SLURM_") || k.startsWith("SLURMD_") || k.startsWith("GANTRY_"));
+        env.remove("CUDA_VISIBLE_DEVICES");
+        env.remove("GPU_DEVICE_ORDINAL");
+        if (launch.environment() != null) {
+            launch.environment().forEach((k, v) -> {
+                if (k != null && v != null && !k.isEmpty() && k.indexOf('=') < 0 && k.indexOf('\0') < 0
+                        && v.indexOf('\0') < 0) {
+                    env.put(k, v);
+                }
+            });
+        }
+        String jobId = Long.toString(OutputPattern.numericJobId(launch));
+        List<String> nodes = launch.nodes() == null || launch.nodes().isEmpty() ? List.of(node) : launch.nodes();
+        String nodelist = launch.nodelist() == null ? String.join(",", nodes) : launch.nodelist();
+        String numNodes = Integer.toString(nodes.size());
+        String tasks = Integer.toString(Math.max(1, launch.tasks()));
+
+        put(env, "GANTRY_JOB_ID", launch.jobId());
+        put(env, "GANTRY_NODELIST", nodelist);
+        put(env, "GANTRY_NTASKS", tasks);
+        put(env, "GANTRY_JOB_NAME", launch.name());
+        put(env, "GANTRY_PARTITION", launch.partition());
+        put(env, "GANTRY_ACCOUNT", launch.account());
+        put(env, "SLURM_JOB_ID", jobId);
+        put(env, "SLURM_JOBID", jobId);
+        put(env, "SLURM_JOB_NAME", launch.name());
+        put(env, "SLURM_JOB_NODELIST", nodelist);
+        put(env, "SLURM_NODELIST", nodelist);
+        put(env, "SLURM_JOB_NUM_NODES", numNodes);
+        put(env, "SLURM_NNODES", numNodes);
+        put(env, "SLURM_NTASKS", tasks);
+        put(env, "SLURM_NPROCS", tasks);
+        put(env, "SLURM_CPUS_PER_TASK", Integer.toString(Math.max(1, launch.cpusPerTask())));
+        put(env, "SLURM_CPUS_ON_NODE", Integer.toString(launch.cpusOnNode()));
+        put(env, "SLURM_MEM_PER_NODE", Long.toString(launch.memoryMbOnNode()));
+        put(env, "SLURM_JOB_PARTITION", launch.partition());
+        put(env, "SLURM_JOB_ACCOUNT", launch.account());
+        put(env, "SLURM_JOB_QOS", launch.qos());
+        put(env, "SLURM_JOB_USER", launch.user());
+        put(env, "SLURM_SUBMIT_DIR", submitDir);
+        put(env, "SLURMD_NODENAME", node);
+        put(env, "SLURM_NODEID", "0");
+        put(env, "SLURM_PROCID", "0");
+        if (launch.arrayTaskId() != null) {
+            put(env, "SLURM_ARRAY_JOB_ID", Long.toString(launch.arrayJobId()));
+            put(env, "SLURM_ARRAY_TASK_ID", Integer.toString(launch.arrayTaskId()));
+        }
+        if (launch.gpuIndices() != null && !launch.gpuIndices().isEmpty()) {
+            String gpus = launch.gpuIndices().stream().map(String::valueOf).collect(Collectors.joining(","));
+            put(env, "CUDA_VISIBLE_DEVICES", gpus);
+            put(env, "GPU_DEVICE_ORDINAL", gpus);
+            put(env, "SLURM_JOB_GPUS", gpus);
+        }
+    }
+
+    private static void put(Map<String, String> env, String name, String value) {
+        if (value != null) {
+            env.put(name, value);
+        }
+    }
+}
