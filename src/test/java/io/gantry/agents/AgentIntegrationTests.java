@@ -46,7 +46,7 @@ class AgentIntegrationTests {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     @TempDir
-    Path dir;
+    static Path dir;
 
     private ControllerProcess controller;
     private ApiClient api;
