@@ -14,6 +14,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.core.type.TypeReference;
 
 /**
@@ -23,6 +25,7 @@ import tools.jackson.core.type.TypeReference;
  */
 final class ReportQueue {
 
+    private static final Logger log = LoggerFactory.getLogger(ReportQueue.class);
     private static final TypeReference<List<Report>> REPORTS = new TypeReference<>() {
     };
 
@@ -87,6 +90,10 @@ final class ReportQueue {
         return ids;
     }
 
+    /**
+     * Rewrites the file. A failure (a full disk) is logged, not thrown: the reports stay queued in
+     * memory and are still sent; only a restart before the next successful write would lose them.
+     */
     private void save() {
         try {
             Files.createDirectories(file.toAbsolutePath().getParent());
@@ -97,8 +104,8 @@ final class ReportQueue {
             } catch (AtomicMoveNotSupportedException e) {
                 Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot write " + file, e);
+        } catch (IOException | RuntimeException e) {
+            log.warn("cannot write the pending job reports to {}: {}", file, e.toString());
         }
     }
 }

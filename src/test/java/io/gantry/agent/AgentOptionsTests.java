@@ -1,0 +1,127 @@
+package io.gantry.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AgentOptionsTests {
+
+    private static AgentOptions parse(Map<String, String> env, String... args) {
+        return AgentOptions.parse(args, env, () -> "gpu07.cluster.example.org");
+    }
+
+    @Test
+    void takesBothOptionForms() {
+        AgentOptions o = parse(Map.of(), "--controller", "http://ctl:8080/", "--join-token=secret", "--name=n1",
+                "--work-dir", "/tmp/agent", "--gpus", "2", "--gpu-type=a100", "--features", "ib, nvme",
+                "--cpus=8", "--memory-mb", "64000");
+        assertThat(o.controller()).hasToString("http://ctl:8080");
+        assertThat(o.joinToken()).isEqualTo("secret");
+        assertThat(o.name()).isEqualTo("n1");
+        assertThat(o.workDir()).isEqualTo(Path.of("/tmp/agent"));
+        assertThat(o.gpus()).isEqualTo(2);
+        assertThat(o.gpuType()).isEqualTo("a100");
+        assertThat(o.features()).containsExactly("ib", "nvme");
+        assertThat(o.cpus()).isEqualTo(8);
+        assertThat(o.memoryMb()).isEqualTo(64000L);
+        assertThat(o.toString()).doesNotContain("secret");
+    }
+
+    @Test
+    void defaultsToTheShortHostNameAndALocalWorkDirAndDetection() {
+        AgentOptions o = parse(Map.of(), "--controller", "http://ctl:8080", "--join-token", "t");
+        assertThat(o.name()).isEqualTo("gpu07");
+        assertThat(o.workDir()).isEqualTo(Path.of("gantry-agent").toAbsolutePath());
+        assertThat(o.gpus()).isNull();
+        assertThat(o.cpus()).isNull();
+        assertThat(o.memoryMb()).isNull();
+        assertThat(o.features()).isEmpty();
+    }
+
+    @Test
+    void takesTheJoinTokenFromTheEnvironment() {
+        AgentOptions o = parse(Map.of("GANTRY_JOIN_TOKEN", "from-env"), "--controller", "http://ctl");
+        assertThat(o.joinToken()).isEqualTo("from-env");
+        AgentOptions explicit = parse(Map.of("GANTRY_JOIN_TOKEN", "from-env"), "--controller", "http://ctl",
+                "--join-token", "flag");
+        assertThat(explicit.joinToken()).isEqualTo("flag");
+    }
+
+    @Test
+    void requiresTheController() {
+        assertThatThrownBy(() -> parse(Map.of(), "--join-token", "t"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--controller");
+        assertThatThrownBy(() -> parse(Map.of(), "--controller", "ftp://x", "--join-token", "t"))
+                .hasMessageContaining("--controller");
+    }
+
+    @Test
+    void namesTheOptionWithABadNumberOrThatItDoesNotKnow() {
+        assertThatThrownBy(() -> parse(Map.of(), "--controller", "http://c", "--cpus", "eight"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--cpus").hasMessageContaining("eight");
+        assertThatThrownBy(() -> parse(Map.of(), "--controller", "http://c", "--memory-mb=-5"))
+                .hasMessageContaining("--memory-mb");
+        assertThatThrownBy(() -> parse(Map.of(), "--controller", "http://c", "--gpus", "x"))
+                .hasMessageContaining("--gpus");
+        assertThatThrownBy(() -> parse(Map.of(), "--controller", "http://c", "--colour", "blue"))
+                .hasMessageContaining("--colour");
+        assertThatThrownBy(() -> parse(Map.of(), "--controller"))
+                .hasMessageContaining("--controller");
+    }
+
+    @Test
+    void theCommandPrintsUsageAndExits2OnABadCommandLine(@TempDir Path dir) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = AgentCommand.run(new String[] {"--controller", "http://c", "--cpus", "many"}, Map.of(),
+                new PrintStream(err, true, StandardCharsets.UTF_8), Clock.systemUTC());
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--cpus").contains("usage: agent");
+    }
+
+    @Test
+    void theCommandNeedsAJoinTokenUnlessTheWorkDirHoldsACredentialForTheController(@TempDir Path dir) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        String[] args = {"--controller", "http://127.0.0.1:1", "--work-dir", dir.toString()};
+        int code = AgentCommand.run(args, Map.of(), new PrintStream(err, true, StandardCharsets.UTF_8),
+                Clock.systemUTC());
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--join-token");
+
+        new CredentialStore(dir).save(new CredentialStore.StoredCredential("http://elsewhere:1", "n1", "c"));
+        assertThat(new CredentialStore(dir).forController(java.net.URI.create("http://127.0.0.1:1"))).isEmpty();
+        new CredentialStore(dir).save(new CredentialStore.StoredCredential("http://127.0.0.1:1", "n1", "c"));
+        assertThat(new CredentialStore(dir).forController(java.net.URI.create("http://127.0.0.1:1"))).isPresent();
+    }
+
+    @Test
+    void declaredGpusWinAndTheTypeComesFromTheModelName() {
+        AgentOptions o = parse(Map.of(), "--controller", "http://c", "--join-token", "t", "--name", "n3",
+                "--gpus", "2", "--gpu-type", "h100", "--cpus", "4", "--memory-mb", "1000");
+        NodeResources r = NodeResources.detect(o);
+        assertThat(r.cpus()).isEqualTo(4);
+        assertThat(r.memoryMb()).isEqualTo(1000);
+        assertThat(r.gpus()).extracting(g -> g.index() + " " + g.uuid() + " " + g.model())
+                .containsExactly("0 declared-n3-0 h100", "1 declared-n3-1 h100");
+        assertThat(r.gpuType()).isEqualTo("h100");
+        assertThat(NodeResources.gpuTypeOf("NVIDIA H100 80GB HBM3")).isEqualTo("h100");
+        assertThat(NodeResources.gpuTypeOf("Tesla V100-SXM2-32GB")).isEqualTo("v100");
+        assertThat(NodeResources.gpuTypeOf("NVIDIA L40S")).isEqualTo("l40s");
+        assertThat(NodeResources.parseNvidiaSmi("0, GPU-aaa, NVIDIA A100-SXM4-40GB\n"
+                + "garbage line\n1, GPU-bbb, NVIDIA A100-SXM4-40GB\n"))
+                .extracting(g -> g.index() + " " + g.uuid() + " " + g.model())
+                .containsExactly("0 GPU-aaa NVIDIA A100-SXM4-40GB", "1 GPU-bbb NVIDIA A100-SXM4-40GB");
+        assertThat(NodeResources.memTotalMb("MemTotal:       16302460 kB\nMemFree: 1 kB\n")).isEqualTo(15920);
+        List<String> none = List.of();
+        assertThat(NodeResources.parseNvidiaSmi("")).isEmpty();
+        assertThat(none).isEmpty();
+    }
+}
