@@ -25,7 +25,20 @@ public final class AgentCommand {
     }
 
     public static int run(String[] args) {
+        quietLogging();
         return run(args, System.getenv(), System.err, Clock.systemUTC());
+    }
+
+    /**
+     * Without Spring, logback starts unconfigured and logs at DEBUG (every HTTP exchange): the
+     * agent logs at INFO, and {@code -Dgantry.agent.log-level=DEBUG} brings the detail back.
+     */
+    private static void quietLogging() {
+        if (org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)
+                instanceof ch.qos.logback.classic.Logger root) {
+            root.setLevel(ch.qos.logback.classic.Level.toLevel(System.getProperty("gantry.agent.log-level"),
+                    ch.qos.logback.classic.Level.INFO));
+        }
     }
 
     static int run(String[] args, Map<String, String> env, PrintStream err, Clock clock) {
