@@ -38,6 +38,18 @@ final class Cycle {
     private final int[] reservations;
     private int baseFit;
     private int usable;
+    /** Nodes that fitted but were kept for an advance reservation, in the last {@link #tryNow}. */
+    private int keptForReservation;
+    private boolean keptForMaintenance;
+    /** Advance reservations, with their nodes as indices. */
+    private final List<Held> held = new ArrayList<>();
+    private final Map<String, Held> heldByName = new HashMap<>();
+    private final BitSet deny;
+    private final BitSet allow;
+    private boolean onlyAllowed;
+
+    private record Held(AdvanceReservation reservation, BitSet nodes) {
+    }
 
     /** A request laid out on every partition, with why it can never (or not while nodes are down) run there. */
     private record Layout(Shape[] shapes, PendingReason[] no) {
@@ -65,6 +77,20 @@ final class Cycle {
         this.pool = new BitSet(cluster.size);
         this.blocked = new boolean[cluster.parts.length];
         this.reservations = new int[cluster.parts.length];
+        this.deny = new BitSet(cluster.size);
+        this.allow = new BitSet(cluster.size);
+        for (AdvanceReservation r : snapshot.reservations()) {
+            BitSet nodes = new BitSet(cluster.size);
+            for (String name : r.nodes()) {
+                Integer i = cluster.nodeIndex.get(name);
+                if (i != null) {
+                    nodes.set(i);
+                }
+            }
+            Held h = new Held(r, nodes);
+            held.add(h);
+            heldByName.put(r.name(), h);
+        }
     }
 
     Plan run() {
@@ -138,6 +164,14 @@ final class Cycle {
             waiting.add(waiting(job, PendingReason.BEGIN_TIME, e.priority));
             return;
         }
+        Held own = null;
+        if (job.reservation() != null) {
+            own = heldByName.get(job.reservation());
+            if (own == null || own.reservation().start() > now || own.reservation().end() <= now) {
+                waiting.add(waiting(job, PendingReason.RESERVATION, e.priority));
+                return;
+            }
+        }
         Layout layout = layoutOf(job.request());
         List<Shape> candidates = new ArrayList<>(job.partitions().size());
         PendingReason firstNo = null;
@@ -184,26 +218,33 @@ final class Cycle {
                 reason = reason == null ? PendingReason.PRIORITY : reason;
                 continue;
             }
-            PendingReason known = knownFailure(shape, duration);
+            PendingReason known = own == null ? knownFailure(shape, duration) : null;
             if (known != null) {
                 reason = worse(reason, known);
                 blocked[p] = true;
                 continue;
             }
+            restrict(own, end);
             int[] chosen = tryNow(shape, end);
             if (chosen != null) {
                 starts.add(start(job, shape, chosen, end, blocked[p], e.priority));
                 limits.charge(job.user(), job.account(), job.qos(), tres);
                 return;
             }
-            // Priority when only reservations for jobs ahead stand in the way; Resources otherwise.
-            PendingReason why = baseFit >= shape.nodes() && usable < shape.nodes()
-                    ? PendingReason.PRIORITY : PendingReason.RESOURCES;
-            remember(shape, duration, why);
+            // Priority when only reservations for jobs ahead stand in the way; Resources otherwise;
+            // maintenance when an advance reservation with MAINT keeps nodes that would do.
+            PendingReason why = keptForMaintenance && baseFit + keptForReservation >= shape.nodes()
+                    ? PendingReason.RESERVED_FOR_MAINTENANCE
+                    : baseFit >= shape.nodes() && usable < shape.nodes() ? PendingReason.PRIORITY
+                    : PendingReason.RESOURCES;
+            if (own == null) {
+                remember(shape, duration, why);
+            }
             reason = worse(reason, why);
             blocked[p] = true;
         }
-        Waiting reserved = reserve(job, candidates, duration, reason, e.priority, e.starving);
+        // A job in an advance reservation waits for its nodes without holding others in the profile.
+        Waiting reserved = own == null ? reserve(job, candidates, duration, reason, e.priority, e.starving) : null;
         waiting.add(reserved != null ? reserved : waiting(job, reason, e.priority));
     }
 
@@ -211,6 +252,9 @@ final class Cycle {
     private static PendingReason worse(PendingReason a, PendingReason b) {
         if (a == null) {
             return b;
+        }
+        if (a == PendingReason.RESERVED_FOR_MAINTENANCE || b == PendingReason.RESERVED_FOR_MAINTENANCE) {
+            return PendingReason.RESERVED_FOR_MAINTENANCE;
         }
         return a == PendingReason.RESOURCES || b == PendingReason.RESOURCES ? PendingReason.RESOURCES : a;
     }
@@ -268,11 +312,36 @@ final class Cycle {
         }
     }
 
+    /**
+     * The nodes advance reservations leave a job running until {@code end}: a job in reservation
+     * {@code own} only its nodes; any other job none of the nodes reserved during its run.
+     */
+    private void restrict(Held own, long end) {
+        deny.clear();
+        allow.clear();
+        keptForMaintenance = false;
+        onlyAllowed = own != null;
+        if (own != null) {
+            allow.or(own.nodes());
+            return;
+        }
+        for (Held h : held) {
+            if (h.reservation().overlaps(now, end)) {
+                deny.or(h.nodes());
+                keptForMaintenance |= h.reservation().maintenance();
+            }
+        }
+    }
+
     /** Nodes for the shape now, leaving every reservation whole; null when there are none. */
     private int[] tryNow(Shape s, long end) {
         pool.clear();
         pool.or(s.candidates());
         pool.and(c.up);
+        if (onlyAllowed) {
+            pool.and(allow);
+        }
+        keptForReservation = 0;
         pool.and(a.hasFreeCpu);
         if (s.gpusPerNode() > 0) {
             pool.and(a.hasFreeGpu);
@@ -287,6 +356,10 @@ final class Cycle {
             long mem = s.needMem(c, i);
             int gpu = s.needGpu(c, i);
             if (!a.fitsNow(i, cpu, mem, gpu)) {
+                continue;
+            }
+            if (deny.get(i)) {
+                keptForReservation++;
                 continue;
             }
             baseFit++;
@@ -354,6 +427,44 @@ final class Cycle {
     }
 
     /** The earliest time the shape can run for {@code duration}, and on which nodes; null if never. */
+    /**
+     * Removes from node {@code i}'s start windows (those from index {@code first} on) every start
+     * time at which a job of {@code duration} would overlap an advance reservation of the node.
+     */
+    private void clipToReservations(int i, long duration, int first) {
+        List<long[]> pieces = new ArrayList<>();
+        for (int k = first; k < intervals.size; k++) {
+            pieces.add(new long[] {intervals.start[k], intervals.end[k]});
+        }
+        boolean clipped = false;
+        for (Held h : held) {
+            AdvanceReservation r = h.reservation();
+            if (!h.nodes().get(i) || r.end() <= now) {
+                continue;
+            }
+            clipped = true;
+            long lastAllowedBefore = r.start() - duration; // a start at or before it ends in time
+            List<long[]> next = new ArrayList<>();
+            for (long[] w : pieces) {
+                long beforeEnd = Math.min(w[1], lastAllowedBefore + 1);
+                if (w[0] < beforeEnd) {
+                    next.add(new long[] {w[0], beforeEnd});
+                }
+                long afterStart = Math.max(w[0], r.end());
+                if (afterStart < w[1]) {
+                    next.add(new long[] {afterStart, w[1]});
+                }
+            }
+            pieces = next;
+        }
+        if (clipped) {
+            intervals.size = first;
+            for (long[] w : pieces) {
+                intervals.add(i, w[0], w[1]);
+            }
+        }
+    }
+
     private int[] earliest(Shape s, long duration, long[] startOut) {
         intervals.clear();
         pool.clear();
@@ -361,7 +472,11 @@ final class Cycle {
         pool.and(c.up);
         for (int i = pool.nextSetBit(0); i >= 0; i = pool.nextSetBit(i + 1)) {
             if (s.capable(c, i)) {
+                int first = intervals.size;
                 a.startWindows(i, duration, s.needCpu(c, i), s.needMem(c, i), s.needGpu(c, i), intervals);
+                if (!held.isEmpty()) {
+                    clipToReservations(i, duration, first);
+                }
             }
         }
         long start = s.oneBlock() && c.blockCount > 0 ? sweepPerBlock(s.nodes()) : sweep(s.nodes(), 0, intervals.size,

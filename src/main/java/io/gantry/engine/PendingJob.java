@@ -10,10 +10,11 @@ import java.util.Objects;
  * the engine passes it through and gives such a job nothing. {@code expectedRunSeconds} is the
  * caller's guess of the real run time (e.g. from the user's recent jobs; 0 = none): it only orders
  * jobs (the short-job factor), while reservations and backfill always trust the time limit.
+ * {@code reservation} names the advance reservation it must run in, or is null.
  */
 public record PendingJob(JobId id, String user, String account, String qos, List<String> partitions,
         Request request, long timeLimitSeconds, long submitTime, long eligibleTime, int nice,
-        PendingReason heldBy, long expectedRunSeconds) {
+        PendingReason heldBy, long expectedRunSeconds, String reservation) {
 
     public PendingJob {
         Objects.requireNonNull(id, "id");
@@ -30,10 +31,19 @@ public record PendingJob(JobId id, String user, String account, String qos, List
         }
     }
 
+    /** A job that names no advance reservation. */
+    public PendingJob(JobId id, String user, String account, String qos, List<String> partitions, Request request,
+            long timeLimitSeconds, long submitTime, long eligibleTime, int nice, PendingReason heldBy,
+            long expectedRunSeconds) {
+        this(id, user, account, qos, partitions, request, timeLimitSeconds, submitTime, eligibleTime, nice, heldBy,
+                expectedRunSeconds, null);
+    }
+
     /** A job without a run-time guess. */
     public PendingJob(JobId id, String user, String account, String qos, List<String> partitions, Request request,
             long timeLimitSeconds, long submitTime, long eligibleTime, int nice, PendingReason heldBy) {
-        this(id, user, account, qos, partitions, request, timeLimitSeconds, submitTime, eligibleTime, nice, heldBy, 0);
+        this(id, user, account, qos, partitions, request, timeLimitSeconds, submitTime, eligibleTime, nice, heldBy, 0,
+                null);
     }
 
     /** The run time to order by: the guess when there is one and it is below the limit, else the limit. */

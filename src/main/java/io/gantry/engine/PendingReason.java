@@ -17,6 +17,7 @@ public enum PendingReason {
     REQ_NODE_NOT_AVAIL("ReqNodeNotAvail"),
     BAD_CONSTRAINTS("BadConstraints"),
     RESERVATION("Reservation"),
+    RESERVED_FOR_MAINTENANCE("ReqNodeNotAvail, Reserved for maintenance"),
     INVALID_QOS("InvalidQOS"),
     QOS_MAX_WALL_DURATION_PER_JOB_LIMIT("QOSMaxWallDurationPerJobLimit"),
     QOS_MAX_JOBS_PER_USER_LIMIT("QOSMaxJobsPerUserLimit"),

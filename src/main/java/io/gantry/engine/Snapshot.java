@@ -10,9 +10,10 @@ import java.util.List;
  */
 public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, List<Switch> switches,
         List<RunningJob> running, List<PendingJob> pending, List<Qos> qos, List<Association> associations,
-        Policy policy) {
+        Policy policy, List<AdvanceReservation> reservations) {
 
     public Snapshot {
+        reservations = reservations == null ? List.of() : List.copyOf(reservations);
         nodes = List.copyOf(nodes);
         partitions = List.copyOf(partitions);
         switches = List.copyOf(switches);
@@ -21,6 +22,13 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         qos = List.copyOf(qos);
         associations = List.copyOf(associations);
         policy = policy == null ? Policy.defaults() : policy;
+    }
+
+    /** A snapshot without advance reservations. */
+    public Snapshot(long now, List<Node> nodes, List<Partition> partitions, List<Switch> switches,
+            List<RunningJob> running, List<PendingJob> pending, List<Qos> qos, List<Association> associations,
+            Policy policy) {
+        this(now, nodes, partitions, switches, running, pending, qos, associations, policy, List.of());
     }
 
     public static Builder builder() {
@@ -38,6 +46,7 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         b.qos = qos;
         b.associations = associations;
         b.policy = policy;
+        b.reservations = reservations;
         return b;
     }
 
@@ -51,6 +60,7 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         private List<Qos> qos = List.of();
         private List<Association> associations = List.of();
         private Policy policy = Policy.defaults();
+        private List<AdvanceReservation> reservations = List.of();
 
         public Builder now(long v) { now = v; return this; }
         public Builder nodes(List<Node> v) { nodes = v; return this; }
@@ -61,9 +71,11 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         public Builder qos(List<Qos> v) { qos = v; return this; }
         public Builder associations(List<Association> v) { associations = v; return this; }
         public Builder policy(Policy v) { policy = v; return this; }
+        public Builder reservations(List<AdvanceReservation> v) { reservations = v; return this; }
 
         public Snapshot build() {
-            return new Snapshot(now, nodes, partitions, switches, running, pending, qos, associations, policy);
+            return new Snapshot(now, nodes, partitions, switches, running, pending, qos, associations, policy,
+                    reservations);
         }
     }
 }

@@ -22,6 +22,7 @@ final class Invariants {
     }
 
     static void check(Snapshot s, Plan plan) {
+        checkAdvanceReservations(s, plan);
         Map<String, Node> nodes = new HashMap<>();
         s.nodes().forEach(n -> nodes.put(n.name(), n));
         Map<String, Partition> parts = new HashMap<>();
@@ -136,6 +137,31 @@ final class Invariants {
 
     private static void claim(Map<String, List<Claim>> claims, String node, Claim c) {
         claims.computeIfAbsent(node, k -> new ArrayList<>()).add(c);
+    }
+
+    /** A job in a reservation runs only on its nodes, in its window; no other job overlaps it there. */
+    private static void checkAdvanceReservations(Snapshot s, Plan plan) {
+        Map<JobId, PendingJob> pending = new HashMap<>();
+        s.pending().forEach(j -> pending.put(j.id(), j));
+        for (Start start : plan.starts()) {
+            PendingJob job = pending.get(start.job());
+            for (AdvanceReservation r : s.reservations()) {
+                boolean member = r.name().equals(job.reservation());
+                if (member) {
+                    require(r.start() <= s.now() && s.now() < r.end(), start.job() + " started outside its reservation's window");
+                    require(r.nodes().containsAll(start.nodeNames()), start.job() + " left its reservation's nodes");
+                } else if (r.overlaps(s.now(), s.now() + job.timeLimitSeconds())) {
+                    for (String node : start.nodeNames()) {
+                        require(!r.nodes().contains(node), start.job() + " started on " + node
+                                + " that reservation " + r.name() + " holds during its run");
+                    }
+                }
+            }
+            if (job.reservation() != null) {
+                require(s.reservations().stream().anyMatch(r -> r.name().equals(job.reservation())),
+                        start.job() + " started in a reservation that does not exist");
+            }
+        }
     }
 
     private static void require(boolean ok, String message) {

@@ -137,7 +137,26 @@ final class RandomSnapshots {
             case 2 -> Policy.defaults();
             default -> new Policy("conservative", Policy.defaults().weights(), true, Integer.MAX_VALUE);
         };
-        return new Snapshot(now, nodes, partitions, List.of(), running, pending, qos, assocs, policy);
+        // Now and then an advance reservation on a few nodes, and a few jobs that name it.
+        List<AdvanceReservation> reservations = new ArrayList<>();
+        if (r.nextInt(3) == 0) {
+            java.util.Set<String> reserved = new java.util.HashSet<>();
+            for (int k = 1 + r.nextInt(3); k > 0; k--) {
+                reserved.add(nodes.get(r.nextInt(nodes.size())).name());
+            }
+            long start = now - 3600 + r.nextInt(7200);
+            reservations.add(new AdvanceReservation("r0", reserved, start, start + 600 + r.nextInt(7200),
+                    r.nextBoolean()));
+            for (int k = 0; k < pending.size(); k++) {
+                if (r.nextInt(8) == 0) {
+                    PendingJob j = pending.get(k);
+                    pending.set(k, new PendingJob(j.id(), j.user(), j.account(), j.qos(), j.partitions(), j.request(),
+                            j.timeLimitSeconds(), j.submitTime(), j.eligibleTime(), j.nice(), j.heldBy(),
+                            j.expectedRunSeconds(), "r0"));
+                }
+            }
+        }
+        return new Snapshot(now, nodes, partitions, List.of(), running, pending, qos, assocs, policy, reservations);
     }
 
     private static String user(SplittableRandom r) {
