@@ -13,7 +13,7 @@ public record ActiveJob(long row, long version, long jobId, int arrayTaskId, Str
         int gpusPerNode, String gpuType, String constraints, boolean exclusive, String dependency,
         Integer arrayMaxRunning, String partition, Instant startTime, List<JobAllocation> allocation,
         boolean requeue, Long simulatedRunSeconds, Integer simulatedExitCode, String reason, long priority,
-        Instant expectedStartTime) {
+        Instant expectedStartTime, String reservation) {
 
     public ActiveJob {
         partitions = List.copyOf(partitions);

@@ -149,6 +149,6 @@ public class SchedulerJobs {
                 j.nice(), j.minNodes(), j.tasks(), j.cpusPerTask(), j.memoryMb(), j.gpus(), j.gpusPerNode(),
                 j.gpuType(), j.constraints(), j.exclusive(), j.dependency(), j.arrayMaxRunning(), j.partition(),
                 j.startTime(), JobAllocation.decode(j.allocation()), j.requeue(), j.simulatedRunSeconds(),
-                j.simulatedExitCode(), j.reason(), j.priority(), j.expectedStartTime());
+                j.simulatedExitCode(), j.reason(), j.priority(), j.expectedStartTime(), j.reservation());
     }
 }

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.function.LongPredicate;
 
@@ -52,6 +53,14 @@ class SubmissionResolver {
         this.cluster = cluster;
         this.properties = properties;
         this.clock = clock;
+    }
+
+    /** Who may name which advance reservation; the reservations feature answers. */
+    private ReservationAccess reservations = (name, user, account) -> Optional.of("unknown reservation '" + name + "'");
+
+    @org.springframework.beans.factory.annotation.Autowired
+    void reservationAccess(ReservationAccess access) {
+        this.reservations = access;
     }
 
     record Resolved(JobSpec spec, List<String> warnings) {
@@ -187,7 +196,8 @@ class SubmissionResolver {
         }
         String reservation = first(json.reservation(), directives.reservation(), null);
         if (reservation != null) {
-            errors.add(new FieldError("reservation", "unknown reservation '" + reservation + "'"));
+            reservations.refusal(reservation, caller.username(), account)
+                    .ifPresent(why -> errors.add(new FieldError("reservation", why)));
         }
         Instant beginTime = json.beginTime() != null ? json.beginTime()
                 : directives.beginTime() == null ? null : directives.beginTime().resolve(now, clock.getZone());

@@ -61,6 +61,14 @@ class SchedulingCycle {
         this.policy = Policy.named(properties.policy());
     }
 
+    /** The advance reservations not yet over; the reservations feature supplies them. */
+    private ReservationSource reservations = List::of;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    void reservationSource(ReservationSource source) {
+        this.reservations = source;
+    }
+
     record Outcome(int started, int backfilled, int pending, int running) {
     }
 
@@ -110,7 +118,7 @@ class SchedulingCycle {
 
         Snapshot snapshot = Snapshot.builder().now(now.getEpochSecond()).nodes(cluster.engineNodes())
                 .partitions(cluster.enginePartitions()).switches(cluster.engineSwitches()).running(running)
-                .pending(schedulable).policy(policy).build();
+                .pending(schedulable).policy(policy).reservations(reservations.current()).build();
         return new Planned(now, engine.plan(snapshot), byEngineId, decided, pending.size(), running.size());
     }
 
@@ -233,6 +241,6 @@ class SchedulingCycle {
         long eligible = job.eligibleTime() == null ? job.submitTime().getEpochSecond() : job.eligibleTime().getEpochSecond();
         return new PendingJob(JobId.of(job.jobId(), job.arrayTaskId()), job.user(), job.account(), job.qos(),
                 job.partitions(), request, job.timeLimitSeconds(), job.submitTime().getEpochSecond(), eligible,
-                job.nice(), null);
+                job.nice(), null, 0, job.reservation());
     }
 }
