@@ -71,8 +71,7 @@ class JobAccountingService {
         return readOnly.execute(tx -> {
             Long total = jdbc.queryForObject("SELECT count(*) FROM jobs" + query.where, query.params, Long.class);
             MapSqlParameterSource params = query.params.addValue("limit", page.size()).addValue("offset", page.offset());
-            List<JobAccountingRecord> items = jdbc.query("SELECT " + COLUMNS + " FROM jobs" + query.where
-                    + " ORDER BY job_id, array_task_id LIMIT :limit OFFSET :offset", params,
+            List<JobAccountingRecord> items = jdbc.query(select(query) + " LIMIT :limit OFFSET :offset", params,
                     (rs, i) -> record(rs, now));
             return new JobAccountingRecord.Page(items, page.page(), page.size(), total == null ? 0 : total);
         });
@@ -85,8 +84,7 @@ class JobAccountingService {
         readOnly.executeWithoutResult(tx -> {
             try {
                 SacctCsv.writeHeader(out);
-                streaming.query("SELECT " + COLUMNS + " FROM jobs" + query.where + " ORDER BY job_id, array_task_id",
-                        query.params, rs -> {
+                streaming.query(select(query), query.params, rs -> {
                             try {
                                 SacctCsv.writeRow(out, record(rs, now));
                             } catch (IOException e) {
@@ -102,13 +100,81 @@ class JobAccountingService {
     private record Query(String where, MapSqlParameterSource params) {
     }
 
+    /**
+     * The matching rows in job id order. The inner {@code OFFSET 0 ROWS} keeps PostgreSQL from walking the
+     * whole (job_id, array_task_id) index in order and filtering, which it otherwise picks for small pages
+     * since it cannot estimate the window's selectivity: the window's own indexes find the rows (a few
+     * thousand per day), then they are sorted. 0.03 s instead of 0.5 s for a day over 1,000,000 jobs.
+     */
+    private static String select(Query query) {
+        return "SELECT * FROM (SELECT " + COLUMNS + " FROM jobs" + query.where + " OFFSET 0 ROWS) matching"
+                + " ORDER BY job_id, array_task_id";
+    }
+
+    /**
+     * The longest span (end minus start, or minus eligible time if it never started) of the ended jobs
+     * whose end is before {@code scannedTo}; later ends are always read. It turns "ended at or after start"
+     * into a bounded range of the end_time index: a job in the window ended before end + longest span.
+     */
+    private record Spans(long maxSeconds, Instant scannedTo) {
+    }
+
+    private static final Duration RESCAN = Duration.ofHours(1);
+
+    private final Object spansLock = new Object();
+    private Spans spans = new Spans(0, null);
+
+    /**
+     * Brings {@link Spans} up to date with the jobs ended since the last look: the first call reads every
+     * ended job's two timestamps once, later calls only the last hour's and newer ends. The hour covers
+     * ends written a little late (a transaction committing after a later one).
+     */
+    private Spans spans() {
+        synchronized (spansLock) {
+            Spans before = spans;
+            MapSqlParameterSource params = new MapSqlParameterSource();
+            String since = "";
+            if (before.scannedTo() != null) {
+                since = " AND end_time >= :since";
+                params.addValue("since", utc(before.scannedTo()));
+            }
+            long[] max = { before.maxSeconds() };
+            Instant[] lastEnd = { null };
+            String sql = "SELECT COALESCE(start_time, eligible_time, submit_time) AS began, end_time FROM jobs"
+                    + " WHERE end_time IS NOT NULL" + since;
+            readOnly.executeWithoutResult(tx -> streaming.query(sql, params, rs -> {
+                        Instant began = instant(rs, "began");
+                        Instant end = instant(rs, "end_time");
+                        max[0] = Math.max(max[0], Duration.between(began, end).toSeconds() + 1);
+                        if (lastEnd[0] == null || end.isAfter(lastEnd[0])) {
+                            lastEnd[0] = end;
+                        }
+                    }));
+            Instant scannedTo = before.scannedTo();
+            if (lastEnd[0] != null) {
+                Instant candidate = lastEnd[0].minus(RESCAN);
+                scannedTo = scannedTo == null || candidate.isAfter(scannedTo) ? candidate : scannedTo;
+            }
+            spans = new Spans(max[0], scannedTo);
+            return spans;
+        }
+    }
+
     private Query where(JobAccountingFilter filter, CurrentUser caller) {
         StringBuilder where = new StringBuilder(" WHERE 1 = 1");
         MapSqlParameterSource params = new MapSqlParameterSource();
         if (filter.hasWindow()) {
             // Still running (no end) or ended at/after start, and started (or became eligible) before end.
-            where.append(" AND (end_time >= :start OR end_time IS NULL)")
-                    .append(" AND COALESCE(start_time, eligible_time, submit_time) < :end");
+            Spans known = spans();
+            if (known.scannedTo() == null) {
+                where.append(" AND (end_time >= :start OR end_time IS NULL)");
+            } else {
+                where.append(" AND (end_time IS NULL OR (end_time >= :start")
+                        .append(" AND (end_time < :bound OR end_time >= :scannedTo)))");
+                params.addValue("bound", utc(filter.end().plusSeconds(known.maxSeconds())))
+                        .addValue("scannedTo", utc(known.scannedTo()));
+            }
+            where.append(" AND COALESCE(start_time, eligible_time, submit_time) < :end");
             params.addValue("start", utc(filter.start())).addValue("end", utc(filter.end()));
         }
         if (jobs.privateJobs() && !caller.isOperator()) {
