@@ -98,13 +98,17 @@ for c in "${CASES[@]}"; do
 done
 
 if [ -n "${EXPLAIN:-}" ]; then
-    W="(end_time >= '2025-06-01T00:00:00Z' OR end_time IS NULL) AND COALESCE(start_time, eligible_time, submit_time) < '2025-07-01T00:00:00Z'"
+    # The SQL JobAccountingService sends, with the bound it computes (window end + longest job span,
+    # 2 days 4 h in this data) and the "ended since the last scan" range.
+    span=$(psql -At -h "$PGHOST" -U "$PGUSER" -d "$DB" -c "select ceil(extract(epoch from max(end_time - coalesce(start_time, eligible_time, submit_time)))) + 1 from jobs")
+    recent=$(psql -At -h "$PGHOST" -U "$PGUSER" -d "$DB" -c "select max(end_time) - interval '1 hour' from jobs")
     COLS="job_id, array_task_id, name, user_name, account, partition, qos, state, exit_code, submit_time, start_time, end_time, allocation, allocated_nodes"
+    win() { echo "(end_time IS NULL OR (end_time >= '$1' AND (end_time < timestamptz '$2' + interval '$span seconds' OR end_time >= '$recent'))) AND COALESCE(start_time, eligible_time, submit_time) < '$2'"; }
     for q in \
-        "SELECT $COLS FROM jobs WHERE (end_time >= '2025-07-01T00:00:00Z' OR end_time IS NULL) AND COALESCE(start_time, eligible_time, submit_time) < '2025-07-02T00:00:00Z' ORDER BY job_id, array_task_id LIMIT 50" \
-        "SELECT count(*) FROM jobs WHERE (end_time >= '2025-07-01T00:00:00Z' OR end_time IS NULL) AND COALESCE(start_time, eligible_time, submit_time) < '2025-07-02T00:00:00Z'" \
-        "SELECT $COLS FROM jobs WHERE $W AND user_name IN ('user007') ORDER BY job_id, array_task_id LIMIT 1000" \
-        "SELECT $COLS FROM jobs WHERE $W AND account IN ('acct03') ORDER BY job_id, array_task_id LIMIT 50"; do
+        "SELECT * FROM (SELECT $COLS FROM jobs WHERE $(win 2025-07-01T00:00:00Z 2025-07-02T00:00:00Z) OFFSET 0 ROWS) m ORDER BY job_id, array_task_id LIMIT 50" \
+        "SELECT count(*) FROM jobs WHERE $(win 2025-07-01T00:00:00Z 2025-07-02T00:00:00Z)" \
+        "SELECT * FROM (SELECT $COLS FROM jobs WHERE $(win 2025-06-01T00:00:00Z 2025-07-01T00:00:00Z) AND user_name IN ('user007') OFFSET 0 ROWS) m ORDER BY job_id, array_task_id LIMIT 1000" \
+        "SELECT * FROM (SELECT $COLS FROM jobs WHERE $(win 2025-06-01T00:00:00Z 2025-07-01T00:00:00Z) AND account IN ('acct03') OFFSET 0 ROWS) m ORDER BY job_id, array_task_id LIMIT 50"; do
         echo "## $q"
         psql -h "$PGHOST" -U "$PGUSER" -d "$DB" -c "EXPLAIN (ANALYZE, BUFFERS) $q"
     done
