@@ -1,0 +1,38 @@
+package io.gantry.accounting;
+
+import java.time.Instant;
+import java.util.List;
+
+import io.gantry.jobs.JobState;
+import io.swagger.v3.oas.annotations.media.Schema;
+
+/** One line of {@code GET /accounting/jobs}: a job or array task as sacct shows it. */
+@Schema(name = "JobAccountingRecord", description = "A job or array task as sacct shows it: what it held and for how long")
+public record JobAccountingRecord(
+        @Schema(description = "The id as users write it: 42, or 42_7 for an array task", example = "42_7") String jobId,
+        @Schema(example = "train-llm") String name,
+        @Schema(example = "alice") String user,
+        @Schema(example = "physics") String account,
+        @Schema(description = "The partition it ran in, else the partitions it may run in", example = "gpu")
+        String partition,
+        @Schema(example = "normal") String qos,
+        @Schema(example = "COMPLETED") JobState state,
+        @Schema(description = "The exit code of its batch script, once ended", example = "0") Integer exitCode,
+        @Schema(example = "2026-03-01T08:00:00Z") Instant submitTime,
+        @Schema(example = "2026-03-01T08:00:05Z") Instant startTime,
+        @Schema(example = "2026-03-01T10:00:05Z") Instant endTime,
+        @Schema(description = "End (or now, while it runs) minus start; 0 if it never started", example = "7200")
+        long elapsedSeconds,
+        @Schema(example = "86400") long timeLimitSeconds,
+        @Schema(description = "Slurm's AllocTRES: what it held, summed over its nodes; null if it never started",
+                example = "cpu=64,mem=256G,gres/gpu=8,node=1") String allocTres,
+        @Schema(description = "Allocated CPUs x elapsed seconds", example = "460800") long cpuSeconds,
+        @Schema(description = "Allocated GPUs x elapsed seconds", example = "57600") long gpuSeconds,
+        @Schema(description = "Hostlist of the nodes it ran on", example = "gpu[001-002]") String nodeList) {
+
+    /** A page of {@link JobAccountingRecord}s in the envelope every list has. */
+    @Schema(name = "JobAccountingPage")
+    public record Page(List<JobAccountingRecord> items, @Schema(example = "0") int page,
+            @Schema(example = "50") int size, @Schema(example = "1234") long total) {
+    }
+}

@@ -1,0 +1,106 @@
+package io.gantry.accounting;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.StringWriter;
+import java.time.Instant;
+import java.util.Arrays;
+
+import org.junit.jupiter.api.Test;
+
+import io.gantry.api.GantryException;
+import io.gantry.jobs.JobState;
+
+/** What sacct writes: AllocTRES summed over nodes, RFC 4180 CSV, elapsed time and the checked filters. */
+class SacctFormatTests {
+
+    private static final Instant NOW = Instant.parse("2026-03-10T12:00:00Z");
+
+    @Test
+    void allocTresSumsCpusMemoryAndGpusOverNodesAndCountsTheNodes() {
+        SacctAllocation a = SacctAllocation.parse("gpu001:32:131072:0.1.2.3;gpu002:32:131072:4.5.6.7");
+        assertThat(a.allocTres()).isEqualTo("cpu=64,mem=256G,gres/gpu=8,node=2");
+    }
+
+    @Test
+    void aCpuOnlyAllocationHasNoGresAndOddMemoryIsInMegabytes() {
+        assertThat(SacctAllocation.parse("cpu001:4:1000:").allocTres()).isEqualTo("cpu=4,mem=1000M,node=1");
+    }
+
+    @Test
+    void aJobThatNeverRanHasNoAllocTres() {
+        assertThat(SacctAllocation.parse(null).allocTres()).isNull();
+        assertThat(SacctAllocation.parse("").allocTres()).isNull();
+    }
+
+    @Test
+    void csvQuotesOnlyFieldsWithCommasQuotesOrLineBreaksAndDoublesQuotes() {
+        assertThat(SacctCsv.quote("plain")).isEqualTo("plain");
+        assertThat(SacctCsv.quote("cpu=4,node=1")).isEqualTo("\"cpu=4,node=1\"");
+        assertThat(SacctCsv.quote("say \"hi\"")).isEqualTo("\"say \"\"hi\"\"\"");
+        assertThat(SacctCsv.quote("two\nlines")).isEqualTo("\"two\nlines\"");
+        assertThat(SacctCsv.quote("")).isEmpty();
+    }
+
+    @Test
+    void aCsvLineEndsInCrlfAndWritesNullsAsEmptyFields() throws Exception {
+        StringWriter out = new StringWriter();
+        SacctCsv.writeLine(out, Arrays.asList("a", null, 3, "x,y"));
+        assertThat(out).hasToString("a,,3,\"x,y\"\r\n");
+    }
+
+    @Test
+    void aCsvRowHasAFieldForEveryHeaderColumn() throws Exception {
+        StringWriter out = new StringWriter();
+        SacctCsv.writeRow(out, new JobAccountingRecord("42_7", "n", "alice", "physics", "gpu", "normal",
+                JobState.COMPLETED, 0, NOW, NOW, NOW, 0, 60, "cpu=1,node=1", 0, 0, "gpu001"));
+        assertThat(out.toString().split(",", -1)).hasSize(SacctCsv.HEADER.size() + 1); // allocTres holds a comma
+        assertThat(out.toString()).startsWith("42_7,n,alice,physics,gpu,normal,COMPLETED,0,2026-03-10T12:00:00Z,");
+    }
+
+    @Test
+    void elapsedIsEndOrNowMinusStartAndZeroWhenNeverStarted() {
+        Instant start = NOW.minusSeconds(100);
+        assertThat(JobAccountingService.elapsedSeconds(start, NOW.minusSeconds(40), NOW)).isEqualTo(60);
+        assertThat(JobAccountingService.elapsedSeconds(start, null, NOW)).isEqualTo(100);
+        assertThat(JobAccountingService.elapsedSeconds(null, NOW, NOW)).isZero();
+    }
+
+    @Test
+    void theWindowDefaultsToTheLastDayAndToAllTimeForNamedJobs() {
+        JobAccountingFilter f = JobAccountingFilter.of(null, null, null, null, null, null, null, NOW);
+        assertThat(f.start()).isEqualTo(NOW.minusSeconds(86400));
+        assertThat(f.end()).isEqualTo(NOW);
+        assertThat(JobAccountingFilter.of(null, null, null, null, null, null, "42,43_7", NOW).hasWindow()).isFalse();
+        JobAccountingFilter dated = JobAccountingFilter.of("2026-03-01", null, "alice, bob", null, "completed,FAILED",
+                null, null, NOW);
+        assertThat(dated.start()).isEqualTo(Instant.parse("2026-03-01T00:00:00Z"));
+        assertThat(dated.users()).containsExactly("alice", "bob");
+        assertThat(dated.states()).containsExactlyInAnyOrder(JobState.COMPLETED, JobState.FAILED);
+    }
+
+    @Test
+    void eachBadFilterNamesItsParameter() {
+        assertBad("start", () -> JobAccountingFilter.of("yesterday", null, null, null, null, null, null, NOW));
+        assertBad("end", () -> JobAccountingFilter.of(null, "2026-13-01T00:00:00Z", null, null, null, null, null, NOW));
+        assertBad("state", () -> JobAccountingFilter.of(null, null, null, null, "RUNNING,DONE", null, null, NOW));
+        assertBad("start", () -> JobAccountingFilter.of("2026-03-02T00:00:00Z", "2026-03-01T00:00:00Z",
+                null, null, null, null, null, NOW));
+        assertBad("jobId", () -> JobAccountingFilter.of(null, null, null, null, null, null, "42,x", NOW));
+    }
+
+    @Test
+    void csvIsChosenOnlyWhenTheCallerPrefersIt() {
+        assertThat(JobAccountingController.wantsCsv("text/csv")).isTrue();
+        assertThat(JobAccountingController.wantsCsv("text/csv, application/json;q=0.5")).isTrue();
+        assertThat(JobAccountingController.wantsCsv("application/json, text/csv;q=0.5")).isFalse();
+        assertThat(JobAccountingController.wantsCsv("*/*")).isFalse();
+        assertThat(JobAccountingController.wantsCsv(null)).isFalse();
+    }
+
+    private static void assertBad(String parameter, Runnable call) {
+        assertThatThrownBy(call::run).isInstanceOfSatisfying(GantryException.class,
+                e -> assertThat(e.errors()).extracting(GantryException.FieldError::field).containsExactly(parameter));
+    }
+}
