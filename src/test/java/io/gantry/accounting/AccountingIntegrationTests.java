@@ -91,6 +91,10 @@ class AccountingIntegrationTests {
 
         assertThat(whoami.get("accounts").valueStream().map(JsonNode::asString).toList())
                 .containsExactlyInAnyOrder(first, second);
+
+        assertThat(api.send("DELETE", "/api/v1/users/" + user.name(), admin, null).status()).isEqualTo(204);
+        assertThat(associations(user.name())).as("a deleted user's associations go with them").isEmpty();
+        assertThat(api.send("DELETE", "/api/v1/accounts/" + second, admin, null).status()).isEqualTo(204);
     }
 
     @Test
