@@ -18,5 +18,15 @@ interface JobRepository extends JpaRepository<JobEntity, Long> {
 
     List<JobEntity> findByJobIdIn(Collection<Long> jobIds);
 
+    boolean existsByAccountAndStateIn(String account, Collection<JobState> states);
+
+    boolean existsByUserAndAccountAndStateIn(String user, String account, Collection<JobState> states);
+
+    boolean existsByQosAndStateIn(String qos, Collection<JobState> states);
+
+    long countByUserAndQosAndStateIn(String user, String qos, Collection<JobState> states);
+
+    long countByUserAndAccountAndStateIn(String user, String account, Collection<JobState> states);
+
     List<JobEntity> findByBatchHostAndStateIn(String batchHost, Collection<JobState> states);
 }

@@ -11,6 +11,8 @@ import java.util.function.LongPredicate;
 
 import org.springframework.stereotype.Component;
 
+import io.gantry.accounting.AccountingService;
+import io.gantry.accounting.AccountingService.Charge;
 import io.gantry.api.GantryException;
 import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.ProblemType;
@@ -28,6 +30,7 @@ import io.gantry.engine.PendingJob;
 import io.gantry.engine.Request;
 import io.gantry.engine.Snapshot;
 import io.gantry.engine.Switch;
+import io.gantry.engine.Tres;
 import io.gantry.security.CurrentUser;
 
 /**
@@ -39,18 +42,21 @@ import io.gantry.security.CurrentUser;
 @Component
 class SubmissionResolver {
 
-    static final String DEFAULT_ACCOUNT = "root";
-    static final String DEFAULT_QOS = "normal";
     private static final int MAX_NAME = 256;
 
     private final ClusterService cluster;
+    private final AccountingService accounting;
+    private final AccountedJobs accounted;
     private final JobsProperties properties;
     private final Engine engine = new Engine();
     private final Clock clock;
     private volatile Shapes shapes;
 
-    SubmissionResolver(ClusterService cluster, JobsProperties properties, Clock clock) {
+    SubmissionResolver(ClusterService cluster, AccountingService accounting, AccountedJobs accounted,
+            JobsProperties properties, Clock clock) {
         this.cluster = cluster;
+        this.accounting = accounting;
+        this.accounted = accounted;
         this.properties = properties;
         this.clock = clock;
     }
@@ -86,14 +92,12 @@ class SubmissionResolver {
 
         List<String> partitions = partitions(first(json.partition(), directives.partition(), null), layout, errors);
 
-        String account = first(json.account(), directives.account(), DEFAULT_ACCOUNT);
-        if (!DEFAULT_ACCOUNT.equals(account)) {
-            errors.add(new FieldError("account", "unknown account '" + account + "'; known accounts: "
-                    + DEFAULT_ACCOUNT));
-        }
-        String qos = first(json.qos(), directives.qos(), DEFAULT_QOS);
-        if (!DEFAULT_QOS.equals(qos)) {
-            errors.add(new FieldError("qos", "unknown QOS '" + qos + "'; known QOS: " + DEFAULT_QOS));
+        String account = first(json.account(), directives.account(), null);
+        String qos = first(json.qos(), directives.qos(), null);
+        Charge charge = charge(caller.username(), account, qos, errors);
+        if (charge != null) {
+            account = charge.account();
+            qos = charge.qos();
         }
 
         int minNodes = positiveOrZero("nodes", first(json.nodes(), directives.nodes(), 0), errors);
@@ -148,8 +152,12 @@ class SubmissionResolver {
         }
         boolean exclusive = first(json.exclusive(), directives.exclusive(), false);
 
-        long timeLimit = timeLimit(first(json.timeLimitSeconds(), directives.timeLimitSeconds(), null), partitions,
-                layout, errors);
+        Long timeGiven = first(json.timeLimitSeconds(), directives.timeLimitSeconds(), null);
+        long timeLimit = timeLimit(timeGiven, partitions, layout, errors);
+        if (charge != null && (timeGiven == null || timeGiven == 0) && charge.limits().maxWallSeconds() > 0) {
+            // Like Slurm: a job that gives no time limit gets at most its QOS's MaxWall.
+            timeLimit = Math.min(timeLimit, charge.limits().maxWallSeconds());
+        }
 
         String array = first(json.array(), directives.array(), null);
         List<Integer> taskIds = List.of();
@@ -211,6 +219,12 @@ class SubmissionResolver {
             errors.add(new FieldError("simulatedRunSeconds", "must be 0 or more"));
         }
 
+        if (charge != null && errors.isEmpty()) {
+            long gpuTotal = gpus > 0 ? gpus : (long) gpusPerNode * Math.max(minNodes, 1);
+            Tres tres = new Tres((long) tasks * cpusPerTask, memoryMb * Math.max(minNodes, 1), gpuTotal,
+                    Math.max(minNodes, 1));
+            submitLimits(charge, caller.username(), timeLimit, tres, taskIds.isEmpty() ? 1 : taskIds.size(), errors);
+        }
         if (!errors.isEmpty()) {
             throw new GantryException(ProblemType.VALIDATION, summary(errors), errors);
         }
@@ -243,8 +257,17 @@ class SubmissionResolver {
         if (update.timeLimitSeconds() != null) {
             time = timeLimit(update.timeLimitSeconds(), partitions, layout, errors);
         }
-        if (update.qos() != null && !DEFAULT_QOS.equals(update.qos())) {
-            errors.add(new FieldError("qos", "unknown QOS '" + update.qos() + "'"));
+        if (update.qos() != null || time != null) {
+            String qos = update.qos() != null ? update.qos() : job.qos();
+            Charge charge = charge(job.user(), job.account(), qos, errors);
+            if (charge != null) {
+                long gpuTotal = job.gpus() > 0 ? job.gpus() : (long) job.gpusPerNode() * Math.max(job.minNodes(), 1);
+                Tres tres = new Tres((long) job.tasks() * job.cpusPerTask(),
+                        job.memoryMb() * Math.max(job.minNodes(), 1), gpuTotal, Math.max(job.minNodes(), 1));
+                // The job counts in its QOS already; moving to another one adds it there.
+                int adding = charge.qos().equals(job.qos()) ? 0 : 1;
+                submitLimits(charge, job.user(), time != null ? time : job.timeLimitSeconds(), tres, adding, errors);
+            }
         }
         if (update.name() != null && (update.name().isBlank() || update.name().length() > MAX_NAME)) {
             errors.add(new FieldError("name", "must be 1 to " + MAX_NAME + " characters"));
@@ -268,6 +291,49 @@ class SubmissionResolver {
         if (update.constraints() != null) changed.add("constraints=" + update.constraints());
         return new Change(time, update.partition() == null ? null : String.join(",", partitions),
                 String.join(", ", changed));
+    }
+
+    /** The account and QOS the job is charged to, or null with the reasons added to {@code errors}. */
+    private Charge charge(String user, String account, String qos, List<FieldError> errors) {
+        try {
+            return accounting.charge(user, account, qos);
+        } catch (GantryException e) {
+            errors.addAll(e.errors());
+            return null;
+        }
+    }
+
+    /** The QOS and association limits checked at submit time, each named as Slurm names it. */
+    private void submitLimits(Charge charge, String user, long timeLimit, Tres tres, int adding,
+            List<FieldError> errors) {
+        io.gantry.engine.Qos q = charge.limits();
+        String name = "QOS '" + q.name() + "'";
+        if (q.maxWallSeconds() > 0 && timeLimit > q.maxWallSeconds()) {
+            errors.add(new FieldError("timeLimitSeconds", "MaxWallDurationPerJob: " + name + " allows at most "
+                    + io.gantry.engine.SlurmTime.format(q.maxWallSeconds()) + " per job; the job asks for "
+                    + io.gantry.engine.SlurmTime.format(timeLimit)));
+        }
+        Tres max = q.maxTresPerJob();
+        if (!tres.fitsWithin(max)) {
+            errors.add(new FieldError("qos", "MaxTRESPerJob: " + name + " allows at most " + max
+                    + " per job; the job asks for " + tres));
+        }
+        if (adding > 0 && charge.maxSubmitJobsPerUser() != null) {
+            long held = accounted.ofUserInQos(user, q.name());
+            if (held + adding > charge.maxSubmitJobsPerUser()) {
+                errors.add(new FieldError("qos", "MaxSubmitJobsPerUser: " + name + " allows "
+                        + charge.maxSubmitJobsPerUser() + " pending or running jobs per user; user '" + user
+                        + "' has " + held + " and this submission adds " + adding));
+            }
+        }
+        if (adding > 0 && charge.associationMaxSubmitJobs() != null) {
+            long held = accounted.ofUserInAccount(user, charge.account());
+            if (held + adding > charge.associationMaxSubmitJobs()) {
+                errors.add(new FieldError("account", "MaxSubmitJobs: the association of user '" + user
+                        + "' in account '" + charge.account() + "' allows " + charge.associationMaxSubmitJobs()
+                        + " pending or running jobs; they have " + held + " and this submission adds " + adding));
+            }
+        }
     }
 
     private SbatchOptions parseScript(String script) {

@@ -11,6 +11,7 @@ import org.springframework.stereotype.Component;
 import org.springframework.transaction.event.TransactionPhase;
 import org.springframework.transaction.event.TransactionalEventListener;
 
+import io.gantry.accounting.AccountingChanged;
 import io.gantry.cluster.NodeStateChanged;
 import io.gantry.jobs.JobsChanged;
 
@@ -54,6 +55,12 @@ class SchedulerWorker implements SmartLifecycle {
 
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(NodeStateChanged event) {
+        wake();
+    }
+
+    /** A limit raised or an association added may let pending jobs start. */
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(AccountingChanged event) {
         wake();
     }
 

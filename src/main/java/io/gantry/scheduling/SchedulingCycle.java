@@ -11,6 +11,8 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import io.gantry.accounting.AccountingService;
+import io.gantry.accounting.AccountingViews.EngineLimits;
 import io.gantry.cluster.ClusterService;
 import io.gantry.cluster.ClusterService.NodeUse;
 import io.gantry.engine.Constraint;
@@ -43,6 +45,7 @@ class SchedulingCycle {
 
     private final SchedulerJobs jobs;
     private final ClusterService cluster;
+    private final AccountingService accounting;
     private final GpuLedger gpus;
     private final TransactionTemplate transaction;
     private final ApplicationEventPublisher events;
@@ -50,10 +53,12 @@ class SchedulingCycle {
     private final Engine engine = new Engine();
     private final Policy policy;
 
-    SchedulingCycle(SchedulerJobs jobs, ClusterService cluster, GpuLedger gpus, TransactionTemplate transaction,
-            ApplicationEventPublisher events, Clock clock, SchedulerProperties properties) {
+    SchedulingCycle(SchedulerJobs jobs, ClusterService cluster, AccountingService accounting, GpuLedger gpus,
+            TransactionTemplate transaction, ApplicationEventPublisher events, Clock clock,
+            SchedulerProperties properties) {
         this.jobs = jobs;
         this.cluster = cluster;
+        this.accounting = accounting;
         this.gpus = gpus;
         this.transaction = transaction;
         this.events = events;
@@ -116,9 +121,11 @@ class SchedulingCycle {
             byEngineId.put(engineJob.id(), job);
         }
 
+        EngineLimits limits = accounting.engineLimits();
         Snapshot snapshot = Snapshot.builder().now(now.getEpochSecond()).nodes(cluster.engineNodes())
                 .partitions(cluster.enginePartitions()).switches(cluster.engineSwitches()).running(running)
-                .pending(schedulable).policy(policy).reservations(reservations.current()).build();
+                .pending(schedulable).qos(limits.qos()).associations(limits.associations()).policy(policy)
+                .reservations(reservations.current()).build();
         return new Planned(now, engine.plan(snapshot), byEngineId, decided, pending.size(), running.size());
     }
 

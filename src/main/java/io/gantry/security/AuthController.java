@@ -29,11 +29,13 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 class AuthController {
 
     private final UserService users;
+    private final AccountDirectory accounts;
     private final TokenIssuer tokens;
     private final SecurityProperties properties;
 
-    AuthController(UserService users, TokenIssuer tokens, SecurityProperties properties) {
+    AuthController(UserService users, TokenIssuer tokens, SecurityProperties properties, AccountDirectory accounts) {
         this.users = users;
+        this.accounts = accounts;
         this.tokens = tokens;
         this.properties = properties;
     }
@@ -75,7 +77,7 @@ class AuthController {
     @GetMapping("/whoami")
     @Operation(operationId = "getWhoami", summary = "The caller's username, roles and accounts")
     Whoami getWhoami(CurrentUser caller) {
-        // TODO(#6): the accounting feature fills accounts from the caller's associations.
-        return new Whoami(caller.username(), caller.roles().stream().sorted().toList(), List.of());
+        return new Whoami(caller.username(), caller.roles().stream().sorted().toList(),
+                accounts.accountsOf(caller.username()));
     }
 }

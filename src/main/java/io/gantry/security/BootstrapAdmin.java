@@ -27,6 +27,8 @@ import io.gantry.api.ProblemType;
 class BootstrapAdmin implements SmartInitializingSingleton {
 
     static final String USERNAME = "admin";
+    /** The top of the account tree, which the store starts with (API.md). */
+    static final String DEFAULT_ACCOUNT = "root";
     static final String PASSWORD_FILE = "initial-admin-password";
     private static final int RANDOM_BYTES = 18; // 24 Base64 characters, 144 bits
 
@@ -79,7 +81,7 @@ class BootstrapAdmin implements SmartInitializingSingleton {
             }
         }
         try {
-            users.create(new UserService.NewUser(USERNAME, password, EnumSet.of(Role.ADMIN), null));
+            users.create(new UserService.NewUser(USERNAME, password, EnumSet.of(Role.ADMIN), DEFAULT_ACCOUNT));
         } catch (GantryException e) {
             if (e.type() == ProblemType.CONFLICT) {
                 // Another controller on the same store got there first.

@@ -36,12 +36,15 @@ public class UserService {
     private final UserRepository users;
     private final PasswordEncoder passwords;
     private final ApplicationEventPublisher events;
+    private final AccountDirectory accounts;
     private final Clock clock;
     /** Compared against when the user does not exist, so that both answers take as long. */
     private final String decoyHash;
 
-    UserService(UserRepository users, PasswordEncoder passwords, ApplicationEventPublisher events, Clock clock) {
+    UserService(UserRepository users, PasswordEncoder passwords, ApplicationEventPublisher events,
+            AccountDirectory accounts, Clock clock) {
         this.users = users;
+        this.accounts = accounts;
         this.passwords = passwords;
         this.events = events;
         this.clock = clock;
@@ -124,6 +127,9 @@ public class UserService {
             // Another request created the same name between the check and the insert.
             throw GantryException.conflict("User '" + username + "' already exists");
         }
+        if (account != null) {
+            accounts.join(username, account, "defaultAccount");
+        }
         events.publishEvent(new UserChanged(username, false));
         return entity.toRecord();
     }
@@ -159,6 +165,7 @@ public class UserService {
             user.setEnabled(change.enabled(), now);
         }
         if (account != null) {
+            accounts.join(username, account, "defaultAccount");
             user.setDefaultAccount(account, now);
         }
         users.saveAndFlush(user);
@@ -175,6 +182,7 @@ public class UserService {
         if (user.enabled() && user.roles().contains(Role.ADMIN)) {
             requireAnotherAdmin(username);
         }
+        accounts.forget(username);
         users.delete(user);
         users.flush();
         events.publishEvent(new UserChanged(username, true));
@@ -206,6 +214,19 @@ public class UserService {
             throw GantryException.badRequest("defaultAccount", "must have at most " + MAX_ACCOUNT_LENGTH + " characters");
         }
         return account;
+    }
+
+    /**
+     * Sets a user's default account without the checks of {@link #update}: accounting calls it when it
+     * gives a user their first association, or removes the one that was their default.
+     */
+    @Transactional
+    public void setDefaultAccount(String username, String account) {
+        users.findByUsername(username).ifPresent(user -> {
+            user.setDefaultAccount(account, now());
+            users.saveAndFlush(user);
+            events.publishEvent(new UserChanged(username, false));
+        });
     }
 
     /** Cut to what the store keeps, so that the answer to a write matches later reads. */

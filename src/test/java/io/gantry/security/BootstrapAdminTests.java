@@ -35,6 +35,7 @@ class BootstrapAdminTests {
         Path file = dataDir.resolve(BootstrapAdmin.PASSWORD_FILE);
         assertThat(created.username()).isEqualTo("admin");
         assertThat(created.roles()).containsExactly(Role.ADMIN);
+        assertThat(created.defaultAccount()).as("API.md: the bootstrap admin's default account").isEqualTo("root");
         assertThat(created.password()).hasSizeGreaterThanOrEqualTo(20);
         assertThat(Files.readString(file).strip()).isEqualTo(created.password());
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");

@@ -155,6 +155,7 @@ class SecurityIntegrationTests {
         assertThat(response.json().get("username").asString()).isEqualTo("admin");
         assertThat(strings(response.json().get("roles"))).containsExactly("ADMIN");
         assertThat(response.json().get("accounts").isArray()).isTrue();
+        assertThat(strings(response.json().get("accounts"))).as("the bootstrap admin is in root").contains("root");
     }
 
     @Test
@@ -191,11 +192,11 @@ class SecurityIntegrationTests {
         String name = "carol" + RUN;
         Response created = api.send("POST", "/api/v1/users", admin,
                 Map.of("username", name, "password", "carol-password", "roles", List.of("OPERATOR"),
-                        "defaultAccount", "physics"));
+                        "defaultAccount", "root"));
         assertThat(created.status()).isEqualTo(201);
         assertThat(created.json().get("username").asString()).isEqualTo(name);
         assertThat(strings(created.json().get("roles"))).containsExactly("OPERATOR");
-        assertThat(created.json().get("defaultAccount").asString()).isEqualTo("physics");
+        assertThat(created.json().get("defaultAccount").asString()).isEqualTo("root");
         assertThat(created.json().get("enabled").asBoolean()).isTrue();
         assertThat(created.json().has("password")).isFalse();
         assertThat(created.body()).doesNotContain("carol-password");

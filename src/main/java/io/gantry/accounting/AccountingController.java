@@ -1,0 +1,193 @@
+package io.gantry.accounting;
+
+import java.net.URI;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.security.access.prepost.PreAuthorize;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PatchMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
+
+import io.gantry.accounting.AccountingViews.Account;
+import io.gantry.accounting.AccountingViews.AccountRequest;
+import io.gantry.accounting.AccountingViews.Association;
+import io.gantry.accounting.AccountingViews.AssociationRequest;
+import io.gantry.accounting.AccountingViews.Qos;
+import io.gantry.accounting.AccountingViews.QosRequest;
+import io.gantry.api.PageRequest;
+import io.gantry.api.PageResponse;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
+
+/** Accounts, associations and QOS, like sacctmgr: anyone signed in reads, an ADMIN writes. */
+@RestController
+@RequestMapping("/api/v1")
+class AccountingController {
+
+    private static final String ADMIN = "hasRole('ADMIN')";
+
+    private final AccountingService accounting;
+
+    AccountingController(AccountingService accounting) {
+        this.accounting = accounting;
+    }
+
+    // --- accounts ---------------------------------------------------------------------------------
+
+    @Tag(name = "accounts")
+    @Operation(operationId = "listAccounts", summary = "List accounts, like sacctmgr show account")
+    @GetMapping("/accounts")
+    PageResponse<Account> listAccounts(@RequestParam(required = false) Integer page,
+            @RequestParam(required = false) Integer size) {
+        return PageResponse.of(accounting.listAccounts(), PageRequest.of(page, size), a -> a);
+    }
+
+    @Tag(name = "accounts")
+    @Operation(operationId = "getAccount", summary = "One account")
+    @GetMapping("/accounts/{name}")
+    Account getAccount(@PathVariable String name) {
+        return accounting.account(name);
+    }
+
+    @Tag(name = "accounts")
+    @Operation(operationId = "createAccount", summary = "Create an account under a parent (default root) (ADMIN)")
+    @ApiResponse(responseCode = "201", description = "Created; Location names the new account")
+    @ApiResponse(responseCode = "409", description = "An account with this name exists")
+    @PreAuthorize(ADMIN)
+    @PostMapping("/accounts")
+    ResponseEntity<Account> createAccount(@RequestBody AccountRequest request) {
+        Account account = accounting.createAccount(request);
+        return ResponseEntity.created(location(account.name())).body(account);
+    }
+
+    @Tag(name = "accounts")
+    @Operation(operationId = "updateAccount", summary = "Change an account's parent, description, organization or shares (ADMIN)")
+    @PreAuthorize(ADMIN)
+    @PatchMapping("/accounts/{name}")
+    Account updateAccount(@PathVariable String name, @RequestBody AccountRequest request) {
+        return accounting.updateAccount(name, request);
+    }
+
+    @Tag(name = "accounts")
+    @Operation(operationId = "deleteAccount", summary = "Delete an account (not root; none with children, users or active jobs) (ADMIN)")
+    @ApiResponse(responseCode = "204", description = "Deleted")
+    @ApiResponse(responseCode = "409", description = "root, or the account has children, associations or active jobs")
+    @PreAuthorize(ADMIN)
+    @DeleteMapping("/accounts/{name}")
+    @ResponseStatus(HttpStatus.NO_CONTENT)
+    void deleteAccount(@PathVariable String name) {
+        accounting.deleteAccount(name);
+    }
+
+    // --- associations -----------------------------------------------------------------------------
+
+    @Tag(name = "associations")
+    @Operation(operationId = "listAssociations", summary = "List associations, like sacctmgr show association")
+    @GetMapping("/associations")
+    PageResponse<Association> listAssociations(
+            @Parameter(description = "Only this account's") @RequestParam(required = false) String account,
+            @Parameter(description = "Only this user's") @RequestParam(required = false) String user,
+            @RequestParam(required = false) Integer page, @RequestParam(required = false) Integer size) {
+        return PageResponse.of(accounting.listAssociations(account, user), PageRequest.of(page, size), a -> a);
+    }
+
+    @Tag(name = "associations")
+    @Operation(operationId = "getAssociation", summary = "One association")
+    @GetMapping("/associations/{id}")
+    Association getAssociation(@PathVariable long id) {
+        return accounting.association(id);
+    }
+
+    @Tag(name = "associations")
+    @Operation(operationId = "createAssociation", summary = "Add a user to an account, with shares and limits (ADMIN)")
+    @ApiResponse(responseCode = "201", description = "Created; Location names the new association")
+    @ApiResponse(responseCode = "409", description = "The user already has an association with this account")
+    @PreAuthorize(ADMIN)
+    @PostMapping("/associations")
+    ResponseEntity<Association> createAssociation(@RequestBody AssociationRequest request) {
+        Association association = accounting.createAssociation(request);
+        return ResponseEntity.created(location(Long.toString(association.id()))).body(association);
+    }
+
+    @Tag(name = "associations")
+    @Operation(operationId = "updateAssociation", summary = "Change an association's shares, limits or QOS (ADMIN)")
+    @PreAuthorize(ADMIN)
+    @PatchMapping("/associations/{id}")
+    Association updateAssociation(@PathVariable long id, @RequestBody AssociationRequest request) {
+        return accounting.updateAssociation(id, request);
+    }
+
+    @Tag(name = "associations")
+    @Operation(operationId = "deleteAssociation", summary = "Remove a user from an account (ADMIN)")
+    @ApiResponse(responseCode = "204", description = "Deleted")
+    @ApiResponse(responseCode = "409", description = "An account's own association, the user's default account "
+            + "while they have others, or the user has active jobs in it")
+    @PreAuthorize(ADMIN)
+    @DeleteMapping("/associations/{id}")
+    @ResponseStatus(HttpStatus.NO_CONTENT)
+    void deleteAssociation(@PathVariable long id) {
+        accounting.deleteAssociation(id);
+    }
+
+    // --- QOS --------------------------------------------------------------------------------------
+
+    @Tag(name = "qos")
+    @Operation(operationId = "listQos", summary = "List QOS, like sacctmgr show qos")
+    @GetMapping("/qos")
+    PageResponse<Qos> listQos(@RequestParam(required = false) Integer page,
+            @RequestParam(required = false) Integer size) {
+        return PageResponse.of(accounting.listQos(), PageRequest.of(page, size), q -> q);
+    }
+
+    @Tag(name = "qos")
+    @Operation(operationId = "getQos", summary = "One QOS")
+    @GetMapping("/qos/{name}")
+    Qos getQos(@PathVariable String name) {
+        return accounting.qos(name);
+    }
+
+    @Tag(name = "qos")
+    @Operation(operationId = "createQos", summary = "Create a QOS (ADMIN)")
+    @ApiResponse(responseCode = "201", description = "Created; Location names the new QOS")
+    @ApiResponse(responseCode = "409", description = "A QOS with this name exists")
+    @PreAuthorize(ADMIN)
+    @PostMapping("/qos")
+    ResponseEntity<Qos> createQos(@RequestBody QosRequest request) {
+        Qos qos = accounting.createQos(request);
+        return ResponseEntity.created(location(qos.name())).body(qos);
+    }
+
+    @Tag(name = "qos")
+    @Operation(operationId = "updateQos", summary = "Change a QOS's priority, limits or preemption (ADMIN)")
+    @PreAuthorize(ADMIN)
+    @PatchMapping("/qos/{name}")
+    Qos updateQos(@PathVariable String name, @RequestBody QosRequest request) {
+        return accounting.updateQos(name, request);
+    }
+
+    @Tag(name = "qos")
+    @Operation(operationId = "deleteQos", summary = "Delete a QOS no association, QOS or active job uses (ADMIN)")
+    @ApiResponse(responseCode = "204", description = "Deleted")
+    @ApiResponse(responseCode = "409", description = "normal, or the QOS is in use")
+    @PreAuthorize(ADMIN)
+    @DeleteMapping("/qos/{name}")
+    @ResponseStatus(HttpStatus.NO_CONTENT)
+    void deleteQos(@PathVariable String name) {
+        accounting.deleteQos(name);
+    }
+
+    private static URI location(String name) {
+        return ServletUriComponentsBuilder.fromCurrentRequest().path("/{name}").buildAndExpand(name).toUri();
+    }
+}

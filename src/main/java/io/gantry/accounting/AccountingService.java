@@ -1,0 +1,593 @@
+package io.gantry.accounting;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.event.TransactionPhase;
+import org.springframework.transaction.event.TransactionalEventListener;
+
+import io.gantry.accounting.AccountingViews.Account;
+import io.gantry.accounting.AccountingViews.AccountRequest;
+import io.gantry.accounting.AccountingViews.Association;
+import io.gantry.accounting.AccountingViews.AssociationRequest;
+import io.gantry.accounting.AccountingViews.EngineLimits;
+import io.gantry.accounting.AccountingViews.Qos;
+import io.gantry.accounting.AccountingViews.QosRequest;
+import io.gantry.api.GantryException;
+import io.gantry.api.GantryException.FieldError;
+import io.gantry.api.ProblemType;
+import io.gantry.security.User;
+import io.gantry.security.UserService;
+
+/**
+ * Accounts (a tree under {@code root}), QOS and associations, like Slurm's slurmdbd: what they are,
+ * who may charge which account with which QOS, and the limits the scheduler enforces.
+ */
+@Service
+public class AccountingService {
+
+    public static final String ROOT = "root";
+    public static final String NORMAL = "normal";
+    /** Names of accounts and QOS: what sacctmgr accepts, and safe in comma lists. */
+    static final Pattern NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}");
+    /** How long the scheduler may use limits read before, for writes made through another controller. */
+    private static final Duration LIMITS_TTL = Duration.ofSeconds(5);
+
+    private final AccountRepository accounts;
+    private final AssociationRepository associations;
+    private final QosRepository qos;
+    private final UserService users;
+    private final ActiveJobs activeJobs;
+    private final ApplicationEventPublisher events;
+    private final Clock clock;
+    private final AtomicLong generation = new AtomicLong();
+    private volatile CachedLimits cached;
+
+    private record CachedLimits(EngineLimits limits, Instant readAt) {
+    }
+
+    AccountingService(AccountRepository accounts, AssociationRepository associations, QosRepository qos,
+            UserService users, ActiveJobs activeJobs, ApplicationEventPublisher events, Clock clock) {
+        this.accounts = accounts;
+        this.associations = associations;
+        this.qos = qos;
+        this.users = users;
+        this.activeJobs = activeJobs;
+        this.events = events;
+        this.clock = clock;
+    }
+
+    // --- what jobs and the scheduler ask ----------------------------------------------------------
+
+    /** Where a job is charged and under which QOS, with the limits checked when it is submitted. */
+    public record Charge(String account, String qos, io.gantry.engine.Qos limits, Integer maxSubmitJobsPerUser,
+            Integer associationMaxSubmitJobs) {
+    }
+
+    /**
+     * The account and QOS a job of {@code user} is charged to: {@code account} or the user's default
+     * account, {@code qosName} or the association's default QOS (else {@code normal}). Every error is
+     * a 400 naming {@code account} or {@code qos}.
+     */
+    @Transactional(readOnly = true)
+    public Charge charge(String user, String account, String qosName) {
+        List<AssociationEntity> mine = associations.findByUserOrderByAccount(user);
+        List<String> names = mine.stream().map(AssociationEntity::account).toList();
+        if (mine.isEmpty()) {
+            throw GantryException.badRequest("account", "InvalidAccount: user '" + user
+                    + "' has no association, so cannot submit jobs; an ADMIN must give them one, e.g. "
+                    + "PATCH /api/v1/users/" + user + " {\"defaultAccount\": \"<account>\"} or POST /api/v1/associations "
+                    + "{\"account\": \"<account>\", \"user\": \"" + user + "\"}");
+        }
+        String chosen = account;
+        if (chosen == null || chosen.isBlank()) {
+            chosen = users.find(user).map(User::defaultAccount).filter(names::contains).orElse(names.get(0));
+        }
+        String name = chosen;
+        AssociationEntity association = mine.stream().filter(a -> a.account().equals(name)).findFirst()
+                .orElseThrow(() -> GantryException.badRequest("account", "InvalidAccount: user '" + user
+                        + "' has no association with account '" + name + "'; their accounts: "
+                        + String.join(", ", names)));
+        String q = qosName == null || qosName.isBlank()
+                ? (association.defaultQos() == null ? NORMAL : association.defaultQos()) : qosName;
+        QosEntity limits = allowedQos(association, q);
+        return new Charge(name, q, limits.toEngine(), limits.maxSubmitJobsPerUser(), association.maxSubmitJobs());
+    }
+
+    private QosEntity allowedQos(AssociationEntity association, String name) {
+        QosEntity q = qos.findById(name).orElseThrow(() -> GantryException.badRequest("qos", "InvalidQOS: QOS '"
+                + name + "' does not exist; known QOS: " + String.join(", ",
+                        qos.findAllByOrderByName().stream().map(QosEntity::name).toList())));
+        List<String> allowed = association.qos();
+        if (!allowed.isEmpty() && !allowed.contains(name) && !name.equals(association.defaultQos())) {
+            throw GantryException.badRequest("qos", "InvalidQOS: the association of user '" + association.user()
+                    + "' in account '" + association.account() + "' does not allow QOS '" + name + "'; allowed: "
+                    + String.join(", ", allowed));
+        }
+        return q;
+    }
+
+    /**
+     * Every QOS and association as the engine takes them. Read at most every few seconds, and again
+     * right after a change here.
+     */
+    public EngineLimits engineLimits() {
+        CachedLimits c = cached;
+        Instant now = clock.instant();
+        if (c != null && now.isBefore(c.readAt().plus(LIMITS_TTL))) {
+            return c.limits();
+        }
+        long before = generation.get();
+        EngineLimits limits = new EngineLimits(qos.findAll().stream().map(QosEntity::toEngine).toList(),
+                associations.findAll().stream().map(AssociationEntity::toEngine).toList());
+        if (generation.get() == before) {
+            cached = new CachedLimits(limits, now);
+        }
+        return limits;
+    }
+
+    @Order(Ordered.HIGHEST_PRECEDENCE)
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(AccountingChanged event) {
+        generation.incrementAndGet();
+        cached = null;
+    }
+
+    // --- accounts ---------------------------------------------------------------------------------
+
+    @Transactional(readOnly = true)
+    public List<Account> listAccounts() {
+        return accounts.findAllByOrderByName().stream().map(AccountEntity::toView).toList();
+    }
+
+    @Transactional(readOnly = true)
+    public Account account(String name) {
+        return findAccount(name).toView();
+    }
+
+    @Transactional
+    public Account createAccount(AccountRequest request) {
+        if (request == null) {
+            throw GantryException.badRequest("body", "is required");
+        }
+        String name = request.name();
+        checkName("name", name);
+        String parent = request.parent() == null || request.parent().isBlank() ? ROOT : request.parent();
+        if (!accounts.existsById(parent)) {
+            throw GantryException.badRequest("parent", "account '" + parent + "' does not exist");
+        }
+        int shares = shares(request.shares(), 1);
+        if (accounts.existsById(name)) {
+            throw GantryException.conflict("Account '" + name + "' already exists");
+        }
+        AccountEntity account = new AccountEntity(name, parent, blankToNull(request.description()),
+                blankToNull(request.organization()), shares, clock.instant().truncatedTo(ChronoUnit.MICROS));
+        accounts.saveAndFlush(account);
+        associations.saveAndFlush(new AssociationEntity(name, null, shares));
+        changed("account " + name);
+        return account.toView();
+    }
+
+    @Transactional
+    public Account updateAccount(String name, AccountRequest request) {
+        AccountEntity account = findAccount(name);
+        if (request == null) {
+            throw GantryException.badRequest("body", "is required");
+        }
+        if (request.name() != null && !request.name().equals(name)) {
+            throw GantryException.badRequest("name", "cannot be changed");
+        }
+        if (request.parent() != null) {
+            if (ROOT.equals(name)) {
+                throw GantryException.badRequest("parent", "root is the top of the tree and has no parent");
+            }
+            String parent = request.parent();
+            if (!accounts.existsById(parent)) {
+                throw GantryException.badRequest("parent", "account '" + parent + "' does not exist");
+            }
+            for (String up = parent; up != null; up = accounts.findById(up).map(AccountEntity::parent).orElse(null)) {
+                if (up.equals(name)) {
+                    throw GantryException.badRequest("parent", "account '" + parent + "' is '" + name
+                            + "' or below it; an account cannot be its own ancestor");
+                }
+            }
+            account.setParent(parent);
+        }
+        if (request.description() != null) {
+            account.setDescription(blankToNull(request.description()));
+        }
+        if (request.organization() != null) {
+            account.setOrganization(blankToNull(request.organization()));
+        }
+        if (request.shares() != null) {
+            int shares = shares(request.shares(), 1);
+            account.setShares(shares);
+            associations.findAccountOwn(name).ifPresent(a -> a.setShares(shares));
+        }
+        accounts.saveAndFlush(account);
+        changed("account " + name);
+        return account.toView();
+    }
+
+    @Transactional
+    public void deleteAccount(String name) {
+        AccountEntity account = findAccount(name);
+        if (ROOT.equals(name)) {
+            throw GantryException.conflict("Account root is the top of the tree and cannot be deleted");
+        }
+        if (accounts.existsByParent(name)) {
+            throw GantryException.conflict("Account '" + name + "' has child accounts; delete or move them first");
+        }
+        if (associations.anyUserIn(name)) {
+            throw GantryException.conflict("Account '" + name + "' has user associations; delete them first");
+        }
+        if (activeJobs.anyInAccount(name)) {
+            throw GantryException.conflict("Account '" + name + "' has pending or running jobs");
+        }
+        associations.findAccountOwn(name).ifPresent(associations::delete);
+        associations.flush();
+        accounts.delete(account);
+        accounts.flush();
+        changed("account " + name);
+    }
+
+    private AccountEntity findAccount(String name) {
+        return accounts.findById(name).orElseThrow(() -> GantryException.notFound("Account", name));
+    }
+
+    // --- associations -----------------------------------------------------------------------------
+
+    @Transactional(readOnly = true)
+    public List<Association> listAssociations(String account, String user) {
+        List<AssociationEntity> all = user != null ? associations.findByUserOrderByAccount(user)
+                : account != null ? associations.findByAccountOrderByUser(account)
+                : associations.findAllByOrderByAccountAscUserAsc();
+        return all.stream().filter(a -> account == null || a.account().equals(account))
+                .map(AssociationEntity::toView).toList();
+    }
+
+    @Transactional(readOnly = true)
+    public Association association(long id) {
+        return findAssociation(id).toView();
+    }
+
+    @Transactional
+    public Association createAssociation(AssociationRequest request) {
+        if (request == null) {
+            throw GantryException.badRequest("body", "is required");
+        }
+        List<FieldError> errors = new ArrayList<>();
+        if (request.account() == null || !accounts.existsById(request.account())) {
+            errors.add(new FieldError("account", request.account() == null ? "is required"
+                    : "account '" + request.account() + "' does not exist"));
+        }
+        Optional<User> user = request.user() == null ? Optional.empty() : users.find(request.user());
+        if (request.user() == null) {
+            errors.add(new FieldError("user", "is required (an account's own association comes with the account)"));
+        } else if (user.isEmpty()) {
+            errors.add(new FieldError("user", "user '" + request.user() + "' does not exist"));
+        }
+        throwIfAny(errors);
+        if (associations.findByAccountAndUser(request.account(), request.user()).isPresent()) {
+            throw GantryException.conflict("User '" + request.user() + "' already has an association with account '"
+                    + request.account() + "'");
+        }
+        AssociationEntity association = new AssociationEntity(request.account(), request.user(), 1);
+        apply(association, request);
+        associations.saveAndFlush(association);
+        if (user.get().defaultAccount() == null) {
+            // Like sacctmgr: a user's first account becomes their default.
+            users.setDefaultAccount(request.user(), request.account());
+        }
+        changed("association " + association.id());
+        return association.toView();
+    }
+
+    @Transactional
+    public Association updateAssociation(long id, AssociationRequest request) {
+        AssociationEntity association = findAssociation(id);
+        if (request == null) {
+            throw GantryException.badRequest("body", "is required");
+        }
+        if (request.account() != null && !request.account().equals(association.account())) {
+            throw GantryException.badRequest("account", "cannot be changed; create another association");
+        }
+        if (request.user() != null && !request.user().equals(association.user())) {
+            throw GantryException.badRequest("user", "cannot be changed; create another association");
+        }
+        apply(association, request);
+        if (association.user() == null && request.shares() != null) {
+            accounts.findById(association.account()).ifPresent(a -> a.setShares(association.shares()));
+        }
+        associations.saveAndFlush(association);
+        changed("association " + id);
+        return association.toView();
+    }
+
+    @Transactional
+    public void deleteAssociation(long id) {
+        AssociationEntity association = findAssociation(id);
+        String user = association.user();
+        if (user == null) {
+            throw GantryException.conflict("This is account '" + association.account()
+                    + "''s own association; delete the account instead");
+        }
+        if (activeJobs.anyOfUserInAccount(user, association.account())) {
+            throw GantryException.conflict("User '" + user + "' has pending or running jobs in account '"
+                    + association.account() + "'");
+        }
+        List<String> others = associations.findByUserOrderByAccount(user).stream().map(AssociationEntity::account)
+                .filter(a -> !a.equals(association.account())).toList();
+        boolean wasDefault = users.find(user).map(User::defaultAccount).filter(association.account()::equals)
+                .isPresent();
+        if (wasDefault && !others.isEmpty()) {
+            throw GantryException.conflict("Account '" + association.account() + "' is user '" + user
+                    + "''s default account; give them another defaultAccount (one of " + String.join(", ", others)
+                    + ") first");
+        }
+        associations.delete(association);
+        associations.flush();
+        if (wasDefault) {
+            users.setDefaultAccount(user, null);
+        }
+        changed("association " + id);
+    }
+
+    private void apply(AssociationEntity association, AssociationRequest request) {
+        List<FieldError> errors = new ArrayList<>();
+        if (request.shares() != null) {
+            if (request.shares() < 1) {
+                errors.add(new FieldError("shares", "must be at least 1, was " + request.shares()));
+            } else {
+                association.setShares(request.shares());
+            }
+        }
+        if (request.maxJobs() != null) {
+            association.setMaxJobs(limit("maxJobs", request.maxJobs(), errors));
+        }
+        if (request.maxSubmitJobs() != null) {
+            association.setMaxSubmitJobs(limit("maxSubmitJobs", request.maxSubmitJobs(), errors));
+        }
+        if (request.grpTres() != null) {
+            tres("grpTres", request.grpTres(), errors, association::setGrpTres);
+        }
+        if (request.defaultQos() != null) {
+            if (request.defaultQos().isBlank()) {
+                association.setDefaultQos(null);
+            } else if (!qos.existsById(request.defaultQos())) {
+                errors.add(new FieldError("defaultQos", "QOS '" + request.defaultQos() + "' does not exist"));
+            } else {
+                association.setDefaultQos(request.defaultQos());
+            }
+        }
+        if (request.qos() != null) {
+            association.setQos(qosNames("qos", request.qos(), errors));
+        }
+        throwIfAny(errors);
+    }
+
+    private AssociationEntity findAssociation(long id) {
+        return associations.findById(id).orElseThrow(() -> GantryException.notFound("Association", Long.toString(id)));
+    }
+
+    // --- QOS --------------------------------------------------------------------------------------
+
+    @Transactional(readOnly = true)
+    public List<Qos> listQos() {
+        return qos.findAllByOrderByName().stream().map(QosEntity::toView).toList();
+    }
+
+    @Transactional(readOnly = true)
+    public Qos qos(String name) {
+        return findQos(name).toView();
+    }
+
+    @Transactional
+    public Qos createQos(QosRequest request) {
+        if (request == null) {
+            throw GantryException.badRequest("body", "is required");
+        }
+        checkName("name", request.name());
+        QosEntity entity = new QosEntity(request.name());
+        apply(entity, request);
+        if (qos.existsById(request.name())) {
+            throw GantryException.conflict("QOS '" + request.name() + "' already exists");
+        }
+        qos.saveAndFlush(entity);
+        changed("qos " + request.name());
+        return entity.toView();
+    }
+
+    @Transactional
+    public Qos updateQos(String name, QosRequest request) {
+        QosEntity entity = findQos(name);
+        if (request == null) {
+            throw GantryException.badRequest("body", "is required");
+        }
+        if (request.name() != null && !request.name().equals(name)) {
+            throw GantryException.badRequest("name", "cannot be changed");
+        }
+        apply(entity, request);
+        qos.saveAndFlush(entity);
+        changed("qos " + name);
+        return entity.toView();
+    }
+
+    @Transactional
+    public void deleteQos(String name) {
+        QosEntity entity = findQos(name);
+        if (NORMAL.equals(name)) {
+            throw GantryException.conflict("QOS normal is every association's default and cannot be deleted");
+        }
+        List<String> users = new ArrayList<>();
+        for (AssociationEntity a : associations.findAll()) {
+            if (name.equals(a.defaultQos()) || a.qos().contains(name)) {
+                users.add(a.user() == null ? a.account() : a.account() + "/" + a.user());
+            }
+        }
+        if (!users.isEmpty()) {
+            throw GantryException.conflict("QOS '" + name + "' is in use by associations " + String.join(", ", users));
+        }
+        List<String> preemptors = qos.findAll().stream().filter(q -> q.preempt().contains(name)).map(QosEntity::name)
+                .toList();
+        if (!preemptors.isEmpty()) {
+            throw GantryException.conflict("QOS '" + name + "' is in use: QOS " + String.join(", ", preemptors)
+                    + " may preempt it");
+        }
+        if (activeJobs.anyWithQos(name)) {
+            throw GantryException.conflict("QOS '" + name + "' is in use by pending or running jobs");
+        }
+        qos.delete(entity);
+        qos.flush();
+        changed("qos " + name);
+    }
+
+    private void apply(QosEntity entity, QosRequest request) {
+        List<FieldError> errors = new ArrayList<>();
+        if (request.description() != null) {
+            entity.setDescription(blankToNull(request.description()));
+        }
+        if (request.priority() != null) {
+            if (request.priority() < 0) {
+                errors.add(new FieldError("priority", "must be 0 or more, was " + request.priority()));
+            } else {
+                entity.setPriority(request.priority());
+            }
+        }
+        if (request.maxWallSeconds() != null) {
+            long v = request.maxWallSeconds();
+            if (v < -1 || v == 0) {
+                errors.add(new FieldError("maxWallSeconds", "must be positive, or -1 to clear it; was " + v));
+            } else {
+                entity.setMaxWallSeconds(v == -1 ? null : v);
+            }
+        }
+        if (request.maxJobsPerUser() != null) {
+            entity.setMaxJobsPerUser(limit("maxJobsPerUser", request.maxJobsPerUser(), errors));
+        }
+        if (request.maxSubmitJobsPerUser() != null) {
+            entity.setMaxSubmitJobsPerUser(limit("maxSubmitJobsPerUser", request.maxSubmitJobsPerUser(), errors));
+        }
+        if (request.maxTresPerUser() != null) {
+            tres("maxTresPerUser", request.maxTresPerUser(), errors, entity::setMaxTresPerUser);
+        }
+        if (request.maxTresPerJob() != null) {
+            tres("maxTresPerJob", request.maxTresPerJob(), errors, entity::setMaxTresPerJob);
+        }
+        if (request.grpTres() != null) {
+            tres("grpTres", request.grpTres(), errors, entity::setGrpTres);
+        }
+        if (request.preempt() != null) {
+            List<String> names = qosNames("preempt", request.preempt(), errors);
+            if (names.contains(entity.name())) {
+                errors.add(new FieldError("preempt", "a QOS cannot preempt itself"));
+            }
+            entity.setPreempt(names);
+        }
+        if (request.preemptMode() != null) {
+            String mode = request.preemptMode().strip().toUpperCase(java.util.Locale.ROOT);
+            if (mode.isEmpty()) {
+                entity.setPreemptMode(null);
+            } else if (!mode.equals("REQUEUE") && !mode.equals("CANCEL")) {
+                errors.add(new FieldError("preemptMode", "must be REQUEUE or CANCEL, was '" + request.preemptMode()
+                        + "'"));
+            } else {
+                entity.setPreemptMode(mode);
+            }
+        }
+        if (request.usageFactor() != null) {
+            double f = request.usageFactor();
+            if (!(f >= 0) || Double.isInfinite(f)) {
+                errors.add(new FieldError("usageFactor", "must be 0 or more, was " + f));
+            } else {
+                entity.setUsageFactor(f);
+            }
+        }
+        throwIfAny(errors);
+    }
+
+    private QosEntity findQos(String name) {
+        return qos.findById(name).orElseThrow(() -> GantryException.notFound("QOS", name));
+    }
+
+    // --- shared checks ----------------------------------------------------------------------------
+
+    private List<String> qosNames(String field, List<String> names, List<FieldError> errors) {
+        Set<String> known = new HashSet<>();
+        qos.findAll().forEach(q -> known.add(q.name()));
+        Set<String> result = new LinkedHashSet<>();
+        for (int i = 0; i < names.size(); i++) {
+            String n = names.get(i);
+            if (n == null || !known.contains(n)) {
+                errors.add(new FieldError(field + "[" + i + "]", "QOS '" + n + "' does not exist"));
+            } else {
+                result.add(n);
+            }
+        }
+        return List.copyOf(result);
+    }
+
+    private static Integer limit(String field, int value, List<FieldError> errors) {
+        if (value < -1) {
+            errors.add(new FieldError(field, "must be 0 or more, or -1 to clear it; was " + value));
+            return null;
+        }
+        return value == -1 ? null : value;
+    }
+
+    private static void tres(String field, String text, List<FieldError> errors,
+            java.util.function.Consumer<String> set) {
+        try {
+            set.accept(TresText.normalize(field, text));
+        } catch (GantryException e) {
+            errors.addAll(e.errors());
+        }
+    }
+
+    private static int shares(Integer given, int fallback) {
+        if (given == null) {
+            return fallback;
+        }
+        if (given < 1) {
+            throw GantryException.badRequest("shares", "must be at least 1, was " + given);
+        }
+        return given;
+    }
+
+    private static void checkName(String field, String name) {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw GantryException.badRequest(field, "must match " + NAME.pattern()
+                    + " (letters, digits, _ . -; at most 64 characters)");
+        }
+    }
+
+    private static void throwIfAny(List<FieldError> errors) {
+        if (!errors.isEmpty()) {
+            throw new GantryException(ProblemType.VALIDATION, errors.stream().map(e -> e.field() + ": " + e.message())
+                    .reduce((a, b) -> a + "; " + b).orElse(""), errors);
+        }
+    }
+
+    private static String blankToNull(String s) {
+        return s == null || s.isBlank() ? null : s;
+    }
+
+    private void changed(String what) {
+        events.publishEvent(new AccountingChanged(what));
+    }
+}

@@ -1,0 +1,89 @@
+package io.gantry.accounting;
+
+import java.util.Arrays;
+import java.util.List;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.GenerationType;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import jakarta.persistence.Version;
+
+import io.gantry.engine.Tres;
+
+@Entity
+@Table(name = "associations")
+class AssociationEntity {
+
+    @Id
+    @GeneratedValue(strategy = GenerationType.IDENTITY)
+    private Long id;
+
+    @Column(nullable = false, length = 64)
+    private String account;
+
+    @Column(name = "user_name", length = 64)
+    private String user;
+
+    @Column(nullable = false)
+    private int shares;
+
+    @Column(name = "max_jobs")
+    private Integer maxJobs;
+
+    @Column(name = "max_submit_jobs")
+    private Integer maxSubmitJobs;
+
+    @Column(name = "grp_tres", length = 256)
+    private String grpTres;
+
+    @Column(name = "default_qos", length = 64)
+    private String defaultQos;
+
+    @Column(length = 1024)
+    private String qos;
+
+    @Version
+    private long version;
+
+    protected AssociationEntity() {
+    }
+
+    AssociationEntity(String account, String user, int shares) {
+        this.account = account;
+        this.user = user;
+        this.shares = shares;
+    }
+
+    Long id() { return id; }
+    String account() { return account; }
+    String user() { return user; }
+    int shares() { return shares; }
+    Integer maxSubmitJobs() { return maxSubmitJobs; }
+    String defaultQos() { return defaultQos; }
+
+    /** The QOS its jobs may ask for; empty allows every QOS. */
+    List<String> qos() {
+        return qos == null || qos.isEmpty() ? List.of() : Arrays.asList(qos.split(","));
+    }
+
+    void setShares(int v) { shares = v; }
+    void setMaxJobs(Integer v) { maxJobs = v; }
+    void setMaxSubmitJobs(Integer v) { maxSubmitJobs = v; }
+    void setGrpTres(String v) { grpTres = v; }
+    void setDefaultQos(String v) { defaultQos = v; }
+    void setQos(List<String> v) { qos = v == null || v.isEmpty() ? null : String.join(",", v); }
+
+    AccountingViews.Association toView() {
+        return new AccountingViews.Association(id, account, user, shares, maxJobs, maxSubmitJobs, grpTres,
+                defaultQos, qos());
+    }
+
+    io.gantry.engine.Association toEngine() {
+        // Fair share is the fair-share part's to compute (#6); until then every association is even.
+        return new io.gantry.engine.Association(account, user, 1.0, maxJobs == null ? 0 : maxJobs,
+                Tres.parse(grpTres, Tres.UNLIMITED));
+    }
+}

@@ -1,0 +1,98 @@
+package io.gantry.accounting;
+
+import java.util.Arrays;
+import java.util.List;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import jakarta.persistence.Version;
+
+import io.gantry.engine.Tres;
+
+@Entity
+@Table(name = "qos")
+class QosEntity {
+
+    @Id
+    @Column(length = 64)
+    private String name;
+
+    @Column(length = 1024)
+    private String description;
+
+    @Column(nullable = false)
+    private int priority;
+
+    @Column(name = "max_wall_seconds")
+    private Long maxWallSeconds;
+
+    @Column(name = "max_jobs_per_user")
+    private Integer maxJobsPerUser;
+
+    @Column(name = "max_submit_jobs_per_user")
+    private Integer maxSubmitJobsPerUser;
+
+    @Column(name = "max_tres_per_user", length = 256)
+    private String maxTresPerUser;
+
+    @Column(name = "max_tres_per_job", length = 256)
+    private String maxTresPerJob;
+
+    @Column(name = "grp_tres", length = 256)
+    private String grpTres;
+
+    @Column(length = 1024)
+    private String preempt;
+
+    @Column(name = "preempt_mode", length = 16)
+    private String preemptMode;
+
+    @Column(name = "usage_factor", nullable = false)
+    private double usageFactor;
+
+    @Version
+    private long version;
+
+    protected QosEntity() {
+    }
+
+    QosEntity(String name) {
+        this.name = name;
+        this.usageFactor = 1.0;
+    }
+
+    String name() { return name; }
+    Long maxWallSeconds() { return maxWallSeconds; }
+    Integer maxJobsPerUser() { return maxJobsPerUser; }
+    Integer maxSubmitJobsPerUser() { return maxSubmitJobsPerUser; }
+    String maxTresPerJob() { return maxTresPerJob; }
+
+    List<String> preempt() {
+        return preempt == null || preempt.isEmpty() ? List.of() : Arrays.asList(preempt.split(","));
+    }
+
+    void setDescription(String v) { description = v; }
+    void setPriority(int v) { priority = v; }
+    void setMaxWallSeconds(Long v) { maxWallSeconds = v; }
+    void setMaxJobsPerUser(Integer v) { maxJobsPerUser = v; }
+    void setMaxSubmitJobsPerUser(Integer v) { maxSubmitJobsPerUser = v; }
+    void setMaxTresPerUser(String v) { maxTresPerUser = v; }
+    void setMaxTresPerJob(String v) { maxTresPerJob = v; }
+    void setGrpTres(String v) { grpTres = v; }
+    void setPreempt(List<String> v) { preempt = v == null || v.isEmpty() ? null : String.join(",", v); }
+    void setPreemptMode(String v) { preemptMode = v; }
+    void setUsageFactor(double v) { usageFactor = v; }
+
+    AccountingViews.Qos toView() {
+        return new AccountingViews.Qos(name, description, priority, maxWallSeconds, maxJobsPerUser,
+                maxSubmitJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres, preempt(), preemptMode, usageFactor);
+    }
+
+    io.gantry.engine.Qos toEngine() {
+        return new io.gantry.engine.Qos(name, priority, maxWallSeconds == null ? 0 : maxWallSeconds,
+                maxJobsPerUser == null ? 0 : maxJobsPerUser, Tres.parse(maxTresPerUser, Tres.UNLIMITED),
+                Tres.parse(maxTresPerJob, Tres.UNLIMITED), Tres.parse(grpTres, Tres.UNLIMITED));
+    }
+}

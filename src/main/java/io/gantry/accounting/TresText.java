@@ -1,0 +1,34 @@
+package io.gantry.accounting;
+
+import io.gantry.api.GantryException;
+import io.gantry.engine.Tres;
+
+/**
+ * A TRES limit as an administrator writes it ({@code cpu=64,gres/gpu=8,mem=256G,node=2}). It is kept
+ * as written, without blanks, rather than as {@link Tres#toString()} prints it: that leaves out zero
+ * fields, and a limit of {@code gres/gpu=0} (no GPUs at all) must not become no limit.
+ */
+final class TresText {
+
+    private TresText() {
+    }
+
+    /** The limit without blanks, or null for none ({@code null} or blank); a 400 on {@code field} when invalid. */
+    static String normalize(String field, String text) {
+        if (text == null || text.isBlank()) {
+            return null;
+        }
+        String compact = text.replaceAll("\\s+", "");
+        try {
+            Tres.parse(compact, Tres.UNLIMITED);
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw GantryException.badRequest(field, e.getMessage()
+                    + "; write TRES as Slurm does, e.g. cpu=64,gres/gpu=8,mem=256G,node=2");
+        }
+        return compact;
+    }
+
+    static Tres limit(String text) {
+        return Tres.parse(text, Tres.UNLIMITED);
+    }
+}

@@ -1,0 +1,59 @@
+package io.gantry.accounting;
+
+import java.util.List;
+
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Transactional;
+
+import io.gantry.api.GantryException;
+import io.gantry.security.AccountDirectory;
+
+/**
+ * Accounting's side of a user's default account: giving a user one creates their association in
+ * it (API.md), in the transaction that writes the user. Apart from {@link AccountingService}, which
+ * needs the user service, so that the two do not depend on each other.
+ */
+@Component
+class UserAccounts implements AccountDirectory {
+
+    private final AccountRepository accounts;
+    private final AssociationRepository associations;
+    private final ApplicationEventPublisher events;
+
+    UserAccounts(AccountRepository accounts, AssociationRepository associations, ApplicationEventPublisher events) {
+        this.accounts = accounts;
+        this.associations = associations;
+        this.events = events;
+    }
+
+    @Override
+    @Transactional
+    public void join(String username, String account, String field) {
+        if (!accounts.existsById(account)) {
+            throw GantryException.badRequest(field, "account '" + account + "' does not exist; create it first "
+                    + "with POST /api/v1/accounts");
+        }
+        if (associations.findByAccountAndUser(account, username).isEmpty()) {
+            associations.saveAndFlush(new AssociationEntity(account, username, 1));
+            events.publishEvent(new AccountingChanged("association " + account + "/" + username));
+        }
+    }
+
+    @Override
+    @Transactional(readOnly = true)
+    public List<String> accountsOf(String username) {
+        return associations.findByUserOrderByAccount(username).stream().map(AssociationEntity::account).toList();
+    }
+
+    @Override
+    @Transactional
+    public void forget(String username) {
+        List<AssociationEntity> mine = associations.findByUserOrderByAccount(username);
+        if (!mine.isEmpty()) {
+            associations.deleteAll(mine);
+            associations.flush();
+            events.publishEvent(new AccountingChanged("associations of " + username));
+        }
+    }
+}
