@@ -44,6 +44,8 @@ class AgentIntegrationTests {
     private static final String JOIN_TOKEN = "agents-test-join-token-0123456789";
     private static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(6);
     private static final JsonMapper JSON = JsonMapper.builder().build();
+    /** Its own database: this controller's cluster differs from the one the other tests share. */
+    private static final String DATABASE = "gantry_agents_it_" + ProcessHandle.current().pid();
 
     @TempDir
     static Path dir;
@@ -55,7 +57,7 @@ class AgentIntegrationTests {
 
     @BeforeAll
     void startControllerAndAgents() throws Exception {
-        TestDatabase db = TestDatabase.isolated("gantry_agents_it");
+        TestDatabase db = TestDatabase.isolated(DATABASE);
         Path cluster = dir.resolve("cluster.yml");
         Files.writeString(cluster, """
                 gantry:
@@ -118,6 +120,7 @@ class AgentIntegrationTests {
         if (controller != null) {
             controller.stop();
         }
+        TestDatabase.drop(DATABASE);
     }
 
     @Test

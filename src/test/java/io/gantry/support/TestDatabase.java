@@ -36,6 +36,17 @@ public record TestDatabase(String url, String username, String password) {
         return new TestDatabase(url, shared.username(), shared.password());
     }
 
+    /** Drops a database {@link #isolated} made. */
+    public static void drop(String name) {
+        TestDatabase shared = get();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(shared.url(), shared.username(),
+                shared.password()); java.sql.Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("Cannot drop database " + name, e);
+        }
+    }
+
     private static TestDatabase locate() {
         String url = System.getenv("TEST_DATABASE_URL");
         if (url != null && !url.isBlank()) {
