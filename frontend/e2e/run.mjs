@@ -129,7 +129,7 @@ try {
   const admin = await http('POST', '/api/v1/auth/tokens', null, { username: 'admin', password: adminPassword });
   check(admin.status === 201, `admin sign-in answered ${admin.status}: ${admin.text}`);
   for (const [who, roles] of [[operator, ['OPERATOR']], [user, ['USER']]]) {
-    const created = await http('POST', '/api/v1/users', admin.json.token, { ...who, roles });
+    const created = await http('POST', '/api/v1/users', admin.json.token, { ...who, roles, defaultAccount: 'root' });
     check(created.status === 201 || created.status === 200, `creating ${who.username} answered ${created.status}: ${created.text}`);
   }
 

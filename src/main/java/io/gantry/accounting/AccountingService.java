@@ -48,6 +48,8 @@ public class AccountingService {
     /** How long the scheduler may use limits read before, for writes made through another controller. */
     private static final Duration LIMITS_TTL = Duration.ofSeconds(5);
 
+    private final FairShareService fairShare;
+
     private final AccountRepository accounts;
     private final AssociationRepository associations;
     private final QosRepository qos;
@@ -62,7 +64,9 @@ public class AccountingService {
     }
 
     AccountingService(AccountRepository accounts, AssociationRepository associations, QosRepository qos,
-            UserService users, ActiveJobs activeJobs, ApplicationEventPublisher events, Clock clock) {
+            UserService users, ActiveJobs activeJobs, ApplicationEventPublisher events, Clock clock,
+            FairShareService fairShare) {
+        this.fairShare = fairShare;
         this.accounts = accounts;
         this.associations = associations;
         this.qos = qos;
@@ -134,7 +138,8 @@ public class AccountingService {
         }
         long before = generation.get();
         EngineLimits limits = new EngineLimits(qos.findAll().stream().map(QosEntity::toEngine).toList(),
-                associations.findAll().stream().map(AssociationEntity::toEngine).toList());
+                associations.findAll().stream().map(a -> a.toEngine(a.user() == null ? 1.0
+                        : fairShare.tree().factor(a.account(), a.user()))).toList());
         if (generation.get() == before) {
             cached = new CachedLimits(limits, now);
         }

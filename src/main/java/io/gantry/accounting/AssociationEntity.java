@@ -81,9 +81,9 @@ class AssociationEntity {
                 defaultQos, qos());
     }
 
-    io.gantry.engine.Association toEngine() {
-        // Fair share is the fair-share part's to compute (#6); until then every association is even.
-        return new io.gantry.engine.Association(account, user, 1.0, maxJobs == null ? 0 : maxJobs,
+    /** As the engine takes it, with the fair-share factor computed for it (1.0 for an account's own). */
+    io.gantry.engine.Association toEngine(double fairShare) {
+        return new io.gantry.engine.Association(account, user, fairShare, maxJobs == null ? 0 : maxJobs,
                 Tres.parse(grpTres, Tres.UNLIMITED));
     }
 }

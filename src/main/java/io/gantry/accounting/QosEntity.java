@@ -84,6 +84,7 @@ class QosEntity {
     void setPreempt(List<String> v) { preempt = v == null || v.isEmpty() ? null : String.join(",", v); }
     void setPreemptMode(String v) { preemptMode = v; }
     void setUsageFactor(double v) { usageFactor = v; }
+    double usageFactor() { return usageFactor; }
 
     AccountingViews.Qos toView() {
         return new AccountingViews.Qos(name, description, priority, maxWallSeconds, maxJobsPerUser,

@@ -66,6 +66,13 @@ class SchedulingCycle {
         this.policy = Policy.named(properties.policy());
     }
 
+    private PriorityBoard priorities = new PriorityBoard();
+
+    @org.springframework.beans.factory.annotation.Autowired
+    void priorityBoard(PriorityBoard board) {
+        this.priorities = board;
+    }
+
     /** The advance reservations not yet over; the reservations feature supplies them. */
     private ReservationSource reservations = List::of;
 
@@ -126,7 +133,9 @@ class SchedulingCycle {
                 .partitions(cluster.enginePartitions()).switches(cluster.engineSwitches()).running(running)
                 .pending(schedulable).qos(limits.qos()).associations(limits.associations()).policy(policy)
                 .reservations(reservations.current()).build();
-        return new Planned(now, engine.plan(snapshot), byEngineId, decided, pending.size(), running.size());
+        Plan plan = engine.plan(snapshot);
+        priorities.record(now, policy.weights(), plan, byEngineId);
+        return new Planned(now, plan, byEngineId, decided, pending.size(), running.size());
     }
 
     /**

@@ -235,7 +235,7 @@ class JobAccountingIntegrationTests {
 
     private String createUser(String name) {
         Response created = api.send("POST", "/api/v1/users", admin,
-                Map.of("username", name, "password", "secret-password", "roles", List.of("USER")));
+                Map.of("username", name, "password", "secret-password", "roles", List.of("USER"), "defaultAccount", "root"));
         assertThat(created.status()).as(created.body()).isEqualTo(201);
         return api.token(name, "secret-password");
     }

@@ -162,7 +162,7 @@ class ClusterIntegrationTests {
     private String createUser(String role) {
         String name = "u" + UUID.randomUUID().toString().substring(0, 8);
         Response created = api.send("POST", "/api/v1/users", admin,
-                Map.of("username", name, "password", "secret-password", "roles", List.of(role)));
+                Map.of("username", name, "password", "secret-password", "roles", List.of(role), "defaultAccount", "root"));
         assertThat(created.status()).as(created.body()).isEqualTo(201);
         return api.token(name, "secret-password");
     }

@@ -1,0 +1,210 @@
+package io.gantry.accounting;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.gantry.engine.FairTree;
+import io.gantry.engine.Tres;
+import io.gantry.scheduling.LeaderLock;
+
+/**
+ * Usage and fair share, like slurmctld's priority/multifactor with Fair Tree. Every
+ * {@code calc-period} the leader decays all usage by the half-life and adds what jobs used since the
+ * last time (billing x seconds, to the second, for running jobs and for jobs that ended meanwhile).
+ * The fair-share factor of every user association comes from {@link FairTree} over the account tree
+ * and that usage; the engine's priority, {@code /fairshare} and {@code /priority} all use it.
+ */
+@Service
+public class FairShareService implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(FairShareService.class);
+
+    private final FairShareProperties properties;
+    private final AccountRepository accounts;
+    private final AssociationRepository associations;
+    private final QosRepository qos;
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate transaction;
+    private final LeaderLock leader;
+    private final Clock clock;
+    private final org.springframework.context.ApplicationEventPublisher events;
+    private volatile Thread thread;
+    private volatile FairTree.Result cached;
+
+    FairShareService(FairShareProperties properties, AccountRepository accounts, AssociationRepository associations,
+            QosRepository qos, JdbcTemplate jdbc, TransactionTemplate transaction, LeaderLock leader, Clock clock,
+            org.springframework.context.ApplicationEventPublisher events) {
+        this.events = events;
+        this.properties = properties;
+        this.accounts = accounts;
+        this.associations = associations;
+        this.qos = qos;
+        this.jdbc = jdbc;
+        this.transaction = transaction;
+        this.leader = leader;
+        this.clock = clock;
+    }
+
+    /** The tree as sshare shows it, and every user association's factor; recomputed after each accrual. */
+    public FairTree.Result tree() {
+        FairTree.Result r = cached;
+        if (r == null) {
+            r = compute();
+            cached = r;
+        }
+        return r;
+    }
+
+    /** Forgets the computed tree (accounts, shares or usage changed). */
+    void invalidate() {
+        cached = null;
+    }
+
+    @org.springframework.transaction.event.TransactionalEventListener(fallbackExecution = true)
+    void on(AccountingChanged event) {
+        invalidate();
+    }
+
+    private FairTree.Result compute() {
+        List<FairTree.Account> tree = accounts.findAll().stream()
+                .map(a -> new FairTree.Account(a.name(), a.parent(), a.shares())).toList();
+        List<FairTree.User> users = associations.findAll().stream().filter(a -> a.user() != null)
+                .map(a -> new FairTree.User(a.account(), a.user(), a.shares())).toList();
+        Map<String, Map<String, Double>> usage = new HashMap<>();
+        jdbc.query("SELECT account, user_name, usage_decayed FROM association_usage", rs -> {
+            usage.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getString(2), rs.getDouble(3));
+        });
+        return FairTree.compute(tree, users, usage);
+    }
+
+    /** Raw (never decayed) usage per association, in billing-seconds. */
+    public Map<String, Map<String, Double>> rawUsage() {
+        Map<String, Map<String, Double>> raw = new HashMap<>();
+        jdbc.query("SELECT account, user_name, usage_raw FROM association_usage", rs -> {
+            raw.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getString(2), rs.getDouble(3));
+        });
+        return raw;
+    }
+
+    /**
+     * Decays all usage to {@code now} and adds what jobs used since the last accrual. Idempotent for
+     * the same {@code now}; run by the leader only.
+     */
+    public void accrue(Instant now) {
+        transaction.executeWithoutResult(status -> {
+            List<Instant> last = jdbc.query("SELECT last_tick FROM fairshare_state WHERE id = 1 FOR UPDATE",
+                    (rs, i) -> rs.getObject(1, OffsetDateTime.class).toInstant());
+            if (last.isEmpty()) {
+                jdbc.update("INSERT INTO fairshare_state (id, last_tick) VALUES (1, ?)", utc(now));
+                return;
+            }
+            Instant from = last.get(0);
+            if (!now.isAfter(from)) {
+                return;
+            }
+            long elapsed = Duration.between(from, now).toSeconds();
+            double factor = FairTree.decay(1.0, elapsed, properties.decayHalfLife().toSeconds());
+            if (factor < 1.0) {
+                jdbc.update("UPDATE association_usage SET usage_decayed = usage_decayed * ?", factor);
+            }
+            Map<String, Double> usageFactors = new HashMap<>();
+            qos.findAll().forEach(q -> usageFactors.put(q.name(), q.usageFactor()));
+            Map<List<String>, Double> added = new HashMap<>();
+            jdbc.query("""
+                    SELECT account, user_name, qos, allocation, start_time, end_time FROM jobs
+                     WHERE start_time IS NOT NULL AND allocation IS NOT NULL AND start_time < ?
+                       AND (end_time IS NULL OR end_time > ?)""", rs -> {
+                Instant start = rs.getObject(5, OffsetDateTime.class).toInstant();
+                OffsetDateTime endValue = rs.getObject(6, OffsetDateTime.class);
+                Instant end = endValue == null ? now : endValue.toInstant();
+                long seconds = Duration.between(start.isAfter(from) ? start : from, end.isBefore(now) ? end : now)
+                        .toSeconds();
+                if (seconds > 0 && rs.getString(1) != null) {
+                    double billing = billing(SacctAllocation.parse(rs.getString(4)).tres())
+                            * usageFactors.getOrDefault(rs.getString(3), 1.0);
+                    added.merge(List.of(rs.getString(1), rs.getString(2)), billing * seconds, Double::sum);
+                }
+            }, utc(now), utc(from));
+            for (Map.Entry<List<String>, Double> e : added.entrySet()) {
+                String account = e.getKey().get(0);
+                String user = e.getKey().get(1);
+                int updated = jdbc.update("""
+                        UPDATE association_usage SET usage_decayed = usage_decayed + ?, usage_raw = usage_raw + ?
+                         WHERE account = ? AND user_name = ?""", e.getValue(), e.getValue(), account, user);
+                if (updated == 0) {
+                    jdbc.update("""
+                            INSERT INTO association_usage (account, user_name, usage_decayed, usage_raw)
+                            VALUES (?, ?, ?, ?)""", account, user, e.getValue(), e.getValue());
+                }
+            }
+            jdbc.update("UPDATE fairshare_state SET last_tick = ? WHERE id = 1", utc(now));
+        });
+        // New factors: the engine's cached associations are stale, and the queue may reorder.
+        events.publishEvent(new AccountingChanged("fair-share usage"));
+    }
+
+    /** Billing per second of what a job holds (Slurm's TRESBillingWeights, summed). */
+    double billing(Tres tres) {
+        return properties.cpuWeight() * tres.cpu() + properties.gpuWeight() * tres.gpus()
+                + properties.memoryGbWeight() * tres.memoryMb() / 1024.0;
+    }
+
+    @Override
+    public void start() {
+        Thread t = new Thread(this::loop, "gantry-fairshare");
+        t.setDaemon(true);
+        thread = t;
+        t.start();
+    }
+
+    @Override
+    public void stop() {
+        Thread t = thread;
+        thread = null;
+        if (t != null) {
+            t.interrupt();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return thread != null;
+    }
+
+    private void loop() {
+        while (thread == Thread.currentThread()) {
+            try {
+                Thread.sleep(properties.calcPeriod().toMillis());
+                if (leader.isLeader()) {
+                    accrue(clock.instant());
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                log.warn("Could not accrue fair-share usage; trying again next period: {}", e.toString());
+            }
+        }
+    }
+
+    private static OffsetDateTime utc(Instant at) {
+        return OffsetDateTime.ofInstant(at, ZoneOffset.UTC);
+    }
+
+    /** For tests and views: the factors of every user association, by account then user. */
+    public Map<String, Map<String, Double>> factors() {
+        return tree().factors();
+    }
+}

@@ -1,0 +1,77 @@
+package io.gantry.scheduling;
+
+import java.time.Instant;
+import java.util.List;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.gantry.engine.Priority;
+import io.gantry.engine.PriorityWeights;
+import io.gantry.jobs.ActiveJob;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.tags.Tag;
+
+/** {@code GET /priority}: pending jobs' priorities factor by factor, like sprio. */
+@RestController
+@RequestMapping("/api/v1")
+@Tag(name = "accounting")
+class PriorityController {
+
+    private final PriorityBoard board;
+
+    PriorityController(PriorityBoard board) {
+        this.board = board;
+    }
+
+    @Schema(name = "PriorityFactors", description = "Each factor in [0,1]; the weighted sum minus nice is the priority")
+    record Factors(double age, double fairShare, double jobSize, double partition, double qos, double shortJob,
+            double expansion) {
+    }
+
+    @Schema(name = "JobPriority", example = """
+            {"jobId":"42","user":"alice","account":"physics","partition":"gpu","qos":"normal","priority":20150,
+             "reason":"Resources","nice":0,"factors":{"age":0.001,"fairShare":0.5,"jobSize":0.98,"partition":1.0,
+             "qos":0.0,"shortJob":0.31,"expansion":0.02},
+             "weighted":{"age":1000,"fairShare":5000,"jobSize":980,"partition":10000,"qos":0,"shortJob":9300,"expansion":0}}""")
+    record JobPriority(String jobId, String user, String account, String partition, String qos, long priority,
+            String reason, int nice, Factors factors, Factors weighted) {
+    }
+
+    @Schema(name = "PriorityList")
+    record PriorityList(@Schema(description = "When the scheduler computed these (its last cycle)") Instant computedAt,
+            @Schema(description = "The weights, like PriorityWeight* in slurm.conf") Factors weights,
+            List<JobPriority> jobs) {
+    }
+
+    @Operation(operationId = "listPriorities", summary = "Pending jobs' priorities with each factor, like sprio")
+    @GetMapping("/priority")
+    PriorityList list(@Parameter(description = "Only this user's jobs") @RequestParam(required = false) String user,
+            @Parameter(description = "Only this account's jobs") @RequestParam(required = false) String account) {
+        PriorityBoard.Board b = board.current();
+        PriorityWeights w = b.weights();
+        Factors weights = w == null ? null : new Factors(w.age(), w.fairShare(), w.jobSize(), w.partition(), w.qos(),
+                w.shortJob(), w.expansion());
+        List<JobPriority> jobs = b.entries().stream()
+                .filter(e -> user == null || user.equals(e.job().user()))
+                .filter(e -> account == null || account.equals(e.job().account()))
+                .map(e -> view(e.job(), e.waiting(), w)).toList();
+        return new PriorityList(b.at(), weights, jobs);
+    }
+
+    private static JobPriority view(ActiveJob job, io.gantry.engine.Waiting waiting, PriorityWeights w) {
+        Priority p = waiting.priority();
+        Factors factors = new Factors(p.age(), p.fairShare(), p.jobSize(), p.partition(), p.qos(), p.shortJob(),
+                p.expansion());
+        Factors weighted = new Factors(Math.round(w.age() * p.age()), Math.round(w.fairShare() * p.fairShare()),
+                Math.round(w.jobSize() * p.jobSize()), Math.round(w.partition() * p.partition()),
+                Math.round(w.qos() * p.qos()), Math.round(w.shortJob() * p.shortJob()),
+                Math.round(w.expansion() * p.expansion()));
+        return new JobPriority(job.displayId(), job.user(), job.account(), String.join(",", job.partitions()),
+                job.qos(), p.value(), waiting.reason().slurmName(), p.nice(), factors, weighted);
+    }
+}
