@@ -103,20 +103,36 @@ class UtilizationRecorder implements SmartLifecycle {
                                         s[1] += held[1] * seconds;
                                     });
                         }, utc(windowFrom), utc(windowTo));
-                for (Map.Entry<List<Object>, long[]> e : sums.entrySet()) {
-                    Object hour = utc((Instant) e.getKey().get(0));
-                    Object account = e.getKey().get(1);
-                    Object user = e.getKey().get(2);
-                    int updated = jdbc.update("""
-                            UPDATE usage_hourly SET cpu_seconds = cpu_seconds + ?, gpu_seconds = gpu_seconds + ?
-                             WHERE hour_start = ? AND account = ? AND user_name = ?""",
-                            e.getValue()[0], e.getValue()[1], hour, account, user);
-                    if (updated == 0) {
-                        jdbc.update("""
-                                INSERT INTO usage_hourly (hour_start, account, user_name, cpu_seconds, gpu_seconds)
-                                VALUES (?, ?, ?, ?, ?)""", hour, account, user, e.getValue()[0], e.getValue()[1]);
+                // Add to existing hours in one batch, then insert the hours that were not there yet.
+                List<Map.Entry<List<Object>, long[]>> entries = new java.util.ArrayList<>(sums.entrySet());
+                int[][] updated = jdbc.batchUpdate("""
+                        UPDATE usage_hourly SET cpu_seconds = cpu_seconds + ?, gpu_seconds = gpu_seconds + ?
+                         WHERE hour_start = ? AND account = ? AND user_name = ?""", entries, 1000, (ps, e) -> {
+                    ps.setLong(1, e.getValue()[0]);
+                    ps.setLong(2, e.getValue()[1]);
+                    ps.setObject(3, utc((Instant) e.getKey().get(0)));
+                    ps.setString(4, (String) e.getKey().get(1));
+                    ps.setString(5, (String) e.getKey().get(2));
+                });
+                List<Map.Entry<List<Object>, long[]>> missing = new java.util.ArrayList<>();
+                int k = 0;
+                for (int[] chunk : updated) {
+                    for (int count : chunk) {
+                        if (count == 0) {
+                            missing.add(entries.get(k));
+                        }
+                        k++;
                     }
                 }
+                jdbc.batchUpdate("""
+                        INSERT INTO usage_hourly (hour_start, account, user_name, cpu_seconds, gpu_seconds)
+                        VALUES (?, ?, ?, ?, ?)""", missing, 1000, (ps, e) -> {
+                    ps.setObject(1, utc((Instant) e.getKey().get(0)));
+                    ps.setString(2, (String) e.getKey().get(1));
+                    ps.setString(3, (String) e.getKey().get(2));
+                    ps.setLong(4, e.getValue()[0]);
+                    ps.setLong(5, e.getValue()[1]);
+                });
                 setRolledUpTo(windowTo);
             });
         }
