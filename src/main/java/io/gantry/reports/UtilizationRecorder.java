@@ -133,6 +133,26 @@ class UtilizationRecorder implements SmartLifecycle {
                     ps.setLong(4, e.getValue()[0]);
                     ps.setLong(5, e.getValue()[1]);
                 });
+                // The cluster's hours too, one row per hour.
+                Map<Instant, long[]> perHour = new TreeMap<>();
+                sums.forEach((key, v) -> {
+                    long[] h = perHour.computeIfAbsent((Instant) key.get(0), x -> new long[2]);
+                    h[0] += v[0];
+                    h[1] += v[1];
+                });
+                for (Map.Entry<Instant, long[]> h : perHour.entrySet()) {
+                    int changed = jdbc.update("""
+                            UPDATE cluster_hourly SET alloc_cpu_seconds = alloc_cpu_seconds + ?,
+                                   alloc_gpu_seconds = alloc_gpu_seconds + ? WHERE hour_start = ?""",
+                            h.getValue()[0], h.getValue()[1], utc(h.getKey()));
+                    if (changed == 0) {
+                        jdbc.update("""
+                                INSERT INTO cluster_hourly (hour_start, total_cpu_seconds, total_gpu_seconds,
+                                       down_cpu_seconds, down_gpu_seconds, reserved_cpu_seconds, reserved_gpu_seconds,
+                                       alloc_cpu_seconds, alloc_gpu_seconds) VALUES (?, 0, 0, 0, 0, 0, 0, ?, ?)""",
+                                utc(h.getKey()), h.getValue()[0], h.getValue()[1]);
+                    }
+                }
                 setRolledUpTo(windowTo);
             });
         }
