@@ -10,6 +10,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PatchMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -24,6 +25,7 @@ import io.gantry.accounting.AccountingViews.AssociationRequest;
 import io.gantry.accounting.AccountingViews.Qos;
 import io.gantry.accounting.AccountingViews.QosRequest;
 import io.gantry.api.PageRequest;
+import io.gantry.security.CurrentUser;
 import io.gantry.api.PageResponse;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -39,8 +41,11 @@ class AccountingController {
 
     private final AccountingService accounting;
 
-    AccountingController(AccountingService accounting) {
+    private final AccountCoordinators coordinators;
+
+    AccountingController(AccountingService accounting, AccountCoordinators coordinators) {
         this.accounting = accounting;
+        this.coordinators = coordinators;
     }
 
     // --- accounts ---------------------------------------------------------------------------------
@@ -61,21 +66,25 @@ class AccountingController {
     }
 
     @Tag(name = "accounts")
-    @Operation(operationId = "createAccount", summary = "Create an account under a parent (default root) (ADMIN)")
+    @Operation(operationId = "createAccount", summary = "Create an account under a parent (default root) (ADMIN, or a coordinator of the parent)")
     @ApiResponse(responseCode = "201", description = "Created; Location names the new account")
     @ApiResponse(responseCode = "409", description = "An account with this name exists")
-    @PreAuthorize(ADMIN)
     @PostMapping("/accounts")
-    ResponseEntity<Account> createAccount(@RequestBody AccountRequest request) {
+    ResponseEntity<Account> createAccount(@RequestBody AccountRequest request, CurrentUser caller) {
+        coordinators.requireManager(caller, request == null || request.parent() == null ? "root" : request.parent(),
+                "create accounts under it");
         Account account = accounting.createAccount(request);
         return ResponseEntity.created(location(account.name())).body(account);
     }
 
     @Tag(name = "accounts")
-    @Operation(operationId = "updateAccount", summary = "Change an account's parent, description, organization or shares (ADMIN)")
-    @PreAuthorize(ADMIN)
+    @Operation(operationId = "updateAccount", summary = "Change an account's parent, description, organization or shares (ADMIN, or its coordinator)")
     @PatchMapping("/accounts/{name}")
-    Account updateAccount(@PathVariable String name, @RequestBody AccountRequest request) {
+    Account updateAccount(@PathVariable String name, @RequestBody AccountRequest request, CurrentUser caller) {
+        coordinators.requireManager(caller, name, "change it");
+        if (request != null && request.parent() != null) {
+            coordinators.requireManager(caller, request.parent(), "move accounts under it");
+        }
         return accounting.updateAccount(name, request);
     }
 
@@ -83,11 +92,31 @@ class AccountingController {
     @Operation(operationId = "deleteAccount", summary = "Delete an account (not root; none with children, users or active jobs) (ADMIN)")
     @ApiResponse(responseCode = "204", description = "Deleted")
     @ApiResponse(responseCode = "409", description = "root, or the account has children, associations or active jobs")
-    @PreAuthorize(ADMIN)
     @DeleteMapping("/accounts/{name}")
     @ResponseStatus(HttpStatus.NO_CONTENT)
-    void deleteAccount(@PathVariable String name) {
+    void deleteAccount(@PathVariable String name, CurrentUser caller) {
+        coordinators.requireManager(caller, accounting.account(name).parent(), "delete accounts under it");
         accounting.deleteAccount(name);
+        coordinators.forget(name);
+    }
+
+    @Tag(name = "accounts")
+    @Operation(operationId = "getAccountCoordinators", summary = "The coordinators of an account, like sacctmgr show coordinator")
+    @GetMapping("/accounts/{name}/coordinators")
+    CoordinatorList coordinators(@PathVariable String name) {
+        return new CoordinatorList(coordinators.of(name));
+    }
+
+    @Tag(name = "accounts")
+    @Operation(operationId = "setAccountCoordinators", summary = "Name the users who may manage the account's sub-tree (ADMIN)")
+    @PreAuthorize(ADMIN)
+    @PutMapping("/accounts/{name}/coordinators")
+    CoordinatorList setCoordinators(@PathVariable String name, @RequestBody CoordinatorList request) {
+        return new CoordinatorList(coordinators.set(name, request == null ? null : request.users()));
+    }
+
+    @io.swagger.v3.oas.annotations.media.Schema(name = "CoordinatorList")
+    record CoordinatorList(java.util.List<String> users) {
     }
 
     // --- associations -----------------------------------------------------------------------------
@@ -110,21 +139,21 @@ class AccountingController {
     }
 
     @Tag(name = "associations")
-    @Operation(operationId = "createAssociation", summary = "Add a user to an account, with shares and limits (ADMIN)")
+    @Operation(operationId = "createAssociation", summary = "Add a user to an account, with shares and limits (ADMIN, or the account's coordinator)")
     @ApiResponse(responseCode = "201", description = "Created; Location names the new association")
     @ApiResponse(responseCode = "409", description = "The user already has an association with this account")
-    @PreAuthorize(ADMIN)
     @PostMapping("/associations")
-    ResponseEntity<Association> createAssociation(@RequestBody AssociationRequest request) {
+    ResponseEntity<Association> createAssociation(@RequestBody AssociationRequest request, CurrentUser caller) {
+        coordinators.requireManager(caller, request == null ? null : request.account(), "add users to it");
         Association association = accounting.createAssociation(request);
         return ResponseEntity.created(location(Long.toString(association.id()))).body(association);
     }
 
     @Tag(name = "associations")
     @Operation(operationId = "updateAssociation", summary = "Change an association's shares, limits or QOS (ADMIN)")
-    @PreAuthorize(ADMIN)
     @PatchMapping("/associations/{id}")
-    Association updateAssociation(@PathVariable long id, @RequestBody AssociationRequest request) {
+    Association updateAssociation(@PathVariable long id, @RequestBody AssociationRequest request, CurrentUser caller) {
+        coordinators.requireManager(caller, accounting.association(id).account(), "change its associations");
         return accounting.updateAssociation(id, request);
     }
 
@@ -133,10 +162,10 @@ class AccountingController {
     @ApiResponse(responseCode = "204", description = "Deleted")
     @ApiResponse(responseCode = "409", description = "An account's own association, the user's default account "
             + "while they have others, or the user has active jobs in it")
-    @PreAuthorize(ADMIN)
     @DeleteMapping("/associations/{id}")
     @ResponseStatus(HttpStatus.NO_CONTENT)
-    void deleteAssociation(@PathVariable long id) {
+    void deleteAssociation(@PathVariable long id, CurrentUser caller) {
+        coordinators.requireManager(caller, accounting.association(id).account(), "remove its associations");
         accounting.deleteAssociation(id);
     }
 
