@@ -17,7 +17,7 @@ export function Nodes({ query }: { query: URLSearchParams }) {
   const text = query.get('q') ?? '';
   const nodes = useQuery({
     queryKey: ['nodes', 'list', state, partition],
-    queryFn: () => api.nodes({ state: state || undefined, partition: partition || undefined }),
+    queryFn: () => api.allNodes({ state: state || undefined, partition: partition || undefined }),
     placeholderData: (p) => p,
   });
   const partitions = useQuery({ queryKey: ['partitions'], queryFn: api.partitions, refetchInterval: 60000 });
