@@ -1,0 +1,252 @@
+package io.gantry.reports;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.gantry.engine.Hostlist;
+import io.gantry.scheduling.LeaderLock;
+
+/**
+ * Keeps the hourly rollups that utilization reports read, on the leader, every sample period:
+ * <ul>
+ * <li>finished jobs (ended since the last rollup) are split exactly into the hours they ran and
+ * added to {@code usage_hourly} per account and user;</li>
+ * <li>the cluster's capacity is sampled: all CPUs and GPUs, those down (DOWN, DRAINED or not
+ * responding, less what jobs still hold there) and those reserved (in an active advance
+ * reservation, less what jobs hold there), times the seconds since the last sample, into
+ * {@code cluster_hourly}.</li>
+ * </ul>
+ */
+@Component
+class UtilizationRecorder implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(UtilizationRecorder.class);
+    private static final Duration ROLLUP_WINDOW = Duration.ofDays(30);
+    private static final Duration ROLLUP_LAG = Duration.ofMinutes(2);
+
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate transaction;
+    private final LeaderLock leader;
+    private final Clock clock;
+    private final Duration period;
+    private volatile Thread thread;
+
+    UtilizationRecorder(JdbcTemplate jdbc, TransactionTemplate transaction, LeaderLock leader, Clock clock,
+            ReportsProperties properties) {
+        this.jdbc = jdbc;
+        this.transaction = transaction;
+        this.leader = leader;
+        this.clock = clock;
+        this.period = properties.samplePeriod();
+    }
+
+    /** Rolls up finished jobs and samples the cluster, as of {@code now}. */
+    void record(Instant now) {
+        // Jobs are rolled up a little behind: an end written a moment late must not fall behind the mark.
+        rollUp(now.minus(ROLLUP_LAG));
+        sample(now);
+    }
+
+    /** When every job that ended at or before it is in {@code usage_hourly}. */
+    Instant rolledUpTo() {
+        return jdbc.queryForObject("SELECT rolled_up_to FROM utilization_state WHERE id = 1", OffsetDateTime.class)
+                .toInstant();
+    }
+
+    void rollUp(Instant now) {
+        while (true) {
+            Instant from = rolledUpTo();
+            if (!from.isBefore(now)) {
+                return;
+            }
+            // Skip empty stretches (the first rollup starts at 1970) in one step.
+            OffsetDateTime first = jdbc.queryForObject(
+                    "SELECT MIN(end_time) FROM jobs WHERE end_time > ? AND end_time <= ?", OffsetDateTime.class,
+                    utc(from), utc(now));
+            if (first == null) {
+                setRolledUpTo(now);
+                return;
+            }
+            Instant windowFrom = first.toInstant().minusSeconds(1).isAfter(from) ? first.toInstant().minusSeconds(1)
+                    : from;
+            Instant windowTo = windowFrom.plus(ROLLUP_WINDOW).isBefore(now) ? windowFrom.plus(ROLLUP_WINDOW) : now;
+            transaction.executeWithoutResult(status -> {
+                Map<List<Object>, long[]> sums = new HashMap<>();
+                jdbc.query("""
+                        SELECT account, user_name, allocation, start_time, end_time FROM jobs
+                         WHERE end_time > ? AND end_time <= ? AND start_time IS NOT NULL AND allocation IS NOT NULL""",
+                        rs -> {
+                            long[] held = held(rs.getString(3));
+                            String account = rs.getString(1) == null ? "" : rs.getString(1);
+                            String user = rs.getString(2);
+                            Hours.split(rs.getObject(4, OffsetDateTime.class).toInstant(),
+                                    rs.getObject(5, OffsetDateTime.class).toInstant(), (hour, seconds) -> {
+                                        long[] s = sums.computeIfAbsent(List.of(hour, account, user), k -> new long[2]);
+                                        s[0] += held[0] * seconds;
+                                        s[1] += held[1] * seconds;
+                                    });
+                        }, utc(windowFrom), utc(windowTo));
+                for (Map.Entry<List<Object>, long[]> e : sums.entrySet()) {
+                    Object hour = utc((Instant) e.getKey().get(0));
+                    Object account = e.getKey().get(1);
+                    Object user = e.getKey().get(2);
+                    int updated = jdbc.update("""
+                            UPDATE usage_hourly SET cpu_seconds = cpu_seconds + ?, gpu_seconds = gpu_seconds + ?
+                             WHERE hour_start = ? AND account = ? AND user_name = ?""",
+                            e.getValue()[0], e.getValue()[1], hour, account, user);
+                    if (updated == 0) {
+                        jdbc.update("""
+                                INSERT INTO usage_hourly (hour_start, account, user_name, cpu_seconds, gpu_seconds)
+                                VALUES (?, ?, ?, ?, ?)""", hour, account, user, e.getValue()[0], e.getValue()[1]);
+                    }
+                }
+                setRolledUpTo(windowTo);
+            });
+        }
+    }
+
+    private void setRolledUpTo(Instant to) {
+        jdbc.update("UPDATE utilization_state SET rolled_up_to = ? WHERE id = 1", utc(to));
+    }
+
+    /** Adds the seconds since the last sample (at most two periods: an outage is not guessed at). */
+    void sample(Instant now) {
+        transaction.executeWithoutResult(status -> {
+            OffsetDateTime lastValue = jdbc.queryForObject("SELECT sampled_at FROM utilization_state WHERE id = 1",
+                    OffsetDateTime.class);
+            Instant last = lastValue == null ? null : lastValue.toInstant();
+            if (last != null && !now.isAfter(last)) {
+                return;
+            }
+            Duration cap = period.multipliedBy(2);
+            Instant from = last == null || Duration.between(last, now).compareTo(cap) > 0 ? now.minus(period) : last;
+            long[] capacity = capacity(now);
+            Map<Instant, Long> pieces = new TreeMap<>();
+            Hours.split(from, now, pieces::put);
+            for (Map.Entry<Instant, Long> piece : pieces.entrySet()) {
+                long s = piece.getValue();
+                Object[] add = {capacity[0] * s, capacity[1] * s, capacity[2] * s, capacity[3] * s, capacity[4] * s,
+                        capacity[5] * s, utc(piece.getKey())};
+                int updated = jdbc.update("""
+                        UPDATE cluster_hourly SET total_cpu_seconds = total_cpu_seconds + ?,
+                               total_gpu_seconds = total_gpu_seconds + ?, down_cpu_seconds = down_cpu_seconds + ?,
+                               down_gpu_seconds = down_gpu_seconds + ?, reserved_cpu_seconds = reserved_cpu_seconds + ?,
+                               reserved_gpu_seconds = reserved_gpu_seconds + ?
+                         WHERE hour_start = ?""", add);
+                if (updated == 0) {
+                    jdbc.update("""
+                            INSERT INTO cluster_hourly (total_cpu_seconds, total_gpu_seconds, down_cpu_seconds,
+                                   down_gpu_seconds, reserved_cpu_seconds, reserved_gpu_seconds, hour_start)
+                            VALUES (?, ?, ?, ?, ?, ?, ?)""", add);
+                }
+            }
+            jdbc.update("UPDATE utilization_state SET sampled_at = ? WHERE id = 1", utc(now));
+        });
+    }
+
+    /** total CPUs, total GPUs, down CPUs, down GPUs, reserved CPUs, reserved GPUs (free parts only). */
+    private long[] capacity(Instant now) {
+        Set<String> reserved = new HashSet<>();
+        jdbc.query("SELECT nodes FROM reservations WHERE start_time <= ? AND end_time > ?",
+                rs -> {
+                    reserved.addAll(Hostlist.parse(rs.getString(1)).hosts());
+                }, utc(now), utc(now));
+        long[] c = new long[6];
+        jdbc.query("""
+                SELECT name, cpus, gpus, alloc_cpus, alloc_gpus, admin_state, simulated, agent_state FROM nodes""", rs -> {
+            int cpus = rs.getInt(2);
+            int gpus = rs.getInt(3);
+            int freeCpus = Math.max(0, cpus - rs.getInt(4));
+            int freeGpus = Math.max(0, gpus - rs.getInt(5));
+            String admin = rs.getString(6);
+            boolean agentDown = !rs.getBoolean(7) && !"UP".equals(rs.getString(8));
+            c[0] += cpus;
+            c[1] += gpus;
+            if ("DOWN".equals(admin) || "DRAIN".equals(admin) || agentDown) {
+                c[2] += freeCpus;
+                c[3] += freeGpus;
+            } else if (reserved.contains(rs.getString(1))) {
+                c[4] += freeCpus;
+                c[5] += freeGpus;
+            }
+        });
+        return c;
+    }
+
+    /** CPUs and GPUs an allocation ({@code node:cpus:mem:g0.g1;...}) holds in all. */
+    static long[] held(String allocation) {
+        long cpus = 0;
+        long gpus = 0;
+        for (String part : allocation.split(";")) {
+            String[] f = part.split(":", -1);
+            if (f.length >= 4) {
+                cpus += Long.parseLong(f[1]);
+                gpus += f[3].isEmpty() ? 0 : f[3].split("\\.").length;
+            }
+        }
+        return new long[] {cpus, gpus};
+    }
+
+    static OffsetDateTime utc(Instant t) {
+        return OffsetDateTime.ofInstant(t, ZoneOffset.UTC);
+    }
+
+    @Override
+    public void start() {
+        Thread t = new Thread(this::loop, "gantry-utilization");
+        t.setDaemon(true);
+        thread = t;
+        t.start();
+    }
+
+    @Override
+    public void stop() {
+        Thread t = thread;
+        thread = null;
+        if (t != null) {
+            t.interrupt();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return thread != null;
+    }
+
+    private void loop() {
+        while (thread == Thread.currentThread()) {
+            try {
+                if (leader.isLeader()) {
+                    record(clock.instant().truncatedTo(ChronoUnit.SECONDS));
+                }
+                Thread.sleep(period.toMillis());
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                log.warn("Could not record utilization; trying again next period: {}", e.toString());
+                try {
+                    Thread.sleep(period.toMillis());
+                } catch (InterruptedException again) {
+                    return;
+                }
+            }
+        }
+    }
+}

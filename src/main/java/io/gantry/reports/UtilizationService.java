@@ -1,0 +1,178 @@
+package io.gantry.reports;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+import io.gantry.api.GantryException;
+import io.gantry.reports.UtilizationReport.Bucket;
+import io.gantry.reports.UtilizationReport.Figures;
+
+/**
+ * Builds utilization reports from the hourly rollups (finished jobs, sampled capacity) plus the
+ * jobs not yet rolled up (running, or ended in the last minutes), split exactly into hours.
+ */
+@Service
+class UtilizationService {
+
+    private static final long MAX_BUCKETS = 20_000;
+    private static final double HOUR = 3600.0;
+
+    private final JdbcTemplate jdbc;
+    private final UtilizationRecorder recorder;
+    private final Clock clock;
+
+    UtilizationService(JdbcTemplate jdbc, UtilizationRecorder recorder, Clock clock) {
+        this.jdbc = jdbc;
+        this.recorder = recorder;
+        this.clock = clock;
+    }
+
+    @Transactional(readOnly = true)
+    public UtilizationReport report(String startText, String endText, String groupByText, String intervalText) {
+        Instant now = clock.instant();
+        String interval = intervalText == null || intervalText.isBlank() ? "hour" : intervalText.toLowerCase(Locale.ROOT);
+        if (!interval.equals("hour") && !interval.equals("day")) {
+            throw GantryException.badRequest("interval", "'" + intervalText + "' is not hour or day");
+        }
+        String groupBy = groupByText == null || groupByText.isBlank() ? "cluster" : groupByText.toLowerCase(Locale.ROOT);
+        if (!List.of("cluster", "account", "user").contains(groupBy)) {
+            throw GantryException.badRequest("groupBy", "'" + groupByText + "' is not cluster, account or user");
+        }
+        ChronoUnit unit = interval.equals("hour") ? ChronoUnit.HOURS : ChronoUnit.DAYS;
+        Instant end = endText == null || endText.isBlank() ? now : instant("end", endText);
+        Instant start = startText == null || startText.isBlank() ? end.minus(Duration.ofDays(1))
+                : instant("start", startText);
+        if (!start.isBefore(end)) {
+            throw GantryException.badRequest("start", "must be before end (" + end + ")");
+        }
+        start = start.truncatedTo(unit);
+        Instant endAligned = end.truncatedTo(unit).equals(end) ? end : end.truncatedTo(unit).plus(1, unit);
+        if (Duration.between(start, endAligned).toSeconds() / unit.getDuration().toSeconds() > MAX_BUCKETS) {
+            throw GantryException.badRequest("interval", "that is more than " + MAX_BUCKETS + " buckets; use day");
+        }
+        final Instant from = start;
+        final Instant to = endAligned;
+
+        // Allocated seconds per (bucket, group): rolled-up hours, then the jobs not rolled up yet.
+        Map<Instant, Map<String, long[]>> allocated = new TreeMap<>();
+        String groupColumn = switch (groupBy) {
+            case "account" -> "account";
+            case "user" -> "user_name";
+            default -> "''";
+        };
+        boolean grouped = !groupColumn.equals("''");
+        jdbc.query("SELECT hour_start, SUM(cpu_seconds), SUM(gpu_seconds)" + (grouped ? ", " + groupColumn : "")
+                + " FROM usage_hourly WHERE hour_start >= ? AND hour_start < ? GROUP BY hour_start"
+                + (grouped ? ", " + groupColumn : ""), rs -> {
+                    Instant hour = rs.getObject(1, OffsetDateTime.class).toInstant();
+                    add(allocated, bucket(hour, unit), group(groupBy, grouped ? rs.getString(4) : null), rs.getLong(2),
+                            rs.getLong(3));
+                }, utc(from), utc(to));
+        Instant rolledUp = recorder.rolledUpTo();
+        jdbc.query("""
+                SELECT account, user_name, allocation, start_time, end_time FROM jobs
+                 WHERE start_time IS NOT NULL AND allocation IS NOT NULL AND start_time < ?
+                   AND (end_time IS NULL OR end_time > ?) AND (end_time IS NULL OR end_time > ?)""", rs -> {
+            long[] held = UtilizationRecorder.held(rs.getString(3));
+            Instant jobStart = rs.getObject(4, OffsetDateTime.class).toInstant();
+            OffsetDateTime jobEndValue = rs.getObject(5, OffsetDateTime.class);
+            Instant jobEnd = jobEndValue == null ? now : jobEndValue.toInstant();
+            String g = group(groupBy, groupBy.equals("account") ? rs.getString(1) : rs.getString(2));
+            Hours.split(jobStart.isAfter(from) ? jobStart : from, jobEnd.isBefore(to) ? jobEnd : to,
+                    (hour, seconds) -> add(allocated, bucket(hour, unit), g, held[0] * seconds, held[1] * seconds));
+        }, utc(to), utc(rolledUp), utc(from));
+
+        Map<Instant, long[]> capacity = new TreeMap<>();
+        if (groupBy.equals("cluster")) {
+            jdbc.query("""
+                    SELECT hour_start, total_cpu_seconds, total_gpu_seconds, down_cpu_seconds, down_gpu_seconds,
+                           reserved_cpu_seconds, reserved_gpu_seconds FROM cluster_hourly
+                     WHERE hour_start >= ? AND hour_start < ?""", rs -> {
+                long[] c = capacity.computeIfAbsent(bucket(rs.getObject(1, OffsetDateTime.class).toInstant(), unit),
+                        k -> new long[6]);
+                for (int i = 0; i < 6; i++) {
+                    c[i] += rs.getLong(2 + i);
+                }
+            }, utc(from), utc(to));
+        }
+
+        List<Bucket> buckets = new ArrayList<>();
+        for (Instant b = from; b.isBefore(to); b = b.plus(1, unit)) {
+            Instant bucketEnd = b.plus(1, unit);
+            Map<String, long[]> groups = allocated.getOrDefault(b, Map.of());
+            if (groupBy.equals("cluster")) {
+                long[] a = groups.getOrDefault("", new long[2]);
+                long[] c = capacity.getOrDefault(b, new long[6]);
+                buckets.add(new Bucket(b, bucketEnd, null, figures(a[1], c[1], c[3], c[5]),
+                        figures(a[0], c[0], c[2], c[4])));
+            } else {
+                for (Map.Entry<String, long[]> g : new TreeMap<>(groups).entrySet()) {
+                    buckets.add(new Bucket(b, bucketEnd, g.getKey(),
+                            new Figures(g.getValue()[1] / HOUR, null, null, null, null),
+                            new Figures(g.getValue()[0] / HOUR, null, null, null, null)));
+                }
+            }
+        }
+        return new UtilizationReport(from, to, interval, groupBy, buckets);
+    }
+
+    /**
+     * Sampled capacity and exact allocations can disagree a little (a controller that was down part
+     * of an hour sampled less of it): the total is never less than what is accounted for in it.
+     */
+    private static Figures figures(long allocated, long total, long down, long reserved) {
+        long accounted = allocated + down + reserved;
+        long whole = Math.max(total, accounted);
+        return new Figures(allocated / HOUR, (whole - accounted) / HOUR, down / HOUR, reserved / HOUR, whole / HOUR);
+    }
+
+    private static void add(Map<Instant, Map<String, long[]>> into, Instant bucket, String group, long cpu, long gpu) {
+        long[] s = into.computeIfAbsent(bucket, k -> new TreeMap<>()).computeIfAbsent(group, k -> new long[2]);
+        s[0] += cpu;
+        s[1] += gpu;
+    }
+
+    private static String group(String groupBy, String value) {
+        return groupBy.equals("cluster") ? "" : value == null ? "" : value;
+    }
+
+    private static Instant bucket(Instant hour, ChronoUnit unit) {
+        return hour.truncatedTo(unit);
+    }
+
+    private static Instant instant(String field, String text) {
+        try {
+            return Instant.parse(text);
+        } catch (DateTimeParseException notInstant) {
+            try {
+                return OffsetDateTime.parse(text).toInstant();
+            } catch (DateTimeParseException notOffset) {
+                try {
+                    return LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant();
+                } catch (DateTimeParseException notDate) {
+                    throw GantryException.badRequest(field, "'" + text + "' is not an instant (2026-12-01T00:00:00Z) "
+                            + "or a date (2026-12-01)");
+                }
+            }
+        }
+    }
+
+    private static OffsetDateTime utc(Instant t) {
+        return OffsetDateTime.ofInstant(t, ZoneOffset.UTC);
+    }
+}
