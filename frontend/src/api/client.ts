@@ -88,14 +88,6 @@ async function problemOf(response: Response): Promise<Problem> {
   try { return { status: response.status, ...JSON.parse(text) }; } catch { return { status: response.status, detail: text }; }
 }
 
-let apiDocs: Promise<Set<string>> | null = null;
-/** Whether the live controller serves a path (its public /v3/api-docs, read once per page load). */
-export function hasPath(path: string): Promise<boolean> {
-  apiDocs ??= fetch('/v3/api-docs').then((r) => (r.ok ? r.json() : { paths: {} }))
-    .then((doc) => new Set(Object.keys(doc?.paths ?? {}))).catch(() => new Set<string>());
-  return apiDocs.then((paths) => paths.has(path));
-}
-
 export const api = {
   signIn: (username: string, password: string) =>
     call<TokenResponse>('POST', '/api/v1/auth/tokens', { body: { username, password } }),
@@ -146,16 +138,8 @@ export const api = {
     if (!response.ok) throw new ApiError(response.status, await problemOf(response));
     return response.blob();
   },
-  /**
-   * Utilization per group per interval, when the controller has GET /api/v1/reports/utilization
-   * (looked up in its live OpenAPI document first: an older controller costs no failed request).
-   * Null when it does not. Fetched by hand: the committed schema may not name it yet.
-   */
-  utilization: async (query: { start: string; end: string; groupBy: string; interval: string }): Promise<UtilizationReport | null> => {
-    if (!(await hasPath('/api/v1/reports/utilization'))) return null;
-    const response = await fetch(`/api/v1/reports/utilization?${new URLSearchParams(query)}`, { headers: bearer('application/json') });
-    if (!response.ok) throw new ApiError(response.status, await problemOf(response));
-    return response.json();
-  },
+  /** sreport: GPU- and CPU-hours allocated, idle, down and reserved per hour or day, per cluster, account or user. */
+  utilization: (query: { start: string; end: string; groupBy: 'cluster' | 'account' | 'user'; interval: 'hour' | 'day' }) =>
+    call<UtilizationReport>('GET', '/api/v1/reports/utilization', { params: { query } }),
   release: (id: string) => call<unknown>('POST', '/api/v1/jobs/{id}/release', { params: { path: { id } } }),
 };

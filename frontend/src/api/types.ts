@@ -86,7 +86,7 @@ export interface JobPriority {
 }
 export interface PriorityList { computedAt?: string | null; jobs: JobPriority[]; weights?: PriorityFactors }
 
-/** GET /api/v1/reports/utilization (when the controller has it): hours per group per interval. */
-export interface UtilizationHours { allocated: number; idle: number; down: number; reserved?: number; drained?: number; total: number }
-export interface UtilizationBucket { start: string; end: string; group: string; gpuHours: UtilizationHours; cpuHours?: UtilizationHours }
+/** GET /api/v1/reports/utilization (sreport): hours per group per interval; down includes drained. */
+export interface UtilizationHours { allocated: number; idle: number; down: number; reserved?: number; total: number }
+export interface UtilizationBucket { start: string; end: string; group: string | null; gpuHours: UtilizationHours; cpuHours?: UtilizationHours }
 export interface UtilizationReport { buckets: UtilizationBucket[] }

@@ -29,6 +29,7 @@ export function saveSamples(samples: GpuSample[], storage: Pick<Storage, 'setIte
   storage.setItem(SAMPLES_KEY, JSON.stringify(samples));
 }
 
+/** GPUs by state over time; `drained` holds reserved GPUs when read from the report (which counts drained as down). */
 export interface GpuSeries { times: number[]; allocated: number[]; idle: number[]; drained: number[]; down: number[] }
 
 /**
@@ -44,7 +45,7 @@ export function clusterGpuSeries(report: UtilizationReport): GpuSeries {
     out.times.push(new Date(b.start).getTime());
     out.allocated.push(round(g.allocated / hours));
     out.idle.push(round(g.idle / hours));
-    out.drained.push(round(((g.drained ?? 0) + (g.reserved ?? 0)) / hours));
+    out.drained.push(round((g.reserved ?? 0) / hours));
     out.down.push(round(g.down / hours));
   }
   return out;
@@ -58,12 +59,14 @@ export function samplesSeries(samples: GpuSample[]): GpuSeries {
 }
 
 /** Allocated GPU-hours per account per day from a report grouped by account. */
-export function accountDailyUsage(report: UtilizationReport): DailyUsage {
-  const days = [...new Set(report.buckets.map((b) => b.start.slice(0, 10)))].sort();
+export function accountDailyUsage(report: UtilizationReport, window?: string[]): DailyUsage {
+  const days = window ?? [...new Set(report.buckets.map((b) => b.start.slice(0, 10)))].sort();
   const hours: Record<string, number[]> = {};
   for (const b of report.buckets) {
-    const series = (hours[b.group] ??= new Array(days.length).fill(0));
-    series[days.indexOf(b.start.slice(0, 10))] += b.gpuHours.allocated;
+    const group = b.group ?? '(cluster)';
+    const series = (hours[group] ??= new Array(days.length).fill(0));
+    const day = days.indexOf(b.start.slice(0, 10));
+    if (day >= 0) series[day] += b.gpuHours.allocated;
   }
   const total = (a: string) => hours[a].reduce((x, y) => x + y, 0);
   const accounts = Object.keys(hours).filter((a) => total(a) > 0).sort((a, b) => total(b) - total(a) || a.localeCompare(b));

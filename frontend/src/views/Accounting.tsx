@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { api, type AccountingQuery } from '../api/client';
+import { api, ApiError, type AccountingQuery } from '../api/client';
 import { JOB_STATES } from '../api/types';
 import { Chart } from '../charts/Chart';
 import { dayStart, efficiency, fairShareTree, gpuHoursPerAccountPerDay, type DailyUsage } from '../lib/accounting';
@@ -64,16 +64,19 @@ export function Accounting({ query }: { query: URLSearchParams }) {
 
 /**
  * Stacked GPU-hours per account per day: the controller's utilization report grouped by
- * account when it has one, else summed here from every sacct row of the window.
+ * account, else (filtered by user or state, which the report cannot do) summed here from every
+ * sacct row of the window.
  */
 function UsageChart({ filters, start, end }: { filters: AccountingQuery; start: number; end: number }) {
   const usage = useQuery({
     queryKey: ['accounting', 'usage', filters],
     queryFn: async (): Promise<{ usage: DailyUsage; source: string; truncated: boolean }> => {
       if (!filters.user && !filters.state) {
-        const report = await api.utilization({ start: filters.start!, end: filters.end!, groupBy: 'account', interval: 'day' });
+        // A role the report is closed to still gets the chart, from its own sacct rows.
+        const report = await api.utilization({ start: filters.start!, end: filters.end!, groupBy: 'account', interval: 'day' })
+          .catch((e) => { if (e instanceof ApiError && e.status === 403) return null; throw e; });
         if (report) {
-          const all = accountDailyUsage(report);
+          const all = accountDailyUsage(report, windowDays(start, end));
           const accounts = filters.account ? all.accounts.filter((a) => filters.account!.split(',').includes(a)) : all.accounts;
           return { usage: { ...all, accounts }, source: 'report', truncated: false };
         }
@@ -102,6 +105,10 @@ function UsageChart({ filters, start, end }: { filters: AccountingQuery; start: 
       )}
     </div>
   );
+}
+
+function windowDays(start: number, end: number): string[] {
+  return Array.from({ length: Math.round((end - start) / DAY) }, (_, i) => new Date(start + i * DAY).toISOString().slice(0, 10));
 }
 
 function usageOption(data: DailyUsage) {

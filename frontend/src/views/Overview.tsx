@@ -108,20 +108,21 @@ function GpuHistory({ now, ready }: { now: GpuSummary; ready: boolean }) {
 
   const fromReport = report.data && report.data.buckets.length > 0;
   const series: GpuSeries = fromReport ? clusterGpuSeries(report.data!) : samplesSeries(samples);
-  const option = useMemo(() => gpuChartOption(series), [JSON.stringify(series)]); // eslint-disable-line react-hooks/exhaustive-deps
+  const option = useMemo(() => gpuChartOption(series, !!fromReport), [JSON.stringify(series), fromReport]); // eslint-disable-line react-hooks/exhaustive-deps
   return (
     <div className="card chart-card" data-testid="gpu-history" data-source={fromReport ? 'report' : 'samples'}>
       <h2>GPUs over the last 24 hours</h2>
       <p className="muted small">
-        {fromReport ? 'Average GPUs in each state per hour, from the controller\'s utilization report.'
-          : 'Since this tab opened (the controller has no utilization report yet): sampled every 30 s.'}
+        {fromReport ? 'Average GPUs in each state per hour, from the utilization report (down includes drained).'
+          : report.error ? 'The utilization report is not available; since this tab opened, sampled every 30 s.'
+            : 'Since this tab opened, sampled every 30 s, until the utilization report answers.'}
       </p>
       <Chart option={option} height={200} label="GPUs allocated, idle, drained and down over the last 24 hours" testId="gpu-history-chart" />
     </div>
   );
 }
 
-function gpuChartOption(s: GpuSeries) {
+function gpuChartOption(s: GpuSeries, fromReport: boolean) {
   const area = (name: string, data: number[], color: string) => ({
     name, type: 'line', stack: 'gpus', areaStyle: { opacity: 0.8 }, symbol: 'none', step: 'end', color,
     lineStyle: { width: 1 }, data: s.times.map((t, i) => [t, data[i]]),
@@ -132,8 +133,8 @@ function gpuChartOption(s: GpuSeries) {
     legend: { top: 0, textStyle: { fontSize: 11 } },
     xAxis: { type: 'time' },
     yAxis: { type: 'value', minInterval: 1, name: 'GPUs' },
-    series: [area('allocated', s.allocated, '#c2410c'), area('idle', s.idle, '#3aa56a'), area('drained', s.drained, '#6d28d9'),
-      area('down', s.down, '#b91c1c')],
+    series: [area('allocated', s.allocated, '#c2410c'), area('idle', s.idle, '#3aa56a'), area(fromReport ? 'reserved' : 'drained', s.drained, '#6d28d9'),
+      area(fromReport ? 'down or drained' : 'down', s.down, '#b91c1c')],
   };
 }
 
