@@ -36,11 +36,13 @@ export interface GpuSeries { times: number[]; allocated: number[]; idle: number[
  * The cluster's hourly GPU-hours as average GPUs in each state (hours over the bucket's
  * length): GPUs are what the stat cards above show, so the chart reads in the same unit.
  */
-export function clusterGpuSeries(report: UtilizationReport): GpuSeries {
+export function clusterGpuSeries(report: UtilizationReport, now = Date.now()): GpuSeries {
   const out: GpuSeries = { times: [], allocated: [], idle: [], drained: [], down: [] };
   const buckets = [...report.buckets].sort((a, b) => a.start.localeCompare(b.start));
   for (const b of buckets) {
-    const hours = (new Date(b.end).getTime() - new Date(b.start).getTime()) / HOUR || 1;
+    // The hour under way holds only the hours up to now: divide by those, not by the whole hour.
+    const from = new Date(b.start).getTime();
+    const hours = (Math.min(new Date(b.end).getTime(), Math.max(now, from + 60_000)) - from) / HOUR;
     const g = b.gpuHours;
     out.times.push(new Date(b.start).getTime());
     out.allocated.push(round(g.allocated / hours));

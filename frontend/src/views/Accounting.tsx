@@ -97,7 +97,7 @@ function UsageChart({ filters, start, end }: { filters: AccountingQuery; start: 
       {data && (
         <>
           <p className="muted small" data-testid="acct-usage-total">
-            {total.toFixed(1)} GPU-hours in the window{data.accounts.length ? ` across ${data.accounts.length} account${data.accounts.length === 1 ? '' : 's'}` : ''}
+            {total.toFixed(total < 10 ? 2 : 1)} GPU-hours in the window{data.accounts.length ? ` across ${data.accounts.length} account${data.accounts.length === 1 ? '' : 's'}` : ''}
             {usage.data?.truncated ? ' (the first 10,000 jobs only)' : ''}.
           </p>
           <Chart option={option!} height={280} label="Stacked GPU-hours per account per day" testId="acct-usage-chart" />

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError } from '../api/client';
-import { PRIORITY_FACTORS, type PriorityFactor, type PriorityList } from '../api/types';
+import { PRIORITY_FACTORS, type Job, type PriorityFactor, type PriorityList } from '../api/types';
 import { queuePosition } from '../lib/accounting';
 import { useAuth } from '../lib/auth';
 import { formatDuration, formatMemory, formatTime, isActive, reasonInWords, relative } from '../lib/format';
@@ -103,8 +103,8 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
             <tbody>
               <tr><th scope="row">Nodes</th><td>{j.nodes || 'any'}</td><td data-testid="alloc-nodes">{j.allocation?.length ?? 0}{j.allocatedNodes ? ` (${j.allocatedNodes})` : ''}</td></tr>
               <tr><th scope="row">CPUs</th><td>{(j.tasks ?? 1) * (j.cpusPerTask ?? 1)}</td><td>{sum(j.allocation?.map((a) => a.cpus))}</td></tr>
-              <tr><th scope="row">Memory</th><td>{formatMemory(j.memoryMb)}</td><td>{formatMemory(sum(j.allocation?.map((a) => a.memoryMb)))}</td></tr>
-              <tr><th scope="row">GPUs</th><td>{j.gpus ?? (j.gpusPerNode ? `${j.gpusPerNode}/node` : 0)}{j.gpuType ? ` ${j.gpuType}` : ''}</td>
+              <tr><th scope="row">Memory</th><td>{j.memoryMb ? formatMemory(j.memoryMb) : 'partition default'}</td><td>{formatMemory(sum(j.allocation?.map((a) => a.memoryMb)))}</td></tr>
+              <tr><th scope="row">GPUs</th><td data-testid="req-gpus">{requestedGpus(j)}{j.gpuType ? ` ${j.gpuType}` : ''}</td>
                 <td data-testid="alloc-gpus">{sum(j.allocation?.map((a) => a.gpuIndices?.length ?? 0))}</td></tr>
               <tr><th scope="row">Time</th><td>{formatDuration(j.timeLimitSeconds)}</td><td>{elapsed(j.startTime, j.endTime)}</td></tr>
             </tbody>
@@ -193,6 +193,13 @@ function PriorityExplained({ id, partition, list, error, loading }: {
       </table>
     </div>
   );
+}
+
+/** GPUs asked for, whichever way: --gpus=N, or --gpus-per-node=G on N nodes. */
+function requestedGpus(j: Job): string {
+  if (j.gpus) return String(j.gpus);
+  if (j.gpusPerNode) return `${j.gpusPerNode * (j.nodes || 1)} (${j.gpusPerNode} per node)`;
+  return '0';
 }
 
 function sum(values: (number | undefined)[] | undefined): number {

@@ -275,7 +275,7 @@ export function resources(job: Job): string {
   if (job.nodes) parts.push(`${job.nodes}N`);
   if (job.tasks) parts.push(`${job.tasks}T`);
   if (job.cpusPerTask && job.cpusPerTask > 1) parts.push(`${job.cpusPerTask}c/T`);
-  const gpus = job.gpus ?? (job.gpusPerNode && job.nodes ? job.gpusPerNode * job.nodes : undefined);
+  const gpus = job.gpus || (job.gpusPerNode ? job.gpusPerNode * (job.nodes || 1) : undefined);
   if (gpus) parts.push(`${gpus} GPU${job.gpuType ? ` ${job.gpuType}` : ''}`);
   return parts.join(' · ');
 }
