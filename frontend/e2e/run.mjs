@@ -287,6 +287,26 @@ try {
   log(`accounting CSV: ${csv.split('\n').length - 1} lines`);
   await shot('accounting');
 
+  step = 'an array is grouped, expands, and is released and cancelled as a whole';
+  const array = await http('POST', '/api/v1/jobs', admin.json.token, {
+    name: `e2e-array-${suffix}`, script: '#!/bin/bash\nsrun sleep 300\n', partition: 'cpu', array: '0-3', hold: true,
+    simulatedRunSeconds: 300, timeLimitSeconds: 600,
+  });
+  check(array.status === 201, `submitting a held array answered ${array.status}: ${array.text}`);
+  const arrayId = String(array.json.jobId);
+  await go(`/jobs?name=e2e-array-${suffix}`);
+  await page.locator(`[data-testid=array-row][data-array-id="${arrayId}"]`).waitFor();
+  await tid('array-toggle').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=job-row]').length === 4);
+  await tid(`select-${arrayId}`).check();
+  check((await tid('selected-count').textContent()) === '4 selected', `selecting the array selects ${await tid('selected-count').textContent()}`);
+  await tid('bulk-release').click();
+  await tid('bulk-outcome').filter({ hasText: 'release: 4 of 4 done' }).waitFor();
+  await tid(`select-${arrayId}`).check();
+  await tid('bulk-cancel').click();
+  await tid('bulk-outcome').filter({ hasText: 'cancel: 1 of 1 done' }).waitFor();
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=job-row]')].every((r) => r.dataset.state === 'CANCELLED'), null, { timeout: 60000 });
+
   step = 'operator drains and resumes a node';
   await signOut();
   await signIn(operator);

@@ -62,13 +62,17 @@ export function Jobs({ query }: { query: URLSearchParams }) {
   }
 
   const items = sortJobs(jobs.data?.items ?? [], sortKey, descending);
-  // An array selected as a whole acts on each of its tasks on this page: the API acts per job id.
-  const targets = [...new Set([...selected].flatMap((key) => {
+  // A selected array is cancelled whole, as `scancel 42` does; hold and release act per job in
+  // the API, so they go to each of its tasks on this page.
+  const targetsFor = (action: 'cancel' | 'hold' | 'release') => [...new Set([...selected].flatMap((key) => {
     const tasks = items.filter((j) => j.arrayTaskId != null && String(j.arrayJobId) === key);
-    return tasks.length && !items.some((j) => jobKey(j) === key) ? tasks.map(jobKey) : [key];
+    const isArray = tasks.length > 0 && !items.some((j) => jobKey(j) === key);
+    return isArray && action !== 'cancel' ? tasks.map(jobKey) : [key];
   }))];
+  const count = targetsFor('hold').length;
 
   async function bulk(action: 'cancel' | 'hold' | 'release') {
+    const targets = targetsFor(action);
     setBusy(true);
     const results = await Promise.allSettled(targets.map((id) => api[action](id)));
     const failed = results.map((r, i) => (r.status === 'rejected' ? `${targets[i]}: ${(r.reason as Error).message}` : null)).filter(Boolean);
@@ -132,10 +136,10 @@ export function Jobs({ query }: { query: URLSearchParams }) {
       </form>
 
       <div className="bulk" role="toolbar" aria-label="Actions on selected jobs">
-        <span className="muted" data-testid="selected-count">{targets.length} selected</span>
-        <button type="button" disabled={!targets.length || busy} data-testid="bulk-cancel" className="danger" onClick={() => bulk('cancel')}>Cancel</button>
-        <button type="button" disabled={!targets.length || busy} data-testid="bulk-hold" onClick={() => bulk('hold')}>Hold</button>
-        <button type="button" disabled={!targets.length || busy} data-testid="bulk-release" onClick={() => bulk('release')}>Release</button>
+        <span className="muted" data-testid="selected-count">{count} selected</span>
+        <button type="button" disabled={!count || busy} data-testid="bulk-cancel" className="danger" onClick={() => bulk('cancel')}>Cancel</button>
+        <button type="button" disabled={!count || busy} data-testid="bulk-hold" onClick={() => bulk('hold')}>Hold</button>
+        <button type="button" disabled={!count || busy} data-testid="bulk-release" onClick={() => bulk('release')}>Release</button>
         {outcome && <span data-testid="bulk-outcome" role="status">{outcome}</span>}
       </div>
 
