@@ -64,6 +64,12 @@ try {
     if (overflow > 1) throw new Error(`the overview is ${overflow}px wider than a ${width}px screen`);
     await page.screenshot({ path: join(shots, `overview-${expected}-nodes-${width}x${height}.png`), fullPage: true });
   }
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const listStarted = Date.now();
+  await page.evaluate(() => { window.location.hash = '/nodes'; });
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=node-row]').length === n, expected, { timeout: limitMs });
+  console.log(`[e2e-scale] the nodes list showed ${expected} rows in ${Date.now() - listStarted} ms`);
+  await page.screenshot({ path: join(shots, `nodes-${expected}-nodes-1440x900.png`) });
   if (consoleErrors.length) throw new Error(`console errors:\n  ${consoleErrors.join('\n  ')}`);
   console.log('[e2e-scale] passed');
 } catch (error) {

@@ -117,17 +117,15 @@ describe('utilization', () => {
     expect(samples.map((x) => x.t)).toEqual([40_000, 24 * 3600_000 + 20_000]);
   });
 
-  it('reads hourly GPU-hours as average GPUs, and daily account usage', () => {
-    const bucket = (start: string, end: string, group: string, allocated: number) =>
-      ({ start, end, group, gpuHours: { allocated, idle: 4, down: 0, reserved: 2, total: allocated + 6 } });
-    const series = clusterGpuSeries({ buckets: [bucket('2026-03-01T01:00:00Z', '2026-03-01T02:00:00Z', 'c', 8),
-      bucket('2026-03-01T00:00:00Z', '2026-03-01T00:30:00Z', 'c', 2)] }, Date.parse('2026-03-02T00:00:00Z'));
-    expect(series.allocated).toEqual([4, 8]);
+  it('reads hourly GPU-hours as shares of the GPUs, leaving out hours never sampled', () => {
+    const bucket = (start: string, end: string, group: string, allocated: number, total = allocated + 6) =>
+      ({ start, end, group, gpuHours: { allocated, idle: 4, down: 0, reserved: 2, total } });
+    const series = clusterGpuSeries({ buckets: [bucket('2026-03-01T01:00:00Z', '2026-03-01T02:00:00Z', 'c', 10),
+      bucket('2026-03-01T00:00:00Z', '2026-03-01T01:00:00Z', 'c', 2), bucket('2026-03-01T02:00:00Z', '2026-03-01T03:00:00Z', 'c', 0, 0)] }, 16);
+    expect(series.times).toEqual([Date.parse('2026-03-01T00:00:00Z'), Date.parse('2026-03-01T01:00:00Z')]);
+    expect(series.allocated).toEqual([4, 10]);
     expect(series.idle).toEqual([8, 4]);
     expect(series.drained).toEqual([4, 2]);
-    const underWay = clusterGpuSeries({ buckets: [bucket('2026-03-01T01:00:00Z', '2026-03-01T02:00:00Z', 'c', 2)] },
-      Date.parse('2026-03-01T01:15:00Z'));
-    expect(underWay.allocated).toEqual([8]);
     const daily = accountDailyUsage({ buckets: [bucket('2026-03-01T00:00:00Z', '2026-03-02T00:00:00Z', 'bio', 5),
       bucket('2026-03-02T00:00:00Z', '2026-03-03T00:00:00Z', 'physics', 7), bucket('2026-03-02T00:00:00Z', '2026-03-03T00:00:00Z', 'none', 0)] });
     expect(daily).toEqual({ days: ['2026-03-01', '2026-03-02'], accounts: ['physics', 'bio'], hours: { bio: [5, 0], physics: [0, 7], none: [0, 0] } });

@@ -33,22 +33,24 @@ export function saveSamples(samples: GpuSample[], storage: Pick<Storage, 'setIte
 export interface GpuSeries { times: number[]; allocated: number[]; idle: number[]; drained: number[]; down: number[] }
 
 /**
- * The cluster's hourly GPU-hours as average GPUs in each state (hours over the bucket's
- * length): GPUs are what the stat cards above show, so the chart reads in the same unit.
+ * The cluster's hourly GPU-hours as GPUs in each state, to read in the unit of the stat cards
+ * above: each state's share of the bucket's sampled total, times the cluster's GPUs now. Shares
+ * rather than hours over the bucket's length, since the controller samples only while it runs
+ * (the hour it started in, or the hour under way, holds fewer hours). Hours it never sampled
+ * (total 0) are left out, not drawn as zero.
  */
-export function clusterGpuSeries(report: UtilizationReport, now = Date.now()): GpuSeries {
+export function clusterGpuSeries(report: UtilizationReport, gpus: number): GpuSeries {
   const out: GpuSeries = { times: [], allocated: [], idle: [], drained: [], down: [] };
   const buckets = [...report.buckets].sort((a, b) => a.start.localeCompare(b.start));
   for (const b of buckets) {
-    // The hour under way holds only the hours up to now: divide by those, not by the whole hour.
-    const from = new Date(b.start).getTime();
-    const hours = (Math.min(new Date(b.end).getTime(), Math.max(now, from + 60_000)) - from) / HOUR;
     const g = b.gpuHours;
+    if (!g || !(g.total > 0)) continue;
+    const share = (hours: number | undefined) => round(((hours ?? 0) / g.total) * gpus);
     out.times.push(new Date(b.start).getTime());
-    out.allocated.push(round(g.allocated / hours));
-    out.idle.push(round(g.idle / hours));
-    out.drained.push(round((g.reserved ?? 0) / hours));
-    out.down.push(round(g.down / hours));
+    out.allocated.push(share(g.allocated));
+    out.idle.push(share(g.idle));
+    out.drained.push(share(g.reserved));
+    out.down.push(share(g.down));
   }
   return out;
 }

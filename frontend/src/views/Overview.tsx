@@ -106,14 +106,14 @@ function GpuHistory({ now, ready }: { now: GpuSummary; ready: boolean }) {
     setSamples((previous) => { const next = addSample(previous, now, Date.now()); saveSamples(next); return next; });
   }, [now, ready]);
 
-  const fromReport = report.data && report.data.buckets.length > 0;
-  const series: GpuSeries = fromReport ? clusterGpuSeries(report.data!) : samplesSeries(samples);
-  const option = useMemo(() => gpuChartOption(series, !!fromReport), [JSON.stringify(series), fromReport]); // eslint-disable-line react-hooks/exhaustive-deps
+  const fromReport = !!report.data && report.data.buckets.some((b) => b.gpuHours?.total > 0);
+  const series: GpuSeries = fromReport ? clusterGpuSeries(report.data!, now.total) : samplesSeries(samples);
+  const option = useMemo(() => gpuChartOption(series, !!fromReport, end.getTime()), [JSON.stringify(series), fromReport, end]); // eslint-disable-line react-hooks/exhaustive-deps
   return (
     <div className="card chart-card" data-testid="gpu-history" data-source={fromReport ? 'report' : 'samples'}>
       <h2>GPUs over the last 24 hours</h2>
       <p className="muted small">
-        {fromReport ? 'Average GPUs in each state per hour, from the utilization report (down includes drained).'
+        {fromReport ? 'GPUs in each state per hour, from the utilization report (down includes drained).'
           : report.error ? 'The utilization report is not available; since this tab opened, sampled every 30 s.'
             : 'Since this tab opened, sampled every 30 s, until the utilization report answers.'}
       </p>
@@ -122,16 +122,18 @@ function GpuHistory({ now, ready }: { now: GpuSummary; ready: boolean }) {
   );
 }
 
-function gpuChartOption(s: GpuSeries, fromReport: boolean) {
+function gpuChartOption(s: GpuSeries, fromReport: boolean, end: number) {
   const area = (name: string, data: number[], color: string) => ({
-    name, type: 'line', stack: 'gpus', areaStyle: { opacity: 0.8 }, symbol: 'none', step: 'end', color,
+    name, type: 'line', stack: 'gpus', areaStyle: { opacity: 0.8 }, step: 'end', color,
+    // a controller that just started has a point or two: show them, a line needs more
+    symbol: s.times.length < 3 ? 'circle' : 'none',
     lineStyle: { width: 1 }, data: s.times.map((t, i) => [t, data[i]]),
   });
   return {
     grid: { left: 40, right: 12, top: 30, bottom: 24 },
     tooltip: { trigger: 'axis' },
     legend: { top: 0, textStyle: { fontSize: 11 } },
-    xAxis: { type: 'time' },
+    xAxis: { type: 'time', min: end - 24 * 3600_000, max: end },
     yAxis: { type: 'value', minInterval: 1, name: 'GPUs' },
     series: [area('allocated', s.allocated, '#c2410c'), area('idle', s.idle, '#3aa56a'), area(fromReport ? 'reserved' : 'drained', s.drained, '#6d28d9'),
       area(fromReport ? 'down or drained' : 'down', s.down, '#b91c1c')],
