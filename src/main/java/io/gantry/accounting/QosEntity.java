@@ -94,6 +94,8 @@ class QosEntity {
     io.gantry.engine.Qos toEngine() {
         return new io.gantry.engine.Qos(name, priority, maxWallSeconds == null ? 0 : maxWallSeconds,
                 maxJobsPerUser == null ? 0 : maxJobsPerUser, Tres.parse(maxTresPerUser, Tres.UNLIMITED),
-                Tres.parse(maxTresPerJob, Tres.UNLIMITED), Tres.parse(grpTres, Tres.UNLIMITED));
+                Tres.parse(maxTresPerJob, Tres.UNLIMITED), Tres.parse(grpTres, Tres.UNLIMITED),
+                java.util.Set.copyOf(preempt()), "CANCEL".equalsIgnoreCase(preemptMode)
+                        ? io.gantry.engine.Preemption.Mode.CANCEL : io.gantry.engine.Preemption.Mode.REQUEUE);
     }
 }

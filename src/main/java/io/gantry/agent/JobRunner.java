@@ -82,14 +82,17 @@ final class JobRunner implements AutoCloseable {
         }
     }
 
-    /** Starts the job unless this agent already runs or ran it since it started. */
+    /**
+     * Starts the job unless this agent already runs or ran this very start of it (a job requeued
+     * after preemption or a node failure starts again with a new start time, and runs again).
+     */
     synchronized void launch(Launch launch) {
         String id = launch.jobId();
         if (id == null || !JOB_ID.matcher(id).matches() || id.contains("..")) {
             log.warn("ignoring a launch with an unusable job id '{}'", id);
             return;
         }
-        if (!seen.add(id)) {
+        if (running.containsKey(id) || !seen.add(id + "@" + launch.startTime())) {
             return;
         }
         try {

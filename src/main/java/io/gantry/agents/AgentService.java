@@ -42,6 +42,7 @@ import io.gantry.jobs.JobViews.JobView;
 import io.gantry.engine.Hostlist;
 import io.gantry.scheduling.JobCompletion;
 import io.gantry.scheduling.JobStarted;
+import io.gantry.scheduling.JobsPreempted;
 
 /**
  * The controller's side of the agent protocol ({@link AgentProtocol}): registering agents,
@@ -54,7 +55,8 @@ class AgentService {
     private static final Logger log = LoggerFactory.getLogger(AgentService.class);
     private static final Pattern NODE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     private static final Pattern FEATURE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}");
-    private static final Set<String> END_STATES = Set.of("COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "OUT_OF_MEMORY");
+    private static final Set<String> END_STATES = Set.of("COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "OUT_OF_MEMORY",
+            "PREEMPTED");
 
     private final AgentsProperties properties;
     private final JoinToken joinToken;
@@ -162,8 +164,9 @@ class AgentService {
         List<Long> started = new ArrayList<>();
         for (Report r : reports) {
             HostedJob job = byId.get(r.jobId());
-            if (job == null || !job.state().isActive()) {
-                continue; // a late or repeated report
+            if (job == null || !job.state().isActive()
+                    || (job.startTime() != null && r.time().isBefore(job.startTime()))) {
+                continue; // a late or repeated report, or one about an earlier run of a requeued job
             }
             if (r.type() == AgentProtocol.ReportType.STARTED) {
                 started.add(job.row());
@@ -238,6 +241,15 @@ class AgentService {
             byNode.computeIfAbsent(c.launch().nodes().get(0), n -> new ArrayList<>()).add(c);
         }
         byNode.forEach(hub::deliver);
+    }
+
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(JobsPreempted event) {
+        for (JobsPreempted.Victim v : event.victims()) {
+            if (v.batchHost() != null) {
+                hub.deliver(v.batchHost(), List.of(Command.kill(v.jobId(), JobState.PREEMPTED.name(), v.detail())));
+            }
+        }
     }
 
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)

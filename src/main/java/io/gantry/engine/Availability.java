@@ -77,6 +77,25 @@ final class Availability {
         addEvent(i, Math.max(end, now + 1), cpus, memMb, gpuCount);
     }
 
+    /**
+     * Gives back now what {@link #hold} took for a job that is being preempted; a compensating event
+     * at its old end keeps the profile's later figures unchanged.
+     */
+    void release(int i, int cpus, long memMb, long gpuMask, long end) {
+        int gpuCount = Long.bitCount(gpuMask);
+        freeCpu[i] += cpus;
+        freeMem[i] += memMb;
+        freeGpu[i] += gpuCount;
+        gpuInUse[i] &= ~gpuMask;
+        if (freeCpu[i] > 0) {
+            hasFreeCpu.set(i);
+        }
+        if (freeGpu[i] > 0) {
+            hasFreeGpu.set(i);
+        }
+        addEvent(i, Math.max(end, now + 1), -cpus, -memMb, -gpuCount);
+    }
+
     /** Holds resources on node {@code i} from {@code start} to {@code end} for a job that will start then. */
     void reserve(int i, long start, long end, int cpus, long memMb, int gpuCount) {
         addEvent(i, start, -cpus, -memMb, -gpuCount);

@@ -51,6 +51,11 @@ final class Cycle {
     private record Held(AdvanceReservation reservation, BitSet nodes) {
     }
 
+    /** What each running job holds, per node, so that preemption can give it back: {node, cpus, mem, gpu mask, end}. */
+    private final Map<JobId, List<long[]>> holds = new HashMap<>();
+    private final java.util.Set<JobId> preempted = new java.util.HashSet<>();
+    private final List<Preemption> preemptions = new ArrayList<>();
+
     /** A request laid out on every partition, with why it can never (or not while nodes are down) run there. */
     private record Layout(Shape[] shapes, PendingReason[] no) {
     }
@@ -109,6 +114,8 @@ final class Cycle {
                     mask |= 1L << g;
                 }
                 a.hold(i, alloc.cpus(), alloc.memoryMb(), mask, r.expectedEnd());
+                holds.computeIfAbsent(r.id(), k -> new ArrayList<>())
+                        .add(new long[] {i, alloc.cpus(), alloc.memoryMb(), mask, r.expectedEnd()});
             }
             limits.charge(r.user(), r.account(), r.qos(), r.tres());
         }
@@ -133,7 +140,7 @@ final class Cycle {
         for (Entry e : order) {
             decide(e, starts, waiting);
         }
-        return new Plan(now, starts, waiting);
+        return new Plan(now, starts, waiting, preemptions);
     }
 
     /** Partition tier, then starving jobs oldest first, then priority, then submit time, then job id. */
@@ -243,9 +250,96 @@ final class Cycle {
             reason = worse(reason, why);
             blocked[p] = true;
         }
+        Qos qos = limits.qos(job.qos());
+        if (qos != null && !qos.preempts().isEmpty() && own == null) {
+            Start preempting = preempt(job, qos, candidates, end, blocked, e.priority);
+            if (preempting != null) {
+                starts.add(preempting);
+                limits.charge(job.user(), job.account(), job.qos(), tres);
+                return;
+            }
+        }
         // A job in an advance reservation waits for its nodes without holding others in the profile.
         Waiting reserved = own == null ? reserve(job, candidates, duration, reason, e.priority, e.starving) : null;
         waiting.add(reserved != null ? reserved : waiting(job, reason, e.priority));
+    }
+
+    /**
+     * Starts {@code job} now by stopping running jobs of the QOS its own may preempt: the youngest
+     * first until it fits, then as few as possible (each victim that is not needed after all is
+     * kept running). Null, with nothing changed, when even all of them would not make room.
+     */
+    private Start preempt(PendingJob job, Qos qos, List<Shape> candidates, long end, boolean[] blockedParts,
+            Priority priority) {
+        List<RunningJob> pool = new ArrayList<>();
+        for (RunningJob r : snapshot.running()) {
+            if (!preempted.contains(r.id()) && qos.preempts().contains(r.qos()) && holds.containsKey(r.id())) {
+                pool.add(r);
+            }
+        }
+        if (pool.isEmpty()) {
+            return null;
+        }
+        pool.sort(Comparator.comparingLong(RunningJob::startTime).reversed().thenComparing(RunningJob::id,
+                Comparator.reverseOrder()));
+        List<RunningJob> taken = new ArrayList<>();
+        Shape fit = null;
+        for (RunningJob victim : pool) {
+            release(victim);
+            taken.add(victim);
+            fit = fittingShape(candidates, end);
+            if (fit != null) {
+                break;
+            }
+        }
+        if (fit == null) {
+            taken.forEach(this::rehold);
+            return null;
+        }
+        // As few as possible: keep running every victim the job fits without, in the order they were taken.
+        for (int k = 0; k < taken.size() && taken.size() > 1; k++) {
+            RunningJob victim = taken.get(k);
+            rehold(victim);
+            if (fittingShape(List.of(fit), end) != null) {
+                taken.remove(k);
+                k--;
+            } else {
+                release(victim);
+            }
+        }
+        restrict(null, end);
+        int[] nodes = tryNow(fit, end);
+        if (nodes == null) {
+            taken.forEach(this::rehold);
+            return null;
+        }
+        for (RunningJob victim : taken) {
+            preempted.add(victim.id());
+            preemptions.add(new Preemption(victim.id(), job.id(), qos.preemptMode()));
+        }
+        return start(job, fit, nodes, end, blockedParts[fit.partition()], priority);
+    }
+
+    private Shape fittingShape(List<Shape> candidates, long end) {
+        for (Shape shape : candidates) {
+            restrict(null, end);
+            if (tryNow(shape, end) != null) {
+                return shape;
+            }
+        }
+        return null;
+    }
+
+    private void release(RunningJob victim) {
+        for (long[] h : holds.get(victim.id())) {
+            a.release((int) h[0], (int) h[1], h[2], h[3], h[4]);
+        }
+    }
+
+    private void rehold(RunningJob victim) {
+        for (long[] h : holds.get(victim.id())) {
+            a.hold((int) h[0], (int) h[1], h[2], h[3], h[4]);
+        }
     }
 
     /** RESOURCES says more than PRIORITY: the job would not fit even if nothing were reserved. */

@@ -9,11 +9,17 @@ import java.util.Optional;
  * The engine's decision for one snapshot: the jobs to start now (in the order decided), and for
  * every other pending job a reason (in priority order). Preemptions are not planned yet (#3).
  */
-public record Plan(long now, List<Start> starts, List<Waiting> waiting) {
+public record Plan(long now, List<Start> starts, List<Waiting> waiting, List<Preemption> preemptions) {
 
     public Plan {
         starts = List.copyOf(starts);
         waiting = List.copyOf(waiting);
+        preemptions = preemptions == null ? List.of() : List.copyOf(preemptions);
+    }
+
+    /** A plan that preempts nothing. */
+    public Plan(long now, List<Start> starts, List<Waiting> waiting) {
+        this(now, starts, waiting, List.of());
     }
 
     public Optional<Start> start(JobId job) {

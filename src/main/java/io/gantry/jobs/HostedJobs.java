@@ -30,7 +30,8 @@ public class HostedJobs {
     }
 
     /** A running or ended job with the node that runs its batch script. */
-    public record HostedJob(long row, String id, JobState state, String batchHost, boolean launched) {
+    public record HostedJob(long row, String id, JobState state, String batchHost, boolean launched,
+            java.time.Instant startTime) {
     }
 
     /** Running and completing jobs whose batch script runs on {@code node}. */
@@ -78,6 +79,7 @@ public class HostedJobs {
     }
 
     private static HostedJob hosted(JobEntity j) {
-        return new HostedJob(j.id(), JobIds.format(j.jobId(), j.arrayTaskId()), j.state(), j.batchHost(), j.launched());
+        return new HostedJob(j.id(), JobIds.format(j.jobId(), j.arrayTaskId()), j.state(), j.batchHost(), j.launched(),
+                j.startTime());
     }
 }

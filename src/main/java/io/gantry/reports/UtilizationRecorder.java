@@ -103,18 +103,54 @@ class UtilizationRecorder implements SmartLifecycle {
                                         s[1] += held[1] * seconds;
                                     });
                         }, utc(windowFrom), utc(windowTo));
-                for (Map.Entry<List<Object>, long[]> e : sums.entrySet()) {
-                    Object hour = utc((Instant) e.getKey().get(0));
-                    Object account = e.getKey().get(1);
-                    Object user = e.getKey().get(2);
-                    int updated = jdbc.update("""
-                            UPDATE usage_hourly SET cpu_seconds = cpu_seconds + ?, gpu_seconds = gpu_seconds + ?
-                             WHERE hour_start = ? AND account = ? AND user_name = ?""",
-                            e.getValue()[0], e.getValue()[1], hour, account, user);
-                    if (updated == 0) {
+                // Add to existing hours in one batch, then insert the hours that were not there yet.
+                List<Map.Entry<List<Object>, long[]>> entries = new java.util.ArrayList<>(sums.entrySet());
+                int[][] updated = jdbc.batchUpdate("""
+                        UPDATE usage_hourly SET cpu_seconds = cpu_seconds + ?, gpu_seconds = gpu_seconds + ?
+                         WHERE hour_start = ? AND account = ? AND user_name = ?""", entries, 1000, (ps, e) -> {
+                    ps.setLong(1, e.getValue()[0]);
+                    ps.setLong(2, e.getValue()[1]);
+                    ps.setObject(3, utc((Instant) e.getKey().get(0)));
+                    ps.setString(4, (String) e.getKey().get(1));
+                    ps.setString(5, (String) e.getKey().get(2));
+                });
+                List<Map.Entry<List<Object>, long[]>> missing = new java.util.ArrayList<>();
+                int k = 0;
+                for (int[] chunk : updated) {
+                    for (int count : chunk) {
+                        if (count == 0) {
+                            missing.add(entries.get(k));
+                        }
+                        k++;
+                    }
+                }
+                jdbc.batchUpdate("""
+                        INSERT INTO usage_hourly (hour_start, account, user_name, cpu_seconds, gpu_seconds)
+                        VALUES (?, ?, ?, ?, ?)""", missing, 1000, (ps, e) -> {
+                    ps.setObject(1, utc((Instant) e.getKey().get(0)));
+                    ps.setString(2, (String) e.getKey().get(1));
+                    ps.setString(3, (String) e.getKey().get(2));
+                    ps.setLong(4, e.getValue()[0]);
+                    ps.setLong(5, e.getValue()[1]);
+                });
+                // The cluster's hours too, one row per hour.
+                Map<Instant, long[]> perHour = new TreeMap<>();
+                sums.forEach((key, v) -> {
+                    long[] h = perHour.computeIfAbsent((Instant) key.get(0), x -> new long[2]);
+                    h[0] += v[0];
+                    h[1] += v[1];
+                });
+                for (Map.Entry<Instant, long[]> h : perHour.entrySet()) {
+                    int changed = jdbc.update("""
+                            UPDATE cluster_hourly SET alloc_cpu_seconds = alloc_cpu_seconds + ?,
+                                   alloc_gpu_seconds = alloc_gpu_seconds + ? WHERE hour_start = ?""",
+                            h.getValue()[0], h.getValue()[1], utc(h.getKey()));
+                    if (changed == 0) {
                         jdbc.update("""
-                                INSERT INTO usage_hourly (hour_start, account, user_name, cpu_seconds, gpu_seconds)
-                                VALUES (?, ?, ?, ?, ?)""", hour, account, user, e.getValue()[0], e.getValue()[1]);
+                                INSERT INTO cluster_hourly (hour_start, total_cpu_seconds, total_gpu_seconds,
+                                       down_cpu_seconds, down_gpu_seconds, reserved_cpu_seconds, reserved_gpu_seconds,
+                                       alloc_cpu_seconds, alloc_gpu_seconds) VALUES (?, 0, 0, 0, 0, 0, 0, ?, ?)""",
+                                utc(h.getKey()), h.getValue()[0], h.getValue()[1]);
                     }
                 }
                 setRolledUpTo(windowTo);

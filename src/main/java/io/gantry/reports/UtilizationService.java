@@ -76,13 +76,16 @@ class UtilizationService {
             default -> "''";
         };
         boolean grouped = !groupColumn.equals("''");
-        jdbc.query("SELECT hour_start, SUM(cpu_seconds), SUM(gpu_seconds)" + (grouped ? ", " + groupColumn : "")
-                + " FROM usage_hourly WHERE hour_start >= ? AND hour_start < ? GROUP BY hour_start"
-                + (grouped ? ", " + groupColumn : ""), rs -> {
-                    Instant hour = rs.getObject(1, OffsetDateTime.class).toInstant();
-                    add(allocated, bucket(hour, unit), group(groupBy, grouped ? rs.getString(4) : null), rs.getLong(2),
-                            rs.getLong(3));
-                }, utc(from), utc(to));
+        String rollup = grouped
+                ? "SELECT hour_start, SUM(cpu_seconds), SUM(gpu_seconds), " + groupColumn + " FROM usage_hourly"
+                        + " WHERE hour_start >= ? AND hour_start < ? GROUP BY hour_start, " + groupColumn
+                : "SELECT hour_start, alloc_cpu_seconds, alloc_gpu_seconds FROM cluster_hourly"
+                        + " WHERE hour_start >= ? AND hour_start < ?";
+        jdbc.query(rollup, rs -> {
+            Instant hour = rs.getObject(1, OffsetDateTime.class).toInstant();
+            add(allocated, bucket(hour, unit), group(groupBy, grouped ? rs.getString(4) : null), rs.getLong(2),
+                    rs.getLong(3));
+        }, utc(from), utc(to));
         Instant rolledUp = recorder.rolledUpTo();
         jdbc.query("""
                 SELECT account, user_name, allocation, start_time, end_time FROM jobs

@@ -69,6 +69,25 @@ public class JobCompletion {
         return ended.size();
     }
 
+    /**
+     * A running job preempted for another: back to the queue (REQUEUE) or ended PREEMPTED (CANCEL),
+     * its resources given back in the caller's transaction; false when it no longer runs.
+     */
+    @Transactional
+    public boolean preempt(long row, io.gantry.engine.Preemption.Mode mode, Instant at, String detail) {
+        Optional<ActiveJob> job = jobs.activeJob(row);
+        if (job.isEmpty() || job.get().state() != JobState.RUNNING) {
+            return false;
+        }
+        if (mode == io.gantry.engine.Preemption.Mode.REQUEUE) {
+            release(job.get());
+            jobs.requeueAfterFailure(row, at, detail);
+            events.publishEvent(new JobEnded(row, job.get().displayId(), JobState.PENDING));
+            return true;
+        }
+        return end(row, JobState.PREEMPTED, null, at, detail);
+    }
+
     /** A job whose node failed: back to the queue when it allows requeue, else NODE_FAIL. */
     @Transactional
     public void nodeFailed(long row, Instant at, String detail) {

@@ -67,6 +67,12 @@ class SchedulingCycle {
     }
 
     private PriorityBoard priorities = new PriorityBoard();
+    private JobCompletion completion;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    void jobCompletion(JobCompletion completion) {
+        this.completion = completion;
+    }
 
     @org.springframework.beans.factory.annotation.Autowired
     void priorityBoard(PriorityBoard board) {
@@ -86,7 +92,7 @@ class SchedulingCycle {
 
     /** What one cycle decided, before it is applied. */
     record Planned(Instant now, Plan plan, Map<JobId, ActiveJob> byEngineId, Map<Long, Waiting> decided,
-            int pending, int running) {
+            int pending, int running, Map<JobId, ActiveJob> runningByEngineId) {
     }
 
     Outcome run() {
@@ -100,11 +106,16 @@ class SchedulingCycle {
         List<RunningJob> running = new ArrayList<>();
         Map<Long, Integer> runningPerArray = new HashMap<>();
         List<ActiveJob> pending = new ArrayList<>();
+        Map<JobId, ActiveJob> runningByEngineId = new HashMap<>();
         for (ActiveJob job : active) {
             if (job.state() == JobState.PENDING) {
                 pending.add(job);
             } else {
-                running.add(runningJob(job));
+                RunningJob engineJob = runningJob(job);
+                running.add(engineJob);
+                if (job.state() == JobState.RUNNING) {
+                    runningByEngineId.put(engineJob.id(), job);
+                }
                 if (job.arrayTaskId() >= 0) {
                     runningPerArray.merge(job.jobId(), 1, Integer::sum);
                 }
@@ -135,7 +146,7 @@ class SchedulingCycle {
                 .reservations(reservations.current()).build();
         Plan plan = engine.plan(snapshot);
         priorities.record(now, policy.weights(), plan, byEngineId);
-        return new Planned(now, plan, byEngineId, decided, pending.size(), running.size());
+        return new Planned(now, plan, byEngineId, decided, pending.size(), running.size(), runningByEngineId);
     }
 
     /**
@@ -150,7 +161,24 @@ class SchedulingCycle {
         Map<Long, Waiting> decided = new HashMap<>(planned.decided());
         List<ActiveJob> started = new ArrayList<>();
         int[] backfilled = {0};
+        List<JobsPreempted.Victim> victims = new ArrayList<>();
         transaction.executeWithoutResult(status -> {
+            // Preempted jobs give back what they hold first, in this transaction, for the jobs that stop them.
+            for (io.gantry.engine.Preemption p : planned.plan().preemptions()) {
+                ActiveJob victim = planned.runningByEngineId().get(p.victim());
+                ActiveJob by = planned.byEngineId().get(p.by());
+                if (victim == null || by == null) {
+                    continue;
+                }
+                String detail = "preempted by job " + by.displayId() + " (QOS " + by.qos() + ")";
+                if (completion.preempt(victim.row(), p.mode(), now, detail)) {
+                    victims.add(new JobsPreempted.Victim(victim.row(), victim.displayId(),
+                            victim.allocation().isEmpty() ? null : victim.allocation().get(0).node(), detail));
+                }
+            }
+            if (!victims.isEmpty()) {
+                events.publishEvent(new JobsPreempted(List.copyOf(victims)));
+            }
             Map<String, NodeUse> free = new HashMap<>(cluster.free());
             List<NodeUse> taken = new ArrayList<>();
             Map<Long, List<JobAllocation>> gpusTaken = new HashMap<>();

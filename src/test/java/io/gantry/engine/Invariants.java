@@ -34,7 +34,25 @@ final class Invariants {
         Set<JobId> seen = new HashSet<>();
         Map<String, List<Claim>> claims = new HashMap<>();
         Map<String, Set<Integer>> gpusTaken = new HashMap<>();
+        // Preempted jobs stop now: their resources are free for the jobs that preempted them.
+        Set<JobId> victims = new HashSet<>();
+        Map<String, Qos> qosByName = new HashMap<>();
+        s.qos().forEach(q -> qosByName.put(q.name(), q));
+        Set<JobId> startedNow = new HashSet<>();
+        plan.starts().forEach(st -> startedNow.add(st.job()));
+        for (Preemption p : plan.preemptions()) {
+            RunningJob victim = s.running().stream().filter(r -> r.id().equals(p.victim())).findFirst().orElse(null);
+            require(victim != null, "preempted a job that is not running: " + p.victim());
+            require(victims.add(p.victim()), "preempted twice: " + p.victim());
+            require(startedNow.contains(p.by()), "preempted for a job that did not start: " + p.by());
+            Qos byQos = qosByName.get(s.pending().stream().filter(j -> j.id().equals(p.by())).findFirst().orElseThrow()
+                    .qos());
+            require(byQos != null && byQos.preempts().contains(victim.qos()), "preempted a QOS not on the list");
+        }
         for (RunningJob r : s.running()) {
+            if (victims.contains(r.id())) {
+                continue;
+            }
             for (NodeAllocation a : r.allocation()) {
                 claim(claims, a.node(), new Claim("running " + r.id(), s.now(), Math.max(r.expectedEnd(), s.now() + 1),
                         a.cpus(), a.memoryMb(), a.gpus()));

@@ -126,7 +126,8 @@ final class RandomSnapshots {
         List<Qos> qos = List.of(
                 new Qos("normal", 10, 0, r.nextInt(3) == 0 ? 1 + r.nextInt(3) : 0, null, null, null),
                 new Qos("high", 100, 0, 0, r.nextBoolean() ? Tres.parse("gres/gpu=" + (1 + r.nextInt(8)), Tres.UNLIMITED)
-                        : null, null, null));
+                        : null, null, null, r.nextInt(3) == 0 ? java.util.Set.of("normal") : java.util.Set.of(),
+                        r.nextBoolean() ? Preemption.Mode.REQUEUE : Preemption.Mode.CANCEL));
         List<Association> assocs = List.of(
                 new Association("acct0", null, r.nextDouble(), 0,
                         r.nextBoolean() ? Tres.parse("gres/gpu=" + r.nextInt(10), Tres.UNLIMITED) : null),
