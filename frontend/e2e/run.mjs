@@ -302,6 +302,9 @@ try {
   check((await tid('selected-count').textContent()) === '4 selected', `selecting the array selects ${await tid('selected-count').textContent()}`);
   await tid('bulk-release').click();
   await tid('bulk-outcome').filter({ hasText: 'release: 4 of 4 done' }).waitFor();
+  // Cancel once the tasks have started: cancelling while the scheduler is starting them can
+  // answer 500 (an optimistic-lock conflict in the controller, reported; not the dashboard's).
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=job-row]')].every((r) => r.dataset.state === 'RUNNING'), null, { timeout: 60000 });
   await tid(`select-${arrayId}`).check();
   await tid('bulk-cancel').click();
   await tid('bulk-outcome').filter({ hasText: 'cancel: 1 of 1 done' }).waitFor();
