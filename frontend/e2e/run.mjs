@@ -2,7 +2,7 @@
 //   node frontend/e2e/run.mjs <baseUrl> [screenshotDir]
 // Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).
 // Exits 0 when every step passed, 1 on a failed step, 2 when Chromium is missing.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -152,6 +152,7 @@ try {
   check((await tid('map-switch').count()) >= 4, 'the node map has fewer than 4 leaf switches');
   check((await tid('map-block').count()) >= 2, 'the node map has fewer than 2 blocks');
   check(Number(await tid('gpus-idle').textContent()) + Number(await tid('gpus-allocated').textContent()) > 0, 'no GPUs counted');
+  await page.locator('[data-testid=gpu-history-chart] canvas').waitFor();
   await shot('overview');
 
   step = 'submit form shows line errors from the API';
@@ -198,6 +199,26 @@ try {
   await tid('job-cancel-confirm').click();
   await watchJob(['CANCELLED'], 60000);
 
+  step = 'job detail explains why a job is pending, with its priority factors and place in the queue';
+  // Two jobs that each want the whole GPU partition: the second waits whatever else runs.
+  const whole = { script: '#!/bin/bash\nsrun train\n', partition: 'gpu', nodes: 16, gpusPerNode: 8, simulatedRunSeconds: 300, timeLimitSeconds: 600 };
+  const wide = [];
+  for (const n of [1, 2]) {
+    const r = await http('POST', '/api/v1/jobs', admin.json.token, { ...whole, name: `e2e-whole-${n}-${suffix}` });
+    check(r.status === 201, `submitting a whole-partition job answered ${r.status}: ${r.text}`);
+    wide.push(String(r.json.jobId));
+  }
+  await go(`/jobs/${wide[1]}`);
+  await tid('view-job').waitFor();
+  await tid('pending-explanation').waitFor();
+  await tid('priority-factors').waitFor({ timeout: 30000 });
+  check((await tid('priority-factor').count()) === 7, 'the priority table does not list the 7 factors');
+  check(/number \d+ of \d+/.test(await tid('queue-position').textContent()), 'no position in the queue');
+  check(Number(await tid('priority-value').textContent()) > 0, 'no priority shown');
+  await page.locator('#job-title').scrollIntoViewIfNeeded();
+  await shot('job-pending');
+  for (const id of wide) await http('DELETE', `/api/v1/jobs/${id}`, admin.json.token);
+
   step = 'jobs list';
   // Names are unique per run: other tests sharing the controller may have filled page 1.
   await go(`/jobs?name=${twoGpuName}`);
@@ -212,6 +233,24 @@ try {
   await go('/jobs');
   await tid('view-jobs').waitFor();
   await tid('job-row').first().waitFor();
+
+  step = 'jobs list: chosen columns survive a reload, the sort is in the URL';
+  await page.locator('[data-testid=column-picker] summary').click();
+  await tid('column-priority').check();
+  await tid('column-submitted').uncheck();
+  await page.locator('[data-testid=column-picker] summary').click();
+  await tid('sort-priority').waitFor();
+  check((await tid('sort-submitted').count()) === 0, 'an unchosen column still shows');
+  await tid('sort-name').click();
+  await tid('sort-name').click();
+  await page.waitForFunction(() => location.hash.includes('sort=name') && location.hash.includes('dir=desc'));
+  await page.reload();
+  await tid('job-row').first().waitFor();
+  await page.evaluate(() => { window.__e2eNoReload = true; });
+  check((await tid('sort-priority').count()) === 1 && (await tid('sort-submitted').count()) === 0, 'the chosen columns did not survive a reload');
+  check((await page.locator('th[aria-sort=descending]').textContent()).startsWith('Name'), 'the sort did not survive a reload');
+  const names = await tid('cell-name').allTextContents();
+  check(names.every((n, i) => i === 0 || names[i - 1].localeCompare(n) >= 0), `names are not sorted descending: ${names.slice(0, 5).join(', ')}`);
   await shot('jobs');
 
   step = 'bulk release and cancel from the jobs list';
@@ -231,6 +270,45 @@ try {
   await tid('bulk-cancel').click();
   await tid('bulk-outcome').filter({ hasText: 'cancel: 1 of 1 done' }).waitFor();
   await heldRow('CANCELLED').waitFor({ timeout: 60000 });
+
+  step = 'accounting: usage chart, fair-share tree, job history and CSV export';
+  await tid('nav-accounting').click();
+  await tid('view-accounting').waitFor();
+  await page.locator('[data-testid=acct-usage-chart] canvas').waitFor();
+  await tid('fairshare-row').first().waitFor();
+  await tid('acct-row').first().waitFor();
+  check((await tid('acct-efficiency').count()) > 0, 'no efficiency shown');
+  const [download] = await Promise.all([page.waitForEvent('download'), tid('acct-csv').click()]);
+  const csvPath = join(shots, '..', 'accounting-export.csv');
+  await download.saveAs(csvPath);
+  const csv = readFileSync(csvPath, 'utf8');
+  check(csv.startsWith('jobId,'), `the CSV export starts ${JSON.stringify(csv.slice(0, 40))}`);
+  check(csv.includes(jobId), `the CSV export lacks job ${jobId}`);
+  log(`accounting CSV: ${csv.split('\n').length - 1} lines`);
+  await shot('accounting');
+
+  step = 'an array is grouped, expands, and is released and cancelled as a whole';
+  const array = await http('POST', '/api/v1/jobs', admin.json.token, {
+    name: `e2e-array-${suffix}`, script: '#!/bin/bash\nsrun sleep 300\n', partition: 'cpu', array: '0-3', hold: true,
+    simulatedRunSeconds: 300, timeLimitSeconds: 600,
+  });
+  check(array.status === 201, `submitting a held array answered ${array.status}: ${array.text}`);
+  const arrayId = String(array.json.jobId);
+  await go(`/jobs?name=e2e-array-${suffix}`);
+  await page.locator(`[data-testid=array-row][data-array-id="${arrayId}"]`).waitFor();
+  await tid('array-toggle').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=job-row]').length === 4);
+  await tid(`select-${arrayId}`).check();
+  check((await tid('selected-count').textContent()) === '4 selected', `selecting the array selects ${await tid('selected-count').textContent()}`);
+  await tid('bulk-release').click();
+  await tid('bulk-outcome').filter({ hasText: 'release: 4 of 4 done' }).waitFor();
+  // Cancel once the tasks have started: cancelling while the scheduler is starting them can
+  // answer 500 (an optimistic-lock conflict in the controller, reported; not the dashboard's).
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=job-row]')].every((r) => r.dataset.state === 'RUNNING'), null, { timeout: 60000 });
+  await tid(`select-${arrayId}`).check();
+  await tid('bulk-cancel').click();
+  await tid('bulk-outcome').filter({ hasText: 'cancel: 1 of 1 done' }).waitFor();
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=job-row]')].every((r) => r.dataset.state === 'CANCELLED'), null, { timeout: 60000 });
 
   step = 'operator drains and resumes a node';
   await signOut();

@@ -8,6 +8,7 @@ import { JobDetail } from './views/JobDetail';
 import { Nodes } from './views/Nodes';
 import { NodeDetail } from './views/NodeDetail';
 import { Submit } from './views/Submit';
+import { Accounting } from './views/Accounting';
 
 export function App() {
   return (
@@ -21,6 +22,7 @@ const NAV = [
   { path: '/', label: 'Overview', test: 'nav-overview' },
   { path: '/jobs', label: 'Jobs', test: 'nav-jobs' },
   { path: '/nodes', label: 'Nodes', test: 'nav-nodes' },
+  { path: '/accounting', label: 'Accounting', test: 'nav-accounting' },
   { path: '/submit', label: 'Submit', test: 'nav-submit' },
 ];
 
@@ -64,6 +66,7 @@ function View() {
     case 'jobs': return id ? <JobDetail id={id} warnings={route.query.get('warnings')} /> : <Jobs query={route.query} />;
     case 'nodes': return id ? <NodeDetail name={id} /> : <Nodes query={route.query} />;
     case 'submit': return <Submit />;
+    case 'accounting': return <Accounting query={route.query} />;
     default: return <p>Nothing here. <a href={href('/')}>Back to the overview</a>.</p>;
   }
 }

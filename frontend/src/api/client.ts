@@ -1,6 +1,7 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from './schema';
 import type {
+  AccountingRecord, FairShareLine, PriorityList, UtilizationReport,
   ClusterNode, Diag, Job, JobEvent, JobSubmission, Page, Partition, Problem, SubmitResponse, Topology,
   TokenResponse, WhoAmI,
 } from './types';
@@ -72,6 +73,21 @@ export interface JobQuery {
   page?: number; size?: number;
 }
 
+export interface AccountingQuery {
+  start?: string; end?: string; user?: string; account?: string; state?: string; partition?: string; jobId?: string;
+  page?: number; size?: number;
+}
+
+function bearer(accept: string): Record<string, string> {
+  const token = tokenStore.get();
+  return { Accept: `${accept}, application/problem+json`, ...(token ? { Authorization: `Bearer ${token}` } : {}) };
+}
+
+async function problemOf(response: Response): Promise<Problem> {
+  const text = await response.text();
+  try { return { status: response.status, ...JSON.parse(text) }; } catch { return { status: response.status, detail: text }; }
+}
+
 export const api = {
   signIn: (username: string, password: string) =>
     call<TokenResponse>('POST', '/api/v1/auth/tokens', { body: { username, password } }),
@@ -79,6 +95,13 @@ export const api = {
 
   nodes: (query: { state?: string; partition?: string; page?: number; size?: number } = {}) =>
     call<Page<ClusterNode>>('GET', '/api/v1/nodes', { params: { query: clean({ size: 1000, ...query }) } }),
+  /** Every node, page after page: a page holds at most 1,000 and clusters grow past that. */
+  allNodes: async (query: { state?: string; partition?: string } = {}): Promise<Page<ClusterNode>> => {
+    const first = await api.nodes({ ...query, page: 0 });
+    const pages = Math.ceil(first.total / first.size);
+    const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) => api.nodes({ ...query, page: i + 1 })));
+    return { ...first, items: first.items.concat(...rest.map((p) => p.items)), size: first.total };
+  },
   node: (name: string) => call<ClusterNode>('GET', '/api/v1/nodes/{name}', { params: { path: { name } } }),
   updateNode: (name: string, state: 'DRAIN' | 'RESUME' | 'DOWN', reason?: string) =>
     call<ClusterNode>('PATCH', '/api/v1/nodes/{name}', { params: { path: { name } }, body: { state, reason } }),
@@ -92,5 +115,31 @@ export const api = {
   submit: (job: JobSubmission) => call<SubmitResponse>('POST', '/api/v1/jobs', { body: job }),
   cancel: (id: string) => call<unknown>('DELETE', '/api/v1/jobs/{id}', { params: { path: { id } } }),
   hold: (id: string) => call<unknown>('POST', '/api/v1/jobs/{id}/hold', { params: { path: { id } } }),
+  priority: () => call<PriorityList>('GET', '/api/v1/priority'),
+  fairShare: () => call<FairShareLine[]>('GET', '/api/v1/fairshare'),
+  accountingJobs: (query: AccountingQuery) =>
+    call<Page<AccountingRecord>>('GET', '/api/v1/accounting/jobs', { params: { query: clean({ ...query }) } }),
+  /** Every row of the window, page after page (at most `limit` rows), for the usage chart. */
+  allAccountingJobs: async (query: AccountingQuery, limit = 10000): Promise<{ items: AccountingRecord[]; total: number }> => {
+    const items: AccountingRecord[] = [];
+    let total = 0;
+    for (let page = 0; items.length < limit; page++) {
+      const answer = await api.accountingJobs({ ...query, page, size: 1000 });
+      total = answer.total;
+      items.push(...answer.items);
+      if (answer.items.length < 1000 || items.length >= total) break;
+    }
+    return { items, total };
+  },
+  /** sacct -P as a file: the same filters, every row, as CSV (the bearer header, never a token in the URL). */
+  accountingCsv: async (query: AccountingQuery): Promise<Blob> => {
+    const params = new URLSearchParams(clean({ ...query }) as Record<string, string>);
+    const response = await fetch(`/api/v1/accounting/jobs?${params}`, { headers: bearer('text/csv') });
+    if (!response.ok) throw new ApiError(response.status, await problemOf(response));
+    return response.blob();
+  },
+  /** sreport: GPU- and CPU-hours allocated, idle, down and reserved per hour or day, per cluster, account or user. */
+  utilization: (query: { start: string; end: string; groupBy: 'cluster' | 'account' | 'user'; interval: 'hour' | 'day' }) =>
+    call<UtilizationReport>('GET', '/api/v1/reports/utilization', { params: { query } }),
   release: (id: string) => call<unknown>('POST', '/api/v1/jobs/{id}/release', { params: { path: { id } } }),
 };

@@ -59,3 +59,34 @@ export interface Diag {
 
 export interface FieldError { field: string; message: string }
 export interface Problem { type?: string; title?: string; status?: number; detail?: string; errors?: FieldError[] }
+
+/** One row of GET /api/v1/accounting/jobs, like a line of sacct. */
+export interface AccountingRecord {
+  jobId: string; name?: string | null; user: string; account?: string | null; partition?: string | null; qos?: string | null;
+  state: JobState; exitCode?: number | null; submitTime?: string | null; startTime?: string | null; endTime?: string | null;
+  elapsedSeconds: number; timeLimitSeconds?: number | null; allocTres?: string | null; cpuSeconds: number; gpuSeconds: number;
+  nodeList?: string | null;
+}
+
+/** One line of GET /api/v1/fairshare (sshare -a): an account (user null) or a user under it. */
+export interface FairShareLine {
+  account: string; user?: string | null; parent?: string | null; depth: number; rawShares?: number | null;
+  normShares?: number | null; rawUsage?: number | null; rawUsageTotal?: number | null; effectiveUsage?: number | null;
+  levelFairShare?: number | null; fairShareFactor?: number | null;
+}
+
+export const PRIORITY_FACTORS = ['age', 'fairShare', 'jobSize', 'partition', 'qos', 'shortJob', 'expansion'] as const;
+export type PriorityFactor = (typeof PRIORITY_FACTORS)[number];
+export type PriorityFactors = Partial<Record<PriorityFactor, number | null>>;
+
+/** A pending job's priority as GET /api/v1/priority (sprio) shows it. */
+export interface JobPriority {
+  jobId: string; user?: string; account?: string; partition?: string | null; qos?: string; priority: number;
+  reason?: string | null; nice?: number | null; factors?: PriorityFactors; weighted?: PriorityFactors;
+}
+export interface PriorityList { computedAt?: string | null; jobs: JobPriority[]; weights?: PriorityFactors }
+
+/** GET /api/v1/reports/utilization (sreport): hours per group per interval; down includes drained. */
+export interface UtilizationHours { allocated: number; idle: number; down: number; reserved?: number; total: number }
+export interface UtilizationBucket { start: string; end: string; group: string | null; gpuHours: UtilizationHours; cpuHours?: UtilizationHours }
+export interface UtilizationReport { buckets: UtilizationBucket[] }

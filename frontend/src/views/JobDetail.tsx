@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError } from '../api/client';
-import type { Job } from '../api/types';
-import { jobKey } from './Jobs';
+import { PRIORITY_FACTORS, type Job, type PriorityFactor, type PriorityList } from '../api/types';
+import { queuePosition } from '../lib/accounting';
 import { useAuth } from '../lib/auth';
 import { formatDuration, formatMemory, formatTime, isActive, reasonInWords, relative } from '../lib/format';
 import { href } from '../lib/router';
@@ -15,14 +15,8 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   const events = useQuery({ queryKey: ['jobEvents', id], queryFn: () => api.jobEvents(id), refetchInterval: 2000 });
   const [actionError, setActionError] = useState<unknown>(null);
   const pending = job.data?.state === 'PENDING';
-  // The pending queue is answered sorted by priority: the job's place in it is its position.
-  const queue = useQuery({
-    queryKey: ['jobs', 'queue', job.data?.partition],
-    queryFn: () => api.jobs({ state: 'PENDING', partition: job.data?.partition ?? undefined, size: 1000 }),
-    enabled: pending,
-    refetchInterval: 3000,
-  });
-
+  // sprio's view of the queue: every pending job's priority and factors from the last cycle.
+  const priority = useQuery({ queryKey: ['jobs', 'priority'], queryFn: api.priority, enabled: pending, refetchInterval: 3000 });
   if (job.isLoading) return <Loading what={`job ${id}`} />;
   if (job.error) {
     return (
@@ -73,15 +67,14 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
 
       {j.state === 'PENDING' && (
         <div className="callout" data-testid="pending-explanation">
-          <strong>Why is it pending?</strong> <span data-testid="pending-reason">{reasonInWords(j.reason)}</span>
-          {' '}({j.reason ?? 'None'})
-          <div data-testid="expected-start">
+          <h2 className="callout-title">Why is it pending, and when will it start?</h2>
+          <p><span data-testid="pending-reason">{reasonInWords(j.reason)}</span> <span className="muted">({j.reason ?? 'None'})</span></p>
+          <p data-testid="expected-start">
             {j.expectedStartTime
-              ? <>Expected to start {relative(j.expectedStartTime)} (at {formatTime(j.expectedStartTime)}).</>
-              : <>No expected start time yet.</>}
-            {j.priority !== null && j.priority !== undefined && <> Priority {j.priority}.</>}
-          </div>
-          {queue.data && <QueuePosition id={id} jobs={queue.data.items} total={queue.data.total} partition={j.partition} />}
+              ? <>The scheduler expects it to start <strong>{relative(j.expectedStartTime)}</strong> (at {formatTime(j.expectedStartTime)}), if nothing ahead of it changes.</>
+              : <>The scheduler has no start time for it yet: {held ? 'it will not start while held.' : 'it plans one once resources it could use are in sight.'}</>}
+          </p>
+          <PriorityExplained id={id} partition={j.partition} list={priority.data} error={priority.error} loading={priority.isLoading} />
         </div>
       )}
 
@@ -110,8 +103,8 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
             <tbody>
               <tr><th scope="row">Nodes</th><td>{j.nodes || 'any'}</td><td data-testid="alloc-nodes">{j.allocation?.length ?? 0}{j.allocatedNodes ? ` (${j.allocatedNodes})` : ''}</td></tr>
               <tr><th scope="row">CPUs</th><td>{(j.tasks ?? 1) * (j.cpusPerTask ?? 1)}</td><td>{sum(j.allocation?.map((a) => a.cpus))}</td></tr>
-              <tr><th scope="row">Memory</th><td>{formatMemory(j.memoryMb)}</td><td>{formatMemory(sum(j.allocation?.map((a) => a.memoryMb)))}</td></tr>
-              <tr><th scope="row">GPUs</th><td>{j.gpus ?? (j.gpusPerNode ? `${j.gpusPerNode}/node` : 0)}{j.gpuType ? ` ${j.gpuType}` : ''}</td>
+              <tr><th scope="row">Memory</th><td>{j.memoryMb ? formatMemory(j.memoryMb) : 'partition default'}</td><td>{formatMemory(sum(j.allocation?.map((a) => a.memoryMb)))}</td></tr>
+              <tr><th scope="row">GPUs</th><td data-testid="req-gpus">{requestedGpus(j)}{j.gpuType ? ` ${j.gpuType}` : ''}</td>
                 <td data-testid="alloc-gpus">{sum(j.allocation?.map((a) => a.gpuIndices?.length ?? 0))}</td></tr>
               <tr><th scope="row">Time</th><td>{formatDuration(j.timeLimitSeconds)}</td><td>{elapsed(j.startTime, j.endTime)}</td></tr>
             </tbody>
@@ -156,15 +149,57 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   );
 }
 
-function QueuePosition({ id, jobs, total, partition }: { id: string; jobs: Job[]; total: number; partition?: string | null }) {
-  const index = jobs.findIndex((x) => jobKey(x) === id || String(x.jobId) === id);
-  if (index < 0) return null;
+const FACTOR_NAMES: Record<PriorityFactor, string> = {
+  age: 'Age (time waited)', fairShare: 'Fair share', jobSize: 'Job size', partition: 'Partition', qos: 'QOS',
+  shortJob: 'Short job', expansion: 'Expansion',
+};
+
+/** The job's sprio line in words: its priority, each factor and what it adds, and its place in the queue. */
+function PriorityExplained({ id, partition, list, error, loading }: {
+  id: string; partition?: string | null; list?: PriorityList; error: unknown; loading: boolean;
+}) {
+  if (error) return <ErrorBox error={error} testId="priority-error" />;
+  if (loading || !list) return <p className="muted">Looking up its priority…</p>;
+  const entry = list.jobs.find((e) => String(e.jobId) === id);
+  const place = queuePosition(list.jobs, id, partition);
+  if (!entry || !place) {
+    return <p className="muted" data-testid="priority-unranked">It is not in the priority queue yet: the scheduler ranks it on its next cycle.</p>;
+  }
+  const where = entry.partition ?? partition;
   return (
-    <div data-testid="queue-position">
-      Position {index + 1} of {total} pending job{total === 1 ? '' : 's'}{partition ? ` in ${partition}` : ''}
-      {index > 0 ? `; ${index} ahead of it.` : '; next in line.'}
+    <div data-testid="priority-section">
+      <p data-testid="queue-position">
+        It is <strong>number {place.position} of {place.of}</strong> pending job{place.of === 1 ? '' : 's'}{where ? ` in partition ${where}` : ''}
+        {place.position === 1 ? ': next in line.' : `; ${place.position - 1} ahead of it, the next with priority ${place.ahead[place.ahead.length - 1].priority}.`}
+      </p>
+      <table className="table compact factors" data-testid="priority-factors">
+        <caption>Priority <strong data-testid="priority-value">{entry.priority}</strong>{list.computedAt ? <span className="muted"> · as of {formatTime(list.computedAt)}</span> : null}</caption>
+        <thead><tr><th scope="col">Factor</th><th scope="col">Value (0–1)</th><th scope="col">Weight</th><th scope="col">Adds</th></tr></thead>
+        <tbody>
+          {PRIORITY_FACTORS.map((f) => {
+            const value = entry.factors?.[f];
+            const weighted = entry.weighted?.[f];
+            return (
+              <tr key={f} data-testid="priority-factor" data-factor={f}>
+                <th scope="row">{FACTOR_NAMES[f]}</th>
+                <td>{value == null ? '—' : value.toFixed(3)}</td>
+                <td className="muted">{list.weights?.[f] ?? '—'}</td>
+                <td data-testid={`weighted-${f}`}>{weighted == null ? '—' : Math.round(weighted)}</td>
+              </tr>
+            );
+          })}
+          {entry.nice ? <tr><th scope="row">Nice</th><td></td><td></td><td>−{entry.nice}</td></tr> : null}
+        </tbody>
+      </table>
     </div>
   );
+}
+
+/** GPUs asked for, whichever way: --gpus=N, or --gpus-per-node=G on N nodes. */
+function requestedGpus(j: Job): string {
+  if (j.gpus) return String(j.gpus);
+  if (j.gpusPerNode) return `${j.gpusPerNode * (j.nodes || 1)} (${j.gpusPerNode} per node)`;
+  return '0';
 }
 
 function sum(values: (number | undefined)[] | undefined): number {

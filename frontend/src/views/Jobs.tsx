@@ -1,8 +1,9 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { JOB_STATES, type Job } from '../api/types';
 import { useAuth } from '../lib/auth';
+import { DEFAULT_COLUMNS, JOB_COLUMNS, isSortKey, loadColumns, saveColumns, sortJobs, type JobColumn, type SortKey } from '../lib/columns';
 import { formatDuration, formatTime } from '../lib/format';
 import { href, navigate } from '../lib/router';
 import { ErrorBox, Loading, StateBadge } from './common';
@@ -22,6 +23,11 @@ export function Jobs({ query }: { query: URLSearchParams }) {
   const size = Number(query.get('size') ?? 50);
   const filters = Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ''])) as Record<(typeof FILTERS)[number], string>;
   const user = mine ? me?.username : filters.user || undefined;
+  const sortParam = query.get('sort');
+  const sortKey: SortKey = isSortKey(sortParam) ? sortParam : 'id';
+  const descending = query.get('dir') === 'desc';
+  const [columns, setColumns] = useState<JobColumn[]>(() => loadColumns());
+  const shown = new Set(columns);
 
   const jobs = useQuery({
     queryKey: ['jobs', 'list', { ...filters, user, page, size }],
@@ -34,6 +40,7 @@ export function Jobs({ query }: { query: URLSearchParams }) {
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
   const toggle = (key: string) => setSelected((s) => { const n = new Set(s); if (n.has(key)) n.delete(key); else n.add(key); return n; });
   const [outcome, setOutcome] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
 
   function setQuery(changes: Record<string, string | number | undefined>) {
     const next: Record<string, string | number | undefined> = Object.fromEntries(query.entries());
@@ -43,19 +50,50 @@ export function Jobs({ query }: { query: URLSearchParams }) {
     navigate('/jobs', next, true);
   }
 
+  function sortBy(key: SortKey) {
+    const desc = sortKey === key ? !descending : false;
+    setQuery({ sort: key === 'id' && !desc ? undefined : key, dir: desc ? 'desc' : undefined, page: page || undefined });
+  }
+
+  function chooseColumn(key: JobColumn, on: boolean) {
+    const next = JOB_COLUMNS.map((c) => c.key).filter((k) => (k === key ? on : shown.has(k)));
+    setColumns(next);
+    saveColumns(next);
+  }
+
+  const items = sortJobs(jobs.data?.items ?? [], sortKey, descending);
+  // A selected array is cancelled whole, as `scancel 42` does; hold and release act per job in
+  // the API, so they go to each of its tasks on this page.
+  const targetsFor = (action: 'cancel' | 'hold' | 'release') => [...new Set([...selected].flatMap((key) => {
+    const tasks = items.filter((j) => j.arrayTaskId != null && String(j.arrayJobId) === key);
+    const isArray = tasks.length > 0 && !items.some((j) => jobKey(j) === key);
+    return isArray && action !== 'cancel' ? tasks.map(jobKey) : [key];
+  }))];
+  const count = targetsFor('hold').length;
+
   async function bulk(action: 'cancel' | 'hold' | 'release') {
-    const ids = [...selected];
-    const results = await Promise.allSettled(ids.map((id) => api[action](id)));
-    const failed = results.map((r, i) => (r.status === 'rejected' ? `${ids[i]}: ${(r.reason as Error).message}` : null)).filter(Boolean);
-    setOutcome(`${action}: ${ids.length - failed.length} of ${ids.length} done${failed.length ? ` — ${failed.join('; ')}` : ''}`);
+    const targets = targetsFor(action);
+    setBusy(true);
+    const results = await Promise.allSettled(targets.map((id) => api[action](id)));
+    const failed = results.map((r, i) => (r.status === 'rejected' ? `${targets[i]}: ${(r.reason as Error).message}` : null)).filter(Boolean);
+    setOutcome(`${action}: ${targets.length - failed.length} of ${targets.length} done${failed.length ? ` — ${failed.join('; ')}` : ''}`);
     setSelected(new Set());
+    setBusy(false);
     void queryClient.invalidateQueries({ queryKey: ['jobs'] });
   }
 
-  const items = jobs.data?.items ?? [];
   const total = jobs.data?.total ?? 0;
   const pages = Math.max(1, Math.ceil(total / size));
   const allChecked = items.length > 0 && items.every((j) => selected.has(jobKey(j)));
+  const span = 3 + columns.length;
+  const head = (key: SortKey, label: string, wide = false) => (
+    <th scope="col" key={key} className={wide ? 'wide' : undefined}
+      aria-sort={sortKey === key ? (descending ? 'descending' : 'ascending') : undefined}>
+      <button type="button" className="sort" onClick={() => sortBy(key)} data-testid={`sort-${key}`}>
+        {label}<span aria-hidden="true">{sortKey === key ? (descending ? ' ▼' : ' ▲') : ''}</span>
+      </button>
+    </th>
+  );
 
   return (
     <section aria-labelledby="jobs-title" data-testid="view-jobs">
@@ -80,13 +118,28 @@ export function Jobs({ query }: { query: URLSearchParams }) {
         <TextFilter name="account" value={filters.account} onChange={setQuery} />
         <TextFilter name="partition" value={filters.partition} onChange={setQuery} />
         <TextFilter name="name" value={filters.name} onChange={setQuery} />
+        <TextFilter name="arrayJobId" value={filters.arrayJobId} onChange={setQuery} />
+        <details className="column-picker" data-testid="column-picker">
+          <summary>Columns</summary>
+          <fieldset>
+            <legend className="sr-only">Columns to show</legend>
+            {JOB_COLUMNS.map((c) => (
+              <label key={c.key} className="toggle">
+                <input type="checkbox" checked={shown.has(c.key)} data-testid={`column-${c.key}`}
+                  onChange={(e) => chooseColumn(c.key, e.target.checked)} />
+                {c.label}
+              </label>
+            ))}
+            <button type="button" className="link" onClick={() => { setColumns(DEFAULT_COLUMNS); saveColumns(DEFAULT_COLUMNS); }}>Default columns</button>
+          </fieldset>
+        </details>
       </form>
 
       <div className="bulk" role="toolbar" aria-label="Actions on selected jobs">
-        <span className="muted" data-testid="selected-count">{selected.size} selected</span>
-        <button type="button" disabled={!selected.size} data-testid="bulk-cancel" className="danger" onClick={() => bulk('cancel')}>Cancel</button>
-        <button type="button" disabled={!selected.size} data-testid="bulk-hold" onClick={() => bulk('hold')}>Hold</button>
-        <button type="button" disabled={!selected.size} data-testid="bulk-release" onClick={() => bulk('release')}>Release</button>
+        <span className="muted" data-testid="selected-count">{count} selected</span>
+        <button type="button" disabled={!count || busy} data-testid="bulk-cancel" className="danger" onClick={() => bulk('cancel')}>Cancel</button>
+        <button type="button" disabled={!count || busy} data-testid="bulk-hold" onClick={() => bulk('hold')}>Hold</button>
+        <button type="button" disabled={!count || busy} data-testid="bulk-release" onClick={() => bulk('release')}>Release</button>
         {outcome && <span data-testid="bulk-outcome" role="status">{outcome}</span>}
       </div>
 
@@ -98,9 +151,10 @@ export function Jobs({ query }: { query: URLSearchParams }) {
             <tr>
               <th scope="col"><input type="checkbox" aria-label="Select all on this page" checked={allChecked}
                 onChange={() => setSelected(allChecked ? new Set() : new Set(items.map(jobKey)))} data-testid="select-all" /></th>
-              <th scope="col">ID</th><th scope="col">Name</th><th scope="col">User</th><th scope="col" className="wide">Partition</th>
-              <th scope="col">State</th><th scope="col" className="wide">Resources</th><th scope="col" className="wide">Time limit</th>
-              <th scope="col" className="wide">Submitted</th><th scope="col" className="wide">Nodes / reason</th>
+              {head('id', 'ID')}
+              {JOB_COLUMNS.filter((c) => shown.has(c.key) && c.key !== 'where').map((c) => head(c.key, c.label, WIDE.has(c.key)))}
+              {head('state', 'State')}
+              {shown.has('where') && head('where', 'Nodes / reason', true)}
             </tr>
           </thead>
           <tbody>
@@ -108,6 +162,7 @@ export function Jobs({ query }: { query: URLSearchParams }) {
               if (entry.kind === 'array') {
                 const open = expanded.has(entry.arrayId);
                 const counts = countStates(entry.tasks);
+                const first = entry.tasks[0];
                 return [
                   <tr key={`array-${entry.arrayId}`} className="array-row" data-testid="array-row" data-array-id={entry.arrayId}>
                     <td><input type="checkbox" aria-label={`Select array ${entry.arrayId}`} checked={selected.has(entry.arrayId)}
@@ -118,27 +173,24 @@ export function Jobs({ query }: { query: URLSearchParams }) {
                         {open ? '▾' : '▸'} {entry.arrayId}_[{entry.tasks.length}]
                       </button>
                     </td>
-                    <td className="ellipsis">{entry.tasks[0].name}</td>
-                    <td>{entry.tasks[0].user}</td>
-                    <td className="wide">{entry.tasks[0].partition}</td>
+                    {JOB_COLUMNS.filter((c) => shown.has(c.key) && c.key !== 'where').map((c) => (
+                      <td key={c.key} className={cellClass(c.key)}>{cell(c.key, first)}</td>
+                    ))}
                     <td>{Object.entries(counts).map(([st, n]) => <span key={st}><StateBadge state={st} /> {n} </span>)}</td>
-                    <td className="wide">{resources(entry.tasks[0])}</td>
-                    <td className="wide">{formatDuration(entry.tasks[0].timeLimitSeconds)}</td>
-                    <td className="wide">{formatTime(entry.tasks[0].submitTime)}</td>
-                    <td className="wide"><a href={href('/jobs', { arrayJobId: entry.arrayId, all: 1 })}>all tasks</a></td>
+                    {shown.has('where') && <td className="wide"><a href={href('/jobs', { arrayJobId: entry.arrayId, all: 1 })}>all tasks</a></td>}
                   </tr>,
-                  ...(open ? entry.tasks.map((job) => <JobRow key={jobKey(job)} job={job} selected={selected.has(jobKey(job))} onToggle={toggle} nested />) : []),
+                  ...(open ? entry.tasks.map((job) => <JobRow key={jobKey(job)} job={job} columns={shown} selected={selected.has(jobKey(job))} onToggle={toggle} nested />) : []),
                 ];
               }
-              return <JobRow key={jobKey(entry.job)} job={entry.job} selected={selected.has(jobKey(entry.job))} onToggle={toggle} />;
+              return <JobRow key={jobKey(entry.job)} job={entry.job} columns={shown} selected={selected.has(jobKey(entry.job))} onToggle={toggle} />;
             })}
-            {!jobs.isLoading && items.length === 0 && <tr><td colSpan={10} className="muted" data-testid="jobs-empty">No jobs match.</td></tr>}
+            {!jobs.isLoading && items.length === 0 && <tr><td colSpan={span} className="muted" data-testid="jobs-empty">No jobs match.</td></tr>}
           </tbody>
         </table>
       </div>
       <nav className="pager" aria-label="Pages">
         <button type="button" disabled={page <= 0} onClick={() => setQuery({ page: page - 1 })} data-testid="page-prev">Previous</button>
-        <span data-testid="page-info">Page {page + 1} of {pages} · {total} jobs</span>
+        <span data-testid="page-info">Page {page + 1} of {pages} · {total} jobs{sortKey !== 'id' ? ' · sorted within the page' : ''}</span>
         <button type="button" disabled={page + 1 >= pages} onClick={() => setQuery({ page: page + 1 })} data-testid="page-next">Next</button>
         <label>Per page
           <select value={size} onChange={(e) => setQuery({ size: Number(e.target.value) === 50 ? undefined : e.target.value })} data-testid="page-size">
@@ -150,20 +202,42 @@ export function Jobs({ query }: { query: URLSearchParams }) {
   );
 }
 
-function JobRow({ job, selected, onToggle, nested }: { job: Job; selected: boolean; onToggle: (key: string) => void; nested?: boolean }) {
+/** Columns hidden on a phone whatever the choice, so the table stays inside 390px. */
+const WIDE = new Set<JobColumn>(['account', 'partition', 'qos', 'priority', 'resources', 'timeLimit', 'submitted', 'started', 'ended', 'where']);
+
+function cellClass(key: JobColumn): string | undefined {
+  const classes = [WIDE.has(key) ? 'wide' : '', key === 'name' ? 'ellipsis' : ''].filter(Boolean).join(' ');
+  return classes || undefined;
+}
+
+function cell(key: JobColumn, job: Job): ReactNode {
+  switch (key) {
+    case 'name': return job.name;
+    case 'user': return job.user;
+    case 'account': return job.account;
+    case 'partition': return job.partition;
+    case 'qos': return job.qos;
+    case 'priority': return job.priority;
+    case 'resources': return resources(job);
+    case 'timeLimit': return formatDuration(job.timeLimitSeconds);
+    case 'submitted': return formatTime(job.submitTime);
+    case 'started': return formatTime(job.startTime);
+    case 'ended': return formatTime(job.endTime);
+    case 'where': return job.state === 'PENDING' ? `(${job.reason ?? 'None'})` : job.allocatedNodes ?? '';
+  }
+}
+
+function JobRow({ job, columns, selected, onToggle, nested }: { job: Job; columns: Set<JobColumn>; selected: boolean; onToggle: (key: string) => void; nested?: boolean }) {
   const key = jobKey(job);
   return (
     <tr data-testid="job-row" data-job-id={key} data-state={job.state} className={nested ? 'nested' : undefined}>
       <td><input type="checkbox" aria-label={`Select job ${key}`} checked={selected} data-testid={`select-${key}`} onChange={() => onToggle(key)} /></td>
       <td><a href={href(`/jobs/${key}`)} data-testid="job-link">{key}</a></td>
-      <td className="ellipsis">{job.name}</td>
-      <td>{job.user}</td>
-      <td className="wide">{job.partition}</td>
+      {JOB_COLUMNS.filter((c) => columns.has(c.key) && c.key !== 'where').map((c) => (
+        <td key={c.key} className={cellClass(c.key)} data-testid={`cell-${c.key}`}>{cell(c.key, job)}</td>
+      ))}
       <td><StateBadge state={job.state} /></td>
-      <td className="wide">{resources(job)}</td>
-      <td className="wide">{formatDuration(job.timeLimitSeconds)}</td>
-      <td className="wide">{formatTime(job.submitTime)}</td>
-      <td className="wide">{job.state === 'PENDING' ? `(${job.reason ?? 'None'})` : job.allocatedNodes ?? ''}</td>
+      {columns.has('where') && <td className="wide">{cell('where', job)}</td>}
     </tr>
   );
 }
@@ -205,7 +279,7 @@ export function resources(job: Job): string {
   if (job.nodes) parts.push(`${job.nodes}N`);
   if (job.tasks) parts.push(`${job.tasks}T`);
   if (job.cpusPerTask && job.cpusPerTask > 1) parts.push(`${job.cpusPerTask}c/T`);
-  const gpus = job.gpus ?? (job.gpusPerNode && job.nodes ? job.gpusPerNode * job.nodes : undefined);
+  const gpus = job.gpus || (job.gpusPerNode ? job.gpusPerNode * (job.nodes || 1) : undefined);
   if (gpus) parts.push(`${gpus} GPU${job.gpuType ? ` ${job.gpuType}` : ''}`);
   return parts.join(' · ');
 }

@@ -17,7 +17,7 @@ export function Nodes({ query }: { query: URLSearchParams }) {
   const text = query.get('q') ?? '';
   const nodes = useQuery({
     queryKey: ['nodes', 'list', state, partition],
-    queryFn: () => api.nodes({ state: state || undefined, partition: partition || undefined }),
+    queryFn: () => api.allNodes({ state: state || undefined, partition: partition || undefined }),
     placeholderData: (p) => p,
   });
   const partitions = useQuery({ queryKey: ['partitions'], queryFn: api.partitions, refetchInterval: 60000 });
@@ -49,7 +49,7 @@ export function Nodes({ query }: { query: URLSearchParams }) {
       </form>
       <ErrorBox error={nodes.error} />
       {nodes.isLoading && <Loading what="nodes" />}
-      <div className="cells strip" aria-label="Map of the listed nodes">{items.map((n) => <NodeCell key={n.name} node={n} />)}</div>
+      <div className="cells strip" aria-label="Map of the listed nodes">{items.map((n) => <NodeCell key={n.name} node={n} dense={items.length > 200} />)}</div>
       <div className="table-wrap">
         <table className="table" data-testid="nodes-table">
           <thead>

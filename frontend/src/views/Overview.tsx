@@ -1,20 +1,27 @@
+import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { ClusterNode } from '../api/types';
-import { groupNodes, gpuSummary } from '../lib/cluster';
+import { Chart } from '../charts/Chart';
+import { groupNodes, gpuSummary, type GpuSummary } from '../lib/cluster';
 import { href } from '../lib/router';
+import { addSample, clusterGpuSeries, loadSamples, samplesSeries, saveSamples, type GpuSeries } from '../lib/utilization';
 import { ErrorBox, Loading, Stat } from './common';
 
+/** Past this many nodes the map draws compact cells without names: 1,000 cells stay on one screen. */
+const DENSE_AT = 200;
+
 export function Overview() {
-  const nodes = useQuery({ queryKey: ['nodes', 'all'], queryFn: () => api.nodes() });
+  const nodes = useQuery({ queryKey: ['nodes', 'all'], queryFn: () => api.allNodes(), refetchInterval: 15000 });
   const topology = useQuery({ queryKey: ['topology'], queryFn: api.topology, refetchInterval: 60000 });
   const diag = useQuery({ queryKey: ['diag'], queryFn: api.diag });
   const pending = useQuery({ queryKey: ['jobs', 'count', 'PENDING'], queryFn: () => api.jobs({ state: 'PENDING', size: 1 }) });
   const running = useQuery({ queryKey: ['jobs', 'count', 'RUNNING'], queryFn: () => api.jobs({ state: 'RUNNING', size: 1 }) });
 
-  const list = nodes.data?.items ?? [];
-  const gpus = gpuSummary(list);
-  const groups = groupNodes(list, topology.data);
+  const list = useMemo(() => nodes.data?.items ?? [], [nodes.data]);
+  const gpus = useMemo(() => gpuSummary(list), [list]);
+  const groups = useMemo(() => groupNodes(list, topology.data), [list, topology.data]);
+  const dense = list.length > DENSE_AT;
   const pendingCount = pending.data?.total ?? diag.data?.pending;
   const runningCount = running.data?.total ?? diag.data?.running;
 
@@ -31,18 +38,21 @@ export function Overview() {
         <Stat label="Jobs pending" value={<a href={href('/jobs', { state: 'PENDING', all: 1 })}>{pendingCount ?? '—'}</a>} testId="jobs-pending" />
       </div>
 
-      <h2>Node map <small className="muted" data-testid="node-count">{list.length} nodes</small></h2>
+      <GpuHistory now={gpus} ready={nodes.isSuccess} />
+
+      <h2 id="map-title">Node map <small className="muted" data-testid="node-count">{list.length} nodes</small></h2>
       <Legend />
+      {dense && <a className="skip-inline" href="#scheduler-title" onClick={(e) => { e.preventDefault(); document.getElementById('scheduler-title')?.focus(); }}>Skip past the {list.length} nodes</a>}
       {nodes.isLoading && <Loading what="nodes" />}
-      <div className="map" data-testid="node-map">
+      <div className={`map${dense ? ' dense' : ''}`} data-testid="node-map" aria-labelledby="map-title">
         {groups.map((g) => (
           <div className="block" key={g.block} data-testid="map-block" data-block={g.block}>
-            <h3>{g.block}</h3>
+            <h3>{g.block} <small className="muted">{count(g.switches.flatMap((s) => s.nodes))}</small></h3>
             <div className="switches">
               {g.switches.map((s) => (
                 <div className="switch" key={s.name} data-testid="map-switch" data-switch={s.name}>
-                  <h4>{s.name}</h4>
-                  <div className="cells">{s.nodes.map((n) => <NodeCell key={n.name} node={n} />)}</div>
+                  <h4>{s.name} <span className="muted">{count(s.nodes)}</span></h4>
+                  <div className="cells">{s.nodes.map((n) => <NodeCell key={n.name} node={n} dense={dense} />)}</div>
                 </div>
               ))}
             </div>
@@ -50,7 +60,7 @@ export function Overview() {
         ))}
       </div>
 
-      <h2>Scheduler</h2>
+      <h2 id="scheduler-title" tabIndex={-1}>Scheduler</h2>
       {diag.error ? <p className="muted" data-testid="diag-unavailable">Scheduler statistics are not available.</p> : (
         <dl className="facts" data-testid="diag">
           <dt>Cycles</dt><dd data-testid="diag-cycles">{diag.data?.cycles ?? '—'}</dd>
@@ -72,17 +82,75 @@ function fmtMs(v: number | undefined): string {
   return v === undefined || v === null ? '—' : `${Number(v).toFixed(1)} ms`;
 }
 
-export function NodeCell({ node }: { node: ClusterNode }) {
+/** "32 nodes · 40/256 GPUs in use" under a block or switch name. */
+function count(nodes: ClusterNode[]): string {
+  const gpus = nodes.reduce((a, n) => a + n.gpus, 0);
+  const used = nodes.reduce((a, n) => a + n.allocGpus, 0);
+  return `${nodes.length} node${nodes.length === 1 ? '' : 's'}${gpus ? ` · ${used}/${gpus} GPUs in use` : ''}`;
+}
+
+/**
+ * GPUs by state over the last 24 h: from the controller's hourly utilization report when it has
+ * one, else from what this tab has seen since it opened (sampled every 30 s into sessionStorage).
+ */
+function GpuHistory({ now, ready }: { now: GpuSummary; ready: boolean }) {
+  const [end] = useState(() => new Date(Math.ceil(Date.now() / 3600_000) * 3600_000));
+  const report = useQuery({
+    queryKey: ['utilization', 'cluster', end.toISOString()],
+    queryFn: () => api.utilization({ start: new Date(end.getTime() - 24 * 3600_000).toISOString(), end: end.toISOString(), groupBy: 'cluster', interval: 'hour' }),
+    refetchInterval: 300_000,
+  });
+  const [samples, setSamples] = useState(loadSamples);
+  useEffect(() => {
+    if (!ready) return;
+    setSamples((previous) => { const next = addSample(previous, now, Date.now()); saveSamples(next); return next; });
+  }, [now, ready]);
+
+  const fromReport = !!report.data && report.data.buckets.some((b) => b.gpuHours?.total > 0);
+  const series: GpuSeries = fromReport ? clusterGpuSeries(report.data!, now.total) : samplesSeries(samples);
+  const option = useMemo(() => gpuChartOption(series, !!fromReport, end.getTime()), [JSON.stringify(series), fromReport, end]); // eslint-disable-line react-hooks/exhaustive-deps
+  return (
+    <div className="card chart-card" data-testid="gpu-history" data-source={fromReport ? 'report' : 'samples'}>
+      <h2>GPUs over the last 24 hours</h2>
+      <p className="muted small">
+        {fromReport ? 'GPUs in each state per hour, from the utilization report (down includes drained).'
+          : report.error ? 'The utilization report is not available; since this tab opened, sampled every 30 s.'
+            : 'Since this tab opened, sampled every 30 s, until the utilization report answers.'}
+      </p>
+      <Chart option={option} height={200} label="GPUs allocated, idle, drained and down over the last 24 hours" testId="gpu-history-chart" />
+    </div>
+  );
+}
+
+function gpuChartOption(s: GpuSeries, fromReport: boolean, end: number) {
+  const area = (name: string, data: number[], color: string) => ({
+    name, type: 'line', stack: 'gpus', areaStyle: { opacity: 0.8 }, step: 'end', color,
+    // a controller that just started has a point or two: show them, a line needs more
+    symbol: s.times.length < 3 ? 'circle' : 'none',
+    lineStyle: { width: 1 }, data: s.times.map((t, i) => [t, data[i]]),
+  });
+  return {
+    grid: { left: 40, right: 12, top: 30, bottom: 24 },
+    tooltip: { trigger: 'axis' },
+    legend: { top: 0, textStyle: { fontSize: 11 } },
+    xAxis: { type: 'time', min: end - 24 * 3600_000, max: end },
+    yAxis: { type: 'value', minInterval: 1, name: 'GPUs' },
+    series: [area('allocated', s.allocated, '#c2410c'), area('idle', s.idle, '#3aa56a'), area(fromReport ? 'reserved' : 'drained', s.drained, '#6d28d9'),
+      area(fromReport ? 'down or drained' : 'down', s.down, '#b91c1c')],
+  };
+}
+
+export function NodeCell({ node, dense }: { node: ClusterNode; dense?: boolean }) {
   const total = node.gpus > 0 ? node.gpus : node.cpus;
   const used = node.gpus > 0 ? node.allocGpus : node.allocCpus;
   const pct = total > 0 ? Math.round((used / total) * 100) : 0;
   const unit = node.gpus > 0 ? 'GPUs' : 'CPUs';
   const title = `${node.name}: ${node.state}, ${used}/${total} ${unit} in use${node.reason ? ` — ${node.reason}` : ''}`;
   return (
-    <a className={`cell state-${node.state.toLowerCase()}`} href={href(`/nodes/${node.name}`)} title={title} aria-label={title}
+    <a className={`cell state-${node.state.toLowerCase()}${dense ? ' dense' : ''}`} href={href(`/nodes/${node.name}`)} title={title} aria-label={title}
       data-testid="node-cell" data-node={node.name} data-state={node.state}>
       <span className="cell-fill" style={{ height: `${pct}%` }} />
-      <span className="cell-name">{shortName(node.name)}</span>
+      {!dense && <span className="cell-name">{shortName(node.name)}</span>}
     </a>
   );
 }

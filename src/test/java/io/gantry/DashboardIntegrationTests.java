@@ -9,11 +9,16 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
+import io.gantry.support.ApiClient;
+import io.gantry.support.ControllerProcess;
 import io.gantry.support.GantryIntegrationTest;
 
 /**
@@ -26,6 +31,9 @@ class DashboardIntegrationTests {
 
     private static final Path CHROMIUM = Path.of(System.getenv().getOrDefault("CHROMIUM", "/usr/bin/chromium"));
     private static final Path SCRIPT = Path.of("frontend", "e2e", "run.mjs");
+    private static final Path SCALE_SCRIPT = Path.of("frontend", "e2e", "scale.mjs");
+    private static final Path SCALE_CLUSTER = Path.of("src", "test", "resources", "dashboard-scale-cluster.yml");
+    private static final int SCALE_NODES = 1000;
 
     @LocalServerPort
     int port;
@@ -42,20 +50,43 @@ class DashboardIntegrationTests {
         assertThat(index.statusCode()).as("GET / serves the dashboard (build it: ./mvnw without -DskipFrontend)").isEqualTo(200);
         assertThat(index.body()).contains("<div id=\"root\">");
 
-        Path log = Path.of("target", "e2e.log");
+        runNode(Path.of("target", "e2e.log"), 5, SCRIPT.toString(), "http://127.0.0.1:" + port,
+                Path.of("target", "screenshots").toString());
+    }
+
+    /**
+     * The packaged jar on a 1,000-node simulated cluster (embedded store, a data directory of its
+     * own, so the shared context's cluster is untouched): the overview draws every node, grouped
+     * by block and leaf switch, compact enough to read, and fits a phone.
+     */
+    @Test
+    void theOverviewDrawsAThousandNodeCluster(@TempDir Path dataDir) throws Exception {
+        assertThat(Files.isExecutable(CHROMIUM)).as("Debian's Chromium at %s", CHROMIUM).isTrue();
+        // Immediate shutdown: the browser's /events stream would otherwise hold a graceful one for 30 s.
+        try (ControllerProcess controller = new ControllerProcess(dataDir,
+                "--spring.config.additional-location=file:" + SCALE_CLUSTER.toAbsolutePath(), "--server.shutdown=immediate")) {
+            controller.start();
+            assertThat(controller.api().get("/api/v1/nodes?size=1", controller.api().adminToken()).json()
+                    .get("total").asInt()).as("nodes of %s", SCALE_CLUSTER).isEqualTo(SCALE_NODES);
+            runNode(Path.of("target", "e2e-scale.log"), 2, SCALE_SCRIPT.toString(), "http://127.0.0.1:" + controller.port(),
+                    Integer.toString(SCALE_NODES), Path.of("target", "screenshots").toString());
+        }
+    }
+
+    private static void runNode(Path log, int minutes, String... args) throws Exception {
         Files.createDirectories(log.getParent());
-        Process process = new ProcessBuilder("node", SCRIPT.toString(), "http://127.0.0.1:" + port,
-                Path.of("target", "screenshots").toString())
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
-        if (!process.waitFor(5, TimeUnit.MINUTES)) {
+        List<String> command = new ArrayList<>(List.of("node"));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().put("E2E_ADMIN_PASSWORD", ApiClient.ADMIN_PASSWORD);
+        Process process = builder.start();
+        if (!process.waitFor(minutes, TimeUnit.MINUTES)) {
             process.destroyForcibly().waitFor();
-            fail("The end-to-end run took more than 5 minutes:\n" + Files.readString(log));
+            fail("node " + args[0] + " took more than " + minutes + " minutes:\n" + Files.readString(log));
         }
         assertThat(process.exitValue())
                 .as("node %s exited %d (2 = no Chromium: apt-get install -y chromium); its output (%s):%n%s",
-                        SCRIPT, process.exitValue(), log, Files.readString(log))
+                        args[0], process.exitValue(), log, Files.readString(log))
                 .isZero();
     }
 }
