@@ -42,6 +42,14 @@ class ProblemHandler {
         return respond(Problems.of(e.type(), e.getMessage(), e.errors()));
     }
 
+    /** Two writers raced for the same record and this one lost, even after retrying: a conflict, not a fault. */
+    @ExceptionHandler(org.springframework.dao.OptimisticLockingFailureException.class)
+    ResponseEntity<ProblemDetail> raced(org.springframework.dao.OptimisticLockingFailureException e) {
+        log.info("Optimistic lock conflict answered 409: {}", e.getMessage());
+        return respond(Problems.of(ProblemType.CONFLICT, "The record changed while this request ran (the scheduler "
+                + "or another request got there first); read it again and retry", List.of()));
+    }
+
     @ExceptionHandler(MethodArgumentNotValidException.class)
     ResponseEntity<ProblemDetail> invalidBody(MethodArgumentNotValidException e) {
         List<GantryException.FieldError> errors = e.getBindingResult().getFieldErrors().stream()

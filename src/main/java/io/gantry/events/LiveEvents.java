@@ -43,6 +43,18 @@ class LiveEvents {
         this.clock = clock;
     }
 
+    /**
+     * Ends every open stream when the controller stops, so a graceful shutdown does not wait its
+     * whole timeout for browsers that keep them open (they reconnect with Last-Event-ID).
+     */
+    @org.springframework.context.event.EventListener(org.springframework.context.event.ContextClosedEvent.class)
+    void closeStreams() {
+        for (SseEmitter emitter : emitters) {
+            emitter.complete();
+        }
+        emitters.clear();
+    }
+
     SseEmitter subscribe(Long lastEventId) {
         SseEmitter emitter = new SseEmitter(0L);
         emitter.onCompletion(() -> emitters.remove(emitter));

@@ -74,37 +74,53 @@ class JobController {
             + "their agents are stopping")
     @DeleteMapping("/{id}")
     ResponseEntity<ActionResult> cancelJob(@PathVariable String id, CurrentUser caller) {
-        ActionResult result = jobs.cancel(id, caller);
+        ActionResult result = retrying(() -> jobs.cancel(id, caller));
         return ResponseEntity.status(result.stopping().isEmpty() ? HttpStatus.OK : HttpStatus.ACCEPTED).body(result);
     }
 
     @Operation(operationId = "holdJob", summary = "Hold a pending job (a user hold, or an admin hold by an operator)")
     @PostMapping("/{id}/hold")
     ActionResult holdJob(@PathVariable String id, CurrentUser caller) {
-        return jobs.hold(id, caller);
+        return retrying(() -> jobs.hold(id, caller));
     }
 
     @Operation(operationId = "releaseJob", summary = "Release a held job")
     @PostMapping("/{id}/release")
     ActionResult releaseJob(@PathVariable String id, CurrentUser caller) {
-        return jobs.release(id, caller);
+        return retrying(() -> jobs.release(id, caller));
     }
 
     @Operation(operationId = "requeueJob", summary = "Put an ended job back in the queue")
     @PostMapping("/{id}/requeue")
     ActionResult requeueJob(@PathVariable String id, CurrentUser caller) {
-        return jobs.requeue(id, caller);
+        return retrying(() -> jobs.requeue(id, caller));
     }
 
     @Operation(operationId = "updateJob", summary = "Change a pending job; raising a running job's time limit needs OPERATOR")
     @PatchMapping("/{id}")
     JobView updateJob(@PathVariable String id, @RequestBody JobUpdate update, CurrentUser caller) {
-        return jobs.update(id, update, caller);
+        return retrying(() -> jobs.update(id, update, caller));
     }
 
     @Operation(operationId = "listJobEvents", summary = "A job's history")
     @GetMapping("/{id}/events")
     List<JobEventView> listJobEvents(@PathVariable String id, CurrentUser caller) {
         return jobs.events(id, caller);
+    }
+
+    /**
+     * Runs a change to jobs again when the scheduler (or another request) changed one of them in the
+     * meantime, as it may when it starts an array's tasks while they are being cancelled.
+     */
+    private static <T> T retrying(java.util.function.Supplier<T> change) {
+        for (int attempt = 1;; attempt++) {
+            try {
+                return change.get();
+            } catch (org.springframework.dao.OptimisticLockingFailureException e) {
+                if (attempt == 3) {
+                    throw e;
+                }
+            }
+        }
     }
 }
