@@ -103,36 +103,16 @@ class UtilizationRecorder implements SmartLifecycle {
                                         s[1] += held[1] * seconds;
                                     });
                         }, utc(windowFrom), utc(windowTo));
-                // Add to existing hours in one batch, then insert the hours that were not there yet.
-                List<Map.Entry<List<Object>, long[]>> entries = new java.util.ArrayList<>(sums.entrySet());
-                int[][] updated = jdbc.batchUpdate("""
-                        UPDATE usage_hourly SET cpu_seconds = cpu_seconds + ?, gpu_seconds = gpu_seconds + ?
-                         WHERE hour_start = ? AND account = ? AND user_name = ?""", entries, 1000, (ps, e) -> {
-                    ps.setLong(1, e.getValue()[0]);
-                    ps.setLong(2, e.getValue()[1]);
-                    ps.setObject(3, utc((Instant) e.getKey().get(0)));
-                    ps.setString(4, (String) e.getKey().get(1));
-                    ps.setString(5, (String) e.getKey().get(2));
+                upsert("usage_hourly", "hour_start", sums);
+                // And by day, for reports per account or user over long windows.
+                Map<List<Object>, long[]> daily = new HashMap<>();
+                sums.forEach((key, v) -> {
+                    long[] d = daily.computeIfAbsent(List.of(((Instant) key.get(0)).truncatedTo(ChronoUnit.DAYS),
+                            key.get(1), key.get(2)), x -> new long[2]);
+                    d[0] += v[0];
+                    d[1] += v[1];
                 });
-                List<Map.Entry<List<Object>, long[]>> missing = new java.util.ArrayList<>();
-                int k = 0;
-                for (int[] chunk : updated) {
-                    for (int count : chunk) {
-                        if (count == 0) {
-                            missing.add(entries.get(k));
-                        }
-                        k++;
-                    }
-                }
-                jdbc.batchUpdate("""
-                        INSERT INTO usage_hourly (hour_start, account, user_name, cpu_seconds, gpu_seconds)
-                        VALUES (?, ?, ?, ?, ?)""", missing, 1000, (ps, e) -> {
-                    ps.setObject(1, utc((Instant) e.getKey().get(0)));
-                    ps.setString(2, (String) e.getKey().get(1));
-                    ps.setString(3, (String) e.getKey().get(2));
-                    ps.setLong(4, e.getValue()[0]);
-                    ps.setLong(5, e.getValue()[1]);
-                });
+                upsert("usage_daily", "day_start", daily);
                 // The cluster's hours too, one row per hour.
                 Map<Instant, long[]> perHour = new TreeMap<>();
                 sums.forEach((key, v) -> {
@@ -156,6 +136,41 @@ class UtilizationRecorder implements SmartLifecycle {
                 setRolledUpTo(windowTo);
             });
         }
+    }
+
+    /**
+     * Adds CPU- and GPU-seconds to a usage table keyed by (time, account, user): existing rows in one
+     * batch, then the rows that were not there yet in another.
+     */
+    private void upsert(String table, String timeColumn, Map<List<Object>, long[]> sums) {
+        List<Map.Entry<List<Object>, long[]>> entries = new java.util.ArrayList<>(sums.entrySet());
+        int[][] updated = jdbc.batchUpdate("UPDATE " + table + " SET cpu_seconds = cpu_seconds + ?, "
+                + "gpu_seconds = gpu_seconds + ? WHERE " + timeColumn + " = ? AND account = ? AND user_name = ?",
+                entries, 1000, (ps, e) -> {
+                    ps.setLong(1, e.getValue()[0]);
+                    ps.setLong(2, e.getValue()[1]);
+                    ps.setObject(3, utc((Instant) e.getKey().get(0)));
+                    ps.setString(4, (String) e.getKey().get(1));
+                    ps.setString(5, (String) e.getKey().get(2));
+                });
+        List<Map.Entry<List<Object>, long[]>> missing = new java.util.ArrayList<>();
+        int k = 0;
+        for (int[] chunk : updated) {
+            for (int count : chunk) {
+                if (count == 0) {
+                    missing.add(entries.get(k));
+                }
+                k++;
+            }
+        }
+        jdbc.batchUpdate("INSERT INTO " + table + " (" + timeColumn + ", account, user_name, cpu_seconds, gpu_seconds)"
+                + " VALUES (?, ?, ?, ?, ?)", missing, 1000, (ps, e) -> {
+                    ps.setObject(1, utc((Instant) e.getKey().get(0)));
+                    ps.setString(2, (String) e.getKey().get(1));
+                    ps.setString(3, (String) e.getKey().get(2));
+                    ps.setLong(4, e.getValue()[0]);
+                    ps.setLong(5, e.getValue()[1]);
+                });
     }
 
     private void setRolledUpTo(Instant to) {

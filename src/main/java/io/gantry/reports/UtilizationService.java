@@ -77,8 +77,11 @@ class UtilizationService {
         };
         boolean grouped = !groupColumn.equals("''");
         String rollup = grouped
-                ? "SELECT hour_start, SUM(cpu_seconds), SUM(gpu_seconds), " + groupColumn + " FROM usage_hourly"
-                        + " WHERE hour_start >= ? AND hour_start < ? GROUP BY hour_start, " + groupColumn
+                ? unit == ChronoUnit.DAYS
+                        ? "SELECT day_start, SUM(cpu_seconds), SUM(gpu_seconds), " + groupColumn + " FROM usage_daily"
+                                + " WHERE day_start >= ? AND day_start < ? GROUP BY day_start, " + groupColumn
+                        : "SELECT hour_start, SUM(cpu_seconds), SUM(gpu_seconds), " + groupColumn + " FROM usage_hourly"
+                                + " WHERE hour_start >= ? AND hour_start < ? GROUP BY hour_start, " + groupColumn
                 : "SELECT hour_start, alloc_cpu_seconds, alloc_gpu_seconds FROM cluster_hourly"
                         + " WHERE hour_start >= ? AND hour_start < ?";
         jdbc.query(rollup, rs -> {
