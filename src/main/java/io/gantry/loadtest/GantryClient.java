@@ -50,6 +50,11 @@ final class GantryClient {
         return call("POST", "api/v1/jobs", job, 201).get("jobId").asLong();
     }
 
+    /** GET /api/v1/agents/join-token (ADMIN). */
+    String joinToken() {
+        return call("GET", "api/v1/agents/join-token", null, 200).get("joinToken").asString();
+    }
+
     JsonNode diag() {
         return call("GET", "api/v1/diag", null, 200);
     }

@@ -29,6 +29,7 @@ public final class LoadTest {
             case "submit" -> SubmitLoad.run(client, options);
             case "latency" -> LatencyLoad.run(client, options);
             case "throughput" -> ThroughputLoad.run(client, options);
+            case "agents" -> AgentLoad.run(client, options);
             default -> usage("unknown load test '" + args[0] + "'");
         }
         // The HTTP client's selector and the event reader are daemon threads; nothing else keeps us.
@@ -36,9 +37,9 @@ public final class LoadTest {
     }
 
     private static void usage(String problem) {
-        System.err.println("loadtest: " + problem + "\nusage: loadtest <submit|latency|throughput> --url URL --user U"
+        System.err.println("loadtest: " + problem + "\nusage: loadtest <submit|latency|throughput|agents> --url URL --user U"
                 + " --password P [--clients 16] [--jobs N] [--seconds S] [--partition P] [--run-seconds R]"
-                + " [--array-size N] [--warmup S]");
+                + " [--array-size N] [--warmup S] [--agents N]");
         System.exit(2);
     }
 
