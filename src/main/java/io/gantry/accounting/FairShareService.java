@@ -130,8 +130,9 @@ public class FairShareService implements SmartLifecycle {
                 Instant start = rs.getObject(5, OffsetDateTime.class).toInstant();
                 OffsetDateTime endValue = rs.getObject(6, OffsetDateTime.class);
                 Instant end = endValue == null ? now : endValue.toInstant();
-                long seconds = Duration.between(start.isAfter(from) ? start : from, end.isBefore(now) ? end : now)
-                        .toSeconds();
+                // Whole clock seconds, so that the periods a run is split into add up to sacct's elapsed time.
+                long seconds = (end.isBefore(now) ? end : now).getEpochSecond()
+                        - (start.isAfter(from) ? start : from).getEpochSecond();
                 if (seconds > 0 && rs.getString(1) != null) {
                     double billing = billing(SacctAllocation.parse(rs.getString(4)).tres())
                             * usageFactors.getOrDefault(rs.getString(3), 1.0);

@@ -240,7 +240,9 @@ class JobAccountingService {
         if (start == null) {
             return 0;
         }
-        return Math.max(0, Duration.between(start, end != null ? end : now).toSeconds());
+        // Whole seconds of the clock, as Slurm stores times: the same count fair share and the
+        // utilization rollups add up, however a job's run is split between their periods.
+        return Math.max(0, (end != null ? end : now).getEpochSecond() - start.getEpochSecond());
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {
