@@ -11,6 +11,7 @@ import io.gantry.simulation.BenchCommand;
 import io.gantry.simulation.SimulateCommand;
 
 @SpringBootApplication
+@org.springframework.scheduling.annotation.EnableScheduling
 @ConfigurationPropertiesScan
 public class GantryApplication {
 

@@ -9,10 +9,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -28,9 +26,8 @@ import io.gantry.scheduling.LeaderLock;
  * and that usage; the engine's priority, {@code /fairshare} and {@code /priority} all use it.
  */
 @Service
-public class FairShareService implements SmartLifecycle {
+public class FairShareService {
 
-    private static final Logger log = LoggerFactory.getLogger(FairShareService.class);
 
     private final FairShareProperties properties;
     private final AccountRepository accounts;
@@ -41,7 +38,6 @@ public class FairShareService implements SmartLifecycle {
     private final LeaderLock leader;
     private final Clock clock;
     private final org.springframework.context.ApplicationEventPublisher events;
-    private volatile Thread thread;
     private volatile FairTree.Result cached;
 
     FairShareService(FairShareProperties properties, AccountRepository accounts, AssociationRepository associations,
@@ -163,40 +159,12 @@ public class FairShareService implements SmartLifecycle {
                 + properties.memoryGbWeight() * tres.memoryMb() / 1024.0;
     }
 
-    @Override
-    public void start() {
-        Thread t = new Thread(this::loop, "gantry-fairshare");
-        t.setDaemon(true);
-        thread = t;
-        t.start();
-    }
-
-    @Override
-    public void stop() {
-        Thread t = thread;
-        thread = null;
-        if (t != null) {
-            t.interrupt();
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return thread != null;
-    }
-
-    private void loop() {
-        while (thread == Thread.currentThread()) {
-            try {
-                Thread.sleep(properties.calcPeriod().toMillis());
-                if (leader.isLeader()) {
-                    accrue(clock.instant());
-                }
-            } catch (InterruptedException e) {
-                return;
-            } catch (RuntimeException e) {
-                log.warn("Could not accrue fair-share usage; trying again next period: {}", e.toString());
-            }
+    /** Every calc-period, on the leader only. */
+    @Scheduled(fixedDelayString = "${gantry.fairshare.calc-period:30s}",
+            initialDelayString = "${gantry.fairshare.calc-period:30s}")
+    void accrueOnLeader() {
+        if (leader.isLeader()) {
+            accrue(clock.instant());
         }
     }
 

@@ -7,7 +7,7 @@ import java.util.Map;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 import io.gantry.cluster.AgentNodes;
@@ -24,7 +24,7 @@ import io.gantry.scheduling.LeaderLock;
  * judging anyone, so agents get the time to reach a restarted controller.
  */
 @Component
-class NodeHealthMonitor implements SmartLifecycle {
+class NodeHealthMonitor {
 
     private static final Logger log = LoggerFactory.getLogger(NodeHealthMonitor.class);
 
@@ -35,7 +35,6 @@ class NodeHealthMonitor implements SmartLifecycle {
     private final LeaderLock leader;
     private final Clock clock;
     private final Duration timeout;
-    private volatile Thread thread;
     private Instant judgingFrom;
 
     NodeHealthMonitor(AgentHub hub, AgentNodes nodes, SchedulerJobs jobs, JobCompletion completion, LeaderLock leader,
@@ -49,39 +48,10 @@ class NodeHealthMonitor implements SmartLifecycle {
         this.timeout = properties.heartbeatTimeout();
     }
 
-    @Override
-    public void start() {
-        Thread t = new Thread(this::loop, "gantry-node-health");
-        t.setDaemon(true);
-        thread = t;
-        t.start();
-    }
-
-    @Override
-    public void stop() {
-        Thread t = thread;
-        thread = null;
-        if (t != null) {
-            t.interrupt();
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return thread != null;
-    }
-
-    private void loop() {
-        while (thread == Thread.currentThread()) {
-            try {
-                Thread.sleep(1000);
-                tick();
-            } catch (InterruptedException e) {
-                return;
-            } catch (RuntimeException e) {
-                log.warn("Node health check failed; trying again in a second: {}", e.toString());
-            }
-        }
+    /** Once a second, after the last run ended; Spring's scheduler logs a failure and carries on. */
+    @Scheduled(fixedDelay = 1000, initialDelay = 1000)
+    void run() {
+        tick();
     }
 
     void tick() {

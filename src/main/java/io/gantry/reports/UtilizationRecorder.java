@@ -13,10 +13,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -35,9 +33,8 @@ import io.gantry.scheduling.LeaderLock;
  * </ul>
  */
 @Component
-class UtilizationRecorder implements SmartLifecycle {
+class UtilizationRecorder {
 
-    private static final Logger log = LoggerFactory.getLogger(UtilizationRecorder.class);
     private static final Duration ROLLUP_WINDOW = Duration.ofDays(30);
     private static final Duration ROLLUP_LAG = Duration.ofMinutes(2);
 
@@ -46,7 +43,6 @@ class UtilizationRecorder implements SmartLifecycle {
     private final LeaderLock leader;
     private final Clock clock;
     private final Duration period;
-    private volatile Thread thread;
 
     UtilizationRecorder(JdbcTemplate jdbc, TransactionTemplate transaction, LeaderLock leader, Clock clock,
             ReportsProperties properties) {
@@ -259,45 +255,11 @@ class UtilizationRecorder implements SmartLifecycle {
         return OffsetDateTime.ofInstant(t, ZoneOffset.UTC);
     }
 
-    @Override
-    public void start() {
-        Thread t = new Thread(this::loop, "gantry-utilization");
-        t.setDaemon(true);
-        thread = t;
-        t.start();
-    }
-
-    @Override
-    public void stop() {
-        Thread t = thread;
-        thread = null;
-        if (t != null) {
-            t.interrupt();
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return thread != null;
-    }
-
-    private void loop() {
-        while (thread == Thread.currentThread()) {
-            try {
-                if (leader.isLeader()) {
-                    record(clock.instant().truncatedTo(ChronoUnit.SECONDS));
-                }
-                Thread.sleep(period.toMillis());
-            } catch (InterruptedException e) {
-                return;
-            } catch (RuntimeException e) {
-                log.warn("Could not record utilization; trying again next period: {}", e.toString());
-                try {
-                    Thread.sleep(period.toMillis());
-                } catch (InterruptedException again) {
-                    return;
-                }
-            }
+    /** Every sample period, on the leader only. */
+    @Scheduled(fixedDelayString = "${gantry.reports.sample-period:60s}")
+    void recordOnLeader() {
+        if (leader.isLeader()) {
+            record(clock.instant().truncatedTo(ChronoUnit.SECONDS));
         }
     }
 }
