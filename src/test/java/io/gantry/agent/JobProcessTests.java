@@ -1,6 +1,7 @@
 package io.gantry.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.gantry.agent.protocol.AgentProtocol.Command;
 import io.gantry.agent.protocol.AgentProtocol.Launch;
@@ -86,9 +87,7 @@ class JobProcessTests {
 
     private long pgidOf(String jobId) throws Exception {
         Path file = dir.resolve("jobs").resolve(jobId).resolve("pgid");
-        for (int i = 0; i < 200 && !Files.exists(file); i++) {
-            Thread.sleep(10);
-        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(file));
         return Long.parseLong(Files.readString(file).strip());
     }
 
@@ -156,8 +155,7 @@ class JobProcessTests {
         assertThat(ended.signal()).isEqualTo(15);
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
         long child = Long.parseLong(Files.readString(dir.resolve("child.pid")).strip());
-        Thread.sleep(200);
-        assertThat(groupExists(pgid)).as("process group %d is gone", pgid).isFalse();
+        await("process group " + pgid + " is gone").atMost(Duration.ofSeconds(5)).until(() -> !groupExists(pgid));
         assertThat(ProcessGroups.stat(child).filter(s -> s.state() != 'Z').isPresent())
                 .as("the background child %d is gone (or a zombie waiting for init)", child).isFalse();
         assertThat(runner.runningJobs()).isEmpty();
@@ -188,8 +186,7 @@ class JobProcessTests {
         assertThat(ended.state()).isEqualTo("CANCELLED");
         assertThat(ended.signal()).isEqualTo(9);
         assertThat(waited).isBetween(900L, 8000L);
-        Thread.sleep(200);
-        assertThat(groupExists(pgid)).isFalse();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !groupExists(pgid));
     }
 
     @Test
@@ -246,8 +243,7 @@ class JobProcessTests {
         JobRunner restarted = newRunner();
         assertThat(restarted.killLeftovers()).isEqualTo(1);
         assertThat(ended("52").state()).isEqualTo("FAILED"); // the first runner sees its script die of SIGKILL
-        Thread.sleep(200);
-        assertThat(groupExists(pgid)).isFalse();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !groupExists(pgid));
         assertThat(dir.resolve("jobs/52/pgid")).doesNotExist();
     }
 }
