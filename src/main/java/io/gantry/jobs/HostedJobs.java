@@ -40,13 +40,26 @@ public class HostedJobs {
         return jobs.findByBatchHostAndStateIn(node, ON_NODE).stream().map(HostedJobs::hosted).toList();
     }
 
-    /** The jobs with these display ids ({@code 42}, {@code 42_7}) that exist; ids that do not parse are skipped. */
+    /** The jobs with these display ids ({@code 42}, {@code 42_7}) that exist, in one query; ids that do not parse are skipped. */
     @Transactional(readOnly = true)
     public List<HostedJob> find(Collection<String> ids) {
-        List<HostedJob> found = new ArrayList<>();
+        java.util.Set<String> wanted = new java.util.HashSet<>();
+        java.util.Set<Long> jobIds = new java.util.HashSet<>();
         for (String id : ids) {
-            parse(id).flatMap(p -> jobs.findByJobIdAndArrayTaskId(p.jobId(),
-                    p.task() == null ? JobIds.NO_TASK : p.task())).map(HostedJobs::hosted).ifPresent(found::add);
+            parse(id).ifPresent(p -> {
+                jobIds.add(p.jobId());
+                wanted.add(JobIds.format(p.jobId(), p.task() == null ? JobIds.NO_TASK : p.task()));
+            });
+        }
+        if (jobIds.isEmpty()) {
+            return List.of();
+        }
+        List<HostedJob> found = new ArrayList<>();
+        for (JobEntity j : jobs.findByJobIdIn(jobIds)) {
+            HostedJob h = hosted(j);
+            if (wanted.contains(h.id())) {
+                found.add(h);
+            }
         }
         return found;
     }
