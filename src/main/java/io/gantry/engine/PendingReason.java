@@ -10,6 +10,7 @@ public enum PendingReason {
     JOB_HELD_USER("JobHeldUser"),
     JOB_HELD_ADMIN("JobHeldAdmin"),
     BEGIN_TIME("BeginTime"),
+    JOB_ARRAY_TASK_LIMIT("JobArrayTaskLimit"),
     PARTITION_TIME_LIMIT("PartitionTimeLimit"),
     PARTITION_NODE_LIMIT("PartitionNodeLimit"),
     PARTITION_DOWN("PartitionDown"),

@@ -14,6 +14,8 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
 
+import io.gantry.engine.PendingReason;
+
 @Entity
 @Table(name = "jobs")
 class JobEntity {
@@ -101,10 +103,15 @@ class JobEntity {
         this.qos = spec.qos();
         this.state = JobState.PENDING;
         this.hold = spec.hold();
-        this.reason = spec.hold() == Hold.NONE ? "None" : "JobHeldUser";
         this.submitTime = now;
         this.beginTime = spec.beginTime();
         this.eligibleTime = spec.beginTime() != null && spec.beginTime().isAfter(now) ? spec.beginTime() : now;
+        // What squeue shows at once: the job's reason from its submission on, before any cycle.
+        this.reason = spec.hold() == Hold.ADMIN ? PendingReason.JOB_HELD_ADMIN.slurmName()
+                : spec.hold() == Hold.USER ? PendingReason.JOB_HELD_USER.slurmName()
+                : spec.dependency() != null ? PendingReason.DEPENDENCY.slurmName()
+                : eligibleTime.isAfter(now) ? PendingReason.BEGIN_TIME.slurmName()
+                : PendingReason.NONE.slurmName();
         this.timeLimitSeconds = spec.timeLimitSeconds();
         this.minNodes = spec.minNodes();
         this.maxNodes = spec.maxNodes();
@@ -207,6 +214,11 @@ class JobEntity {
         this.launched = false;
     }
 
+    /** A new row's job id, given when its submission is committed. */
+    void assignJobId(long jobId) {
+        this.jobId = jobId;
+    }
+
     void markLaunched() {
         this.launched = true;
     }
@@ -241,19 +253,21 @@ class JobEntity {
         this.expectedStartTime = null;
     }
 
-    void setHold(Hold hold) {
+    void setHold(Hold hold, Instant now) {
         this.hold = hold;
         this.reason = switch (hold) {
-            case USER -> "JobHeldUser";
-            case ADMIN -> "JobHeldAdmin";
-            case NONE -> "None";
+            case USER -> PendingReason.JOB_HELD_USER.slurmName();
+            case ADMIN -> PendingReason.JOB_HELD_ADMIN.slurmName();
+            case NONE -> dependency != null ? PendingReason.DEPENDENCY.slurmName()
+                    : eligibleTime != null && eligibleTime.isAfter(now) ? PendingReason.BEGIN_TIME.slurmName()
+                    : PendingReason.NONE.slurmName();
         };
     }
 
     void requeue(Instant at) {
         this.state = JobState.PENDING;
         this.requeueCount++;
-        this.reason = "BeginTime";
+        this.reason = PendingReason.BEGIN_TIME.slurmName();
         this.eligibleTime = at;
         this.startTime = null;
         this.endTime = null;

@@ -52,9 +52,16 @@ class JobInserts {
         return id == null ? 0 : id;
     }
 
-    /** Inserts the rows of one job id and an event of {@code type} for each of them. */
+    /** A submission's SUBMITTED event, written for each of its job id's rows. */
+    record Submitted(long jobId, Instant at, String detail) {
+    }
+
+    /**
+     * Inserts the rows of several submissions in one batch, then a SUBMITTED event for every row
+     * of each of them (one INSERT ... SELECT per job id, sent as one batch).
+     */
     @Transactional(propagation = Propagation.MANDATORY)
-    void insert(List<JobEntity> rows, Instant at, String type, String detail) {
+    void insertAll(List<JobEntity> rows, List<Submitted> submitted) {
         if (rows.size() == 1) {
             jdbc.update(INSERT_JOB, ps -> bind(ps, rows.get(0)));
         } else {
@@ -70,7 +77,17 @@ class JobInserts {
                 }
             });
         }
-        jdbc.update(INSERT_EVENTS, timestamp(at), type, detail, rows.get(0).jobId());
+        if (submitted.size() == 1) {
+            Submitted s = submitted.get(0);
+            jdbc.update(INSERT_EVENTS, timestamp(s.at()), "SUBMITTED", s.detail(), s.jobId());
+        } else {
+            jdbc.batchUpdate(INSERT_EVENTS, submitted, submitted.size(), (ps, s) -> {
+                ps.setObject(1, timestamp(s.at()));
+                ps.setString(2, "SUBMITTED");
+                ps.setString(3, s.detail());
+                ps.setLong(4, s.jobId());
+            });
+        }
     }
 
     private static void bind(PreparedStatement ps, JobEntity job) throws SQLException {

@@ -37,39 +37,40 @@ public class JobService {
 
     private final JobRepository jobs;
     private final JobEventRepository events;
-    private final JobInserts inserts;
+    private final SubmissionCommitter committer;
     private final SubmissionResolver resolver;
     private final ApplicationEventPublisher publisher;
     private final JobsProperties properties;
     private final Clock clock;
 
-    JobService(JobRepository jobs, JobEventRepository events, JobInserts inserts, SubmissionResolver resolver,
+    JobService(JobRepository jobs, JobEventRepository events, SubmissionCommitter committer, SubmissionResolver resolver,
             ApplicationEventPublisher publisher, JobsProperties properties, Clock clock) {
         this.jobs = jobs;
         this.events = events;
-        this.inserts = inserts;
+        this.committer = committer;
         this.resolver = resolver;
         this.publisher = publisher;
         this.properties = properties;
         this.clock = clock;
     }
 
-    @Transactional
+    /**
+     * Validates a submission on the caller's thread, then has its rows committed with others that
+     * arrive meanwhile (group commit); answers only once they are in the store.
+     */
     public SubmitResponse submit(JobSubmission submission, CurrentUser caller) {
         SubmissionResolver.Resolved resolved = resolver.resolve(submission, caller, this::exists);
         JobSpec spec = resolved.spec();
-        long jobId = inserts.nextJobId();
         Instant now = clock.instant();
         String environment = EnvironmentText.encode(spec.environment());
         List<Integer> tasks = spec.arrayTaskIds().isEmpty() ? List.of(JobIds.NO_TASK) : spec.arrayTaskIds();
         List<JobEntity> rows = new ArrayList<>(tasks.size());
         for (int task : tasks) {
-            rows.add(new JobEntity(jobId, task, spec, caller.username(), now, environment));
+            rows.add(new JobEntity(0, task, spec, caller.username(), now, environment));
         }
         String detail = "submitted by " + caller.username() + " to " + String.join(",", spec.partitions())
                 + (spec.hold() != Hold.NONE ? ", held" : "");
-        inserts.insert(rows, now, "SUBMITTED", detail);
-        publisher.publishEvent(new JobsChanged(jobId, "SUBMITTED"));
+        long jobId = committer.commit(rows, now, detail);
         return new SubmitResponse(jobId, spec.arrayTaskIds().isEmpty() ? null : spec.arrayTaskIds(),
                 resolved.warnings().isEmpty() ? null : resolved.warnings());
     }
@@ -155,7 +156,7 @@ public class JobService {
         List<String> held = new ArrayList<>();
         for (JobEntity job : targets) {
             if (job.state() == JobState.PENDING) {
-                job.setHold(hold);
+                job.setHold(hold, now);
                 event(job, now, "HELD", (hold == Hold.ADMIN ? "admin" : "user") + " hold by " + caller.username());
                 held.add(JobIds.format(job.jobId(), job.arrayTaskId()));
             }
@@ -182,7 +183,7 @@ public class JobService {
                 throw new GantryException(ProblemType.FORBIDDEN, "Job " + JobIds.format(job.jobId(), job.arrayTaskId())
                         + " is held by an administrator; only an operator may release it");
             }
-            job.setHold(Hold.NONE);
+            job.setHold(Hold.NONE, now);
             event(job, now, "RELEASED", "released by " + caller.username());
             released.add(JobIds.format(job.jobId(), job.arrayTaskId()));
         }

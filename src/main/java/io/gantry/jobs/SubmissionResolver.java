@@ -471,25 +471,28 @@ class SubmissionResolver {
     }
 
     /**
-     * The configured cluster as "could this ever run" sees it. Configuration does not change while the
-     * controller runs, and feasibility ignores node and partition states (every node is taken as up),
-     * so it is built once: building it per submission (sorting every node by name, reading the
-     * partitions' states from the store) was nearly all of a submission's CPU on a 1,000-node cluster.
+     * The configured cluster as "could this ever run" sees it. Feasibility ignores node and partition
+     * states (every node is taken as up), so it is built once per cluster layout: building it per
+     * submission (sorting every node by name, reading the partitions' states from the store) was
+     * nearly all of a submission's CPU on a 1,000-node cluster. A node that joins through its agent
+     * makes a new layout, and the next submission sees it.
      */
     private Shapes shapes() {
         Shapes built = shapes;
-        if (built == null) {
+        io.gantry.cluster.ClusterLayout layout = cluster.layout();
+        if (built == null || built.layout() != layout) {
             // Through a snapshot, so the lists kept are the snapshot's own immutable copies, which later
             // snapshots reuse as they are (List.copyOf of such a list is that list).
             Snapshot first = Snapshot.builder().nodes(cluster.engineShapes()).partitions(cluster.enginePartitions())
                     .switches(cluster.engineSwitches()).build();
-            built = new Shapes(first.nodes(), first.partitions(), first.switches());
+            built = new Shapes(layout, first.nodes(), first.partitions(), first.switches());
             shapes = built;
         }
         return built;
     }
 
-    private record Shapes(List<Node> nodes, List<Partition> partitions, List<Switch> switches) {
+    private record Shapes(io.gantry.cluster.ClusterLayout layout, List<Node> nodes, List<Partition> partitions,
+            List<Switch> switches) {
     }
 
     private static String fieldOf(Feasibility feasibility) {

@@ -6,14 +6,22 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * {@code gantry.scheduler.*}: {@code interval} is the longest time between cycles (a submission,
- * an ended job or a node change wakes the worker sooner); {@code policy} is one of the engine's
- * named policies (default, easy, fifo); {@code enabled=false} stops this process scheduling at all.
+ * {@code gantry.scheduler.*}: {@code interval} is the longest time between quick cycles (a
+ * submission, an ended job or a node change wakes the worker sooner; a quick cycle with nothing
+ * changed costs nothing); {@code full-pass-interval} the longest time between full passes (every
+ * eligible job planned, with backfill), as Slurm's backfill interval; {@code quick-depth} how many of
+ * the highest-priority eligible jobs a quick cycle plans besides the new and the reserved ones;
+ * {@code priority-write-interval} how often priorities that changed only by age are written back;
+ * {@code policy} is one of the engine's named policies (default, easy, fifo); {@code enabled=false}
+ * stops this process scheduling at all.
  */
 @ConfigurationProperties("gantry.scheduler")
 public record SchedulerProperties(
         @DefaultValue("1s") Duration interval,
         @DefaultValue("default") String policy,
         @DefaultValue("true") boolean enabled,
-        @DefaultValue("4242") long advisoryLockKey) {
+        @DefaultValue("4242") long advisoryLockKey,
+        @DefaultValue("5s") Duration fullPassInterval,
+        @DefaultValue("500") int quickDepth,
+        @DefaultValue("60s") Duration priorityWriteInterval) {
 }

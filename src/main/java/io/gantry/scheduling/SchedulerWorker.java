@@ -30,6 +30,8 @@ class SchedulerWorker implements SmartLifecycle {
     private final LeaderLock leader;
     private final SchedulerProperties properties;
     private final SchedulerRecovery recovery;
+    private final LiveJobs live;
+    private long lastFullPass = System.nanoTime() - Long.MAX_VALUE / 2;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition woken = lock.newCondition();
     private boolean wakeRequested;
@@ -37,8 +39,9 @@ class SchedulerWorker implements SmartLifecycle {
     private Thread thread;
 
     SchedulerWorker(SchedulingCycle cycle, SchedulerStats stats, LeaderLock leader, SchedulerProperties properties,
-            SchedulerRecovery recovery) {
+            SchedulerRecovery recovery, LiveJobs live) {
         this.recovery = recovery;
+        this.live = live;
         this.cycle = cycle;
         this.stats = stats;
         this.leader = leader;
@@ -50,23 +53,32 @@ class SchedulerWorker implements SmartLifecycle {
         if ("SUBMITTED".equals(event.change())) {
             stats.submitted();
         }
+        live.touchJobs(java.util.List.of(event.jobId()));
         wake();
     }
 
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(JobStarted event) {
+        live.touchRows(event.jobs().stream().map(io.gantry.jobs.ActiveJob::row).toList());
+    }
+
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(NodeStateChanged event) {
+        cycle.outsideChange();
         wake();
     }
 
     /** A limit raised or an association added may let pending jobs start. */
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(AccountingChanged event) {
+        cycle.outsideChange();
         wake();
     }
 
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(JobEnded event) {
         stats.completed();
+        live.touchRows(java.util.List.of(event.row()));
         wake();
     }
 
@@ -80,11 +92,20 @@ class SchedulerWorker implements SmartLifecycle {
         }
     }
 
-    /** Runs one cycle now, on the caller's thread (tests drive cycles this way). */
-    SchedulingCycle.Outcome runOnce() {
+    /** Runs one full pass now, on the caller's thread (tests drive cycles this way). */
+    synchronized SchedulingCycle.Outcome runOnce() {
+        return runCycle(true);
+    }
+
+    private SchedulingCycle.Outcome runCycle(boolean full) {
         long begin = System.nanoTime();
-        SchedulingCycle.Outcome outcome = cycle.run();
-        stats.cycle(System.nanoTime() - begin, outcome);
+        SchedulingCycle.Outcome outcome = cycle.run(full);
+        if (outcome != null) {
+            stats.cycle(System.nanoTime() - begin, outcome);
+        }
+        if (full) {
+            lastFullPass = System.nanoTime();
+        }
         return outcome;
     }
 
@@ -95,18 +116,26 @@ class SchedulerWorker implements SmartLifecycle {
                 if (leader.isLeader()) {
                     synchronized (this) {
                         if (!recovered) {
-                            // A new leader trusts the store, not what an earlier leader left in node counters.
+                            // A new leader trusts the store, not what an earlier leader left in node counters,
+                            // and reads the active jobs once; from then on it keeps them up to date.
                             recovery.recover();
+                            live.clear();
                             recovered = true;
                         }
-                        runOnce();
+                        boolean full = System.nanoTime() - lastFullPass >= properties.fullPassInterval().toNanos();
+                        runCycle(full);
                     }
                 } else {
+                    if (recovered) {
+                        live.clear();
+                    }
                     recovered = false;
                 }
             } catch (RuntimeException e) {
-                // A conflicting change (a job cancelled, a node drained) rolls the cycle back; the next one replans.
+                // A conflicting change (a job cancelled, a node drained) rolls the cycle back; the next one
+                // replans, from the store: what the rolled-back cycle read may be what conflicted.
                 log.warn("Scheduling cycle failed and was rolled back: {}", e.toString());
+                live.clear();
             }
             awaitWake();
         }

@@ -3,9 +3,14 @@ package io.gantry.scheduling;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.stereotype.Component;
@@ -21,6 +26,7 @@ import io.gantry.engine.Hostlist;
 import io.gantry.engine.JobId;
 import io.gantry.engine.NodeAllocation;
 import io.gantry.engine.PendingJob;
+import io.gantry.engine.PendingReason;
 import io.gantry.engine.Plan;
 import io.gantry.engine.Policy;
 import io.gantry.engine.Request;
@@ -28,7 +34,6 @@ import io.gantry.engine.RunningJob;
 import io.gantry.engine.Snapshot;
 import io.gantry.engine.Start;
 import io.gantry.jobs.ActiveJob;
-import io.gantry.jobs.Hold;
 import io.gantry.jobs.JobAllocation;
 import io.gantry.jobs.JobState;
 import io.gantry.jobs.SchedulerJobs;
@@ -52,10 +57,19 @@ class SchedulingCycle {
     private final Clock clock;
     private final Engine engine = new Engine();
     private final Policy policy;
+    private final LiveJobs live;
+    private final SchedulerProperties properties;
+    /** The last full pass's waiting jobs, highest priority first, and those it reserved for. */
+    private List<Long> ranked = List.of();
+    private List<Long> reserved = List.of();
+    private Instant lastPriorityWrite;
+    private volatile boolean outsideChange;
 
     SchedulingCycle(SchedulerJobs jobs, ClusterService cluster, AccountingService accounting, GpuLedger gpus,
             TransactionTemplate transaction, ApplicationEventPublisher events, Clock clock,
-            SchedulerProperties properties) {
+            SchedulerProperties properties, LiveJobs live) {
+        this.live = live;
+        this.properties = properties;
         this.jobs = jobs;
         this.cluster = cluster;
         this.accounting = accounting;
@@ -92,51 +106,81 @@ class SchedulingCycle {
 
     /** What one cycle decided, before it is applied. */
     record Planned(Instant now, Plan plan, Map<JobId, ActiveJob> byEngineId, Map<Long, Waiting> decided,
-            int pending, int running, Map<JobId, ActiveJob> runningByEngineId) {
+            int pending, int running, Map<JobId, ActiveJob> runningByEngineId, boolean full) {
     }
 
+    /** Runs a full pass: every job that may start is planned, with backfill and reservations. */
     Outcome run() {
-        return apply(plan());
+        return run(true);
     }
 
-    /** Reads the store and asks the engine; writes nothing. */
+    /**
+     * Runs a cycle: a full pass, or a quick one over the jobs that just became eligible, the jobs
+     * that hold a reservation and the highest-priority ones (the engine still sees every running
+     * job, so a quick cycle's backfill never delays a reservation it knows of). A quick cycle with
+     * nothing changed since the last one is skipped: empty then.
+     */
+    Outcome run(boolean full) {
+        Planned planned = plan(full);
+        return planned == null ? null : apply(planned);
+    }
+
+    /** Reads what changed and asks the engine; writes nothing. Null for a quick cycle with nothing to do. */
     Planned plan() {
+        return plan(true);
+    }
+
+    Planned plan(boolean full) {
         Instant now = clock.instant();
-        List<ActiveJob> active = jobs.activeJobs();
+        if (!live.loaded()) {
+            live.load(now);
+            full = true;
+        }
+        boolean changed = live.refresh(now);
+        if (!full && !changed && !outsideChange) {
+            return null;
+        }
+        outsideChange = false;
+        Map<Long, Waiting> decided = new HashMap<>();
+        live.judgeDependencies(full, now).forEach((row, reason) -> decide(decided, live.get(row), reason.slurmName(), null));
+
         List<RunningJob> running = new ArrayList<>();
-        Map<Long, Integer> runningPerArray = new HashMap<>();
-        List<ActiveJob> pending = new ArrayList<>();
         Map<JobId, ActiveJob> runningByEngineId = new HashMap<>();
-        for (ActiveJob job : active) {
-            if (job.state() == JobState.PENDING) {
-                pending.add(job);
-            } else {
-                RunningJob engineJob = runningJob(job);
-                running.add(engineJob);
-                if (job.state() == JobState.RUNNING) {
-                    runningByEngineId.put(engineJob.id(), job);
-                }
-                if (job.arrayTaskId() >= 0) {
-                    runningPerArray.merge(job.jobId(), 1, Integer::sum);
-                }
+        for (LiveJobs.Entry e : live.running()) {
+            RunningJob engineJob = runningJob(e.job);
+            running.add(engineJob);
+            if (e.job.state() == JobState.RUNNING) {
+                runningByEngineId.put(engineJob.id(), e.job);
             }
         }
 
-        Dependencies dependencies = new Dependencies(jobs.outcomes(Dependencies.referencedIds(pending)), active, now);
-        Map<Long, Waiting> decided = new HashMap<>();
-        List<PendingJob> schedulable = new ArrayList<>();
+        Set<Long> fresh = live.takeFresh();
+        Collection<LiveJobs.Entry> candidates = full || live.eligible().size() <= properties.quickDepth()
+                ? live.eligible() : quickCandidates(fresh);
+        List<PendingJob> schedulable = new ArrayList<>(candidates.size());
         Map<JobId, ActiveJob> byEngineId = new HashMap<>();
-        Map<Long, Integer> arrayStartsLeft = new HashMap<>();
-        pending.sort((a, b) -> Integer.compare(a.arrayTaskId(), b.arrayTaskId()));
-        for (ActiveJob job : pending) {
-            String reason = callerReason(job, dependencies, now, runningPerArray, arrayStartsLeft);
-            if (reason != null) {
-                decided.put(job.row(), new Waiting(reason, job.priority(), null));
+        Map<Long, List<LiveJobs.Entry>> limitedArrays = new HashMap<>();
+        for (LiveJobs.Entry e : candidates) {
+            if (e.job.arrayMaxRunning() != null && e.job.arrayTaskId() >= 0) {
+                limitedArrays.computeIfAbsent(e.job.jobId(), k -> new ArrayList<>()).add(e);
                 continue;
             }
-            PendingJob engineJob = pendingJob(job, now);
+            PendingJob engineJob = e.engineJob(now);
             schedulable.add(engineJob);
-            byEngineId.put(engineJob.id(), job);
+            byEngineId.put(engineJob.id(), e.job);
+        }
+        for (List<LiveJobs.Entry> tasks : limitedArrays.values()) {
+            tasks.sort(Comparator.comparingInt(e -> e.job.arrayTaskId()));
+            int left = tasks.get(0).job.arrayMaxRunning() - live.runningInArray(tasks.get(0).job.jobId());
+            for (LiveJobs.Entry e : tasks) {
+                if (left-- > 0) {
+                    PendingJob engineJob = e.engineJob(now);
+                    schedulable.add(engineJob);
+                    byEngineId.put(engineJob.id(), e.job);
+                } else {
+                    decide(decided, e, PendingReason.JOB_ARRAY_TASK_LIMIT.slurmName(), null);
+                }
+            }
         }
 
         EngineLimits limits = accounting.engineLimits();
@@ -145,8 +189,80 @@ class SchedulingCycle {
                 .pending(schedulable).qos(limits.qos()).associations(limits.associations()).policy(policy)
                 .reservations(reservations.current()).build();
         Plan plan = engine.plan(snapshot);
-        priorities.record(now, policy.weights(), plan, byEngineId);
-        return new Planned(now, plan, byEngineId, decided, pending.size(), running.size(), runningByEngineId);
+        boolean writePriorities = false;
+        if (full) {
+            priorities.record(now, policy.weights(), plan, byEngineId);
+            rank(plan, byEngineId);
+            if (lastPriorityWrite == null || !now.isBefore(lastPriorityWrite.plus(properties.priorityWriteInterval()))) {
+                writePriorities = true;
+                lastPriorityWrite = now;
+            }
+        }
+        for (io.gantry.engine.Waiting w : plan.waiting()) {
+            ActiveJob job = byEngineId.get(w.job());
+            LiveJobs.Entry e = live.get(job.row());
+            Instant expected = w.expectedStart().isPresent() ? Instant.ofEpochSecond(w.expectedStart().getAsLong()) : null;
+            Waiting now2 = new Waiting(w.reason().slurmName(), w.priority().value(), expected);
+            if (e != null && (!Objects.equals(e.recorded.reason(), now2.reason())
+                    || !Objects.equals(e.recorded.expectedStart(), now2.expectedStart())
+                    || writePriorities && e.recorded.priority() != now2.priority())) {
+                decided.put(job.row(), now2);
+            }
+        }
+        return new Planned(now, plan, byEngineId, decided, live.size() - live.running().size(), running.size(),
+                runningByEngineId, full);
+    }
+
+    /** A decision for a job the engine did not see; recorded only when it differs from the store's. */
+    private static void decide(Map<Long, Waiting> decided, LiveJobs.Entry e, String reason, Instant expected) {
+        if (e != null && (!Objects.equals(e.recorded.reason(), reason) || !Objects.equals(e.recorded.expectedStart(), expected))) {
+            decided.put(e.job.row(), new Waiting(reason, e.recorded.priority(), expected));
+        }
+    }
+
+    /** The rows a quick cycle plans: fresh ones, reserved ones and the highest-ranked ones still eligible. */
+    private Collection<LiveJobs.Entry> quickCandidates(Set<Long> fresh) {
+        Map<Long, LiveJobs.Entry> chosen = new LinkedHashMap<>();
+        for (Long row : ranked) {
+            if (chosen.size() >= properties.quickDepth()) {
+                break;
+            }
+            LiveJobs.Entry e = live.get(row);
+            if (e != null && e.wait == LiveJobs.Wait.ENGINE) {
+                chosen.put(row, e);
+            }
+        }
+        for (Long row : reserved) {
+            LiveJobs.Entry e = live.get(row);
+            if (e != null && e.wait == LiveJobs.Wait.ENGINE) {
+                chosen.put(row, e);
+            }
+        }
+        for (Long row : fresh) {
+            LiveJobs.Entry e = live.get(row);
+            if (e != null && e.wait == LiveJobs.Wait.ENGINE) {
+                chosen.put(row, e);
+            }
+        }
+        return chosen.values();
+    }
+
+    /** Remembers the full pass's order of waiting jobs and which of them hold reservations. */
+    private void rank(Plan plan, Map<JobId, ActiveJob> byEngineId) {
+        List<io.gantry.engine.Waiting> waiting = new ArrayList<>(plan.waiting());
+        waiting.sort(Comparator.comparingLong((io.gantry.engine.Waiting w) -> w.priority() == null ? Long.MIN_VALUE
+                : -w.priority().value()));
+        List<Long> order = new ArrayList<>(waiting.size());
+        List<Long> withReservation = new ArrayList<>();
+        for (io.gantry.engine.Waiting w : waiting) {
+            ActiveJob job = byEngineId.get(w.job());
+            order.add(job.row());
+            if (w.expectedStart().isPresent()) {
+                withReservation.add(job.row());
+            }
+        }
+        ranked = order;
+        reserved = withReservation;
     }
 
     /**
@@ -179,7 +295,7 @@ class SchedulingCycle {
             if (!victims.isEmpty()) {
                 events.publishEvent(new JobsPreempted(List.copyOf(victims)));
             }
-            Map<String, NodeUse> free = new HashMap<>(cluster.free());
+            Map<String, NodeUse> free = planned.plan().starts().isEmpty() ? Map.of() : new HashMap<>(cluster.free());
             List<NodeUse> taken = new ArrayList<>();
             Map<Long, List<JobAllocation>> gpusTaken = new HashMap<>();
             List<SchedulerJobs.StartedEvent> history = new ArrayList<>();
@@ -215,19 +331,25 @@ class SchedulingCycle {
             cluster.takeChecked(taken);
             gpus.hold(gpusTaken);
             jobs.recordStarts(history);
-            for (io.gantry.engine.Waiting w : planned.plan().waiting()) {
-                ActiveJob job = planned.byEngineId().get(w.job());
-                Instant expected = w.expectedStart().isPresent()
-                        ? Instant.ofEpochSecond(w.expectedStart().getAsLong()) : null;
-                decided.put(job.row(), new Waiting(w.reason().slurmName(), w.priority().value(), expected));
-            }
             jobs.recordWaiting(decided);
             if (!started.isEmpty()) {
                 events.publishEvent(new JobStarted(List.copyOf(started)));
             }
         });
+        // Committed: the store now holds these decisions.
+        decided.forEach((row, w) -> {
+            LiveJobs.Entry e = live.get(row);
+            if (e != null) {
+                e.recorded = w;
+            }
+        });
         return new Outcome(started.size(), backfilled[0], planned.pending() - started.size(),
                 planned.running() + started.size());
+    }
+
+    /** A node, partition, limit or reservation changed: the next cycle runs even if no job did. */
+    void outsideChange() {
+        outsideChange = true;
     }
 
     private static boolean fits(List<NodeUse> uses, Map<String, NodeUse> free) {
@@ -238,36 +360,6 @@ class SchedulingCycle {
             }
         }
         return true;
-    }
-
-    private static String callerReason(ActiveJob job, Dependencies dependencies, Instant now,
-            Map<Long, Integer> runningPerArray, Map<Long, Integer> arrayStartsLeft) {
-        if (job.hold() == Hold.USER) {
-            return "JobHeldUser";
-        }
-        if (job.hold() == Hold.ADMIN) {
-            return "JobHeldAdmin";
-        }
-        switch (dependencies.of(job)) {
-            case WAITING:
-                return "Dependency";
-            case NEVER:
-                return "DependencyNeverSatisfied";
-            default:
-                break;
-        }
-        if (job.eligibleTime() != null && job.eligibleTime().isAfter(now)) {
-            return "BeginTime";
-        }
-        if (job.arrayMaxRunning() != null && job.arrayTaskId() >= 0) {
-            int left = arrayStartsLeft.computeIfAbsent(job.jobId(),
-                    id -> job.arrayMaxRunning() - runningPerArray.getOrDefault(id, 0));
-            if (left <= 0) {
-                return "JobArrayTaskLimit";
-            }
-            arrayStartsLeft.put(job.jobId(), left - 1);
-        }
-        return null;
     }
 
     private static RunningJob runningJob(ActiveJob job) {

@@ -86,7 +86,8 @@ class SchedulingIntegrationTests {
             second.close();
         }
         SchedulerProperties otherKey = new SchedulerProperties(properties.interval(), properties.policy(), true,
-                properties.advisoryLockKey() + 1);
+                properties.advisoryLockKey() + 1, properties.fullPassInterval(), properties.quickDepth(),
+                properties.priorityWriteInterval());
         LeaderLock a = new LeaderLock(dataSource, otherKey);
         LeaderLock b = new LeaderLock(dataSource, otherKey);
         try {
