@@ -14,9 +14,9 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import io.gantry.control.LeaderLock;
 import io.gantry.engine.FairTree;
 import io.gantry.engine.Tres;
-import io.gantry.scheduling.LeaderLock;
 
 /**
  * Usage and fair share, like slurmctld's priority/multifactor with Fair Tree. Every

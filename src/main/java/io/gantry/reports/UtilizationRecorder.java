@@ -18,8 +18,8 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import io.gantry.control.LeaderLock;
 import io.gantry.engine.Hostlist;
-import io.gantry.scheduling.LeaderLock;
 
 /**
  * Keeps the hourly rollups that utilization reports read, on the leader, every sample period:
