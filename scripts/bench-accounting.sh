@@ -98,7 +98,7 @@ for c in "${CASES[@]}"; do
 done
 
 if [ -n "${EXPLAIN:-}" ]; then
-    # The SQL JobAccountingService sends, with the bound it computes (window end + longest job span,
+    # The SQL sacct sends (io.gantry.jobs.JobHistory), with the bound it computes (window end + longest job span,
     # 2 days 4 h in this data) and the "ended since the last scan" range.
     span=$(psql -At -h "$PGHOST" -U "$PGUSER" -d "$DB" -c "select ceil(extract(epoch from max(end_time - coalesce(start_time, eligible_time, submit_time)))) + 1 from jobs")
     recent=$(psql -At -h "$PGHOST" -U "$PGUSER" -d "$DB" -c "select max(end_time) - interval '1 hour' from jobs")

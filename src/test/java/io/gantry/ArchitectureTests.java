@@ -2,6 +2,7 @@ package io.gantry;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -49,6 +50,13 @@ class ArchitectureTests {
                 .or().areAssignableTo(org.springframework.data.repository.Repository.class)
                 .should().notBePublic()
                 .because("services return records; entities never cross a package boundary");
+        rule.check(production);
+    }
+
+    @Test
+    void topLevelPackagesDependOnEachOtherWithoutCycles() {
+        ArchRule rule = slices().matching("io.gantry.(*)..").should().beFreeOfCycles()
+                .because("a feature depends on another through its API; two features that need each other are one tangle");
         rule.check(production);
     }
 }

@@ -31,6 +31,9 @@ import io.gantry.accounting.AccountingViews.QosRequest;
 import io.gantry.api.GantryException;
 import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.ProblemType;
+import io.gantry.jobs.ActiveJobs;
+import io.gantry.jobs.Charge;
+import io.gantry.jobs.Charges;
 import io.gantry.security.User;
 import io.gantry.security.UserService;
 
@@ -39,7 +42,7 @@ import io.gantry.security.UserService;
  * who may charge which account with which QOS, and the limits the scheduler enforces.
  */
 @Service
-public class AccountingService {
+public class AccountingService implements Charges {
 
     public static final String ROOT = "root";
     public static final String NORMAL = "normal";
@@ -78,16 +81,12 @@ public class AccountingService {
 
     // --- what jobs and the scheduler ask ----------------------------------------------------------
 
-    /** Where a job is charged and under which QOS, with the limits checked when it is submitted. */
-    public record Charge(String account, String qos, io.gantry.engine.Qos limits, Integer maxSubmitJobsPerUser,
-            Integer associationMaxSubmitJobs) {
-    }
-
     /**
      * The account and QOS a job of {@code user} is charged to: {@code account} or the user's default
      * account, {@code qosName} or the association's default QOS (else {@code normal}). Every error is
      * a 400 naming {@code account} or {@code qos}.
      */
+    @Override
     @Transactional(readOnly = true)
     public Charge charge(String user, String account, String qosName) {
         List<AssociationEntity> mine = associations.findByUserOrderByAccount(user);

@@ -14,9 +14,10 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import io.gantry.control.LeaderLock;
 import io.gantry.engine.FairTree;
 import io.gantry.engine.Tres;
-import io.gantry.scheduling.LeaderLock;
+import io.gantry.jobs.JobUsage;
 
 /**
  * Usage and fair share, like slurmctld's priority/multifactor with Fair Tree. Every
@@ -34,6 +35,7 @@ public class FairShareService {
     private final AssociationRepository associations;
     private final QosRepository qos;
     private final JdbcTemplate jdbc;
+    private final JobUsage jobs;
     private final TransactionTemplate transaction;
     private final LeaderLock leader;
     private final Clock clock;
@@ -41,14 +43,15 @@ public class FairShareService {
     private volatile FairTree.Result cached;
 
     FairShareService(FairShareProperties properties, AccountRepository accounts, AssociationRepository associations,
-            QosRepository qos, JdbcTemplate jdbc, TransactionTemplate transaction, LeaderLock leader, Clock clock,
-            org.springframework.context.ApplicationEventPublisher events) {
+            QosRepository qos, JdbcTemplate jdbc, JobUsage jobs, TransactionTemplate transaction, LeaderLock leader,
+            Clock clock, org.springframework.context.ApplicationEventPublisher events) {
         this.events = events;
         this.properties = properties;
         this.accounts = accounts;
         this.associations = associations;
         this.qos = qos;
         this.jdbc = jdbc;
+        this.jobs = jobs;
         this.transaction = transaction;
         this.leader = leader;
         this.clock = clock;
@@ -119,22 +122,16 @@ public class FairShareService {
             Map<String, Double> usageFactors = new HashMap<>();
             qos.findAll().forEach(q -> usageFactors.put(q.name(), q.usageFactor()));
             Map<List<String>, Double> added = new HashMap<>();
-            jdbc.query("""
-                    SELECT account, user_name, qos, allocation, start_time, end_time FROM jobs
-                     WHERE start_time IS NOT NULL AND allocation IS NOT NULL AND start_time < ?
-                       AND (end_time IS NULL OR end_time > ?)""", rs -> {
-                Instant start = rs.getObject(5, OffsetDateTime.class).toInstant();
-                OffsetDateTime endValue = rs.getObject(6, OffsetDateTime.class);
-                Instant end = endValue == null ? now : endValue.toInstant();
+            jobs.ranBetween(from, now, run -> {
+                Instant end = run.end() == null ? now : run.end();
                 // Whole clock seconds, so that the periods a run is split into add up to sacct's elapsed time.
                 long seconds = (end.isBefore(now) ? end : now).getEpochSecond()
-                        - (start.isAfter(from) ? start : from).getEpochSecond();
-                if (seconds > 0 && rs.getString(1) != null) {
-                    double billing = billing(SacctAllocation.parse(rs.getString(4)).tres())
-                            * usageFactors.getOrDefault(rs.getString(3), 1.0);
-                    added.merge(List.of(rs.getString(1), rs.getString(2)), billing * seconds, Double::sum);
+                        - (run.start().isAfter(from) ? run.start() : from).getEpochSecond();
+                if (seconds > 0 && run.account() != null) {
+                    double billing = billing(run.allocated()) * usageFactors.getOrDefault(run.qos(), 1.0);
+                    added.merge(List.of(run.account(), run.user()), billing * seconds, Double::sum);
                 }
-            }, utc(now), utc(from));
+            });
             for (Map.Entry<List<String>, Double> e : added.entrySet()) {
                 String account = e.getKey().get(0);
                 String user = e.getKey().get(1);

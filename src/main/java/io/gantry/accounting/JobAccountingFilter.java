@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.Set;
 
 import io.gantry.api.GantryException;
+import io.gantry.jobs.JobHistory;
 import io.gantry.jobs.JobIds;
 import io.gantry.jobs.JobState;
 
@@ -51,6 +52,11 @@ record JobAccountingFilter(Instant start, Instant end, Set<String> users, Set<St
     /** Whether only [start, end) matters: false when jobs are named by id and no window was asked for. */
     boolean hasWindow() {
         return start != null;
+    }
+
+    /** The same question, as the jobs feature's history answers it. */
+    JobHistory.Filter history() {
+        return new JobHistory.Filter(start, end, users, accounts, states, partitions, jobIds);
     }
 
     private static Instant instant(String parameter, String text) {

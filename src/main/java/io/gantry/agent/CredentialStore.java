@@ -1,6 +1,6 @@
 package io.gantry.agent;
 
-import io.gantry.security.OwnerOnlyFiles;
+import io.gantry.secrets.OwnerOnlyFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

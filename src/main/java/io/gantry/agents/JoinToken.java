@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 import io.gantry.api.GantryProperties;
-import io.gantry.security.OwnerOnlyFiles;
+import io.gantry.secrets.OwnerOnlyFiles;
 
 /**
  * The cluster's join token: {@code gantry.agents.join-token} when set, else the one generated on the

@@ -11,11 +11,11 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 import io.gantry.cluster.AgentNodes;
+import io.gantry.control.LeaderLock;
 import io.gantry.jobs.ActiveJob;
 import io.gantry.jobs.JobState;
 import io.gantry.jobs.SchedulerJobs;
 import io.gantry.scheduling.JobCompletion;
-import io.gantry.scheduling.LeaderLock;
 
 /**
  * Once a second: writes the heartbeats this controller heard, and (on the leader) declares DOWN

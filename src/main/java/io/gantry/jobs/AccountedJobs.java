@@ -6,8 +6,6 @@ import java.util.Set;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Transactional;
 
-import io.gantry.accounting.ActiveJobs;
-
 /**
  * Which accounts, QOS and associations unfinished jobs are charged to, for accounting's deletes and
  * for the submit-time limits. Each row counts, so every task of an array counts as one job.

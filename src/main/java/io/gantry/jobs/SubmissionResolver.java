@@ -11,8 +11,6 @@ import java.util.function.LongPredicate;
 
 import org.springframework.stereotype.Component;
 
-import io.gantry.accounting.AccountingService;
-import io.gantry.accounting.AccountingService.Charge;
 import io.gantry.api.GantryException;
 import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.ProblemType;
@@ -45,17 +43,17 @@ class SubmissionResolver {
     private static final int MAX_NAME = 256;
 
     private final ClusterService cluster;
-    private final AccountingService accounting;
+    private final Charges charges;
     private final AccountedJobs accounted;
     private final JobsProperties properties;
     private final Engine engine = new Engine();
     private final Clock clock;
     private volatile Shapes shapes;
 
-    SubmissionResolver(ClusterService cluster, AccountingService accounting, AccountedJobs accounted,
+    SubmissionResolver(ClusterService cluster, Charges charges, AccountedJobs accounted,
             JobsProperties properties, Clock clock) {
         this.cluster = cluster;
-        this.accounting = accounting;
+        this.charges = charges;
         this.accounted = accounted;
         this.properties = properties;
         this.clock = clock;
@@ -296,7 +294,7 @@ class SubmissionResolver {
     /** The account and QOS the job is charged to, or null with the reasons added to {@code errors}. */
     private Charge charge(String user, String account, String qos, List<FieldError> errors) {
         try {
-            return accounting.charge(user, account, qos);
+            return charges.charge(user, account, qos);
         } catch (GantryException e) {
             errors.addAll(e.errors());
             return null;

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -18,8 +19,9 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import io.gantry.control.LeaderLock;
 import io.gantry.engine.Hostlist;
-import io.gantry.scheduling.LeaderLock;
+import io.gantry.jobs.JobUsage;
 
 /**
  * Keeps the hourly rollups that utilization reports read, on the leader, every sample period:
@@ -39,14 +41,16 @@ class UtilizationRecorder {
     private static final Duration ROLLUP_LAG = Duration.ofMinutes(2);
 
     private final JdbcTemplate jdbc;
+    private final JobUsage jobs;
     private final TransactionTemplate transaction;
     private final LeaderLock leader;
     private final Clock clock;
     private final Duration period;
 
-    UtilizationRecorder(JdbcTemplate jdbc, TransactionTemplate transaction, LeaderLock leader, Clock clock,
-            ReportsProperties properties) {
+    UtilizationRecorder(JdbcTemplate jdbc, JobUsage jobs, TransactionTemplate transaction, LeaderLock leader,
+            Clock clock, ReportsProperties properties) {
         this.jdbc = jdbc;
+        this.jobs = jobs;
         this.transaction = transaction;
         this.leader = leader;
         this.clock = clock;
@@ -73,32 +77,26 @@ class UtilizationRecorder {
                 return;
             }
             // Skip empty stretches (the first rollup starts at 1970) in one step.
-            OffsetDateTime first = jdbc.queryForObject(
-                    "SELECT MIN(end_time) FROM jobs WHERE end_time > ? AND end_time <= ?", OffsetDateTime.class,
-                    utc(from), utc(now));
-            if (first == null) {
+            Optional<Instant> first = jobs.firstEndBetween(from, now);
+            if (first.isEmpty()) {
                 setRolledUpTo(now);
                 return;
             }
-            Instant windowFrom = first.toInstant().minusSeconds(1).isAfter(from) ? first.toInstant().minusSeconds(1)
-                    : from;
+            Instant windowFrom = first.get().minusSeconds(1).isAfter(from) ? first.get().minusSeconds(1) : from;
             Instant windowTo = windowFrom.plus(ROLLUP_WINDOW).isBefore(now) ? windowFrom.plus(ROLLUP_WINDOW) : now;
             transaction.executeWithoutResult(status -> {
                 Map<List<Object>, long[]> sums = new HashMap<>();
-                jdbc.query("""
-                        SELECT account, user_name, allocation, start_time, end_time FROM jobs
-                         WHERE end_time > ? AND end_time <= ? AND start_time IS NOT NULL AND allocation IS NOT NULL""",
-                        rs -> {
-                            long[] held = held(rs.getString(3));
-                            String account = rs.getString(1) == null ? "" : rs.getString(1);
-                            String user = rs.getString(2);
-                            Hours.split(rs.getObject(4, OffsetDateTime.class).toInstant(),
-                                    rs.getObject(5, OffsetDateTime.class).toInstant(), (hour, seconds) -> {
-                                        long[] s = sums.computeIfAbsent(List.of(hour, account, user), k -> new long[2]);
-                                        s[0] += held[0] * seconds;
-                                        s[1] += held[1] * seconds;
-                                    });
-                        }, utc(windowFrom), utc(windowTo));
+                jobs.endedBetween(windowFrom, windowTo, run -> {
+                    long cpus = run.allocated().cpu();
+                    long gpus = run.allocated().gpus();
+                    String account = run.account() == null ? "" : run.account();
+                    String user = run.user();
+                    Hours.split(run.start(), run.end(), (hour, seconds) -> {
+                        long[] s = sums.computeIfAbsent(List.of(hour, account, user), k -> new long[2]);
+                        s[0] += cpus * seconds;
+                        s[1] += gpus * seconds;
+                    });
+                });
                 upsert("usage_hourly", "hour_start", sums);
                 // And by day, for reports per account or user over long windows.
                 Map<List<Object>, long[]> daily = new HashMap<>();
@@ -235,20 +233,6 @@ class UtilizationRecorder {
             }
         });
         return c;
-    }
-
-    /** CPUs and GPUs an allocation ({@code node:cpus:mem:g0.g1;...}) holds in all. */
-    static long[] held(String allocation) {
-        long cpus = 0;
-        long gpus = 0;
-        for (String part : allocation.split(";")) {
-            String[] f = part.split(":", -1);
-            if (f.length >= 4) {
-                cpus += Long.parseLong(f[1]);
-                gpus += f[3].isEmpty() ? 0 : f[3].split("\\.").length;
-            }
-        }
-        return new long[] {cpus, gpus};
     }
 
     static OffsetDateTime utc(Instant t) {

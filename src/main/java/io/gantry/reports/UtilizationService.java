@@ -19,6 +19,7 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
 import io.gantry.api.GantryException;
+import io.gantry.jobs.JobUsage;
 import io.gantry.reports.UtilizationReport.Bucket;
 import io.gantry.reports.UtilizationReport.Figures;
 
@@ -33,11 +34,13 @@ class UtilizationService {
     private static final double HOUR = 3600.0;
 
     private final JdbcTemplate jdbc;
+    private final JobUsage jobs;
     private final UtilizationRecorder recorder;
     private final Clock clock;
 
-    UtilizationService(JdbcTemplate jdbc, UtilizationRecorder recorder, Clock clock) {
+    UtilizationService(JdbcTemplate jdbc, JobUsage jobs, UtilizationRecorder recorder, Clock clock) {
         this.jdbc = jdbc;
+        this.jobs = jobs;
         this.recorder = recorder;
         this.clock = clock;
     }
@@ -90,18 +93,14 @@ class UtilizationService {
                     rs.getLong(3));
         }, utc(from), utc(to));
         Instant rolledUp = recorder.rolledUpTo();
-        jdbc.query("""
-                SELECT account, user_name, allocation, start_time, end_time FROM jobs
-                 WHERE start_time IS NOT NULL AND allocation IS NOT NULL AND start_time < ?
-                   AND (end_time IS NULL OR end_time > ?) AND (end_time IS NULL OR end_time > ?)""", rs -> {
-            long[] held = UtilizationRecorder.held(rs.getString(3));
-            Instant jobStart = rs.getObject(4, OffsetDateTime.class).toInstant();
-            OffsetDateTime jobEndValue = rs.getObject(5, OffsetDateTime.class);
-            Instant jobEnd = jobEndValue == null ? now : jobEndValue.toInstant();
-            String g = group(groupBy, groupBy.equals("account") ? rs.getString(1) : rs.getString(2));
-            Hours.split(jobStart.isAfter(from) ? jobStart : from, jobEnd.isBefore(to) ? jobEnd : to,
-                    (hour, seconds) -> add(allocated, bucket(hour, unit), g, held[0] * seconds, held[1] * seconds));
-        }, utc(to), utc(rolledUp), utc(from));
+        jobs.ranBetweenAfterRollup(from, to, rolledUp, run -> {
+            long cpus = run.allocated().cpu();
+            long gpus = run.allocated().gpus();
+            Instant jobEnd = run.end() == null ? now : run.end();
+            String g = group(groupBy, groupBy.equals("account") ? run.account() : run.user());
+            Hours.split(run.start().isAfter(from) ? run.start() : from, jobEnd.isBefore(to) ? jobEnd : to,
+                    (hour, seconds) -> add(allocated, bucket(hour, unit), g, cpus * seconds, gpus * seconds));
+        });
 
         Map<Instant, long[]> capacity = new TreeMap<>();
         if (groupBy.equals("cluster")) {

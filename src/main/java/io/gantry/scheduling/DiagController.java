@@ -11,6 +11,8 @@ import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 
+import io.gantry.control.LeaderLock;
+
 @Tag(name = "diag")
 @RestController
 @RequestMapping("/api/v1")

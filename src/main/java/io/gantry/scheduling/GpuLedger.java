@@ -3,12 +3,14 @@ package io.gantry.scheduling;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
 import io.gantry.jobs.JobAllocation;
+import io.gantry.jobs.JobUsage;
 
 /**
  * The table of allocated GPUs, one row per (node, index). Its primary key is the store's own
@@ -19,10 +21,12 @@ class GpuLedger {
 
     private final JdbcClient jdbc;
     private final JdbcTemplate batch;
+    private final JobUsage jobs;
 
-    GpuLedger(JdbcClient jdbc, JdbcTemplate batch) {
+    GpuLedger(JdbcClient jdbc, JdbcTemplate batch, JobUsage jobs) {
         this.jdbc = jdbc;
         this.batch = batch;
+        this.jobs = jobs;
     }
 
     /** Holds every GPU of the jobs started in this transaction, in one batch; a GPU held twice fails it. */
@@ -47,9 +51,23 @@ class GpuLedger {
         }
     }
 
-    /** Rows whose job no longer runs: left by a crash between writes that were not one transaction. */
+    /**
+     * Rows whose job no longer runs: left by a crash between writes that were not one transaction.
+     * The ledger is read before the jobs, so a job that starts in between keeps its GPUs; the jobs'
+     * states come through the jobs feature, which owns their table. Returns how many GPUs were released.
+     */
     int releaseOrphans() {
-        return jdbc.sql("DELETE FROM gpu_allocations WHERE job_row NOT IN "
-                + "(SELECT id FROM jobs WHERE state IN ('RUNNING', 'COMPLETING'))").update();
+        List<Long> ledgered = jdbc.sql("SELECT DISTINCT job_row FROM gpu_allocations").query(Long.class).list();
+        if (ledgered.isEmpty()) {
+            return 0;
+        }
+        Set<Long> holding = jobs.holdingRows();
+        List<Long> orphans = ledgered.stream().filter(row -> !holding.contains(row)).toList();
+        int released = 0;
+        for (int from = 0; from < orphans.size(); from += 500) {
+            List<Long> chunk = orphans.subList(from, Math.min(from + 500, orphans.size()));
+            released += jdbc.sql("DELETE FROM gpu_allocations WHERE job_row IN (:rows)").param("rows", chunk).update();
+        }
+        return released;
     }
 }

@@ -13,6 +13,7 @@ import org.springframework.transaction.event.TransactionalEventListener;
 
 import io.gantry.accounting.AccountingChanged;
 import io.gantry.cluster.NodeStateChanged;
+import io.gantry.control.LeaderLock;
 import io.gantry.jobs.JobsChanged;
 
 /**

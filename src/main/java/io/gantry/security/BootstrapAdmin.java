@@ -15,6 +15,7 @@ import org.springframework.stereotype.Component;
 import io.gantry.api.GantryException;
 import io.gantry.api.GantryProperties;
 import io.gantry.api.ProblemType;
+import io.gantry.secrets.OwnerOnlyFiles;
 
 /**
  * Creates user {@code admin} (ADMIN) on the first start with an empty store, before the web

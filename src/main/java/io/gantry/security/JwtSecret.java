@@ -11,6 +11,8 @@ import javax.crypto.spec.SecretKeySpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.gantry.secrets.OwnerOnlyFiles;
+
 /**
  * The HS256 key: {@code gantry.security.jwt-secret} when set, else the one generated on the first
  * start into {@code <data-dir>/jwt-secret}, so that issued tokens stay valid across restarts.

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 import io.gantry.api.GantryException;
+import io.gantry.jobs.JobAllocation;
 import io.gantry.jobs.JobState;
 
 /** What sacct writes: AllocTRES summed over nodes, RFC 4180 CSV, elapsed time and the checked filters. */
@@ -17,21 +18,26 @@ class SacctFormatTests {
 
     private static final Instant NOW = Instant.parse("2026-03-10T12:00:00Z");
 
+    /** AllocTRES of an allocation as the jobs table stores it. */
+    private static String allocTres(String allocation) {
+        return JobAccountingService.allocTres(JobAllocation.totals(allocation));
+    }
+
     @Test
     void allocTresSumsCpusMemoryAndGpusOverNodesAndCountsTheNodes() {
-        SacctAllocation a = SacctAllocation.parse("gpu001:32:131072:0.1.2.3;gpu002:32:131072:4.5.6.7");
-        assertThat(a.allocTres()).isEqualTo("cpu=64,mem=256G,gres/gpu=8,node=2");
+        assertThat(allocTres("gpu001:32:131072:0.1.2.3;gpu002:32:131072:4.5.6.7"))
+                .isEqualTo("cpu=64,mem=256G,gres/gpu=8,node=2");
     }
 
     @Test
     void aCpuOnlyAllocationHasNoGresAndOddMemoryIsInMegabytes() {
-        assertThat(SacctAllocation.parse("cpu001:4:1000:").allocTres()).isEqualTo("cpu=4,mem=1000M,node=1");
+        assertThat(allocTres("cpu001:4:1000:")).isEqualTo("cpu=4,mem=1000M,node=1");
     }
 
     @Test
     void aJobThatNeverRanHasNoAllocTres() {
-        assertThat(SacctAllocation.parse(null).allocTres()).isNull();
-        assertThat(SacctAllocation.parse("").allocTres()).isNull();
+        assertThat(allocTres(null)).isNull();
+        assertThat(allocTres("")).isNull();
     }
 
     @Test

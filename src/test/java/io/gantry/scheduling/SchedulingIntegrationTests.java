@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
+import io.gantry.control.LeaderLock;
 import io.gantry.jobs.JobService;
 import io.gantry.jobs.JobState;
 import io.gantry.jobs.JobSubmission;
@@ -75,8 +76,8 @@ class SchedulingIntegrationTests {
 
     @Test
     void onlyOneOfTwoControllersOnOneDatabaseSchedules() {
-        LeaderLock first = new LeaderLock(dataSource, properties);
-        LeaderLock second = new LeaderLock(dataSource, properties);
+        LeaderLock first = new LeaderLock(dataSource, properties.advisoryLockKey());
+        LeaderLock second = new LeaderLock(dataSource, properties.advisoryLockKey());
         try {
             // This context's own worker already holds the lock: neither newcomer may take it.
             assertThat(first.isLeader()).isFalse();
@@ -85,9 +86,7 @@ class SchedulingIntegrationTests {
             first.close();
             second.close();
         }
-        SchedulerProperties otherKey = new SchedulerProperties(properties.interval(), properties.policy(), true,
-                properties.advisoryLockKey() + 1, properties.fullPassInterval(), properties.quickDepth(),
-                properties.priorityWriteInterval());
+        long otherKey = properties.advisoryLockKey() + 1;
         LeaderLock a = new LeaderLock(dataSource, otherKey);
         LeaderLock b = new LeaderLock(dataSource, otherKey);
         try {

@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mockito.ArgumentCaptor;
 
+import io.gantry.secrets.OwnerOnlyFiles;
+
 class BootstrapAdminTests {
 
     @TempDir

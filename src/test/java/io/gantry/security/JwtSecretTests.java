@@ -14,6 +14,8 @@ import java.util.Base64;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.gantry.secrets.OwnerOnlyFiles;
+
 class JwtSecretTests {
 
     @TempDir

@@ -1,4 +1,4 @@
-package io.gantry.scheduling;
+package io.gantry.control;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -9,15 +9,16 @@ import javax.sql.DataSource;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.stereotype.Component;
-
 /**
  * Only one controller schedules at a time. On PostgreSQL the leader holds a session-level
  * advisory lock on a connection of its own for as long as it lives; if that connection dies the
  * lock is released and another controller takes over. The embedded H2 store serves one process,
  * which is always the leader.
+ *
+ * <p>Scheduling, fair-share accrual, utilization rollups and node health all run on the leader only,
+ * so the lock lives apart from all of them and knows nothing of their domain; the scheduler's
+ * configuration supplies the key (see {@code io.gantry.scheduling.LeadershipConfiguration}).
  */
-@Component
 public class LeaderLock {
 
     private static final Logger log = LoggerFactory.getLogger(LeaderLock.class);
@@ -27,9 +28,10 @@ public class LeaderLock {
     private Connection held;
     private Boolean postgres;
 
-    LeaderLock(DataSource dataSource, SchedulerProperties properties) {
+    /** {@code key}: the advisory lock every controller of one cluster contends for. */
+    public LeaderLock(DataSource dataSource, long key) {
         this.dataSource = dataSource;
-        this.key = properties.advisoryLockKey();
+        this.key = key;
     }
 
     /** Whether this process is the leader now; tries to become it if not. */
@@ -64,11 +66,13 @@ public class LeaderLock {
         }
     }
 
-    synchronized boolean heldNow() {
+    /** Whether this process holds the lock now, without trying to take it. */
+    public synchronized boolean heldNow() {
         return Boolean.FALSE.equals(postgres) || held != null;
     }
 
-    synchronized void close() {
+    /** Gives the lock up (on shutdown), so a standby takes over at once. */
+    public synchronized void close() {
         if (held != null) {
             try {
                 held.close();

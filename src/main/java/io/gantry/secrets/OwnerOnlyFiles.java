@@ -1,4 +1,4 @@
-package io.gantry.security;
+package io.gantry.secrets;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,7 +10,11 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 
-/** Secrets Gantry generates for itself, kept in files only their owner can read. */
+/**
+ * Secrets Gantry generates for itself, kept in files only their owner can read. Shared by the
+ * controller's security (JWT secret, first admin password), its join token and the node agent's
+ * credential, so it belongs to none of them: the agent runs on nodes without the controller's security.
+ */
 public final class OwnerOnlyFiles {
 
     private OwnerOnlyFiles() {

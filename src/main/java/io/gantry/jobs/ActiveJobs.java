@@ -1,8 +1,9 @@
-package io.gantry.accounting;
+package io.gantry.jobs;
 
 /**
  * Which accounts, QOS and associations pending or running jobs use, so that accounting does not
- * delete what they are charged to. The jobs feature implements it; accounting never reads its tables.
+ * delete what they are charged to. Part of the jobs feature's API: accounting asks it and never
+ * reads the jobs' tables.
  */
 public interface ActiveJobs {
 

@@ -1,0 +1,13 @@
+package io.gantry.jobs;
+
+import java.time.Instant;
+
+import io.gantry.engine.Tres;
+
+/**
+ * A job's run as usage is counted from it: who it is charged to, what it held in all (from its
+ * allocation) and when. {@code end} is null while it runs; {@code qos} is null where the question
+ * does not read it (the utilization rollups).
+ */
+public record JobRun(String account, String user, String qos, Tres allocated, Instant start, Instant end) {
+}
