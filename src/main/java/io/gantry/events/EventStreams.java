@@ -168,6 +168,10 @@ class EventStreams implements DisposableBean {
         return streams.size();
     }
 
+    synchronized long openStreams(String user) {
+        return streams.stream().filter(s -> s.user.equals(user)).count();
+    }
+
     synchronized List<LiveEvent> recent() {
         return ring.snapshot();
     }
