@@ -31,6 +31,10 @@ class EventsController {
     // otherwise publish the server-side SseEmitter class as a schema).
     @ApiResponse(responseCode = "200", description = "A never-ending stream of server-sent events",
             content = @Content(mediaType = MediaType.TEXT_EVENT_STREAM_VALUE, schema = @Schema(type = "string")))
+    @ApiResponse(responseCode = "429", description = "The caller already holds gantry.events.max-streams-per-user "
+            + "streams, or the controller serves gantry.events.max-streams; the open streams are left running",
+            content = @Content(mediaType = "application/problem+json",
+                    schema = @Schema(ref = "#/components/schemas/ProblemDetail")))
     @GetMapping(path = "/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
     SseEmitter streamEvents(@RequestHeader(name = "Last-Event-ID", required = false) Long lastEventId,
             CurrentUser caller) {
