@@ -2,11 +2,12 @@ package io.gantry.events;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -47,6 +48,7 @@ import io.gantry.api.ProblemType;
 @Component
 class EventStreams implements DisposableBean {
 
+    /** Recent events kept for resuming clients: at least this many, and at least one client queue's worth. */
     static final int KEPT = 1000;
 
     private static final Logger log = LoggerFactory.getLogger(EventStreams.class);
@@ -62,12 +64,13 @@ class EventStreams implements DisposableBean {
 
     // Guarded by this: the ring and the list of streams change together, so a client that connects
     // gets each event exactly once, either in its replay or live.
-    private final EventRing ring = new EventRing(KEPT);
+    private final EventRing ring;
     private final List<Stream> streams = new ArrayList<>();
     private boolean closed;
 
     EventStreams(EventsProperties properties) {
         this.properties = properties;
+        this.ring = new EventRing(Math.max(KEPT, properties.clientQueue()));
         this.senders = new ThreadPoolExecutor(0, 2 * properties.maxStreams(), 60, TimeUnit.SECONDS,
                 new SynchronousQueue<>(), r -> {
                     Thread t = new Thread(r, "events-sender-" + senderNumber.incrementAndGet());
@@ -99,18 +102,18 @@ class EventStreams implements DisposableBean {
                         + " event streams open, the most one user may hold (gantry.events.max-streams-per-user); "
                         + "close one (a dashboard tab, say) and try again");
             }
-            List<Set<DataWithMediaType>> replay = new ArrayList<>();
+            Chunk replay = new Chunk(RESET, 1);
             if (lastEventId != null) {
                 Optional<List<LiveEvent>> missed = ring.since(lastEventId);
-                if (missed.isEmpty()) {
-                    replay.add(RESET);
-                } else {
-                    missed.get().forEach(e -> replay.add(frame(e)));
+                if (missed.isPresent()) {
+                    replay = chunk(missed.get());
                 }
+            } else {
+                replay = new Chunk(Set.of(), 0);
             }
-            replay.add(CONNECTED);
-            stream = new Stream(user, emitter, properties.clientQueue() + replay.size());
-            replay.forEach(stream::offer);
+            stream = new Stream(user, emitter, properties.clientQueue() + replay.events());
+            stream.offer(replay);
+            stream.offer(new Chunk(CONNECTED, 1));
             streams.add(stream);
         }
         emitter.onCompletion(() -> forget(stream));
@@ -124,16 +127,18 @@ class EventStreams implements DisposableBean {
 
     /** Hands events, in delivery order, to every open stream; never blocks on a client. */
     void deliver(List<LiveEvent> events) {
-        List<Set<DataWithMediaType>> frames = events.stream().map(EventStreams::frame).toList();
+        if (events.isEmpty()) {
+            return;
+        }
+        // One chunk for the whole batch, shared by every stream: a burst (a cycle that starts a
+        // thousand jobs) costs each client one queue entry and one write.
+        Chunk chunk = chunk(events);
         List<Stream> behind = new ArrayList<>();
         synchronized (this) {
             events.forEach(ring::add);
             for (Stream stream : streams) {
-                for (Set<DataWithMediaType> frame : frames) {
-                    if (!stream.offer(frame)) {
-                        behind.add(stream);
-                        break;
-                    }
+                if (!stream.offer(chunk)) {
+                    behind.add(stream);
                 }
             }
             streams.removeAll(behind);
@@ -154,14 +159,15 @@ class EventStreams implements DisposableBean {
         synchronized (this) {
             ring.restart(horizon);
             if (tellClients) {
-                streams.forEach(s -> s.offer(RESET));
+                streams.forEach(s -> s.offer(new Chunk(RESET, 1)));
             }
         }
     }
 
     /** A comment line on every stream: keeps proxies from closing it, and finds clients gone silently. */
     synchronized void heartbeat() {
-        streams.forEach(s -> s.offer(HEARTBEAT));
+        Chunk heartbeat = new Chunk(HEARTBEAT, 1);
+        streams.forEach(s -> s.offer(heartbeat));
     }
 
     synchronized int openStreams() {
@@ -202,9 +208,19 @@ class EventStreams implements DisposableBean {
         streams.remove(stream);
     }
 
-    private static Set<DataWithMediaType> frame(LiveEvent e) {
-        return SseEmitter.event().id(Long.toString(e.id())).name(e.kind())
-                .data(e.data(), MediaType.APPLICATION_JSON).build();
+    /** Events as one piece of SSE text, written and flushed at once. */
+    private static Chunk chunk(List<LiveEvent> events) {
+        // DataWithMediaType has identity equality: the parts of every event stay, in order.
+        Set<DataWithMediaType> parts = new LinkedHashSet<>();
+        for (LiveEvent e : events) {
+            parts.addAll(SseEmitter.event().id(Long.toString(e.id())).name(e.kind())
+                    .data(e.data(), MediaType.APPLICATION_JSON).build());
+        }
+        return new Chunk(parts, events.size());
+    }
+
+    /** Text for a stream, and how many events (or other messages) it counts for against the queue bound. */
+    private record Chunk(Set<DataWithMediaType> parts, int events) {
     }
 
     /** One client's stream: its queue, and at most one sender task draining it at a time. */
@@ -212,7 +228,9 @@ class EventStreams implements DisposableBean {
 
         final String user;
         final SseEmitter emitter;
-        private final BlockingQueue<Set<DataWithMediaType>> queue;
+        private final Queue<Chunk> queue = new ConcurrentLinkedQueue<>();
+        private final AtomicInteger pending = new AtomicInteger();
+        private final int capacity;
         private final AtomicBoolean scheduled = new AtomicBoolean();
         /** We end it (dropped, or the controller stops): its sender completes it when free. */
         private volatile boolean ending;
@@ -222,17 +240,19 @@ class EventStreams implements DisposableBean {
         Stream(String user, SseEmitter emitter, int capacity) {
             this.user = user;
             this.emitter = emitter;
-            this.queue = new LinkedBlockingQueue<>(capacity);
+            this.capacity = capacity;
         }
 
         /** False when the queue is full (the client fell behind); never blocks. */
-        boolean offer(Set<DataWithMediaType> frame) {
-            if (ending || gone) {
+        boolean offer(Chunk chunk) {
+            if (ending || gone || chunk.parts().isEmpty()) {
                 return true;
             }
-            if (!queue.offer(frame)) {
+            if (pending.addAndGet(chunk.events()) > capacity) {
+                pending.addAndGet(-chunk.events());
                 return false;
             }
+            queue.add(chunk);
             schedule();
             return true;
         }
@@ -271,8 +291,8 @@ class EventStreams implements DisposableBean {
                     }
                     return;
                 }
-                Set<DataWithMediaType> frame = queue.poll();
-                if (frame == null) {
+                Chunk chunk = queue.poll();
+                if (chunk == null) {
                     scheduled.set(false);
                     if ((queue.isEmpty() && !ending) || !scheduled.compareAndSet(false, true)) {
                         return;
@@ -280,7 +300,8 @@ class EventStreams implements DisposableBean {
                     continue;
                 }
                 try {
-                    emitter.send(frame);
+                    emitter.send(chunk.parts());
+                    pending.addAndGet(-chunk.events());
                 } catch (IOException | IllegalStateException e) {
                     // The client went away; the container ends the request on its own.
                     log.debug("Event stream of {} closed by the client: {}", user, e.toString());

@@ -13,7 +13,9 @@ import org.springframework.validation.annotation.Validated;
  * @param maxStreamsPerUser open streams one user may hold (a browser tab each); one more is answered
  *        429, and the streams already open keep running
  * @param clientQueue events waiting to be written to one stream; a client that falls this far behind
- *        is dropped (its stream ends) and resumes with {@code Last-Event-ID}
+ *        is dropped (its stream ends) and resumes with {@code Last-Event-ID}. The controller keeps
+ *        at least this many recent events for such resumes. Events are shared by all streams: a
+ *        stream's queue costs a reference per delivered batch, not a copy per event
  * @param heartbeat how often an idle stream gets a comment line, so proxies keep it open and a client
  *        that went away without a word is noticed
  */
@@ -22,7 +24,7 @@ import org.springframework.validation.annotation.Validated;
 public record EventsProperties(
         @DefaultValue("1000") int maxStreams,
         @DefaultValue("8") int maxStreamsPerUser,
-        @DefaultValue("1000") int clientQueue,
+        @DefaultValue("5000") int clientQueue,
         @DefaultValue("20s") Duration heartbeat) {
 
     public EventsProperties {

@@ -17,9 +17,9 @@ import io.gantry.scheduling.JobStarted;
  * Job and node changes for live views, as server-sent events. The listeners run on the
  * publisher's thread (the scheduler's, after its commit) and only hand a draft to the
  * {@link EventRelay}: nothing here waits on a client or on the store. The last
- * {@value EventStreams#KEPT} events are kept so a client that reconnects with
- * {@code Last-Event-ID} misses nothing that recent; one that was away longer is told to reload
- * ({@code event: reset}).
+ * {@code gantry.events.client-queue} events (at least {@value EventStreams#KEPT}) are kept so a
+ * client that reconnects with {@code Last-Event-ID} misses nothing that recent; one that was away
+ * longer is told to reload ({@code event: reset}).
  */
 @Component
 class LiveEvents {
