@@ -22,9 +22,11 @@ import org.springframework.web.bind.MissingRequestHeaderException;
 import org.springframework.web.bind.MissingServletRequestParameterException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.async.AsyncRequestNotUsableException;
 import org.springframework.web.method.annotation.HandlerMethodValidationException;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.resource.NoResourceFoundException;
+import org.springframework.web.util.DisconnectedClientHelper;
 
 /**
  * Maps every error a request can end with to RFC 9457 problem+json, in one place. First in line:
@@ -132,8 +134,23 @@ class ProblemHandler {
         return respond(Problems.of(ProblemType.FORBIDDEN, "Your role does not allow this operation", List.of()));
     }
 
+    /**
+     * The client went away (a closed tab, a dropped event stream, a broken pipe): there is no one
+     * to answer and nothing to fix, so no stack trace in the log. Tomcat's ClientAbortException and
+     * "Broken pipe" / "Connection reset" IOExceptions arrive wrapped or bare, hence the helper.
+     */
+    @ExceptionHandler(AsyncRequestNotUsableException.class)
+    ResponseEntity<ProblemDetail> clientGone(AsyncRequestNotUsableException e) {
+        log.debug("The client went away: {}", e.toString());
+        return null;
+    }
+
     @ExceptionHandler(Exception.class)
     ResponseEntity<ProblemDetail> unexpected(Exception e) {
+        if (DisconnectedClientHelper.isClientDisconnectedException(e)) {
+            log.debug("The client went away: {}", e.toString());
+            return null;
+        }
         log.error("Unexpected error", e);
         return respond(Problems.of(ProblemType.INTERNAL, "An unexpected error occurred; it has been logged",
                 List.of()));

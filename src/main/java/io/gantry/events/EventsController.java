@@ -7,6 +7,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
+import io.gantry.security.CurrentUser;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -30,8 +31,13 @@ class EventsController {
     // otherwise publish the server-side SseEmitter class as a schema).
     @ApiResponse(responseCode = "200", description = "A never-ending stream of server-sent events",
             content = @Content(mediaType = MediaType.TEXT_EVENT_STREAM_VALUE, schema = @Schema(type = "string")))
+    @ApiResponse(responseCode = "429", description = "The caller already holds gantry.events.max-streams-per-user "
+            + "streams, or the controller serves gantry.events.max-streams; the open streams are left running",
+            content = @Content(mediaType = "application/problem+json",
+                    schema = @Schema(ref = "#/components/schemas/ProblemDetail")))
     @GetMapping(path = "/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
-    SseEmitter streamEvents(@RequestHeader(name = "Last-Event-ID", required = false) Long lastEventId) {
-        return events.subscribe(lastEventId);
+    SseEmitter streamEvents(@RequestHeader(name = "Last-Event-ID", required = false) Long lastEventId,
+            CurrentUser caller) {
+        return events.subscribe(caller.username(), lastEventId);
     }
 }
