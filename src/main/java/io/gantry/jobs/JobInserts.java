@@ -31,18 +31,20 @@ class JobInserts {
             + " name, user_name, account, partitions, qos, state, reason, hold, priority, submit_time, eligible_time,"
             + " begin_time, time_limit_seconds, min_nodes, max_nodes, tasks, cpus_per_task, ntasks_per_node, memory_mb,"
             + " gpus, gpus_per_node, gpu_type, constraints, exclusive, nodelist, exclude, dependency, nice, workdir,"
-            + " environment, script, stdout_path, stderr_path, requeue, requeue_count, reservation, comment,"
+            + " stdout_path, stderr_path, requeue, requeue_count, reservation, comment,"
             + " simulated_run_seconds, simulated_exit_code, cancel_requested, version)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     private static final String INSERT_EVENTS = "INSERT INTO job_events (job_row, event_time, type, detail)"
             + " SELECT id, ?, ?, ? FROM jobs WHERE job_id = ?";
 
     private final JdbcTemplate jdbc;
+    private final JobScripts scripts;
 
-    JobInserts(JdbcTemplate jdbc) {
+    JobInserts(JdbcTemplate jdbc, JobScripts scripts) {
         this.jdbc = jdbc;
+        this.scripts = scripts;
     }
 
     /** The next job id; nextval works on PostgreSQL and on H2 in PostgreSQL mode. */
@@ -52,9 +54,14 @@ class JobInserts {
         return id == null ? 0 : id;
     }
 
-    /** Inserts the rows of one job id and an event of {@code type} for each of them. */
+    /**
+     * Inserts the rows of one job id, an event of {@code type} for each of them, and the job's script
+     * and environment once (from the first row: an array's tasks share them).
+     */
     @Transactional(propagation = Propagation.MANDATORY)
     void insert(List<JobEntity> rows, Instant at, String type, String detail) {
+        JobEntity first = rows.get(0);
+        scripts.insert(first.jobId(), first.submittedScript(), first.submittedEnvironment());
         if (rows.size() == 1) {
             jdbc.update(INSERT_JOB, ps -> bind(ps, rows.get(0)));
         } else {
@@ -108,8 +115,6 @@ class JobInserts {
         ps.setString(++i, job.dependency());
         ps.setInt(++i, job.nice());
         ps.setString(++i, job.workdir());
-        ps.setString(++i, job.environment());
-        ps.setString(++i, job.script());
         ps.setString(++i, job.stdout());
         ps.setString(++i, job.stderr());
         ps.setBoolean(++i, job.requeue());
