@@ -19,10 +19,12 @@ ALTER TABLE jobs DROP COLUMN environment;
 -- GET /jobs sorts and pages in the store. Each sort key has an index ending in the unique
 -- tie-break (job_id, array_task_id), so the first page of a sorted list is read in index order
 -- (forwards, or backwards for '-key') and stops after one page, however many jobs have ended.
--- These replace the single-column indexes on state, user and submit time, which they also serve.
+-- These replace the single-column indexes on state, user, submit and end time, whose queries they
+-- also serve (accounting's ranges of end times among them).
 DROP INDEX jobs_state;
 DROP INDEX jobs_user;
 DROP INDEX jobs_submit;
+DROP INDEX jobs_end;
 CREATE INDEX jobs_state ON jobs (state, job_id, array_task_id);
 CREATE INDEX jobs_user ON jobs (user_name, job_id, array_task_id);
 CREATE INDEX jobs_submit ON jobs (submit_time, job_id, array_task_id);

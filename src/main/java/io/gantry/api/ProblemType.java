@@ -15,6 +15,7 @@ public enum ProblemType {
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", "Unsupported media type", HttpStatus.UNSUPPORTED_MEDIA_TYPE),
     NOT_ACCEPTABLE("not-acceptable", "Not acceptable", HttpStatus.NOT_ACCEPTABLE),
     CONFLICT("conflict", "Conflict", HttpStatus.CONFLICT),
+    PAYLOAD_TOO_LARGE("payload-too-large", "Request body too large", HttpStatus.CONTENT_TOO_LARGE),
     INTERNAL("internal", "Internal error", HttpStatus.INTERNAL_SERVER_ERROR);
 
     private static final String BASE = "https://gantry.dev/problems/";

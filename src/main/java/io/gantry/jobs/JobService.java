@@ -77,9 +77,10 @@ public class JobService {
 
     /**
      * One page of jobs, filtered, sorted and paged in the store (see {@link JobLists}). Items carry no
-     * script and no environment: {@link #get} shows them for one job.
+     * script and no environment: {@link #get} shows them for one job. One snapshot (repeatable read) for
+     * the page, its rows and its total, so a scheduling cycle in between cannot reorder what it shows.
      */
-    @Transactional(readOnly = true)
+    @Transactional(readOnly = true, isolation = org.springframework.transaction.annotation.Isolation.REPEATABLE_READ)
     public PageResponse<JobView> list(JobFilter filter, JobSort sort, PageRequest page, CurrentUser caller) {
         String owner = properties.privateJobs() && !caller.isOperator() ? caller.username() : null;
         JobLists.Page found = lists.find(filter, owner, sort, page);
