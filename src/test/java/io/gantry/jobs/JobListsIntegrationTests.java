@@ -46,6 +46,9 @@ class JobListsIntegrationTests {
     @Autowired
     JdbcTemplate jdbc;
 
+    @Autowired
+    JobLists lists;
+
     ApiClient api;
     String admin;
     String other;
@@ -129,7 +132,8 @@ class JobListsIntegrationTests {
 
     @Test
     void pagesFollowOneAnotherWithoutGapsOrRepeats() {
-        for (String sort : List.of("", "-submit", "user", "start")) {
+        // Keys the scheduler does not change between two requests (priorities may change every cycle).
+        for (String sort : List.of("id", "-submit", "user", "start", "-end")) {
             List<String> whole = ids(list("sort=" + sort + "&size=100"));
             List<String> paged = new ArrayList<>();
             for (int page = 0; page * 3 < rows; page++) {
@@ -153,6 +157,18 @@ class JobListsIntegrationTests {
         assertThat(list("state=COMPLETED,CANCELLED")).hasSize(3);
         assertThat(api.get("/api/v1/jobs?user=" + otherName + "&name=" + tag, other).json().get("total").asLong())
                 .isEqualTo(2);
+    }
+
+    @Test
+    void withPrivateJobsAUserListsOnlyTheirOwn() {
+        // What JobService asks for when gantry.jobs.private-jobs is on and the caller is a USER.
+        JobFilter ours = JobFilter.of(null, null, null, null, tag, null);
+        JobLists.Page own = lists.find(ours, otherName, JobSort.parse("-submit"), new io.gantry.api.PageRequest(0, 100));
+        assertThat(own.total()).isEqualTo(2);
+        assertThat(own.rows()).hasSize(2);
+        assertThat(lists.find(ours, null, JobSort.QUEUE, new io.gantry.api.PageRequest(0, 100)).total()).isEqualTo(rows);
+        assertThat(lists.find(JobFilter.of(null, "admin", null, null, tag, null), otherName, JobSort.QUEUE,
+                new io.gantry.api.PageRequest(0, 100)).rows()).as("another user's jobs, asked for by name").isEmpty();
     }
 
     @Test
