@@ -91,6 +91,12 @@ class ProblemHandler {
 
     @ExceptionHandler(HttpMessageNotReadableException.class)
     ResponseEntity<ProblemDetail> unreadable(HttpMessageNotReadableException e) {
+        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof RequestBodyTooLarge tooLarge) {
+                // The body crossed gantry.api.max-request-bytes while the JSON reader read it.
+                return gantry(tooLarge);
+            }
+        }
         return respond(Problems.of(ProblemType.MALFORMED, "The request body is not valid JSON for this operation: "
                 + rootMessage(e), List.of()));
     }

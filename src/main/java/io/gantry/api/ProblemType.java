@@ -16,6 +16,7 @@ public enum ProblemType {
     NOT_ACCEPTABLE("not-acceptable", "Not acceptable", HttpStatus.NOT_ACCEPTABLE),
     CONFLICT("conflict", "Conflict", HttpStatus.CONFLICT),
     TOO_MANY_REQUESTS("too-many-requests", "Too many requests", HttpStatus.TOO_MANY_REQUESTS),
+    PAYLOAD_TOO_LARGE("payload-too-large", "Request body too large", HttpStatus.CONTENT_TOO_LARGE),
     INTERNAL("internal", "Internal error", HttpStatus.INTERNAL_SERVER_ERROR);
 
     private static final String BASE = "https://gantry.dev/problems/";

@@ -24,9 +24,11 @@ public class HostedJobs {
     private static final EnumSet<JobState> ON_NODE = EnumSet.of(JobState.RUNNING, JobState.COMPLETING);
 
     private final JobRepository jobs;
+    private final JobScripts scripts;
 
-    HostedJobs(JobRepository jobs) {
+    HostedJobs(JobRepository jobs, JobScripts scripts) {
         this.jobs = jobs;
+        this.scripts = scripts;
     }
 
     /** A running or ended job with the node that runs its batch script. */
@@ -64,10 +66,14 @@ public class HostedJobs {
         return found;
     }
 
-    /** Everything about the given jobs that their node needs to run them. */
+    /** Everything about the given jobs that their node needs to run them, scripts included. */
     @Transactional(readOnly = true)
     public List<JobView> views(Collection<Long> rows) {
-        return jobs.findAllById(rows).stream().map(JobService::view).toList();
+        List<JobEntity> found = jobs.findAllById(rows);
+        java.util.Map<Long, JobScripts.Script> byJob = scripts.find(found.stream().map(JobEntity::jobId).toList());
+        return found.stream()
+                .map(j -> JobService.view(j, byJob.getOrDefault(j.jobId(), JobScripts.Script.NONE)))
+                .toList();
     }
 
     /** Records that the batch host's agent started these jobs; returns how many were not yet marked. */

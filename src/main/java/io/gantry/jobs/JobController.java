@@ -48,17 +48,24 @@ class JobController {
         return ResponseEntity.created(URI.create("/api/v1/jobs/" + response.jobId())).body(response);
     }
 
-    @Operation(operationId = "listJobs", summary = "List jobs, like squeue (pending by priority, others by id)")
+    @Operation(operationId = "listJobs", summary = "List jobs, like squeue (pending by priority, others by id, "
+            + "unless sort says otherwise); items leave out script and environment, which getJob shows")
     @GetMapping
     PageResponse<JobView> listJobs(
             @Parameter(description = "Comma list of states, e.g. PENDING,RUNNING") @RequestParam(required = false) String state,
             @RequestParam(required = false) String user, @RequestParam(required = false) String account,
             @RequestParam(required = false) String partition, @RequestParam(required = false) String name,
             @RequestParam(required = false) Long arrayJobId,
+            @Parameter(description = "Sort keys, comma-separated, each one of id, submit, start, end, priority, user, "
+                    + "state, with a leading '-' for descending (e.g. -submit or state,-priority); ties break by job "
+                    + "id and task id. Jobs not yet started (ended) sort after those that have, before them with '-'. "
+                    + "Default: pending jobs first by priority, highest first, then the others by id",
+                    example = "-submit") @RequestParam(required = false) String sort,
             @RequestParam(required = false) Integer page, @RequestParam(required = false) Integer size,
             CurrentUser caller) {
         PageRequest paging = PageRequest.of(page, size);
-        return jobs.list(JobFilter.of(state, user, account, partition, name, arrayJobId), paging, caller);
+        return jobs.list(JobFilter.of(state, user, account, partition, name, arrayJobId), JobSort.parse(sort), paging,
+                caller);
     }
 
     @Operation(operationId = "getJob", summary = "One job or array task (42 or 42_7), like scontrol show job")

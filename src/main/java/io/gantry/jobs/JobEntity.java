@@ -12,6 +12,7 @@ import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
+import jakarta.persistence.Transient;
 import jakarta.persistence.Version;
 
 import io.gantry.engine.PendingReason;
@@ -63,8 +64,15 @@ class JobEntity {
     private String dependency;
     private int nice;
     private String workdir;
-    private String environment;
+    /**
+     * A new job's script and environment, for {@link JobInserts}, which stores them once per job id
+     * in {@code job_scripts} (an array's tasks share them). Not columns of {@code jobs}: a row read
+     * back has neither; {@link JobScripts} reads them where they are needed.
+     */
+    @Transient
     private String script;
+    @Transient
+    private String environment;
     @Column(name = "stdout_path")
     private String stdout;
     @Column(name = "stderr_path")
@@ -178,8 +186,10 @@ class JobEntity {
     String dependency() { return dependency; }
     int nice() { return nice; }
     String workdir() { return workdir; }
-    String environment() { return environment; }
-    String script() { return script; }
+    /** The submitted environment text of a job not yet stored; null on a row read from the store. */
+    String submittedEnvironment() { return environment; }
+    /** The submitted script of a job not yet stored; null on a row read from the store. */
+    String submittedScript() { return script; }
     String stdout() { return stdout; }
     String stderr() { return stderr; }
     boolean requeue() { return requeue; }

@@ -7,7 +7,7 @@ import java.util.Set;
 
 import io.gantry.api.GantryException;
 
-/** {@code GET /jobs} filters; each one given must match. */
+/** {@code GET /jobs} filters; each one given must match ({@link JobLists} turns them into SQL). */
 record JobFilter(Set<JobState> states, String user, String account, String partition, String name, Long arrayJobId) {
 
     static JobFilter of(String state, String user, String account, String partition, String name, Long arrayJobId) {
@@ -24,15 +24,6 @@ record JobFilter(Set<JobState> states, String user, String account, String parti
         }
         return new JobFilter(states, blankToNull(user), blankToNull(account), blankToNull(partition),
                 blankToNull(name), arrayJobId);
-    }
-
-    boolean matches(JobEntity job) {
-        return (states.isEmpty() || states.contains(job.state()))
-                && (user == null || user.equals(job.user()))
-                && (account == null || account.equals(job.account()))
-                && (partition == null || partition.equals(job.partition()) || job.partitions().contains(partition))
-                && (name == null || name.equals(job.name()))
-                && (arrayJobId == null || (job.arrayTaskId() != JobIds.NO_TASK && arrayJobId == job.jobId()));
     }
 
     private static String blankToNull(String s) {

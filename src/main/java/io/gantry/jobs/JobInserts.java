@@ -31,10 +31,10 @@ class JobInserts {
             + " name, user_name, account, partitions, qos, state, reason, hold, priority, submit_time, eligible_time,"
             + " begin_time, time_limit_seconds, min_nodes, max_nodes, tasks, cpus_per_task, ntasks_per_node, memory_mb,"
             + " gpus, gpus_per_node, gpu_type, constraints, exclusive, nodelist, exclude, dependency, nice, workdir,"
-            + " environment, script, stdout_path, stderr_path, requeue, requeue_count, reservation, comment,"
+            + " stdout_path, stderr_path, requeue, requeue_count, reservation, comment,"
             + " simulated_run_seconds, simulated_exit_code, cancel_requested, version)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     private static final String INSERT_EVENTS = "INSERT INTO job_events (job_row, event_time, type, detail)"
             + " SELECT id, ?, ?, ? FROM jobs WHERE job_id = ?";
@@ -62,6 +62,19 @@ class JobInserts {
      */
     @Transactional(propagation = Propagation.MANDATORY)
     void insertAll(List<JobEntity> rows, List<Submitted> submitted) {
+        List<Object[]> scriptRows = new java.util.ArrayList<>();
+        JobEntity previous = null;
+        for (JobEntity row : rows) {
+            // The rows of one submission come together; its script and environment are stored once.
+            if ((previous == null || previous.jobId() != row.jobId())
+                    && (row.submittedScript() != null || row.submittedEnvironment() != null)) {
+                scriptRows.add(new Object[] {row.jobId(), row.submittedScript(), row.submittedEnvironment()});
+            }
+            previous = row;
+        }
+        if (!scriptRows.isEmpty()) {
+            jdbc.batchUpdate("INSERT INTO job_scripts (job_id, script, environment) VALUES (?, ?, ?)", scriptRows);
+        }
         if (rows.size() == 1) {
             jdbc.update(INSERT_JOB, ps -> bind(ps, rows.get(0)));
         } else {
@@ -125,8 +138,6 @@ class JobInserts {
         ps.setString(++i, job.dependency());
         ps.setInt(++i, job.nice());
         ps.setString(++i, job.workdir());
-        ps.setString(++i, job.environment());
-        ps.setString(++i, job.script());
         ps.setString(++i, job.stdout());
         ps.setString(++i, job.stderr());
         ps.setBoolean(++i, job.requeue());

@@ -3,14 +3,11 @@ package io.gantry.jobs;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.EnumSet;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
+import java.util.Objects;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.stereotype.Service;
@@ -36,6 +33,8 @@ import io.gantry.security.CurrentUser;
 public class JobService {
 
     private final JobRepository jobs;
+    private final JobLists lists;
+    private final JobScripts scripts;
     private final JobEventRepository events;
     private final SubmissionCommitter committer;
     private final SubmissionResolver resolver;
@@ -43,9 +42,12 @@ public class JobService {
     private final JobsProperties properties;
     private final Clock clock;
 
-    JobService(JobRepository jobs, JobEventRepository events, SubmissionCommitter committer, SubmissionResolver resolver,
-            ApplicationEventPublisher publisher, JobsProperties properties, Clock clock) {
+    JobService(JobRepository jobs, JobLists lists, JobScripts scripts, JobEventRepository events,
+            SubmissionCommitter committer, SubmissionResolver resolver, ApplicationEventPublisher publisher,
+            JobsProperties properties, Clock clock) {
         this.jobs = jobs;
+        this.lists = lists;
+        this.scripts = scripts;
         this.events = events;
         this.committer = committer;
         this.resolver = resolver;
@@ -75,22 +77,22 @@ public class JobService {
                 resolved.warnings().isEmpty() ? null : resolved.warnings());
     }
 
-    @Transactional(readOnly = true)
-    public PageResponse<JobView> list(JobFilter filter, PageRequest page, CurrentUser caller) {
-        Set<JobState> states = filter.states();
-        List<JobEntity> candidates = states.isEmpty() ? jobs.findAll() : jobs.findByStateIn(states);
-        boolean privateMode = properties.privateJobs() && !caller.isOperator();
-        Comparator<JobEntity> order = Comparator
-                .comparing((JobEntity j) -> j.state() == JobState.PENDING ? 0 : 1)
-                .thenComparing(j -> j.state() == JobState.PENDING ? -j.priority() : 0L)
-                .thenComparingLong(JobEntity::jobId)
-                .thenComparingInt(JobEntity::arrayTaskId);
-        List<JobEntity> matching = candidates.stream()
-                .filter(j -> !privateMode || j.user().equals(caller.username()))
-                .filter(filter::matches)
-                .sorted(order)
-                .toList();
-        return PageResponse.of(matching, page, JobService::view);
+    /**
+     * One page of jobs, filtered, sorted and paged in the store (see {@link JobLists}). Items carry no
+     * script and no environment: {@link #get} shows them for one job. One snapshot (repeatable read) for
+     * the page, its rows and its total, so a scheduling cycle in between cannot reorder what it shows.
+     */
+    @Transactional(readOnly = true, isolation = org.springframework.transaction.annotation.Isolation.REPEATABLE_READ)
+    public PageResponse<JobView> list(JobFilter filter, JobSort sort, PageRequest page, CurrentUser caller) {
+        String owner = properties.privateJobs() && !caller.isOperator() ? caller.username() : null;
+        JobLists.Page found = lists.find(filter, owner, sort, page);
+        Map<Long, JobEntity> byRow = new HashMap<>();
+        for (JobEntity job : jobs.findAllById(found.rows())) {
+            byRow.put(job.id(), job);
+        }
+        List<JobView> items = found.rows().stream().map(byRow::get).filter(Objects::nonNull)
+                .map(j -> view(j, JobScripts.Script.NONE)).toList();
+        return new PageResponse<>(items, page.page(), page.size(), found.total());
     }
 
     @Transactional(readOnly = true)
@@ -99,7 +101,7 @@ public class JobService {
         if (properties.privateJobs() && !caller.mayActFor(job.user())) {
             throw GantryException.notFound("Job", id);
         }
-        return view(job);
+        return view(job, scripts.find(job.jobId()));
     }
 
     @Transactional(readOnly = true)
@@ -220,7 +222,7 @@ public class JobService {
         jobs.save(job);
         event(job, clock.instant(), "UPDATED", "changed by " + caller.username() + ": " + change.summary());
         publisher.publishEvent(new JobsChanged(job.jobId(), "UPDATED"));
-        return view(job);
+        return view(job, scripts.find(job.jobId()));
     }
 
     @Transactional
@@ -282,7 +284,8 @@ public class JobService {
         return found;
     }
 
-    static JobView view(JobEntity j) {
+    /** The job as the API shows it; {@code script} is its job id's, or {@link JobScripts.Script#NONE} in lists. */
+    static JobView view(JobEntity j, JobScripts.Script script) {
         boolean task = j.arrayTaskId() != JobIds.NO_TASK;
         String partition = j.partition() != null ? j.partition() : String.join(",", j.partitions());
         return new JobView(j.jobId(), JobIds.format(j.jobId(), j.arrayTaskId()), task ? j.jobId() : null,
@@ -293,6 +296,7 @@ public class JobService {
                 j.exclusive(), j.allocatedNodes(), JobAllocation.decode(j.allocation()), j.exitCode(),
                 j.dependency(), j.requeueCount(), j.arraySpec(), j.hold(), j.nice(), j.workdir(), j.stdout(),
                 j.stderr(), j.requeue(), j.reservation(), j.beginTime(), j.nodelist(), j.exclude(), j.comment(),
-                EnvironmentText.decode(j.environment()), j.script(), j.simulatedRunSeconds(), j.simulatedExitCode());
+                script.environment() == null ? null : EnvironmentText.decode(script.environment()), script.script(),
+                j.simulatedRunSeconds(), j.simulatedExitCode());
     }
 }

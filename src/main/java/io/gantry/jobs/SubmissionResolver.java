@@ -41,6 +41,8 @@ import io.gantry.security.CurrentUser;
 class SubmissionResolver {
 
     private static final int MAX_NAME = 256;
+    /** The most characters a script, or the environment as stored, may have: the store's column size. */
+    static final int MAX_SCRIPT = 1_048_576;
 
     private final ClusterService cluster;
     private final Charges charges;
@@ -76,6 +78,10 @@ class SubmissionResolver {
     Resolved resolve(JobSubmission json, CurrentUser caller, LongPredicate jobExists) {
         if (json == null) {
             throw GantryException.badRequest("body", "is required: a JSON object describing the job");
+        }
+        if (json.script() != null && json.script().length() > MAX_SCRIPT) {
+            throw GantryException.badRequest("script", "is " + json.script().length() + " characters long; at most "
+                    + MAX_SCRIPT);
         }
         Instant now = clock.instant();
         SbatchOptions directives = parseScript(json.script() == null ? "" : json.script());
@@ -199,6 +205,9 @@ class SubmissionResolver {
             if (key == null || !key.matches("[A-Za-z_][A-Za-z0-9_]*")) {
                 errors.add(new FieldError("environment", "'" + key + "' is not a valid variable name"));
             }
+        }
+        if (!environment.isEmpty() && EnvironmentText.encode(environment).length() > MAX_SCRIPT) {
+            errors.add(new FieldError("environment", "holds more than " + MAX_SCRIPT + " characters"));
         }
         String reservation = first(json.reservation(), directives.reservation(), null);
         if (reservation != null) {

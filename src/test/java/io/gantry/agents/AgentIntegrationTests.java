@@ -196,6 +196,26 @@ class AgentIntegrationTests {
     }
 
     @Test
+    @Order(3)
+    void everyTaskOfAnArrayRunsTheScriptAndEnvironmentStoredOnceForIt() throws Exception {
+        Path out = Files.createDirectories(dir.resolve("out-array"));
+        long id = submit(Map.of("name", "array-check", "array", "0-2", "constraints", "alpha",
+                "workdir", out.toString(), "stdout", "arr-%A_%a.out", "environment", Map.of("GREETING", "hello"),
+                "script", """
+                        #!/bin/bash
+                        echo "task=$SLURM_ARRAY_TASK_ID greeting=$GREETING"
+                        """));
+        for (int task = 0; task < 3; task++) {
+            String taskId = id + "_" + task;
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> "COMPLETED".equals(api.get("/api/v1/jobs/" + taskId, admin).json()
+                            .get("state").asString()));
+            assertThat(Files.readString(out.resolve("arr-" + id + "_" + task + ".out")))
+                    .isEqualTo("task=" + task + " greeting=hello\n");
+        }
+    }
+
+    @Test
     @Order(4)
     void twoTwoGpuJobsOnOneNodeGetDisjointGpus() throws Exception {
         Path out = Files.createDirectories(dir.resolve("out-gpus"));

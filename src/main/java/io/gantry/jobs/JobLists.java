@@ -1,0 +1,104 @@
+package io.gantry.jobs;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+import io.gantry.api.PageRequest;
+
+/**
+ * One page of {@code GET /jobs}, filtered, sorted and cut in the store: the rows' ids in order and
+ * how many match. With a million ended jobs the first page is an index read of one page of rows
+ * (every sort key has an index that ends in the (job id, task id) tie-break, see V13), or, when a
+ * filter leaves few rows, a sort of just those; the total is a count over the matching rows.
+ *
+ * <p>Measured on PostgreSQL 15 with 1,000,000 ended, 100,000 pending and 12,500 running rows
+ * (EXPLAIN ANALYZE): the first unfiltered page in the queue order, or by any one key either way,
+ * reads one page of index entries in under 1 ms; filtered by a state or a user, a few ms (their
+ * matches sorted) or under 1 ms through the per-user queue-order index. Counts: by user or state
+ * under 10 ms; unfiltered 60 ms (a parallel index-only scan of the primary key), the main cost of an
+ * unfiltered page: end to end, GET /jobs answered its first page in 55-65 ms (p50), 80-120 ms at
+ * worst of 30. Filters without an index of their own ({@code name}, {@code partition},
+ * {@code account}) scan the table: about 0.1-0.3 s at a million rows.
+ */
+@Repository
+class JobLists {
+
+    /** The ids of one page's rows, in order, and how many rows match in all. */
+    record Page(List<Long> rows, long total) {
+    }
+
+    /** Up to this many matching rows a filtered page is sorted from all of them (see {@link #find}). */
+    private static final long SORT_MATCHES_UP_TO = 50_000;
+    /** What any order reads: the columns of {@link JobSort#orderBy()} and the row id. */
+    private static final String SORT_COLUMNS = "id, job_id, array_task_id, state, priority, submit_time, start_time,"
+            + " end_time, user_name";
+
+    private final JdbcClient jdbc;
+
+    JobLists(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** {@code owner}: when not null, only that user's jobs (private jobs for a USER). */
+    Page find(JobFilter filter, String owner, JobSort sort, PageRequest page) {
+        List<String> where = new ArrayList<>();
+        java.util.Map<String, Object> params = new java.util.HashMap<>();
+        if (!filter.states().isEmpty()) {
+            where.add("state IN (:states)");
+            params.put("states", filter.states().stream().map(JobState::name).toList());
+        }
+        if (filter.user() != null) {
+            where.add("user_name = :user");
+            params.put("user", filter.user());
+        }
+        if (owner != null) {
+            where.add("user_name = :owner");
+            params.put("owner", owner);
+        }
+        if (filter.account() != null) {
+            where.add("account = :account");
+            params.put("account", filter.account());
+        }
+        if (filter.partition() != null) {
+            // The partition it runs in, or one of the comma-joined partitions it may run in.
+            where.add("(partition = :partition OR (',' || partitions || ',') LIKE :partitionLike ESCAPE '\\')");
+            params.put("partition", filter.partition());
+            params.put("partitionLike", "%," + likeLiteral(filter.partition()) + ",%");
+        }
+        if (filter.name() != null) {
+            where.add("name = :name");
+            params.put("name", filter.name());
+        }
+        if (filter.arrayJobId() != null) {
+            where.add("job_id = :arrayJobId AND array_task_id <> " + JobIds.NO_TASK);
+            params.put("arrayJobId", filter.arrayJobId());
+        }
+        String whereClause = where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where);
+
+        params.put("offset", page.offset());
+        params.put("size", page.size());
+        long total = jdbc.sql("SELECT count(*) FROM jobs" + whereClause).params(params).query(Long.class).single();
+        if (page.offset() >= total) {
+            return new Page(List.of(), total);
+        }
+        // Few matching rows: read them all through the filter's index and sort them (the subquery's
+        // OFFSET 0 keeps PostgreSQL from planning them with the page's LIMIT). Left to itself it
+        // expects matches to be spread evenly and walks the order's index until it has a page:
+        // ?state=RUNNING,COMPLETING with 12,500 running jobs behind 1,000,000 ended ones read the
+        // whole id index (160-220 ms) instead of sorting 12,500 rows (a few ms).
+        String from = !where.isEmpty() && total <= SORT_MATCHES_UP_TO
+                ? "(SELECT " + SORT_COLUMNS + " FROM jobs" + whereClause + " OFFSET 0 ROWS) matching"
+                : "jobs" + whereClause;
+        List<Long> rows = jdbc.sql("SELECT id FROM " + from + " ORDER BY " + sort.orderBy()
+                        + " OFFSET :offset ROWS FETCH NEXT :size ROWS ONLY")
+                .params(params).query(Long.class).list();
+        return new Page(rows, total);
+    }
+
+    private static String likeLiteral(String text) {
+        return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
+    }
+}
