@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
  * Submit to RUNNING on an idle cluster: {@code --jobs} jobs one after another, each timed from just
  * before its POST until the live event stream says it runs. Each job runs {@code --run-seconds} on
  * a simulated node; the next is submitted only once the previous one runs, so the queue stays empty
- * and every start is the work of an event-triggered cycle.
+ * and every start is the work of an event-triggered cycle ({@code --gpus G}: each job asks for G
+ * GPUs, e.g. a 1-GPU job on an idle node of partition {@code gpu} next to a long queue).
  */
 final class LatencyLoad {
 
@@ -22,6 +23,7 @@ final class LatencyLoad {
         int warmup = options.number("warmup", 20);
         int runSeconds = options.number("run-seconds", 1);
         String partition = options.text("partition", null);
+        int gpus = options.number("gpus", 0);
 
         Map<String, CountDownLatch> waiting = new ConcurrentHashMap<>();
         client.followJobEvents((id, change) -> {
@@ -36,6 +38,9 @@ final class LatencyLoad {
         job.put("simulatedRunSeconds", runSeconds);
         if (partition != null) {
             job.put("partition", partition);
+        }
+        if (gpus > 0) {
+            job.put("gpus", gpus);
         }
         Latencies latencies = new Latencies();
         double cpuBefore = -1;
@@ -64,7 +69,8 @@ final class LatencyLoad {
                 latencies.add(elapsed);
             }
         }
-        System.out.println("loadtest=latency jobs=" + latencies.count() + " warmup=" + warmup + " " + latencies.summary()
+        System.out.println("loadtest=latency jobs=" + latencies.count() + " warmup=" + warmup + " gpus=" + gpus + " "
+                + latencies.summary()
                 + " not_running_after_30s=" + lost + " "
                 + LoadTest.controllerCpu(cpuBefore, client.controllerCpuNanos(), latencies.count(),
                         System.nanoTime() - measuredFrom) + " load=" + LoadTest.loadAverage());
