@@ -30,8 +30,9 @@ import tools.jackson.databind.json.JsonMapper;
  * unknown nodes of its default partitions, feature {@code loadtest}) and keep a long poll open
  * each, as real agents do. For each step of the list, the agents join up to that count, settle for
  * {@code --settle} seconds (the joining burst over), then for S seconds only poll ("at rest"): the
- * line gives polls per second, poll round trips, the controller's CPU (cores) and its request
- * threads at the end of the window, so the steps show whether threads grow with the agents. With
+ * line gives polls per second, poll round trips, the controller's CPU (cores), the most request
+ * threads busy at once (sampled each second) and the thread counts at the end of the window, so the
+ * steps show whether threads grow with the agents. With
  * {@code --jobs-per-second J} a further S seconds submit J one-CPU jobs a second onto the pseudo
  * nodes ({@code --partition}, constraint {@code loadtest}); the agents answer each LAUNCH with a
  * STARTED report at once and an ENDED one {@code --job-seconds} later, and the report round trips
@@ -134,7 +135,12 @@ final class AgentLoad {
         pollErrors.set(0);
         double cpuBefore = client.controllerCpuNanos();
         long from = System.nanoTime();
-        sleep(seconds * 1000L);
+        // Request threads actually taken, sampled each second: a held poll must not keep one.
+        double maxBusy = -1;
+        for (int s = 0; s < seconds; s++) {
+            sleep(Math.max(0, (from + (s + 1) * 1_000_000_000L - System.nanoTime()) / 1_000_000));
+            maxBusy = Math.max(maxBusy, GantryClient.metric(client.metrics(), "tomcat_threads_busy_threads"));
+        }
         long wall = System.nanoTime() - from;
         double cpuAfter = client.controllerCpuNanos();
         String metrics = client.metrics();
@@ -143,11 +149,12 @@ final class AgentLoad {
             latencies = pollLatencies;
         }
         System.out.printf(Locale.ROOT, "loadtest=agents agents=%d connected=%d joined_now=%d join_rate_per_s=%s "
-                        + "seconds=%d polls=%d polls_per_s=%s poll_errors=%d %s server_cores_busy=%s %s load=%s%n",
+                        + "seconds=%d polls=%d polls_per_s=%s poll_errors=%d %s server_cores_busy=%s tomcat_threads_busy_max=%s %s "
+                        + "load=%s%n",
                 count, agents.size(), joined, LoadTest.rate(joined, joinNanos), seconds, polls.get(),
                 LoadTest.rate(polls.get(), wall), pollErrors.get(), latencies.summary("poll_"),
                 cpuBefore < 0 || cpuAfter < 0 ? "n/a" : String.format(Locale.ROOT, "%.2f", (cpuAfter - cpuBefore) / wall),
-                threads(metrics), LoadTest.loadAverage());
+                whole(maxBusy), threads(metrics), LoadTest.loadAverage());
     }
 
     private void measureJobs(int jobsPerSecond, String partition, int seconds) {

@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
  * before its POST until the live event stream says it runs. Each job runs {@code --run-seconds} on
  * a simulated node; the next is submitted only once the previous one runs, so the queue stays empty
  * and every start is the work of an event-triggered cycle ({@code --gpus G}: each job asks for G
- * GPUs, e.g. a 1-GPU job on an idle node of partition {@code gpu} next to a long queue).
+ * GPUs, e.g. a 1-GPU job on an idle node of partition {@code gpu} next to a long queue). It stops
+ * early after {@code --max-seconds}, so a slow controller still gives figures (over fewer jobs).
  */
 final class LatencyLoad {
 
@@ -24,6 +25,7 @@ final class LatencyLoad {
         int runSeconds = options.number("run-seconds", 1);
         String partition = options.text("partition", null);
         int gpus = options.number("gpus", 0);
+        long deadline = System.nanoTime() + options.number("max-seconds", 3600) * 1_000_000_000L;
 
         Map<String, CountDownLatch> waiting = new ConcurrentHashMap<>();
         client.followJobEvents((id, change) -> {
@@ -46,7 +48,7 @@ final class LatencyLoad {
         double cpuBefore = -1;
         long measuredFrom = 0;
         int lost = 0;
-        for (int i = 0; i < warmup + jobs; i++) {
+        for (int i = 0; i < warmup + jobs && System.nanoTime() < deadline; i++) {
             if (i == warmup) {
                 cpuBefore = client.controllerCpuNanos();
                 measuredFrom = System.nanoTime();

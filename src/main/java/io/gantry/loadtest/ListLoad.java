@@ -11,7 +11,7 @@ import tools.jackson.databind.JsonNode;
  * {@code GET /api/v1/jobs} as squeue users call it: {@code --requests} calls of the first page
  * ({@code --query}, e.g. {@code state=PENDING&size=100}; the default page when empty) spread over
  * {@code --clients} threads, each timed from request to the last byte of the answer; after
- * {@code --warmup} calls not counted.
+ * {@code --warmup} calls not counted; it stops early after {@code --max-seconds}.
  */
 final class ListLoad {
 
@@ -23,6 +23,7 @@ final class ListLoad {
         int warmup = options.number("warmup", 10);
         int clients = options.number("clients", 1);
         String query = options.text("query", "");
+        long maxNanos = options.number("max-seconds", 3600) * 1_000_000_000L;
         String path = "api/v1/jobs" + (query.isEmpty() ? "" : "?" + query);
 
         AtomicReference<Long> total = new AtomicReference<>();
@@ -40,7 +41,7 @@ final class ListLoad {
             Latencies mine = new Latencies();
             latencies.add(mine);
             Thread thread = new Thread(() -> {
-                while (next.getAndIncrement() < requests) {
+                while (next.getAndIncrement() < requests && System.nanoTime() - begin < maxNanos) {
                     long sent = System.nanoTime();
                     try {
                         JsonNode page = client.get(path);
