@@ -298,7 +298,9 @@ part_latency() {
     local queued running
     queued=$(total_of "/jobs?state=PENDING&size=1")
     running=$(total_of "/jobs?state=RUNNING&size=1")
-    echo "# queued $queued jobs (pending and held) in $((SECONDS - began)) s; $running running (the cpu blockers)"
+    echo "# queued $queued jobs (pending and held) in $((SECONDS - began)) s; $running running (the cpu blockers);" \
+        "a pending task: $(api GET "/jobs?state=PENDING&name=bench-pending&size=1" | grep -o '"reason":"[^"]*"' | head -1),"\
+        "a held one: $(api GET "/jobs?state=PENDING&name=bench-held&size=1" | grep -o '"reason":"[^"]*"' | head -1)"
     run_loadtest latency --partition gpu --gpus 1 --jobs "$LATENCY_JOBS" --warmup 20 --run-seconds 1 \
         --max-seconds "$MAX_SECONDS"
     local p50 p99 lost probes
