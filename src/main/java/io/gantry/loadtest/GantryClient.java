@@ -64,20 +64,55 @@ final class GantryClient {
      * it does not say. On a shared machine, CPU per job is the figure other engineers' load does not move.
      */
     double controllerCpuNanos() {
+        return metric(metrics(), "process_cpu_time_ns_total");
+    }
+
+    /** The controller's {@code /actuator/prometheus} text; empty when it does not answer. */
+    String metrics() {
         HttpRequest request = HttpRequest.newBuilder(base.resolve("actuator/prometheus")).GET().build();
         try {
-            String text = http.send(request, HttpResponse.BodyHandlers.ofString()).body();
-            for (String line : text.split("\n")) {
-                if (line.startsWith("process_cpu_time_ns_total ")) {
-                    return Double.parseDouble(line.substring(line.indexOf(' ') + 1).strip());
-                }
-            }
+            return http.send(request, HttpResponse.BodyHandlers.ofString()).body();
         } catch (IOException | RuntimeException e) {
-            return -1;
+            return "";
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return "";
         }
-        return -1;
+    }
+
+    /**
+     * The sum of a metric's samples whose labels contain {@code labels} (e.g. {@code area="heap"}),
+     * from Prometheus text; -1 when there is none.
+     */
+    static double metric(String prometheus, String name, String... labels) {
+        double sum = 0;
+        boolean found = false;
+        for (String line : prometheus.split("\n")) {
+            if (!line.startsWith(name) || line.length() == name.length()) {
+                continue;
+            }
+            char next = line.charAt(name.length());
+            if (next != ' ' && next != '{') {
+                continue;
+            }
+            boolean matches = true;
+            for (String label : labels) {
+                matches &= line.contains(label);
+            }
+            if (matches) {
+                try {
+                    sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).strip());
+                    found = true;
+                } catch (NumberFormatException e) {
+                    // A sample with a timestamp or an odd value is skipped, not fatal.
+                }
+            }
+        }
+        return found ? sum : -1;
+    }
+
+    JsonNode get(String pathAndQuery) {
+        return call("GET", pathAndQuery, null, 200);
     }
 
     JsonNode job(String id) {

@@ -49,8 +49,13 @@ final class Latencies {
     }
 
     String summary() {
-        return "p50_ms=" + LoadTest.ms(percentile(50)) + " p90_ms=" + LoadTest.ms(percentile(90)) + " p99_ms="
-                + LoadTest.ms(percentile(99)) + " max_ms=" + LoadTest.ms(percentile(100)) + " mean_ms="
-                + LoadTest.ms(mean());
+        return summary("");
+    }
+
+    /** The summary with each figure's name prefixed, e.g. {@code poll_p99_ms}. */
+    String summary(String prefix) {
+        return prefix + "p50_ms=" + LoadTest.ms(percentile(50)) + " " + prefix + "p90_ms=" + LoadTest.ms(percentile(90))
+                + " " + prefix + "p99_ms=" + LoadTest.ms(percentile(99)) + " " + prefix + "max_ms="
+                + LoadTest.ms(percentile(100)) + " " + prefix + "mean_ms=" + LoadTest.ms(mean());
     }
 }

@@ -9,7 +9,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * {@code java -jar gantry.jar loadtest <submit|latency|throughput> --url U --user U --password P ...}:
+ * {@code java -jar gantry.jar loadtest <submit|latency|throughput|agents|list> --url U --user U --password P ...}
+ * (or {@code loadtest slurm-submit --url U --token-file F}, the submit load against slurmrestd):
  * drives a running controller over its REST API and prints figures. It starts no Spring context of
  * its own, so it measures the controller and not itself.
  */
@@ -23,6 +24,10 @@ public final class LoadTest {
             usage("name a load test");
         }
         Options options = Options.parse(args);
+        if (args[0].equals("slurm-submit")) {
+            SubmitLoad.runSlurm(options);
+            System.exit(0);
+        }
         GantryClient client = GantryClient.signIn(options.text("url", "http://127.0.0.1:8080"),
                 options.text("user", "admin"), options.required("password"));
         switch (args[0]) {
@@ -30,6 +35,7 @@ public final class LoadTest {
             case "latency" -> LatencyLoad.run(client, options);
             case "throughput" -> ThroughputLoad.run(client, options);
             case "agents" -> AgentLoad.run(client, options);
+            case "list" -> ListLoad.run(client, options);
             default -> usage("unknown load test '" + args[0] + "'");
         }
         // The HTTP client's selector and the event reader are daemon threads; nothing else keeps us.
@@ -37,9 +43,12 @@ public final class LoadTest {
     }
 
     private static void usage(String problem) {
-        System.err.println("loadtest: " + problem + "\nusage: loadtest <submit|latency|throughput|agents> --url URL --user U"
+        System.err.println("loadtest: " + problem + "\nusage: loadtest <submit|latency|throughput|agents|list> --url URL --user U"
                 + " --password P [--clients 16] [--jobs N] [--seconds S] [--partition P] [--run-seconds R]"
-                + " [--array-size N] [--warmup S] [--agents N]");
+                + " [--array-size N] [--array-rounds 3] [--warmup S] [--gpus G] [--agents N[,N2...]]"
+                + " [--requests N] [--query Q]\n       loadtest slurm-submit --url http://127.0.0.1:6820"
+                + " --token-file F [--slurm-user root] [--partition cpu] [--cpu-pids PID,PID] [--clients 16]"
+                + " [--seconds S] [--warmup S]");
         System.exit(2);
     }
 

@@ -7,26 +7,50 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.DoubleSupplier;
+
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Submissions per second: {@code --clients} threads each POST held jobs back to back for
  * {@code --warmup} seconds (not counted) and then {@code --seconds}; then one
- * {@code --array-size}-task array, timed, three times. Held jobs never start, so the cluster's
- * size does not matter.
+ * {@code --array-size}-task array, timed, {@code --array-rounds} times (3). Held jobs never start, so
+ * the cluster's size does not matter. {@code slurm-submit} sends the same load to slurmrestd.
  */
 final class SubmitLoad {
 
     private SubmitLoad() {
     }
 
+    /** One submission; throws when it was not accepted. */
+    @FunctionalInterface
+    interface Submitter {
+        void submit();
+    }
+
     static void run(GantryClient client, LoadTest.Options options) {
+        int arraySize = options.number("array-size", 10_000);
+        int arrayRounds = options.number("array-rounds", 3);
+        Map<String, Object> job = job(options.text("partition", null));
+        measure("submit", options, () -> client.submit(job), client::controllerCpuNanos);
+        submitArrays(client, job, arraySize, arrayRounds);
+    }
+
+    /**
+     * {@code loadtest slurm-submit}: the same load against slurmrestd, so the two rates come from one
+     * machine in one run. {@code server_cpu_ms_per_job} is then the CPU of the daemons named by
+     * {@code --cpu-pids} (slurmctld and slurmrestd).
+     */
+    static void runSlurm(LoadTest.Options options) {
+        SlurmClient slurm = SlurmClient.from(options);
+        byte[] body = JsonMapper.builder().build().writeValueAsBytes(SlurmClient.heldJob(options.text("partition", "cpu")));
+        measure("slurm-submit", options, () -> slurm.submit(body), slurm::daemonCpuNanos);
+    }
+
+    private static void measure(String name, LoadTest.Options options, Submitter submitter, DoubleSupplier serverCpu) {
         int clients = options.number("clients", 16);
         int seconds = options.number("seconds", 30);
         int warmup = options.number("warmup", 5);
-        int arraySize = options.number("array-size", 10_000);
-        String partition = options.text("partition", null);
-
-        Map<String, Object> job = job(partition);
         double[] cpu = {-1, -1};
         long begin = System.nanoTime();
         long measureFrom = begin + warmup * 1_000_000_000L;
@@ -42,7 +66,7 @@ final class SubmitLoad {
             Thread thread = new Thread(() -> {
                 for (long sent = System.nanoTime(); sent < measureTo; sent = System.nanoTime()) {
                     try {
-                        client.submit(job);
+                        submitter.submit();
                     } catch (RuntimeException e) {
                         errors.incrementAndGet();
                         firstError.compareAndSet(null, e.getMessage());
@@ -60,9 +84,9 @@ final class SubmitLoad {
         }
         Thread cpuReader = new Thread(() -> {
             sleepUntil(measureFrom);
-            cpu[0] = client.controllerCpuNanos();
+            cpu[0] = serverCpu.getAsDouble();
             sleepUntil(measureTo);
-            cpu[1] = client.controllerCpuNanos();
+            cpu[1] = serverCpu.getAsDouble();
         }, "loadtest-cpu");
         cpuReader.start();
         threads.add(cpuReader);
@@ -81,7 +105,7 @@ final class SubmitLoad {
             slowest = Math.min(slowest, perSecond.get(s));
             fastest = Math.max(fastest, perSecond.get(s));
         }
-        System.out.println("loadtest=submit clients=" + clients + " seconds=" + seconds + " warmup_s=" + warmup
+        System.out.println("loadtest=" + name + " clients=" + clients + " seconds=" + seconds + " warmup_s=" + warmup
                 + " submitted=" + all.count() + " rate_per_s=" + LoadTest.rate(all.count(), measureTo - measureFrom)
                 + " slowest_second=" + slowest + " fastest_second=" + fastest + " " + all.summary()
                 + " errors=" + errors.get() + " " + LoadTest.controllerCpu(cpu[0], cpu[1], all.count(), measureTo - measureFrom)
@@ -89,11 +113,13 @@ final class SubmitLoad {
         if (firstError.get() != null) {
             System.out.println("first error: " + firstError.get());
         }
+    }
 
+    private static void submitArrays(GantryClient client, Map<String, Object> job, int arraySize, int rounds) {
         Map<String, Object> array = new LinkedHashMap<>(job);
         array.put("name", "bench-array");
         array.put("array", "0-" + (arraySize - 1));
-        for (int round = 1; round <= 3; round++) {
+        for (int round = 1; round <= rounds; round++) {
             double cpuBefore = client.controllerCpuNanos();
             long sent = System.nanoTime();
             String outcome;
