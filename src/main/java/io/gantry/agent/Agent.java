@@ -61,7 +61,7 @@ final class Agent implements AutoCloseable {
     Agent(AgentOptions options, NodeResources resources, Clock clock) {
         this.options = options;
         this.resources = resources;
-        this.client = new ControllerClient(options.controller());
+        this.client = new ControllerClient(options.controllers());
         this.credentials = new CredentialStore(options.workDir());
         this.reports = ReportQueue.load(options.workDir().resolve("pending-reports.json"));
         this.jobs = new JobRunner(options.name(), options.workDir(), clock, reports::add);

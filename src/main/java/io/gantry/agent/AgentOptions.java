@@ -15,11 +15,21 @@ import java.util.function.Supplier;
  * {@code gpus}, {@code cpus} and {@code memoryMb} are null when not given (then they are detected).
  */
 public record AgentOptions(URI controller, String joinToken, String name, Path workDir, Integer gpus,
-        String gpuType, List<String> features, Integer cpus, Long memoryMb) {
+        String gpuType, List<String> features, Integer cpus, Long memoryMb, List<URI> controllers) {
+
+    public AgentOptions {
+        controllers = controllers == null || controllers.isEmpty() ? List.of(controller) : List.copyOf(controllers);
+    }
+
+    /** One controller only. */
+    public AgentOptions(URI controller, String joinToken, String name, Path workDir, Integer gpus, String gpuType,
+            List<String> features, Integer cpus, Long memoryMb) {
+        this(controller, joinToken, name, workDir, gpus, gpuType, features, cpus, memoryMb, List.of(controller));
+    }
 
     public static final String JOIN_TOKEN_ENV = "GANTRY_JOIN_TOKEN";
 
-    public static final String USAGE = "usage: agent --controller URL --join-token T [--name NAME] [--work-dir DIR] "
+    public static final String USAGE = "usage: agent --controller URL[,URL...] --join-token T [--name NAME] [--work-dir DIR] "
             + "[--gpus N] [--gpu-type T] [--features a,b] [--cpus N] [--memory-mb M]\n"
             + "       the join token may instead come from the environment variable " + JOIN_TOKEN_ENV
             + "; it is not needed when the work dir holds a credential for the controller";
@@ -62,7 +72,13 @@ public record AgentOptions(URI controller, String joinToken, String name, Path w
         if (controllerText == null || controllerText.isBlank()) {
             throw new IllegalArgumentException("--controller is required");
         }
-        URI controller = controllerUri(controllerText);
+        // Several controllers (a leader and its standbys): the agent talks to whichever leads.
+        List<URI> controllers = Arrays.stream(controllerText.split(",")).map(String::strip).filter(t -> !t.isEmpty())
+                .map(AgentOptions::controllerUri).toList();
+        if (controllers.isEmpty()) {
+            throw new IllegalArgumentException("--controller is required");
+        }
+        URI controller = controllers.get(0);
         String joinToken = values.get("--join-token");
         if (joinToken == null) {
             joinToken = env.get(JOIN_TOKEN_ENV);
@@ -84,7 +100,7 @@ public record AgentOptions(URI controller, String joinToken, String name, Path w
         String gpuType = values.get("--gpu-type");
         return new AgentOptions(controller, joinToken, name, workDir,
                 positiveInt(values, "--gpus", true), gpuType == null || gpuType.isBlank() ? null : gpuType.strip(),
-                features, positiveInt(values, "--cpus", false), positiveLong(values, "--memory-mb"));
+                features, positiveInt(values, "--cpus", false), positiveLong(values, "--memory-mb"), controllers);
     }
 
     /** The host name up to its first dot, as Slurm names nodes. */

@@ -49,10 +49,20 @@ final class ControllerClient {
     private static final Duration SHORT_TIMEOUT = Duration.ofSeconds(30);
 
     private final HttpClient http;
-    private final URI controller;
+    private final java.util.List<URI> controllers;
+    /** The controller that answered last: the leader, as far as this agent knows. */
+    private volatile int current;
 
     ControllerClient(URI controller) {
-        this.controller = controller;
+        this(java.util.List.of(controller));
+    }
+
+    /**
+     * Several controllers sharing one store: calls go to the one that answered last; when it cannot
+     * be reached, or answers that it is not the leader (421), the next is tried, once round.
+     */
+    ControllerClient(java.util.List<URI> controllers) {
+        this.controllers = java.util.List.copyOf(controllers);
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(10)).build();
     }
@@ -71,7 +81,32 @@ final class ControllerClient {
         post(AgentProtocol.reports(node), reports, credential, SHORT_TIMEOUT, JsonNode.class);
     }
 
+    /** The controller calls go to now. */
+    URI controller() {
+        return controllers.get(current);
+    }
+
     private <T> T post(String path, Object body, String bearer, Duration timeout, Class<T> answer)
+            throws IOException, InterruptedException, Refused {
+        int first = current;
+        for (int tried = 0;; tried++) {
+            int index = (first + tried) % controllers.size();
+            try {
+                T result = post(controllers.get(index), path, body, bearer, timeout, answer);
+                current = index;
+                return result;
+            } catch (IOException | Refused e) {
+                boolean elsewhere = e instanceof java.net.ConnectException
+                        || e instanceof java.net.http.HttpConnectTimeoutException
+                        || e instanceof Refused r && (r.status() == 421 || r.status() == 503);
+                if (!elsewhere || tried + 1 >= controllers.size()) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private <T> T post(URI controller, String path, Object body, String bearer, Duration timeout, Class<T> answer)
             throws IOException, InterruptedException, Refused {
         HttpRequest request = HttpRequest.newBuilder(URI.create(controller + path))
                 .timeout(timeout)

@@ -12,7 +12,6 @@ import java.util.PriorityQueue;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.event.TransactionPhase;
@@ -60,8 +59,11 @@ class SimulatedNodes {
         runner.start();
     }
 
-    /** After a restart, jobs the store says run on simulated nodes carry on where they were. */
-    @EventListener(ApplicationReadyEvent.class)
+    /**
+     * Simulated nodes live in the leader: when this controller becomes it (at start, or taking over
+     * from one that died), the jobs the store says run on simulated nodes carry on where they were.
+     */
+    @EventListener(io.gantry.scheduling.LeadershipAcquired.class)
     void resume() {
         for (ActiveJob job : jobs.activeJobs()) {
             if (job.state() == JobState.RUNNING && simulated(job)) {

@@ -17,6 +17,8 @@ public enum ProblemType {
     CONFLICT("conflict", "Conflict", HttpStatus.CONFLICT),
     TOO_MANY_REQUESTS("too-many-requests", "Too many requests", HttpStatus.TOO_MANY_REQUESTS),
     PAYLOAD_TOO_LARGE("payload-too-large", "Request body too large", HttpStatus.CONTENT_TOO_LARGE),
+    MISDIRECTED("not-leader", "Not the leader", HttpStatus.MISDIRECTED_REQUEST),
+    UNAVAILABLE("unavailable", "Service unavailable", HttpStatus.SERVICE_UNAVAILABLE),
     INTERNAL("internal", "Internal error", HttpStatus.INTERNAL_SERVER_ERROR);
 
     private static final String BASE = "https://gantry.dev/problems/";

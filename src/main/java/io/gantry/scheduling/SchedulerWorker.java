@@ -32,6 +32,9 @@ class SchedulerWorker implements SmartLifecycle {
     private final SchedulerProperties properties;
     private final SchedulerRecovery recovery;
     private final LiveJobs live;
+    private final io.gantry.control.LeaderDirectory directory;
+    private final org.springframework.context.ApplicationEventPublisher events;
+    private boolean advertised;
     private long lastFullPass = System.nanoTime() - Long.MAX_VALUE / 2;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition woken = lock.newCondition();
@@ -40,7 +43,10 @@ class SchedulerWorker implements SmartLifecycle {
     private Thread thread;
 
     SchedulerWorker(SchedulingCycle cycle, SchedulerStats stats, LeaderLock leader, SchedulerProperties properties,
-            SchedulerRecovery recovery, LiveJobs live) {
+            SchedulerRecovery recovery, LiveJobs live, io.gantry.control.LeaderDirectory directory,
+            org.springframework.context.ApplicationEventPublisher events) {
+        this.directory = directory;
+        this.events = events;
         this.recovery = recovery;
         this.live = live;
         this.cycle = cycle;
@@ -122,6 +128,12 @@ class SchedulerWorker implements SmartLifecycle {
                             recovery.recover();
                             live.clear();
                             recovered = true;
+                            advertised = false;
+                            events.publishEvent(new LeadershipAcquired());
+                        }
+                        if (!advertised) {
+                            // Followers forward writes and send agents to the URL this writes.
+                            advertised = directory.advertise();
                         }
                         boolean full = System.nanoTime() - lastFullPass >= properties.fullPassInterval().toNanos();
                         runCycle(full);

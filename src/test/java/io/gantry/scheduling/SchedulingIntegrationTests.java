@@ -101,6 +101,58 @@ class SchedulingIntegrationTests {
         }
     }
 
+    @Test
+    void heldDependentAndBeginTimeJobsHaveTheirReasonAtOnceAndStayOutOfTheEnginesSnapshot() {
+        synchronized (worker) {
+            long held = jobs.submit(scripted("#SBATCH -H"), ADMIN).jobId();
+            long dependent = jobs.submit(scripted("#SBATCH -d afterok:" + held), ADMIN).jobId();
+            long later = jobs.submit(scripted("#SBATCH --begin=now+1hour"), ADMIN).jobId();
+            long ready = jobs.submit(scripted(""), ADMIN).jobId();
+            try {
+                // What squeue shows right after the submission, before any cycle ran.
+                assertThat(jobs.get(Long.toString(held), ADMIN).reason()).isEqualTo("JobHeldUser");
+                assertThat(jobs.get(Long.toString(dependent), ADMIN).reason()).isEqualTo("Dependency");
+                assertThat(jobs.get(Long.toString(later), ADMIN).reason()).isEqualTo("BeginTime");
+
+                for (boolean full : new boolean[] {true, false}) {
+                    SchedulingCycle.Planned planned = cycle.plan(full);
+                    Set<Long> seen = new java.util.HashSet<>();
+                    planned.byEngineId().values().forEach(j -> seen.add(j.jobId()));
+                    assertThat(seen).as("full pass: %s", full).doesNotContain(held, dependent, later);
+                    if (full) {
+                        assertThat(seen).as("the job that may start is planned").contains(ready);
+                    }
+                    cycle.apply(planned);
+                }
+                assertThat(jobs.get(Long.toString(dependent), ADMIN).reason()).isEqualTo("Dependency");
+                assertThat(jobs.get(Long.toString(later), ADMIN).reason()).isEqualTo("BeginTime");
+                assertThat(jobs.get(Long.toString(held), ADMIN).state()).isEqualTo(JobState.PENDING);
+
+                // Released, the held job enters the next snapshot; its dependent waits on until it completes.
+                jobs.release(Long.toString(held), ADMIN);
+                SchedulingCycle.Planned planned = cycle.plan(false);
+                Set<Long> seen = new java.util.HashSet<>();
+                planned.byEngineId().values().forEach(j -> seen.add(j.jobId()));
+                assertThat(seen).contains(held).doesNotContain(dependent, later);
+                cycle.apply(planned);
+            } finally {
+                for (long id : new long[] {held, dependent, later, ready}) {
+                    try {
+                        jobs.cancel(Long.toString(id), ADMIN);
+                    } catch (RuntimeException alreadyEnded) {
+                        // a cancelled job's cancel is a 409
+                    }
+                }
+            }
+        }
+    }
+
+    private static JobSubmission scripted(String directives) {
+        return new JobSubmission("snap", "#!/bin/bash\n" + directives + "\nhostname\n", "cpu", null, null, null,
+                null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, null, null, null, null, null, null, null, null, null, null, null, 600L, null);
+    }
+
     private static JobSubmission job() {
         return new JobSubmission("race", null, "cpu", null, null, null, null, null, null, null, null, null, null,
                 null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,

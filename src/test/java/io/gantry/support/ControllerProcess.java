@@ -47,6 +47,10 @@ public final class ControllerProcess implements AutoCloseable {
                 "--server.port=" + port,
                 "--gantry.data-dir=" + dataDir,
                 "--gantry.security.bootstrap-admin-password=" + ApiClient.ADMIN_PASSWORD));
+        if (extraArgs.stream().noneMatch(a -> a.startsWith("--gantry.control.advertise-url="))) {
+            // Where other controllers on the same store reach this one when it leads.
+            command.add("--gantry.control.advertise-url=http://127.0.0.1:" + port);
+        }
         command.addAll(extraArgs);
         Path log = dataDir.resolve("controller.log");
         process = new ProcessBuilder(command).redirectErrorStream(true)

@@ -1,0 +1,166 @@
+package io.gantry.control;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.http.MediaType;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+import io.gantry.api.ProblemType;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * On a follower, writes go to the leader. Every change to the live state is made by the leader, so
+ * a follower passes each API request that changes something (POST, PUT, PATCH, DELETE under
+ * {@code /api/v1}, sign-in aside) on to the leader and relays its answer as it is: status, body,
+ * {@code Location}. It does not redirect: browsers and generated clients do not follow redirects
+ * with their tokens. Reads are served by the follower itself from the store. Agents are told to go
+ * to the leader ({@code 421}, with its URL) rather than proxied, since their long polls would hold a
+ * follower's thread each.
+ */
+class LeaderForwarding extends OncePerRequestFilter {
+
+    static final String FORWARDED_HEADER = "X-Gantry-Forwarded";
+    private static final Logger log = LoggerFactory.getLogger(LeaderForwarding.class);
+    private static final Set<String> WRITES = Set.of("POST", "PUT", "PATCH", "DELETE");
+    private static final Set<String> REQUEST_HEADERS = Set.of("authorization", "content-type", "accept",
+            "accept-language", "last-event-id", "user-agent");
+    private static final Set<String> RESPONSE_HEADERS = Set.of("content-type", "location", "retry-after",
+            "cache-control", "www-authenticate");
+
+    // Looked up at the first request: filters are made with the web server, before the datasource's
+    // settings are complete, and these two need the datasource.
+    private final ObjectProvider<LeaderLock> leaders;
+    private final ObjectProvider<LeaderDirectory> directories;
+    private final ControlProperties properties;
+    private final JsonMapper json;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(3)).build();
+
+    LeaderForwarding(ObjectProvider<LeaderLock> leaders, ObjectProvider<LeaderDirectory> directories,
+            ControlProperties properties, JsonMapper json) {
+        this.leaders = leaders;
+        this.directories = directories;
+        this.properties = properties;
+        this.json = json;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Registration {
+
+        /** After the body-size cap, before security: the leader checks the caller's token itself. */
+        @Bean
+        FilterRegistrationBean<LeaderForwarding> leaderForwarding(ObjectProvider<LeaderLock> leader,
+                ObjectProvider<LeaderDirectory> directory, ControlProperties properties, JsonMapper json) {
+            FilterRegistrationBean<LeaderForwarding> registration = new FilterRegistrationBean<>(
+                    new LeaderForwarding(leader, directory, properties, json));
+            registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 2);
+            registration.addUrlPatterns("/api/v1/*");
+            return registration;
+        }
+    }
+
+    @Override
+    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws ServletException, IOException {
+        String path = request.getRequestURI().substring(request.getContextPath().length());
+        boolean agent = path.startsWith("/api/v1/agents/") && !"GET".equals(request.getMethod());
+        boolean write = WRITES.contains(request.getMethod()) && !path.startsWith("/api/v1/auth/");
+        if (!(agent || write) || leaders.getObject().heldNow()) {
+            chain.doFilter(request, response);
+            return;
+        }
+        LeaderDirectory directory = directories.getObject();
+        String target = directory.leaderUrl();
+        String own = directory.ownUrl();
+        if (target == null || target.equals(own) || request.getHeader(FORWARDED_HEADER) != null) {
+            // No leader yet, or the store still names this controller (it lost the lock a moment ago).
+            problem(request, response, 503, "No scheduling leader is reachable yet; retry shortly");
+            return;
+        }
+        if (agent) {
+            response.setHeader("X-Gantry-Leader", target);
+            problem(request, response, 421, "This controller is a follower; the leader is " + target);
+            return;
+        }
+        forward(request, response, target + path + (request.getQueryString() == null ? "" : "?" + request.getQueryString()));
+    }
+
+    private void forward(HttpServletRequest request, HttpServletResponse response, String url) throws IOException {
+        LeaderDirectory directory = directories.getObject();
+        byte[] body = request.getInputStream().readAllBytes();
+        HttpRequest.Builder out = HttpRequest.newBuilder(URI.create(url)).timeout(properties.forwardTimeout())
+                .method(request.getMethod(), body.length == 0 ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofByteArray(body))
+                .header(FORWARDED_HEADER, "1");
+        for (String name : java.util.Collections.list(request.getHeaderNames())) {
+            if (REQUEST_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+                for (String value : java.util.Collections.list(request.getHeaders(name))) {
+                    out.header(name, value);
+                }
+            }
+        }
+        String forwardedFor = request.getHeader("X-Forwarded-For");
+        out.header("X-Forwarded-For", forwardedFor == null ? request.getRemoteAddr()
+                : forwardedFor + ", " + request.getRemoteAddr());
+        HttpResponse<byte[]> answer;
+        try {
+            answer = http.send(out.build(), HttpResponse.BodyHandlers.ofByteArray());
+        } catch (IOException e) {
+            directory.forget();
+            log.warn("Could not forward {} {} to the leader: {}", request.getMethod(), request.getRequestURI(),
+                    e.toString());
+            problem(request, response, 503, "The scheduling leader did not answer; retry shortly");
+            return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            problem(request, response, 503, "Interrupted while forwarding to the leader; retry");
+            return;
+        }
+        response.setStatus(answer.statusCode());
+        answer.headers().map().forEach((name, values) -> {
+            if (RESPONSE_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+                values.forEach(v -> response.addHeader(name, v));
+            }
+        });
+        response.getOutputStream().write(answer.body());
+    }
+
+    private void problem(HttpServletRequest request, HttpServletResponse response, int status, String detail)
+            throws IOException {
+        Map<String, Object> body = new LinkedHashMap<>();
+        ProblemType type = status == 421 ? ProblemType.MISDIRECTED : ProblemType.UNAVAILABLE;
+        body.put("type", type.uri().toString());
+        body.put("title", type.title());
+        body.put("status", status);
+        body.put("detail", detail);
+        body.put("instance", request.getRequestURI());
+        response.setStatus(status);
+        if (status == 503) {
+            response.setHeader("Retry-After", "1");
+        }
+        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        response.setCharacterEncoding("UTF-8");
+        json.writeValue(response.getOutputStream(), body);
+    }
+}
