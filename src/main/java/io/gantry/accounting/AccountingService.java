@@ -62,13 +62,16 @@ public class AccountingService implements Charges {
     private final Clock clock;
     private final AtomicLong generation = new AtomicLong();
     private volatile CachedLimits cached;
+    private final org.springframework.transaction.support.TransactionTemplate readOnly;
 
     private record CachedLimits(EngineLimits limits, Instant readAt) {
     }
 
     AccountingService(AccountRepository accounts, AssociationRepository associations, QosRepository qos,
             UserService users, ActiveJobs activeJobs, ApplicationEventPublisher events, Clock clock,
-            FairShareService fairShare) {
+            FairShareService fairShare, org.springframework.transaction.PlatformTransactionManager transactions) {
+        this.readOnly = new org.springframework.transaction.support.TransactionTemplate(transactions);
+        this.readOnly.setReadOnly(true);
         this.fairShare = fairShare;
         this.accounts = accounts;
         this.associations = associations;
@@ -87,8 +90,40 @@ public class AccountingService implements Charges {
      * a 400 naming {@code account} or {@code qos}.
      */
     @Override
-    @Transactional(readOnly = true)
     public Charge charge(String user, String account, String qosName) {
+        // Every submission asks this; the answer changes only with accounts, associations, QOS or the
+        // user's default account, each of which clears the cache.
+        String key = user + "\n" + (account == null ? "" : account) + "\n" + (qosName == null ? "" : qosName);
+        CachedCharge hit = charges.get(key);
+        Instant now = clock.instant();
+        if (hit != null && now.isBefore(hit.readAt().plus(LIMITS_TTL))) {
+            return hit.charge();
+        }
+        long before = generation.get();
+        Charge charge = readOnly.execute(status -> readCharge(user, account, qosName));
+        if (generation.get() == before) {
+            if (charges.size() > 10_000) {
+                charges.clear();
+            }
+            charges.put(key, new CachedCharge(charge, now));
+        }
+        return charge;
+    }
+
+    private record CachedCharge(Charge charge, Instant readAt) {
+    }
+
+    private final java.util.concurrent.ConcurrentHashMap<String, CachedCharge> charges =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    @Order(Ordered.HIGHEST_PRECEDENCE)
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(io.gantry.security.UserChanged event) {
+        generation.incrementAndGet();
+        charges.clear();
+    }
+
+    private Charge readCharge(String user, String account, String qosName) {
         List<AssociationEntity> mine = associations.findByUserOrderByAccount(user);
         List<String> names = mine.stream().map(AssociationEntity::account).toList();
         if (mine.isEmpty()) {
@@ -150,6 +185,7 @@ public class AccountingService implements Charges {
     void on(AccountingChanged event) {
         generation.incrementAndGet();
         cached = null;
+        charges.clear();
     }
 
     // --- accounts ---------------------------------------------------------------------------------

@@ -35,7 +35,11 @@ class AgentHub {
             if (waiting != null && !outbox.isEmpty()) {
                 DeferredResult<Commands> w = waiting;
                 waiting = null;
-                w.setResult(drain());
+                List<Command> sent = new ArrayList<>(outbox);
+                if (!w.setResult(drain())) {
+                    // That poll had just expired: the commands wait for the next one.
+                    outbox.addAll(sent);
+                }
             }
         }
 
@@ -50,6 +54,14 @@ class AgentHub {
             }
             waiting = poll;
             poll.onCompletion(() -> release(poll));
+        }
+
+        /** The poll's wait is over: answered empty, unless commands answered it first. */
+        private synchronized void expire(DeferredResult<Commands> poll) {
+            if (waiting == poll) {
+                waiting = null;
+            }
+            poll.setResult(new Commands(List.of()));
         }
 
         private synchronized void release(DeferredResult<Commands> poll) {
@@ -106,11 +118,32 @@ class AgentHub {
      * delivered, else empty after {@code waitMillis}.
      */
     DeferredResult<Commands> poll(String node, List<Command> immediate, long waitMillis) {
-        DeferredResult<Commands> result = new DeferredResult<>(waitMillis, () -> new Commands(List.of()));
+        // Answered empty at the wait by a timer of our own: the container checks async timeouts only
+        // about once a second, which held polls a second past their wait. Its timeout stays as a backstop.
+        DeferredResult<Commands> result = new DeferredResult<>(waitMillis + 5_000, () -> new Commands(List.of()));
         Session session = sessions.computeIfAbsent(node, n -> new Session());
         session.add(immediate);
         session.hold(result);
+        if (!result.isSetOrExpired()) {
+            java.util.concurrent.ScheduledFuture<?> timer = TIMERS.schedule(
+                    () -> session.expire(result), waitMillis,
+                    java.util.concurrent.TimeUnit.MILLISECONDS);
+            result.onCompletion(() -> timer.cancel(false));
+        }
         return result;
+    }
+
+    private static final java.util.concurrent.ScheduledThreadPoolExecutor TIMERS = timers();
+
+    private static java.util.concurrent.ScheduledThreadPoolExecutor timers() {
+        java.util.concurrent.ScheduledThreadPoolExecutor timers = new java.util.concurrent.ScheduledThreadPoolExecutor(1,
+                r -> {
+                    Thread t = new Thread(r, "gantry-poll-timer");
+                    t.setDaemon(true);
+                    return t;
+                });
+        timers.setRemoveOnCancelPolicy(true);
+        return timers;
     }
 
     synchronized void heard(String node, Instant at) {
