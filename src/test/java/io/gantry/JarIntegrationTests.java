@@ -25,7 +25,9 @@ class JarIntegrationTests {
 
     @Test
     void theJarStartsOnPostgresMigratesAndKeepsNodeStatesAcrossARestart() throws Exception {
-        TestDatabase db = TestDatabase.get();
+        // A database of its own: on the shared one the test context's controller leads, and this one
+        // (with a token secret of its own) would be its follower, forwarding writes there.
+        TestDatabase db = TestDatabase.isolated("gantry_jar_test");
         try (ControllerProcess controller = new ControllerProcess(dataDir, "--spring.profiles.active=postgres",
                 "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
                 "--spring.datasource.password=" + db.password())) {
@@ -47,6 +49,8 @@ class JarIntegrationTests {
             assertThat(node.get("state").asString()).isEqualTo("DRAINED");
             assertThat(node.get("reason").asString()).isEqualTo("survives restarts");
             api.send("PATCH", "/api/v1/nodes/cpu008", again, Map.of("state", "RESUME"));
+        } finally {
+            TestDatabase.drop("gantry_jar_test");
         }
     }
 }
