@@ -212,7 +212,7 @@ class JobEntity {
 
     void start(String partition, Instant start, String allocatedNodes, String allocation, long priority) {
         this.state = JobState.RUNNING;
-        this.reason = "None";
+        this.reason = PendingReason.NONE.slurmName();
         this.partition = partition;
         this.startTime = start;
         this.expectedStartTime = null;
@@ -252,14 +252,14 @@ class JobEntity {
         this.state = endState != null ? endState : finalState;
         this.exitCode = exitCode;
         this.endTime = at;
-        this.reason = "None";
+        this.reason = PendingReason.NONE.slurmName();
         this.expectedStartTime = null;
     }
 
     void cancelPending(Instant at) {
         this.state = JobState.CANCELLED;
         this.endTime = at;
-        this.reason = "None";
+        this.reason = PendingReason.NONE.slurmName();
         this.expectedStartTime = null;
     }
 

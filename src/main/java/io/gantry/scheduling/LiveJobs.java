@@ -340,4 +340,17 @@ final class LiveJobs {
     int heldCount() {
         return held;
     }
+
+    /**
+     * Every job as this state holds it, row by row: its version, state, what it waits for and the
+     * decision the store holds. Two states describe alike when they would plan alike.
+     */
+    Map<Long, String> describe() {
+        Map<Long, String> all = new java.util.TreeMap<>();
+        for (Entry e : byRow.values()) {
+            all.put(e.job.row(), e.job.version() + " " + e.job.state() + " " + e.job.hold() + " "
+                    + (e.job.state() == JobState.PENDING ? e.wait : "-") + " " + e.recorded);
+        }
+        return all;
+    }
 }

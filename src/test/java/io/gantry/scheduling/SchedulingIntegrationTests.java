@@ -2,6 +2,7 @@ package io.gantry.scheduling;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.Set;
 
 import javax.sql.DataSource;
@@ -137,6 +138,52 @@ class SchedulingIntegrationTests {
                 cycle.apply(planned);
             } finally {
                 for (long id : new long[] {held, dependent, later, ready}) {
+                    try {
+                        jobs.cancel(Long.toString(id), ADMIN);
+                    } catch (RuntimeException alreadyEnded) {
+                        // a cancelled job's cancel is a 409
+                    }
+                }
+            }
+        }
+    }
+
+    @Autowired
+    LiveJobs live;
+
+    @Test
+    void theStateKeptUpToDateChangeByChangeIsWhatAFreshLoadFromTheStoreGives() {
+        synchronized (worker) {
+            List<Long> ids = new java.util.ArrayList<>();
+            long held = jobs.submit(scripted("#SBATCH -H"), ADMIN).jobId();
+            ids.add(held);
+            ids.add(jobs.submit(scripted("#SBATCH -d afterok:" + held), ADMIN).jobId());
+            ids.add(jobs.submit(scripted("#SBATCH --begin=now+1hour"), ADMIN).jobId());
+            ids.add(jobs.submit(scripted("#SBATCH -a 0-5%2"), ADMIN).jobId());
+            long released = jobs.submit(scripted("#SBATCH -H"), ADMIN).jobId();
+            ids.add(released);
+            long cancelled = jobs.submit(scripted(""), ADMIN).jobId();
+            ids.add(cancelled);
+            try {
+                worker.runOnce();
+                jobs.release(Long.toString(released), ADMIN);
+                jobs.cancel(Long.toString(cancelled), ADMIN);
+                worker.runOnce();
+                cycle.run(false);
+                // Jobs of other tests may end on their simulated nodes in between: compare again then.
+                java.util.Map<Long, String> kept = null;
+                java.util.Map<Long, String> loaded = null;
+                for (int attempt = 0; attempt < 5 && (kept == null || !kept.equals(loaded)); attempt++) {
+                    java.time.Instant now = java.time.Instant.now();
+                    live.refresh(now);
+                    kept = live.describe();
+                    live.load(now);
+                    loaded = live.describe();
+                }
+                assertThat(kept).isNotEmpty();
+                assertThat(loaded).as("what a new leader would load").isEqualTo(kept);
+            } finally {
+                for (long id : ids) {
                     try {
                         jobs.cancel(Long.toString(id), ADMIN);
                     } catch (RuntimeException alreadyEnded) {
