@@ -62,8 +62,7 @@ public class ClusterService {
     synchronized void adopt(ClusterLayout.NodeSpec node) {
         layout = layout.withNode(node);
         nodeGeneration.incrementAndGet();
-        engineNodes = null;
-        enginePartitions = null;
+        engineView = null;
     }
 
     /** CPUs, memory and GPUs a job holds on one node. */
@@ -152,39 +151,64 @@ public class ClusterService {
     }
 
     /**
-     * The engine's view of the nodes, kept until a node's state changes (every change publishes a
-     * {@link NodeStateChanged}) or one joins: reading 12,500 node rows each cycle cost more than the
-     * plan. The same list each cycle also lets the engine reuse its index of the nodes.
+     * The engine's view of the nodes and partitions, kept until a node's state changes (every change
+     * publishes a {@link NodeStateChanged}) or one joins: reading 12,500 node rows each cycle cost more
+     * than the plan. Both lists are built together from one layout, so a node joining meanwhile never
+     * leaves a partition naming a node the list lacks; the same lists each cycle also let the engine
+     * reuse its index of them.
      */
-    private volatile List<io.gantry.engine.Node> engineNodes;
+    private volatile EngineView engineView;
     private final java.util.concurrent.atomic.AtomicLong nodeGeneration = new java.util.concurrent.atomic.AtomicLong();
+
+    private record EngineView(List<io.gantry.engine.Node> nodes, List<io.gantry.engine.Partition> partitions) {
+    }
 
     @org.springframework.transaction.event.TransactionalEventListener(
             phase = org.springframework.transaction.event.TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     @org.springframework.core.annotation.Order(org.springframework.core.Ordered.HIGHEST_PRECEDENCE)
     void on(NodeStateChanged event) {
         nodeGeneration.incrementAndGet();
-        engineNodes = null;
-        enginePartitions = null;
+        engineView = null;
     }
 
     /** Every node as the engine sees it now: DRAIN and DOWN from the store, unheard agents DOWN. */
     @Transactional(readOnly = true)
     public List<io.gantry.engine.Node> engineNodes() {
-        List<io.gantry.engine.Node> cached = engineNodes;
+        return engineView().nodes();
+    }
+
+    /** Partitions as the engine sees them; a partition not UP starts nothing. */
+    @Transactional(readOnly = true)
+    public List<io.gantry.engine.Partition> enginePartitions() {
+        return engineView().partitions();
+    }
+
+    private EngineView engineView() {
+        EngineView cached = engineView;
         if (cached != null) {
             return cached;
         }
         long generation = nodeGeneration.get();
-        List<io.gantry.engine.Node> read = readEngineNodes();
+        ClusterLayout current = layout;
+        List<io.gantry.engine.Node> nodes = readEngineNodes(current);
+        Set<String> names = new java.util.HashSet<>();
+        nodes.forEach(n -> names.add(n.name()));
+        Map<String, PartitionState> states = new HashMap<>();
+        partitions.findAll().forEach(p -> states.put(p.name(), p.state()));
+        List<io.gantry.engine.Partition> parts = current.partitions().values().stream()
+                .sorted(Comparator.comparing(ClusterLayout.PartitionSpec::name))
+                .map(p -> new io.gantry.engine.Partition(p.name(), p.nodes().stream().filter(names::contains).toList(),
+                        p.maxTimeSeconds() == null ? 0 : p.maxTimeSeconds(), p.priorityTier(),
+                        states.getOrDefault(p.name(), p.state()) == PartitionState.UP))
+                .toList();
+        EngineView view = new EngineView(nodes, parts);
         if (nodeGeneration.get() == generation) {
-            engineNodes = read;
+            engineView = view;
         }
-        return read;
+        return view;
     }
 
-    private List<io.gantry.engine.Node> readEngineNodes() {
-        ClusterLayout current = layout;
+    private List<io.gantry.engine.Node> readEngineNodes(ClusterLayout current) {
         return nodes.findAll().stream()
                 .filter(n -> current.nodes().containsKey(n.name())) // a node joining this very moment
                 .sorted(Comparator.comparing(NodeEntity::name, Hostlist.HOST_ORDER))
@@ -193,34 +217,6 @@ public class ClusterService {
                     case DRAINING, DRAINED -> io.gantry.engine.NodeState.DRAIN;
                     default -> io.gantry.engine.NodeState.UP;
                 }))
-                .toList();
-    }
-
-    private volatile List<io.gantry.engine.Partition> enginePartitions;
-
-    /** Partitions as the engine sees them; a partition not UP starts nothing. Kept as {@link #engineNodes()} is. */
-    @Transactional(readOnly = true)
-    public List<io.gantry.engine.Partition> enginePartitions() {
-        List<io.gantry.engine.Partition> cached = enginePartitions;
-        if (cached != null) {
-            return cached;
-        }
-        long generation = nodeGeneration.get();
-        List<io.gantry.engine.Partition> read = readEnginePartitions();
-        if (nodeGeneration.get() == generation) {
-            enginePartitions = read;
-        }
-        return read;
-    }
-
-    private List<io.gantry.engine.Partition> readEnginePartitions() {
-        Map<String, PartitionState> states = new HashMap<>();
-        partitions.findAll().forEach(p -> states.put(p.name(), p.state()));
-        return layout.partitions().values().stream()
-                .sorted(Comparator.comparing(ClusterLayout.PartitionSpec::name))
-                .map(p -> new io.gantry.engine.Partition(p.name(), p.nodes(),
-                        p.maxTimeSeconds() == null ? 0 : p.maxTimeSeconds(), p.priorityTier(),
-                        states.getOrDefault(p.name(), p.state()) == PartitionState.UP))
                 .toList();
     }
 

@@ -80,7 +80,7 @@ class JobLists {
 
         params.put("offset", page.offset());
         params.put("size", page.size());
-        long total = jdbc.sql("SELECT count(*) FROM jobs" + whereClause).params(params).query(Long.class).single();
+        long total = total(whereClause, params);
         if (page.offset() >= total) {
             return new Page(List.of(), total);
         }
@@ -97,6 +97,65 @@ class JobLists {
                 .params(params).query(Long.class).list();
         return new Page(rows, total);
     }
+
+    /**
+     * How many rows match. A count that is cheap is made for each request. One that took long (the
+     * whole table of a million ended jobs: 60 ms and more) is kept and served for up to
+     * {@value #STALE_MILLIS} ms, refreshed in the background once it is a second old, so that no
+     * request waits for it; the total may then lag the store by a second or two, as a follower's
+     * answers may lag the leader's.
+     */
+    private long total(String whereClause, java.util.Map<String, Object> params) {
+        String sql = "SELECT count(*) FROM jobs" + whereClause;
+        String key = sql + params.entrySet().stream().filter(e -> !e.getKey().equals("offset") && !e.getKey().equals("size"))
+                .sorted(java.util.Map.Entry.comparingByKey()).toList();
+        long now = System.nanoTime();
+        Count kept = counts.get(key);
+        if (kept != null && now - kept.at() < STALE_MILLIS * 1_000_000L) {
+            if (now - kept.at() > 1_000_000_000L && refreshing.add(key)) {
+                java.util.Map<String, Object> copy = new java.util.HashMap<>(params);
+                refresher.execute(() -> {
+                    try {
+                        count(key, sql, copy);
+                    } catch (RuntimeException e) {
+                        counts.remove(key);
+                    } finally {
+                        refreshing.remove(key);
+                    }
+                });
+            }
+            return kept.total();
+        }
+        return count(key, sql, params);
+    }
+
+    private long count(String key, String sql, java.util.Map<String, Object> params) {
+        long begin = System.nanoTime();
+        long total = jdbc.sql(sql).params(params).query(Long.class).single();
+        long end = System.nanoTime();
+        if (end - begin >= SLOW_COUNT_NANOS) {
+            if (counts.size() > 1000) {
+                counts.clear();
+            }
+            counts.put(key, new Count(total, end));
+        } else {
+            counts.remove(key);
+        }
+        return total;
+    }
+
+    private record Count(long total, long at) {
+    }
+
+    private static final long STALE_MILLIS = 3000;
+    private static final long SLOW_COUNT_NANOS = 20_000_000L;
+    private final java.util.concurrent.ConcurrentHashMap<String, Count> counts = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Set<String> refreshing = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.ExecutorService refresher = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "gantry-list-counts");
+        t.setDaemon(true);
+        return t;
+    });
 
     private static String likeLiteral(String text) {
         return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");

@@ -2,45 +2,49 @@ package io.gantry.loadtest;
 
 import java.util.Arrays;
 
-/** Durations in nanoseconds, appended from one thread, merged and summarised at the end. */
+/** Durations in nanoseconds, appended from one thread and read (summarised, merged) from another. */
 final class Latencies {
 
     private long[] values = new long[1024];
     private int size;
 
-    void add(long nanos) {
+    synchronized void add(long nanos) {
         if (size == values.length) {
             values = Arrays.copyOf(values, size * 2);
         }
         values[size++] = nanos;
     }
 
-    int count() {
+    synchronized int count() {
         return size;
     }
 
     static Latencies merge(Iterable<Latencies> parts) {
         Latencies all = new Latencies();
         for (Latencies part : parts) {
-            for (int i = 0; i < part.size; i++) {
-                all.add(part.values[i]);
+            for (long value : part.snapshot()) {
+                all.add(value);
             }
         }
         return all;
     }
 
-    /** The nearest-rank percentile (p in 0..100), in nanoseconds; 0 when empty. */
-    long percentile(double p) {
-        if (size == 0) {
-            return 0;
-        }
-        long[] sorted = Arrays.copyOf(values, size);
-        Arrays.sort(sorted);
-        int rank = (int) Math.ceil(p / 100.0 * size);
-        return sorted[Math.max(0, Math.min(size - 1, rank - 1))];
+    private synchronized long[] snapshot() {
+        return Arrays.copyOf(values, size);
     }
 
-    double mean() {
+    /** The nearest-rank percentile (p in 0..100), in nanoseconds; 0 when empty. */
+    long percentile(double p) {
+        long[] sorted = snapshot();
+        if (sorted.length == 0) {
+            return 0;
+        }
+        Arrays.sort(sorted);
+        int rank = (int) Math.ceil(p / 100.0 * sorted.length);
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    }
+
+    synchronized double mean() {
         long sum = 0;
         for (int i = 0; i < size; i++) {
             sum += values[i];

@@ -134,7 +134,7 @@ final class LiveJobs {
      * into the queue; true when anything changed.
      */
     boolean refresh(Instant now) {
-        boolean changed = false;
+        planningChanged = false;
         if (!dirtyJobIds.isEmpty()) {
             List<Long> ids = drain(dirtyJobIds);
             Set<Long> before = new HashSet<>();
@@ -143,7 +143,6 @@ final class LiveJobs {
             }
             replace(before, store.activeJobsOf(ids), now);
             changedJobIds.addAll(ids);
-            changed = true;
         }
         if (!dirtyRows.isEmpty()) {
             List<Long> rows = drain(dirtyRows);
@@ -154,16 +153,23 @@ final class LiveJobs {
                 }
             }
             replace(new HashSet<>(rows), store.activeRows(rows), now);
-            changed = true;
         }
         while (!beginTimes.isEmpty() && !beginTimes.first().job.eligibleTime().isAfter(now)) {
             Entry e = beginTimes.pollFirst();
             remove(e);
             put(e, now);
-            changed = true;
         }
-        return changed;
+        if (dependent.isEmpty()) {
+            changedJobIds.clear();
+        }
+        return planningChanged || !unjudged.isEmpty() || !changedJobIds.isEmpty();
     }
+
+    /**
+     * Whether the last refresh changed what a plan sees (a job that may start, a running job, a
+     * dependency to judge); a burst of held submissions changes nothing a plan sees.
+     */
+    private boolean planningChanged;
 
     private static List<Long> drain(Set<Long> set) {
         List<Long> taken = new ArrayList<>(set);
@@ -192,6 +198,7 @@ final class LiveJobs {
         byRow.put(job.row(), e);
         rowsByJobId.computeIfAbsent(job.jobId(), k -> new HashSet<>()).add(job.row());
         if (job.state() != JobState.PENDING) {
+            planningChanged = true;
             running.put(job.row(), e);
             if (job.arrayTaskId() >= 0) {
                 runningPerArray.merge(job.jobId(), 1, Integer::sum);
@@ -212,6 +219,7 @@ final class LiveJobs {
             e.wait = Wait.ENGINE;
             eligible.put(job.row(), e);
             fresh.add(job.row());
+            planningChanged = true;
         }
     }
 
@@ -225,8 +233,14 @@ final class LiveJobs {
                 rowsByJobId.remove(job.jobId());
             }
         }
-        if (running.remove(job.row()) != null && job.arrayTaskId() >= 0) {
-            runningPerArray.computeIfPresent(job.jobId(), (k, n) -> n <= 1 ? null : n - 1);
+        if (running.remove(job.row()) != null) {
+            planningChanged = true;
+            if (job.arrayTaskId() >= 0) {
+                runningPerArray.computeIfPresent(job.jobId(), (k, n) -> n <= 1 ? null : n - 1);
+            }
+        }
+        if (eligible.containsKey(job.row())) {
+            planningChanged = true;
         }
         if (e.wait == Wait.HELD) {
             held--;

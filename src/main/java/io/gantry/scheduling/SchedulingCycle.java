@@ -275,6 +275,10 @@ class SchedulingCycle {
         // between (and freed what the plan gives) must be seen to end before its successor starts.
         Instant now = clock.instant();
         Map<Long, Waiting> decided = new HashMap<>(planned.decided());
+        if (decided.isEmpty() && planned.plan().starts().isEmpty() && planned.plan().preemptions().isEmpty()) {
+            // Nothing to write: no transaction at all.
+            return new Outcome(0, 0, planned.pending(), planned.running());
+        }
         List<ActiveJob> started = new ArrayList<>();
         int[] backfilled = {0};
         List<JobsPreempted.Victim> victims = new ArrayList<>();
