@@ -25,8 +25,8 @@ public class LeaderLock {
 
     private final DataSource dataSource;
     private final long key;
-    private Connection held;
-    private Boolean postgres;
+    private volatile Connection held;
+    private volatile Boolean postgres;
 
     /** {@code key}: the advisory lock every controller of one cluster contends for. */
     public LeaderLock(DataSource dataSource, long key) {
@@ -66,8 +66,12 @@ public class LeaderLock {
         }
     }
 
-    /** Whether this process holds the lock now, without trying to take it. */
-    public synchronized boolean heldNow() {
+    /**
+     * Whether this process holds the lock now, without trying to take it. Not synchronized: every
+     * API write and agent call asks it, and must not wait while {@link #isLeader()} checks the lock's
+     * connection over the network.
+     */
+    public boolean heldNow() {
         return Boolean.FALSE.equals(postgres) || held != null;
     }
 

@@ -42,7 +42,11 @@ class RequestLog extends OncePerRequestFilter {
             String user = caller == null || !caller.isAuthenticated() || "anonymousUser".equals(caller.getName())
                     ? "-" : caller.getName();
             String async = request.isAsyncStarted() ? " async=true" : "";
-            log.atInfo()
+            // An agent's poll is its heartbeat: 1,250 a second from 12,500 nodes. Like slurmctld with
+            // slurmd's pings, only a refused one is worth a line at INFO.
+            boolean heartbeat = status < 400 && request.getRequestURI().endsWith("/poll")
+                    && request.getRequestURI().startsWith("/api/v1/agents/");
+            (heartbeat ? log.atDebug() : log.atInfo())
                     .addKeyValue("method", request.getMethod())
                     .addKeyValue("path", request.getRequestURI())
                     .addKeyValue("status", status)
