@@ -158,6 +158,11 @@ class FailoverIntegrationTests {
         leader.kill();
         Instant killedAt = Instant.now();
         int atKill = accepted.size();
+        // The promise: within 10 s of the kill the standby holds the lock and tells the others it leads.
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> String.valueOf(leaderUrl(db)).endsWith(":" + standby.port()));
+        System.out.printf("failover: the standby advertised itself as the leader %d ms after the kill%n",
+                Duration.between(killedAt, Instant.now()).toMillis());
         await().atMost(Duration.ofSeconds(60)).until(() -> accepted.size() >= atKill + 100);
         stop.set(true);
         for (Thread t : clients) {
