@@ -37,12 +37,7 @@ public class LeaderLock {
     /** Whether this process is the leader now; tries to become it if not. */
     public synchronized boolean isLeader() {
         try {
-            if (postgres == null) {
-                try (Connection c = dataSource.getConnection()) {
-                    postgres = c.getMetaData().getDatabaseProductName().toLowerCase().contains("postgres");
-                }
-            }
-            if (!postgres) {
+            if (!detectStore()) {
                 return true;
             }
             if (held != null && held.isValid(2)) {
@@ -72,7 +67,24 @@ public class LeaderLock {
      * connection over the network.
      */
     public boolean heldNow() {
-        return Boolean.FALSE.equals(postgres) || held != null;
+        Boolean onPostgres = postgres;
+        if (onPostgres == null) {
+            onPostgres = detectStore();
+        }
+        return !onPostgres || held != null;
+    }
+
+    /** Whether the store is PostgreSQL (else the embedded store, whose one process always leads); asked once. */
+    private synchronized boolean detectStore() {
+        if (postgres == null) {
+            try (Connection c = dataSource.getConnection()) {
+                postgres = c.getMetaData().getDatabaseProductName().toLowerCase().contains("postgres");
+            } catch (SQLException e) {
+                log.warn("Could not tell which store this is: {}", e.getMessage());
+                return true;
+            }
+        }
+        return postgres;
     }
 
     /** Gives the lock up (on shutdown), so a standby takes over at once. */
