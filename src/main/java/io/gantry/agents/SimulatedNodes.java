@@ -22,7 +22,6 @@ import io.gantry.cluster.ClusterService;
 import io.gantry.jobs.ActiveJob;
 import io.gantry.jobs.JobCancelRequested;
 import io.gantry.jobs.JobState;
-import io.gantry.jobs.SchedulerJobs;
 import io.gantry.scheduling.JobCompletion;
 import io.gantry.scheduling.JobStarted;
 
@@ -39,7 +38,6 @@ class SimulatedNodes {
     private static final long DEFAULT_MAX_RUN_SECONDS = 60;
 
     private final ClusterLayout layout;
-    private final SchedulerJobs jobs;
     private final JobCompletion completion;
     private final Clock clock;
     /** Jobs "running" on simulated nodes, by the time they end; one thread ends all that are due together. */
@@ -50,9 +48,8 @@ class SimulatedNodes {
     private record Due(long row, Instant at, JobState state, Integer exitCode, String detail, String id) {
     }
 
-    SimulatedNodes(ClusterService cluster, SchedulerJobs jobs, JobCompletion completion, Clock clock) {
+    SimulatedNodes(ClusterService cluster, JobCompletion completion, Clock clock) {
         this.layout = cluster.layout();
-        this.jobs = jobs;
         this.completion = completion;
         this.clock = clock;
         runner.setDaemon(true);
@@ -63,9 +60,9 @@ class SimulatedNodes {
      * Simulated nodes live in the leader: when this controller becomes it (at start, or taking over
      * from one that died), the jobs the store says run on simulated nodes carry on where they were.
      */
-    @EventListener(io.gantry.scheduling.LeadershipAcquired.class)
-    void resume() {
-        for (ActiveJob job : jobs.activeJobs()) {
+    @EventListener
+    void on(io.gantry.scheduling.LeadershipAcquired event) {
+        for (ActiveJob job : event.running()) {
             if (job.state() == JobState.RUNNING && simulated(job)) {
                 run(job);
             } else if (job.state() == JobState.COMPLETING && simulated(job)) {

@@ -51,9 +51,9 @@ final class LiveJobs {
             this.recorded = new Waiting(job.reason(), job.priority(), job.expectedStartTime());
         }
 
-        PendingJob engineJob(Instant now) {
+        PendingJob engineJob() {
             if (engineJob == null) {
-                engineJob = SchedulingCycle.pendingJob(job, now);
+                engineJob = SchedulingCycle.pendingJob(job);
             }
             return engineJob;
         }
@@ -80,7 +80,6 @@ final class LiveJobs {
     /** Job ids whose rows changed since the dependent jobs were last judged. */
     private final Set<Long> changedJobIds = new HashSet<>();
     private boolean loaded;
-    private int held;
 
     LiveJobs(SchedulerJobs store) {
         this.store = store;
@@ -125,7 +124,6 @@ final class LiveJobs {
         fresh.clear();
         changedJobIds.clear();
         unjudged.clear();
-        held = 0;
         loaded = false;
     }
 
@@ -207,7 +205,6 @@ final class LiveJobs {
         }
         if (job.hold() != Hold.NONE) {
             e.wait = Wait.HELD;
-            held++;
         } else if (job.dependency() != null) {
             e.wait = Wait.DEPENDENCY;
             dependent.put(job.row(), e);
@@ -241,9 +238,6 @@ final class LiveJobs {
         }
         if (eligible.containsKey(job.row())) {
             planningChanged = true;
-        }
-        if (e.wait == Wait.HELD) {
-            held--;
         }
         eligible.remove(job.row());
         dependent.remove(job.row());
@@ -312,20 +306,17 @@ final class LiveJobs {
         return job.dependency().contains("singleton");
     }
 
+    /** The running and completing jobs, as loaded or last re-read. */
+    List<ActiveJob> runningJobs() {
+        return running.values().stream().map(e -> e.job).toList();
+    }
+
     Collection<Entry> running() {
         return running.values();
     }
 
     Collection<Entry> eligible() {
         return eligible.values();
-    }
-
-    Collection<Entry> dependent() {
-        return dependent.values();
-    }
-
-    Collection<Entry> waitingForBeginTime() {
-        return beginTimes;
     }
 
     /** Takes the rows that became eligible since the last call. */
@@ -343,17 +334,10 @@ final class LiveJobs {
         return byRow.get(row);
     }
 
-    Collection<Entry> all() {
-        return byRow.values();
-    }
-
     int size() {
         return byRow.size();
     }
 
-    int heldCount() {
-        return held;
-    }
 
     /**
      * Every job as this state holds it, row by row: its version, state, what it waits for and the

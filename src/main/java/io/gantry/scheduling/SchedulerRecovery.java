@@ -11,8 +11,6 @@ import io.gantry.cluster.ClusterService;
 import io.gantry.cluster.ClusterService.NodeUse;
 import io.gantry.jobs.ActiveJob;
 import io.gantry.jobs.JobAllocation;
-import io.gantry.jobs.JobState;
-import io.gantry.jobs.SchedulerJobs;
 
 /** At start, derives what nodes hold from the jobs the store says run: the store is the truth. */
 @Component
@@ -20,21 +18,19 @@ class SchedulerRecovery {
 
     private static final Logger log = LoggerFactory.getLogger(SchedulerRecovery.class);
 
-    private final SchedulerJobs jobs;
     private final ClusterService cluster;
     private final GpuLedger gpus;
     private final TransactionTemplate transaction;
 
-    SchedulerRecovery(SchedulerJobs jobs, ClusterService cluster, GpuLedger gpus, TransactionTemplate transaction) {
-        this.jobs = jobs;
+    SchedulerRecovery(ClusterService cluster, GpuLedger gpus, TransactionTemplate transaction) {
         this.cluster = cluster;
         this.gpus = gpus;
         this.transaction = transaction;
     }
 
-    void recover() {
+    /** {@code holding}: the running and completing jobs, as the new leader just loaded them. */
+    void recover(List<ActiveJob> holding) {
         transaction.executeWithoutResult(status -> {
-            List<ActiveJob> holding = jobs.activeJobs().stream().filter(j -> j.state() != JobState.PENDING).toList();
             List<NodeUse> uses = holding.stream().flatMap(j -> j.allocation().stream())
                     .map(JobAllocation::use).toList();
             cluster.resetAllocations(uses);

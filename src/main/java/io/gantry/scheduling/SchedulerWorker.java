@@ -35,6 +35,7 @@ class SchedulerWorker implements SmartLifecycle {
     private final io.gantry.control.LeaderDirectory directory;
     private final org.springframework.context.ApplicationEventPublisher events;
     private boolean advertised;
+    private final java.time.Clock clock;
     private long lastFullPass = System.nanoTime() - Long.MAX_VALUE / 2;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition woken = lock.newCondition();
@@ -44,7 +45,8 @@ class SchedulerWorker implements SmartLifecycle {
 
     SchedulerWorker(SchedulingCycle cycle, SchedulerStats stats, LeaderLock leader, SchedulerProperties properties,
             SchedulerRecovery recovery, LiveJobs live, io.gantry.control.LeaderDirectory directory,
-            org.springframework.context.ApplicationEventPublisher events) {
+            org.springframework.context.ApplicationEventPublisher events, java.time.Clock clock) {
+        this.clock = clock;
         this.directory = directory;
         this.events = events;
         this.recovery = recovery;
@@ -125,11 +127,12 @@ class SchedulerWorker implements SmartLifecycle {
                         if (!recovered) {
                             // A new leader trusts the store, not what an earlier leader left in node counters,
                             // and reads the active jobs once; from then on it keeps them up to date.
-                            recovery.recover();
-                            live.clear();
+                            // The active jobs are read once: recovery and simulated nodes use what was loaded.
+                            live.load(clock.instant());
+                            recovery.recover(live.runningJobs());
                             recovered = true;
                             advertised = false;
-                            events.publishEvent(new LeadershipAcquired());
+                            events.publishEvent(new LeadershipAcquired(live.runningJobs()));
                         }
                         if (!advertised) {
                             // Followers forward writes and send agents to the URL this writes.

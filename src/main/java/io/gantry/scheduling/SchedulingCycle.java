@@ -165,7 +165,7 @@ class SchedulingCycle {
                 limitedArrays.computeIfAbsent(e.job.jobId(), k -> new ArrayList<>()).add(e);
                 continue;
             }
-            PendingJob engineJob = e.engineJob(now);
+            PendingJob engineJob = e.engineJob();
             schedulable.add(engineJob);
             byEngineId.put(engineJob.id(), e.job);
         }
@@ -174,7 +174,7 @@ class SchedulingCycle {
             int left = tasks.get(0).job.arrayMaxRunning() - live.runningInArray(tasks.get(0).job.jobId());
             for (LiveJobs.Entry e : tasks) {
                 if (left-- > 0) {
-                    PendingJob engineJob = e.engineJob(now);
+                    PendingJob engineJob = e.engineJob();
                     schedulable.add(engineJob);
                     byEngineId.put(engineJob.id(), e.job);
                 } else {
@@ -202,11 +202,11 @@ class SchedulingCycle {
             ActiveJob job = byEngineId.get(w.job());
             LiveJobs.Entry e = live.get(job.row());
             Instant expected = w.expectedStart().isPresent() ? Instant.ofEpochSecond(w.expectedStart().getAsLong()) : null;
-            Waiting now2 = new Waiting(w.reason().slurmName(), w.priority().value(), expected);
-            if (e != null && (!Objects.equals(e.recorded.reason(), now2.reason())
-                    || !Objects.equals(e.recorded.expectedStart(), now2.expectedStart())
-                    || writePriorities && e.recorded.priority() != now2.priority())) {
-                decided.put(job.row(), now2);
+            Waiting decision = new Waiting(w.reason().slurmName(), w.priority().value(), expected);
+            if (e != null && (!Objects.equals(e.recorded.reason(), decision.reason())
+                    || !Objects.equals(e.recorded.expectedStart(), decision.expectedStart())
+                    || writePriorities && e.recorded.priority() != decision.priority())) {
+                decided.put(job.row(), decision);
             }
         }
         return new Planned(now, plan, byEngineId, decided, live.size() - live.running().size(), running.size(),
@@ -374,7 +374,7 @@ class SchedulingCycle {
                 job.partition(), allocation, start, start + job.timeLimitSeconds());
     }
 
-    static PendingJob pendingJob(ActiveJob job, Instant now) {
+    static PendingJob pendingJob(ActiveJob job) {
         Request request = Request.builder().nodes(job.minNodes()).tasks(job.tasks()).cpusPerTask(job.cpusPerTask())
                 .memoryMb(job.memoryMb()).gpus(job.gpus()).gpusPerNode(job.gpusPerNode()).gpuType(job.gpuType())
                 .constraint(Constraint.parse(job.constraints())).exclusive(job.exclusive()).build();
