@@ -124,7 +124,13 @@ class AgentService {
                 result.reason() == null ? "" : " (" + result.reason() + ")");
         return new Registered(node, credential, (int) properties.effectivePollWait().toSeconds(),
                 (int) properties.killWait().toSeconds(), (int) properties.syncInterval().toSeconds(),
-                result.state().name(), result.reason(), commands);
+                result.state().name(), result.reason(), commands, nodeSettings());
+    }
+
+    private AgentProtocol.NodeSettings nodeSettings() {
+        return new AgentProtocol.NodeSettings(properties.allowRootJobs(), properties.healthCheck(),
+                (int) Math.max(1, properties.healthCheckInterval().toSeconds()), properties.gpuHealthCheck(),
+                properties.prolog(), properties.epilog());
     }
 
     /** A heartbeat and long poll; reconciles first when asked to or when this controller did not know the agent. */
@@ -283,7 +289,8 @@ class AgentService {
                     job.account(), job.partition(), job.qos(), job.script(), job.workdir(), job.environment(),
                     job.stdout(), job.stderr(), job.timeLimitSeconds(), job.startTime(),
                     Hostlist.of(hosts).toString(), hosts, job.tasks(), job.cpusPerTask(), batch.cpus(),
-                    batch.memoryMb(), batch.gpuIndices())));
+                    batch.memoryMb(), batch.gpuIndices(),
+                    new AgentProtocol.JobIdentity(properties.unixUser(job.user()), null, null))));
         }
         return commands;
     }

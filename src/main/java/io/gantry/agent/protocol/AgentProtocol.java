@@ -48,7 +48,14 @@ public final class AgentProtocol {
     /** What an agent has, and the jobs it still runs (display ids). */
     @Schema(name = "AgentRegistration")
     public record Registration(String name, int cpus, long memoryMb, List<Gpu> gpus, String gpuType,
-            List<String> features, String agentVersion, List<String> runningJobs) {
+            List<String> features, String agentVersion, List<String> runningJobs,
+            @Schema(description = "Set when the agent does not run as root: the only Unix account it can run jobs as")
+            String jobUser) {
+
+        public Registration(String name, int cpus, long memoryMb, List<Gpu> gpus, String gpuType,
+                List<String> features, String agentVersion, List<String> runningJobs) {
+            this(name, cpus, memoryMb, gpus, gpuType, features, agentVersion, runningJobs, null);
+        }
     }
 
     /**
@@ -58,12 +65,42 @@ public final class AgentProtocol {
      */
     @Schema(name = "AgentRegistered")
     public record Registered(String node, String credential, int pollSeconds, int killWaitSeconds,
-            int syncSeconds, String state, String reason, List<Command> commands) {
+            int syncSeconds, String state, String reason, List<Command> commands, NodeSettings settings) {
+
+        public Registered(String node, String credential, int pollSeconds, int killWaitSeconds,
+                int syncSeconds, String state, String reason, List<Command> commands) {
+            this(node, credential, pollSeconds, killWaitSeconds, syncSeconds, state, reason, commands, null);
+        }
+    }
+
+    /**
+     * How the controller wants this node's jobs run ({@code gantry.agents.*}): whether jobs may run as
+     * root, the health check program and its interval (null: none), and the prolog and epilog
+     * programs run as root around each job (null: none). Null as a whole means the defaults.
+     */
+    @Schema(name = "AgentNodeSettings")
+    public record NodeSettings(boolean allowRootJobs, String healthCheck, int healthCheckIntervalSeconds,
+            boolean gpuHealthCheck, String prolog, String epilog) {
+
+        public static final NodeSettings DEFAULTS = new NodeSettings(false, null, 60, true, null, null);
     }
 
     /** A heartbeat; {@code sync} asks the controller to reconcile {@code runningJobs} against the store. */
     @Schema(name = "AgentPoll")
-    public record Poll(List<String> runningJobs, boolean sync) {
+    public record Poll(List<String> runningJobs, boolean sync, Health health) {
+
+        public Poll(List<String> runningJobs, boolean sync) {
+            this(runningJobs, sync, null);
+        }
+    }
+
+    /**
+     * The node's own verdict on itself, from its health checks: {@code healthy} false with what
+     * failed in {@code message} drains the node; true again resumes it when the check drained it.
+     * Null in a poll: nothing checked yet, or no check configured.
+     */
+    @Schema(name = "AgentHealth")
+    public record Health(boolean healthy, String message) {
     }
 
     @Schema(name = "AgentCommands")
@@ -75,19 +112,30 @@ public final class AgentProtocol {
         /** Start the job's batch script on this node. Repeats of a job already started are ignored. */
         LAUNCH,
         /** Stop the job: SIGTERM to its process group, SIGKILL after the kill wait; report it ended as {@code endState}. */
-        KILL
+        KILL,
+        /** The job's time limit changed: {@code timeLimitSeconds} from its start (0: none). */
+        UPDATE
     }
 
     /** {@code launch} is set for LAUNCH; {@code endState} (e.g. CANCELLED) and {@code detail} for KILL. */
     @Schema(name = "AgentCommand")
-    public record Command(CommandType type, String jobId, Launch launch, String endState, String detail) {
+    public record Command(CommandType type, String jobId, Launch launch, String endState, String detail,
+            Long timeLimitSeconds) {
+
+        public Command(CommandType type, String jobId, Launch launch, String endState, String detail) {
+            this(type, jobId, launch, endState, detail, null);
+        }
 
         public static Command launch(Launch launch) {
-            return new Command(CommandType.LAUNCH, launch.jobId(), launch, null, null);
+            return new Command(CommandType.LAUNCH, launch.jobId(), launch, null, null, null);
         }
 
         public static Command kill(String jobId, String endState, String detail) {
-            return new Command(CommandType.KILL, jobId, null, endState, detail);
+            return new Command(CommandType.KILL, jobId, null, endState, detail, null);
+        }
+
+        public static Command update(String jobId, long timeLimitSeconds) {
+            return new Command(CommandType.UPDATE, jobId, null, null, null, timeLimitSeconds);
         }
     }
 
@@ -103,7 +151,32 @@ public final class AgentProtocol {
             String partition, String qos, String script, String workdir, Map<String, String> environment,
             String stdout, String stderr, long timeLimitSeconds, Instant startTime, String nodelist,
             List<String> nodes, int tasks, int cpusPerTask, int cpusOnNode, long memoryMbOnNode,
-            List<Integer> gpuIndices) {
+            List<Integer> gpuIndices, JobIdentity identity) {
+
+        public Launch(String jobId, long arrayJobId, Integer arrayTaskId, String name, String user, String account,
+                String partition, String qos, String script, String workdir, Map<String, String> environment,
+                String stdout, String stderr, long timeLimitSeconds, Instant startTime, String nodelist,
+                List<String> nodes, int tasks, int cpusPerTask, int cpusOnNode, long memoryMbOnNode,
+                List<Integer> gpuIndices) {
+            this(jobId, arrayJobId, arrayTaskId, name, user, account, partition, qos, script, workdir, environment,
+                    stdout, stderr, timeLimitSeconds, startTime, nodelist, nodes, tasks, cpusPerTask, cpusOnNode,
+                    memoryMbOnNode, gpuIndices, null);
+        }
+
+        /** Who the job runs as and how it is signalled; never null on the agent (defaults when absent). */
+        public JobIdentity identityOrDefault() {
+            return identity != null ? identity : new JobIdentity(user, null, null);
+        }
+    }
+
+    /**
+     * Who runs a job and how it is warned: {@code unixUser} is the Unix account (the Gantry user's
+     * name, or its {@code gantry.agents.user-map} entry); {@code umask} the octal umask it was
+     * submitted with (null: 0077); {@code signal} Slurm's {@code --signal=[B:]SIG[@seconds]} (null:
+     * none), sent that many seconds before the time limit.
+     */
+    @Schema(name = "AgentJobIdentity")
+    public record JobIdentity(String unixUser, String umask, String signal) {
     }
 
     @Schema(name = "AgentReportType")
@@ -118,7 +191,17 @@ public final class AgentProtocol {
      */
     @Schema(name = "AgentReport")
     public record Report(String jobId, ReportType type, Instant time, String state, Integer exitCode, Integer signal,
-            String detail) {
+            String detail, Usage usage) {
+
+        public Report(String jobId, ReportType type, Instant time, String state, Integer exitCode, Integer signal,
+                String detail) {
+            this(jobId, type, time, state, exitCode, signal, detail, null);
+        }
+    }
+
+    /** What a job used on its node, from its cgroup (null fields: not known). */
+    @Schema(name = "AgentJobUsage")
+    public record Usage(Long maxRssBytes, Long cpuTimeMillis) {
     }
 
     @Schema(name = "AgentReports")
