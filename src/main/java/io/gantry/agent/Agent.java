@@ -5,6 +5,7 @@ import io.gantry.agent.protocol.AgentProtocol.Poll;
 import io.gantry.agent.protocol.AgentProtocol.Registered;
 import io.gantry.agent.protocol.AgentProtocol.Registration;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.http.HttpTimeoutException;
 import java.time.Clock;
@@ -51,6 +52,7 @@ final class Agent implements AutoCloseable {
     private final CredentialStore credentials;
     private final ReportQueue reports;
     private final JobRunner jobs;
+    private final UnixAccount account;
     private final ReportSender sender;
     private final Backoff backoff = new Backoff(log, "talking to the controller");
     private volatile Session session;
@@ -59,12 +61,26 @@ final class Agent implements AutoCloseable {
     private boolean credentialRefused;
 
     Agent(AgentOptions options, NodeResources resources, Clock clock) {
+        this(options, resources, clock, JobProcess.Fences.NONE);
+    }
+
+    Agent(AgentOptions options, NodeResources resources, Clock clock, JobProcess.Fences fences) {
         this.options = options;
         this.resources = resources;
         this.client = new ControllerClient(options.controllers());
-        this.credentials = new CredentialStore(options.workDir());
-        this.reports = ReportQueue.load(options.workDir().resolve("pending-reports.json"));
-        this.jobs = new JobRunner(options.name(), options.workDir(), clock, reports::add);
+        AgentDirs dirs = AgentDirs.prepare(options.workDir());
+        this.credentials = new CredentialStore(dirs.state());
+        this.reports = ReportQueue.load(dirs.state().resolve("pending-reports.json"));
+        try {
+            this.account = UnixAccount.current();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        if (!account.root()) {
+            log.warn("the agent runs as {} (uid {}), not as root: it can run jobs only as {}", account.name(),
+                    account.uid(), account.name());
+        }
+        this.jobs = new JobRunner(options.name(), dirs, clock, reports::add, account, fences);
         this.sender = new ReportSender(reports, client, () -> session);
     }
 
@@ -120,7 +136,8 @@ final class Agent implements AutoCloseable {
                 }
                 credentialRefused = false;
                 session = new Session(registered.node(), credential);
-                jobs.configure(registered.node(), Duration.ofSeconds(Math.max(0, registered.killWaitSeconds())));
+                jobs.configure(registered.node(), Duration.ofSeconds(Math.max(0, registered.killWaitSeconds())),
+                        registered.settings());
                 log.info("registered with {} as node {} ({}): state {}{}, {} command(s)", options.controller(),
                         registered.node(), withCredential ? "node credential" : "join token", registered.state(),
                         registered.reason() == null ? "" : " (" + registered.reason() + ")",
@@ -190,7 +207,8 @@ final class Agent implements AutoCloseable {
     private Registration registration() {
         String version = Agent.class.getPackage().getImplementationVersion();
         return new Registration(options.name(), resources.cpus(), resources.memoryMb(), resources.gpus(),
-                resources.gpuType(), resources.features(), version == null ? "dev" : version, runningJobs());
+                resources.gpuType(), resources.features(), version == null ? "dev" : version, runningJobs(),
+                account.root() ? null : account.name());
     }
 
     private void checkStopped() throws InterruptedException {

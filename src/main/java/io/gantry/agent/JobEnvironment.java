@@ -6,8 +6,8 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * The environment a batch script sees: the agent's own (minus its join token and any Slurm or
- * Gantry variables it inherited), then what the job was submitted with, then the variables that
+ * The environment a batch script sees, never inherited from the agent: the owner's basics (PATH,
+ * HOME, USER, LOGNAME, SHELL), then what the job was submitted with, then the variables that
  * describe the job, under Gantry's names and Slurm's so existing scripts run unchanged.
  * {@code CUDA_VISIBLE_DEVICES} is exactly the job's GPUs on this node, and absent when it has none.
  */
@@ -17,7 +17,7 @@ final class JobEnvironment {
     }
 
     /**
-     * Fills {@code env} (a copy of the agent's environment, as {@link ProcessBuilder#environment()} holds).
+     * Fills {@code env} (the owner's basics; any Slurm or Gantry variables in it are replaced).
      *
      * @param submitDir the job's working directory
      */

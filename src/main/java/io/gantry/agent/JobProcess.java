@@ -1,16 +1,31 @@
 package io.gantry.agent;
 
+import io.gantry.agent.protocol.AgentProtocol.JobIdentity;
 import io.gantry.agent.protocol.AgentProtocol.Launch;
+import io.gantry.agent.protocol.AgentProtocol.NodeSettings;
 import io.gantry.agent.protocol.AgentProtocol.Report;
 import io.gantry.agent.protocol.AgentProtocol.ReportType;
+import io.gantry.agent.protocol.AgentProtocol.Usage;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -19,16 +34,54 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One batch script running on this node, in a process group of its own so that a time limit or a
- * cancel stops everything the script started: SIGTERM to the group, then SIGKILL after the kill
- * wait. When the script exits it works out how the job ended (COMPLETED, FAILED, TIMEOUT, a
- * command's end state, OUT_OF_MEMORY), kills any stragglers left in the group and reports ENDED.
- * The group id is kept in {@code jobs/<id>/pgid} while the job runs so that a restarted agent can
- * stop what an earlier run left behind.
+ * One batch script running on this node as its owner. Started in two stages so that nothing the
+ * job controls ever runs as root:
+ * <ol>
+ * <li>as root, the agent resolves the owner's Unix account, writes the script and the job's
+ * environment into a fresh {@code jobs/<id>/} (then hands it to the owner), and starts
+ * {@code setsid setpriv --reuid --regid --groups -- bash -c STAGE} with an environment holding
+ * nothing but {@code PATH};</li>
+ * <li>as the owner, {@link #STAGE} waits until the agent has put it into the job's fence (its
+ * cgroup), then enters the working directory, opens the output files (with the job's umask, so a
+ * path the owner may not write fails the job) and execs the script with exactly the job's
+ * environment. Whatever goes wrong before the exec is written to the agent's pipe and ends the
+ * job FAILED with that reason.</li>
+ * </ol>
+ * A time limit, cancel or preemption sends SIGTERM to every process of the job, then SIGKILL after
+ * the kill wait; {@code --signal} warns ahead of the limit. When the script exits the fence is
+ * killed empty, so no daemon it left behind survives, and the end is reported with the job's peak
+ * memory and CPU time.
  */
 final class JobProcess {
 
     private static final Logger log = LoggerFactory.getLogger(JobProcess.class);
+
+    /** The largest launch-failure message kept from the second stage. */
+    private static final int MAX_FAILURE_BYTES = 4096;
+
+    /**
+     * The second stage, run as the job's owner. Arguments: working directory, output file, error
+     * file (empty: with the output), umask, environment file (NUL-separated NAME=value), script.
+     */
+    static final String STAGE = """
+            fail() { printf '%s\\n' "$*" >&2; exit 1; }
+            read -r go || exit 1
+            exec </dev/null
+            umask "$4" 2>/dev/null || fail "unusable umask $4"
+            me=$(id -un 2>/dev/null || id -u)
+            [ -d "$1" ] || fail "the working directory $1 does not exist"
+            cd -- "$1" 2>/dev/null || fail "user $me may not enter the working directory $1"
+            err=$( { : >"$2"; } 2>&1 ) || fail "user $me may not write the output file $2: ${err##*: }"
+            if [ -n "$3" ]; then
+              err=$( { : >"$3"; } 2>&1 ) || fail "user $me may not write the error file $3: ${err##*: }"
+            fi
+            mapfile -d '' -t vars < "$5" || fail "cannot read the job's environment"
+            rm -f -- "$5"
+            exec 1>>"$2"
+            if [ -n "$3" ]; then exec 2>>"$3"; else exec 2>&1; fi
+            if [ "$(head -c 2 -- "$6")" = "#!" ]; then exec env -i -- "${vars[@]}" "$6"; fi
+            exec env -i -- "${vars[@]}" /bin/bash "$6"
+            """;
 
     /** Why a job could not start; the detail goes to the controller with an ENDED FAILED report. */
     static final class StartFailure extends Exception {
@@ -37,96 +90,159 @@ final class JobProcess {
         }
     }
 
+    /** Makes a job's fence (its cgroup), or returns null when the node has none to offer. */
+    @FunctionalInterface
+    interface Fences {
+        JobFence create(String jobId, long memoryBytes, List<Integer> cpus, List<Integer> gpus) throws IOException;
+
+        Fences NONE = (jobId, memoryBytes, cpus, gpus) -> null;
+    }
+
     /** Where and how the jobs of this node run. */
-    record Settings(String node, Path agentWorkDir, Duration killWait, Clock clock, OomWatch oomWatch) {
+    record Settings(String node, AgentDirs dirs, Duration killWait, Clock clock, OomWatch oomWatch,
+            NodeSettings nodeSettings, UnixAccount agentAccount, Fences fences) {
     }
 
     private final Launch launch;
     private final Settings settings;
     private final Process process;
-    private final long pgid;
-    private final Path pgidFile;
-    private final OptionalLong oomKillsAtStart;
+    private final JobFence fence;
+    private final Path processRecord;
+    private final Signals.Warning warning;
     private final ScheduledExecutorService timers;
+    private final long startedNanos = System.nanoTime();
+    private long timeLimitSeconds;
     private ScheduledFuture<?> deadline;
+    private ScheduledFuture<?> warningTimer;
     private ScheduledFuture<?> killTimer;
     private String stopState;
     private String stopDetail;
     private boolean exited;
 
-    private JobProcess(Launch launch, Settings settings, Process process, long pgid, Path pgidFile,
-            OptionalLong oomKillsAtStart, ScheduledExecutorService timers) {
+    private JobProcess(Launch launch, Settings settings, Process process, JobFence fence, Path processRecord,
+            ScheduledExecutorService timers) {
         this.launch = launch;
         this.settings = settings;
         this.process = process;
-        this.pgid = pgid;
-        this.pgidFile = pgidFile;
-        this.oomKillsAtStart = oomKillsAtStart;
+        this.fence = fence;
+        this.processRecord = processRecord;
+        this.warning = Signals.parse(launch.identityOrDefault().signal());
         this.timers = timers;
+        this.timeLimitSeconds = launch.timeLimitSeconds();
     }
 
     /**
-     * Writes the script under {@code jobs/<id>/}, opens the output files and starts the script.
-     * Then reports STARTED, arms the time limit and watches for the end, which it reports ENDED and
-     * passes to {@code onEnd}.
+     * Prepares and starts the job, as described on the class. STARTED is reported once the second
+     * stage has set up (or ENDED FAILED with its reason when it could not); the end is reported
+     * ENDED and passed to {@code onEnd}.
+     *
+     * @param cpus the cores to pin the job to (empty: no pinning)
      */
-    static JobProcess start(Launch launch, Settings settings, ScheduledExecutorService timers,
+    static JobProcess start(Launch launch, Settings settings, List<Integer> cpus, ScheduledExecutorService timers,
             Consumer<Report> reports, Consumer<JobProcess> onEnd) throws StartFailure {
         String node = settings.node();
-        Path workingDir = launch.workdir() == null || launch.workdir().isBlank() ? settings.agentWorkDir()
-                : Path.of(launch.workdir());
-        if (!Files.isDirectory(workingDir)) {
-            throw new StartFailure("working directory " + workingDir + " does not exist on " + node);
-        }
-        Path jobDir = settings.agentWorkDir().resolve("jobs").resolve(launch.jobId());
-        Path script = jobDir.resolve("script.sh");
+        NodeSettings nodeSettings = settings.nodeSettings() == null ? NodeSettings.DEFAULTS : settings.nodeSettings();
+        JobIdentity identity = launch.identityOrDefault();
+        UnixAccount owner = owner(identity.unixUser(), settings.agentAccount(), nodeSettings, node);
+        boolean switchUser = settings.agentAccount().root() && owner.uid() != settings.agentAccount().uid();
+
+        String workdir = launch.workdir() == null || launch.workdir().isBlank() ? owner.home() : launch.workdir();
+        Path workingDir;
+        Path stdout;
+        Path stderr;
         try {
-            Files.createDirectories(jobDir);
-            Files.writeString(script, launch.script() == null ? "" : launch.script(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new StartFailure("cannot write the batch script " + script + " on " + node + ": " + e);
-        }
-        Path stdout = workingDir.resolve(OutputPattern.expand(
-                launch.stdout() == null || launch.stdout().isBlank() ? OutputPattern.defaultPattern(launch)
-                        : launch.stdout(), launch, node)).normalize();
-        Path stderr = launch.stderr() == null || launch.stderr().isBlank() ? stdout
-                : workingDir.resolve(OutputPattern.expand(launch.stderr(), launch, node)).normalize();
-        truncate(stdout, "output", node);
-        if (!stderr.equals(stdout)) {
-            truncate(stderr, "error", node);
+            workingDir = Path.of(workdir);
+            if (!workingDir.isAbsolute()) {
+                throw new StartFailure("the working directory '" + workdir + "' is not an absolute path");
+            }
+            stdout = workingDir.resolve(OutputPattern.expand(launch.stdout() == null || launch.stdout().isBlank()
+                    ? OutputPattern.defaultPattern(launch) : launch.stdout(), launch, node)).normalize();
+            stderr = launch.stderr() == null || launch.stderr().isBlank() ? null
+                    : workingDir.resolve(OutputPattern.expand(launch.stderr(), launch, node)).normalize();
+        } catch (InvalidPathException e) {
+            throw new StartFailure("unusable path in the job's working directory or output files: " + e.getReason());
         }
 
-        ProcessBuilder builder = new ProcessBuilder("setsid", "bash", script.toString())
-                .directory(workingDir.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(stdout.toFile()));
-        if (stderr.equals(stdout)) {
-            builder.redirectErrorStream(true);
-        } else {
-            builder.redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
+        Path jobDir;
+        Path script;
+        Path environment;
+        try {
+            jobDir = settings.dirs().freshJobDir(launch.jobId());
+            script = jobDir.resolve("script.sh");
+            environment = jobDir.resolve("environment");
+            writePrivate(script, (launch.script() == null ? "" : launch.script()).getBytes(StandardCharsets.UTF_8),
+                    "rwx------");
+            writePrivate(environment, environmentFile(launch, node, workdir, owner), "rw-------");
+            if (switchUser) {
+                for (Path p : List.of(script, environment, jobDir)) {
+                    Files.setAttribute(p, "unix:gid", (int) owner.gid(), LinkOption.NOFOLLOW_LINKS);
+                    Files.setAttribute(p, "unix:uid", (int) owner.uid(), LinkOption.NOFOLLOW_LINKS);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new StartFailure("cannot prepare the job's directory on " + node + ": " + e);
         }
-        JobEnvironment.apply(builder.environment(), launch, node, workingDir.toString());
 
-        OptionalLong oomKills = settings.oomWatch().oomKills();
+        runAsRoot(nodeSettings.prolog(), "prolog", launch, owner, node, true);
+
+        JobFence cgroup;
+        try {
+            cgroup = settings.fences().create(launch.jobId(), launch.memoryMbOnNode() * 1024 * 1024, cpus,
+                    launch.gpuIndices() == null ? List.of() : launch.gpuIndices());
+        } catch (IOException | RuntimeException e) {
+            throw new StartFailure("cannot create the job's cgroup on " + node + ": " + e.getMessage());
+        }
+
+        List<String> command = new ArrayList<>(List.of("setsid"));
+        if (switchUser) {
+            command.addAll(List.of("setpriv", "--reuid=" + owner.uid(), "--regid=" + owner.gid(),
+                    "--groups=" + String.join(",", owner.groups().stream().map(String::valueOf).toList()),
+                    "--inh-caps=-all", "--"));
+        }
+        command.addAll(List.of("/bin/bash", "-c", STAGE, "gantry-job", workingDir.toString(), stdout.toString(),
+                stderr == null || stderr.equals(stdout) ? "" : stderr.toString(), umask(identity.umask()),
+                environment.toString(), script.toString()));
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .directory(Path.of("/").toFile())
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        builder.environment().clear();
+        builder.environment().put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+
         Process process;
         try {
             process = builder.start();
         } catch (IOException e) {
+            release(cgroup);
             throw new StartFailure("cannot start the batch script on " + node + ": " + e.getMessage());
         }
-        long pgid = groupOf(process);
-        Path pgidFile = jobDir.resolve("pgid");
+        JobFence fence = cgroup;
         try {
-            Files.writeString(pgidFile, Long.toString(pgid), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            log.warn("job {}: cannot record its process group in {}: {}", launch.jobId(), pgidFile, e.toString());
+            if (cgroup != null) {
+                cgroup.add(process.pid());
+            } else {
+                fence = new ProcessGroupFence(groupOf(process), settings.oomWatch());
+            }
+            try (OutputStream go = process.getOutputStream()) {
+                go.write("go\n".getBytes(StandardCharsets.US_ASCII));
+            }
+        } catch (IOException | RuntimeException e) {
+            process.destroyForcibly();
+            if (cgroup != null) {
+                cgroup.killAll();
+                release(cgroup);
+            }
+            throw new StartFailure("cannot put the job into its cgroup on " + node + ": " + e.getMessage());
         }
-        JobProcess job = new JobProcess(launch, settings, process, pgid, pgidFile, oomKills, timers);
-        reports.accept(new Report(launch.jobId(), ReportType.STARTED, settings.clock().instant(), null, null, null,
-                null));
-        log.info("job {} launched: pid {}, output {}", launch.jobId(), process.pid(), stdout);
-        job.armTimeLimit();
-        Thread watcher = new Thread(() -> job.awaitEnd(reports, onEnd), "job-" + launch.jobId());
+        Path record = settings.dirs().processRecord(launch.jobId());
+        try {
+            Files.writeString(record, Long.toString(process.pid()), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            log.warn("job {}: cannot record its process in {}: {}", launch.jobId(), record, e.toString());
+        }
+        JobProcess job = new JobProcess(launch, settings, process, fence, record, timers);
+        log.info("job {} launched as {} (uid {}): pid {}, output {}", launch.jobId(), owner.name(), owner.uid(),
+                process.pid(), stdout);
+        Thread watcher = new Thread(() -> job.watch(reports, onEnd, owner), "job-" + launch.jobId());
         watcher.setDaemon(true);
         watcher.start();
         return job;
@@ -136,8 +252,8 @@ final class JobProcess {
         return launch.jobId();
     }
 
-    long pgid() {
-        return pgid;
+    long pid() {
+        return process.pid();
     }
 
     boolean running() {
@@ -145,8 +261,8 @@ final class JobProcess {
     }
 
     /**
-     * Stops the job: SIGTERM to its group now, SIGKILL after the kill wait if the script still
-     * runs. It will be reported ended as {@code endState}. Only the first stop counts.
+     * Stops the job: SIGTERM to all its processes now, SIGKILL after the kill wait if any is left.
+     * It will be reported ended as {@code endState}. Only the first stop counts.
      */
     synchronized void stop(String endState, String detail) {
         if (exited || stopState != null) {
@@ -154,97 +270,281 @@ final class JobProcess {
         }
         stopState = endState;
         stopDetail = detail;
-        signal("TERM");
-        killTimer = timers.schedule(() -> {
-            if (process.isAlive()) {
-                signal("KILL");
-            }
-        }, Math.max(0, settings.killWait().toMillis()), TimeUnit.MILLISECONDS);
+        signalAll("TERM");
+        killTimer = timers.schedule(this::killNow, Math.max(0, settings.killWait().toMillis()), TimeUnit.MILLISECONDS);
     }
 
-    /** SIGKILL to the group at once (the agent is shutting down its jobs). */
+    /** SIGKILL to every process of the job at once (the agent is shutting down its jobs). */
     void killNow() {
-        signal("KILL");
-    }
-
-    private void armTimeLimit() {
-        long limit = launch.timeLimitSeconds();
-        if (limit > 0) {
-            deadline = timers.schedule(() -> stop("TIMEOUT", "time limit of " + limit + " s reached on "
-                    + settings.node()), limit, TimeUnit.SECONDS);
+        fence.killAll();
+        if (process.isAlive()) {
+            process.destroyForcibly();
         }
     }
 
-    private void awaitEnd(Consumer<Report> reports, Consumer<JobProcess> onEnd) {
-        int code;
-        while (true) {
-            try {
-                code = process.waitFor();
-                break;
-            } catch (InterruptedException e) {
-                // the watcher lives until its script ends
+    /** A new time limit (seconds from the job's start, 0 for none), as a PATCH of the job set it. */
+    synchronized void updateTimeLimit(long seconds) {
+        if (exited) {
+            return;
+        }
+        timeLimitSeconds = Math.max(0, seconds);
+        log.info("job {}: time limit now {} s", launch.jobId(), timeLimitSeconds);
+        armTimers();
+    }
+
+    private synchronized void armTimers() {
+        if (deadline != null) {
+            deadline.cancel(false);
+            deadline = null;
+        }
+        if (warningTimer != null) {
+            warningTimer.cancel(false);
+            warningTimer = null;
+        }
+        long limit = timeLimitSeconds;
+        if (limit <= 0) {
+            return;
+        }
+        long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
+        deadline = timers.schedule(() -> stop("TIMEOUT", "time limit of " + limit + " s reached on "
+                + settings.node()), Math.max(0, limit * 1000 - elapsedMillis), TimeUnit.MILLISECONDS);
+        if (warning != null) {
+            long at = Math.max(0, (limit - warning.secondsBefore()) * 1000 - elapsedMillis);
+            warningTimer = timers.schedule(this::warn, at, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** {@code --signal}: to the batch shell alone with {@code B:}, otherwise to the job's other processes. */
+    private void warn() {
+        synchronized (this) {
+            if (exited || stopState != null) {
+                return;
             }
         }
+        Set<Long> targets = new HashSet<>();
+        if (warning.batchOnly()) {
+            targets.add(process.pid());
+        } else {
+            targets.addAll(fence.pids());
+            targets.remove(process.pid());
+        }
+        log.info("job {}: sending SIG{} {} s before its time limit", launch.jobId(), warning.signal(),
+                warning.secondsBefore());
+        Signals.send(targets, warning.signal());
+    }
+
+    private void watch(Consumer<Report> reports, Consumer<JobProcess> onEnd, UnixAccount owner) {
+        String failure = setupFailure();
+        if (failure == null) {
+            reports.accept(new Report(launch.jobId(), ReportType.STARTED, settings.clock().instant(), null, null,
+                    null, null));
+            armTimers();
+        }
+        int code = awaitExit();
+        boolean oom = fence.oomKilled();
+        fence.killAll(); // whatever the script left behind
+        Usage usage = new Usage(orNull(fence.peakMemoryBytes()), orNull(fence.cpuTimeMillis()));
+        release(fence);
         String state;
         Integer exitCode;
         Integer signal = code > 128 && code <= 128 + 64 ? code - 128 : null;
         String detail;
         synchronized (this) {
             exited = true;
-            if (deadline != null) {
-                deadline.cancel(false);
+            for (ScheduledFuture<?> timer : new ScheduledFuture<?>[] {deadline, warningTimer, killTimer}) {
+                if (timer != null) {
+                    timer.cancel(false);
+                }
             }
-            if (killTimer != null) {
-                killTimer.cancel(false);
-            }
-            if (stopState != null) {
+            if (failure != null) {
+                state = "FAILED";
+                detail = failure + " (on " + settings.node() + ")";
+                exitCode = 1;
+                signal = null;
+            } else if (stopState != null) {
                 state = stopState;
                 detail = stopDetail;
+                exitCode = signal == null ? code : null;
+            } else if (oom) {
+                state = "OUT_OF_MEMORY";
+                detail = "a process of the job was killed by the OOM killer on " + settings.node()
+                        + " (memory limit " + launch.memoryMbOnNode() + " MB)";
                 exitCode = signal == null ? code : null;
             } else if (code == 0) {
                 state = "COMPLETED";
                 detail = null;
                 exitCode = 0;
-            } else if (signal != null) {
-                boolean oom = signal == 9 && settings.oomWatch().killedSince(oomKillsAtStart);
-                state = oom ? "OUT_OF_MEMORY" : "FAILED";
-                detail = oom ? "killed by the kernel's OOM killer on " + settings.node() : null;
-                exitCode = null;
             } else {
                 state = "FAILED";
                 detail = null;
-                exitCode = code;
+                exitCode = signal == null ? code : null;
             }
         }
-        signal("KILL"); // stragglers the script left in its group
         try {
-            Files.deleteIfExists(pgidFile);
+            Files.deleteIfExists(processRecord);
         } catch (IOException e) {
-            log.warn("job {}: cannot delete {}: {}", launch.jobId(), pgidFile, e.toString());
+            log.warn("job {}: cannot delete {}: {}", launch.jobId(), processRecord, e.toString());
+        }
+        NodeSettings nodeSettings = settings.nodeSettings() == null ? NodeSettings.DEFAULTS : settings.nodeSettings();
+        try {
+            runAsRoot(nodeSettings.epilog(), "epilog", launch, owner, settings.node(), false);
+        } catch (StartFailure e) {
+            log.warn("job {}: {}", launch.jobId(), e.getMessage());
         }
         log.info("job {} ended: {} exit code {} signal {}", launch.jobId(), state, exitCode, signal);
         reports.accept(new Report(launch.jobId(), ReportType.ENDED, settings.clock().instant(), state, exitCode,
-                exitCode == null ? signal : null, detail));
+                exitCode == null ? signal : null, detail, usage));
         onEnd.accept(this);
     }
 
-    private void signal(String name) {
-        if (!ProcessGroups.signal(pgid, name) && process.isAlive()) {
-            if ("KILL".equals(name)) {
-                process.destroyForcibly();
-            } else {
-                process.destroy();
+    /**
+     * What the second stage wrote before it handed its standard error to the job: nothing (null)
+     * when it set up and exec'd the script, else why it could not.
+     */
+    private String setupFailure() {
+        try (InputStream in = process.getErrorStream()) {
+            ByteArrayOutputStream text = new ByteArrayOutputStream();
+            byte[] buffer = new byte[1024];
+            int n;
+            while ((n = in.read(buffer)) >= 0) {
+                if (text.size() < MAX_FAILURE_BYTES) {
+                    text.write(buffer, 0, Math.min(n, MAX_FAILURE_BYTES - text.size()));
+                }
+            }
+            String s = text.toString(StandardCharsets.UTF_8).strip();
+            return s.isEmpty() ? null : s.replaceAll("\\p{Cntrl}+", " ");
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private int awaitExit() {
+        while (true) {
+            try {
+                return process.waitFor();
+            } catch (InterruptedException e) {
+                // the watcher lives until its script ends
             }
         }
     }
 
-    private static void truncate(Path file, String what, String node) throws StartFailure {
-        try {
-            Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                    StandardOpenOption.WRITE).close();
-        } catch (IOException | RuntimeException e) {
-            throw new StartFailure("cannot open the " + what + " file " + file + " on " + node + ": " + e);
+    private void signalAll(String name) {
+        Set<Long> pids = fence.pids();
+        pids.add(process.pid());
+        Signals.send(pids, name);
+    }
+
+    private static UnixAccount owner(String unixUser, UnixAccount agent, NodeSettings nodeSettings, String node)
+            throws StartFailure {
+        if (!agent.root()) {
+            if (unixUser != null && !unixUser.equals(agent.name())) {
+                throw new StartFailure("the agent of " + node + " does not run as root, so it runs jobs only as "
+                        + agent.name() + ", not as " + unixUser);
+            }
+            return agent;
         }
+        if (unixUser == null || unixUser.isBlank()) {
+            throw new StartFailure("the job names no user to run as");
+        }
+        UnixAccount owner;
+        try {
+            owner = UnixAccount.lookup(unixUser).orElseThrow(() -> new StartFailure("user " + unixUser
+                    + " has no Unix account on " + node));
+        } catch (IOException e) {
+            throw new StartFailure("cannot look up user " + unixUser + " on " + node + ": " + e.getMessage());
+        }
+        if (owner.uid() == 0 && !nodeSettings.allowRootJobs()) {
+            throw new StartFailure("jobs may not run as root (user " + unixUser + " is uid 0 on " + node
+                    + "; see gantry.agents.allow-root-jobs)");
+        }
+        return owner;
+    }
+
+    /** The job's environment as the second stage reads it: NUL-separated {@code NAME=value} entries. */
+    private static byte[] environmentFile(Launch launch, String node, String workdir, UnixAccount owner) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
+        env.put("HOME", owner.home());
+        env.put("USER", owner.name());
+        env.put("LOGNAME", owner.name());
+        env.put("SHELL", owner.shell());
+        JobEnvironment.apply(env, launch, node, workdir);
+        env.put("SLURM_JOB_USER", owner.name());
+        env.put("SLURM_JOB_UID", Long.toString(owner.uid()));
+        env.put("SLURM_JOB_GID", Long.toString(owner.gid()));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        env.forEach((k, v) -> {
+            if (k != null && v != null) {
+                out.writeBytes((k + "=" + v).getBytes(StandardCharsets.UTF_8));
+                out.write(0);
+            }
+        });
+        return out.toByteArray();
+    }
+
+    private static String umask(String umask) {
+        return umask != null && umask.matches("0?[0-7]{3}") ? umask : "0077";
+    }
+
+    private static void writePrivate(Path file, byte[] content, String mode) throws IOException {
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(mode)));
+        Files.write(file, content, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING,
+                LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /**
+     * Runs the prolog or epilog as root, with the job's ids in its environment; a prolog that fails
+     * fails the job.
+     */
+    private static void runAsRoot(String program, String what, Launch launch, UnixAccount owner, String node,
+            boolean mustSucceed) throws StartFailure {
+        if (program == null || program.isBlank()) {
+            return;
+        }
+        ProcessBuilder builder = new ProcessBuilder(program).redirectErrorStream(true).directory(Path.of("/").toFile());
+        Map<String, String> env = builder.environment();
+        env.clear();
+        env.put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+        env.put("SLURM_JOB_ID", Long.toString(OutputPattern.numericJobId(launch)));
+        env.put("GANTRY_JOB_ID", launch.jobId());
+        env.put("SLURM_JOB_USER", owner.name());
+        env.put("SLURM_JOB_UID", Long.toString(owner.uid()));
+        env.put("SLURM_JOB_GID", Long.toString(owner.gid()));
+        env.put("SLURMD_NODENAME", node);
+        try {
+            Process p = builder.start();
+            p.getOutputStream().close();
+            byte[] out = p.getInputStream().readNBytes(MAX_FAILURE_BYTES);
+            if (!p.waitFor(5, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                throw new StartFailure(what + " " + program + " did not finish within 5 minutes on " + node);
+            }
+            if (p.exitValue() != 0 && mustSucceed) {
+                throw new StartFailure(what + " " + program + " failed on " + node + " (exit code " + p.exitValue()
+                        + "): " + new String(out, StandardCharsets.UTF_8).strip());
+            }
+        } catch (IOException e) {
+            if (mustSucceed) {
+                throw new StartFailure("cannot run the " + what + " " + program + " on " + node + ": " + e.getMessage());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StartFailure(what + " interrupted on " + node);
+        }
+    }
+
+    private static void release(JobFence fence) {
+        if (fence != null) {
+            try {
+                fence.release();
+            } catch (RuntimeException e) {
+                log.warn("cannot release a job's cgroup: {}", e.toString());
+            }
+        }
+    }
+
+    private static Long orNull(OptionalLong value) {
+        return value.isPresent() ? value.getAsLong() : null;
     }
 
     /**
@@ -259,7 +559,7 @@ final class JobProcess {
         while (System.nanoTime() < deadline) {
             OptionalLong pgid = ProcessGroups.pgidOf(pid);
             if (pgid.isEmpty() || pgid.getAsLong() == pid) {
-                return pid; // already gone (and reaped), or a group leader as expected
+                return pid;
             }
             if (pgid.getAsLong() != ownGroup) {
                 break;
@@ -270,11 +570,6 @@ final class JobProcess {
                 Thread.currentThread().interrupt();
                 break;
             }
-        }
-        OptionalLong pgid = ProcessGroups.pgidOf(pid);
-        if (pgid.isPresent() && pgid.getAsLong() != pid) {
-            log.warn("job process {} is in process group {}, not its own: stopping it may leave its children running",
-                    pid, pgid.getAsLong());
         }
         return pid;
     }

@@ -2,6 +2,7 @@ package io.gantry.agent;
 
 import io.gantry.agent.protocol.AgentProtocol.Command;
 import io.gantry.agent.protocol.AgentProtocol.Launch;
+import io.gantry.agent.protocol.AgentProtocol.NodeSettings;
 import io.gantry.agent.protocol.AgentProtocol.Report;
 import io.gantry.agent.protocol.AgentProtocol.ReportType;
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,31 +27,42 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The jobs of this node: carries out the controller's LAUNCH and KILL commands, knows which
- * scripts still run (what the agent lists in its polls), and at start stops what an earlier agent
- * run left behind. Every start and end goes to the report sink in the order it happened.
+ * The jobs of this node: carries out the controller's LAUNCH, KILL and UPDATE commands, knows which
+ * scripts still run (what the agent lists in its polls), pins each job to cores of its own while
+ * there are free ones, and at start stops what an earlier agent run left behind. Every start and
+ * end goes to the report sink in the order it happened; a job that cannot start is reported FAILED
+ * with the reason, and never stops the agent.
  */
 final class JobRunner implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
     private static final Pattern JOB_ID = Pattern.compile("[0-9A-Za-z][0-9A-Za-z_.-]{0,63}");
 
-    private final Path workDir;
+    private final AgentDirs dirs;
     private final Clock clock;
     private final Consumer<Report> reports;
     private final OomWatch oomWatch;
+    private final UnixAccount agentAccount;
+    private final JobProcess.Fences fences;
+    private final int onlineCpus;
     private final ScheduledExecutorService timers;
     private final Map<String, JobProcess> running = new LinkedHashMap<>();
+    private final Map<String, List<Integer>> pinned = new HashMap<>();
     private final Set<String> seen = new HashSet<>();
     private volatile String node;
     private volatile Duration killWait = Duration.ofSeconds(30);
+    private volatile NodeSettings nodeSettings = NodeSettings.DEFAULTS;
 
-    JobRunner(String node, Path workDir, Clock clock, Consumer<Report> reports) {
+    JobRunner(String node, AgentDirs dirs, Clock clock, Consumer<Report> reports, UnixAccount agentAccount,
+            JobProcess.Fences fences) {
         this.node = node;
-        this.workDir = workDir;
+        this.dirs = dirs;
         this.clock = clock;
         this.reports = reports;
+        this.agentAccount = agentAccount;
+        this.fences = fences;
         this.oomWatch = OomWatch.ofOwnCgroup();
+        this.onlineCpus = Runtime.getRuntime().availableProcessors();
         this.timers = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "job-timers");
             t.setDaemon(true);
@@ -57,10 +70,11 @@ final class JobRunner implements AutoCloseable {
         });
     }
 
-    /** The node name and kill wait from the controller's latest Registered answer. */
-    void configure(String node, Duration killWait) {
+    /** The node name, kill wait and settings from the controller's latest Registered answer. */
+    void configure(String node, Duration killWait, NodeSettings settings) {
         this.node = node;
         this.killWait = killWait;
+        this.nodeSettings = settings == null ? NodeSettings.DEFAULTS : settings;
     }
 
     void apply(List<Command> commands) {
@@ -78,6 +92,7 @@ final class JobRunner implements AutoCloseable {
                     }
                 }
                 case KILL -> kill(command.jobId(), command.endState(), command.detail());
+                case UPDATE -> update(command.jobId(), command.timeLimitSeconds());
             }
         }
     }
@@ -95,14 +110,42 @@ final class JobRunner implements AutoCloseable {
         if (running.containsKey(id) || !seen.add(id + "@" + launch.startTime())) {
             return;
         }
+        List<Integer> cpus = freeCpus(launch.cpusOnNode());
         try {
-            JobProcess job = JobProcess.start(launch, new JobProcess.Settings(node, workDir, killWait, clock, oomWatch),
-                    timers, reports, this::ended);
+            JobProcess job = JobProcess.start(launch, new JobProcess.Settings(node, dirs, killWait, clock, oomWatch,
+                    nodeSettings, agentAccount, fences), cpus, timers, reports, this::ended);
             running.put(id, job); // its end, even if it came already, waits for this lock to remove it
+            pinned.put(id, cpus);
         } catch (JobProcess.StartFailure e) {
-            log.info("job {} ended: FAILED before it started: {}", id, e.getMessage());
-            reports.accept(new Report(id, ReportType.ENDED, clock.instant(), "FAILED", 1, null, e.getMessage()));
+            failed(id, e.getMessage());
+        } catch (RuntimeException e) {
+            log.error("job {}: unexpected failure while starting it", id, e);
+            failed(id, "the agent of " + node + " could not start it: " + e);
         }
+    }
+
+    private void failed(String id, String detail) {
+        log.info("job {} ended: FAILED before it started: {}", id, detail);
+        reports.accept(new Report(id, ReportType.ENDED, clock.instant(), "FAILED", 1, null, detail));
+    }
+
+    /**
+     * The {@code count} lowest cores no running job is pinned to, or none (no pinning) when that
+     * many are not free or the job wants the whole machine.
+     */
+    private List<Integer> freeCpus(int count) {
+        if (count <= 0 || count >= onlineCpus) {
+            return List.of();
+        }
+        Set<Integer> busy = new HashSet<>();
+        pinned.values().forEach(busy::addAll);
+        List<Integer> free = new ArrayList<>();
+        for (int cpu = 0; cpu < onlineCpus && free.size() < count; cpu++) {
+            if (!busy.contains(cpu)) {
+                free.add(cpu);
+            }
+        }
+        return free.size() == count ? List.copyOf(free) : List.of();
     }
 
     /** Stops a job with the controller's end state, or reports it ended at once when it does not run here. */
@@ -119,49 +162,56 @@ final class JobRunner implements AutoCloseable {
         job.stop(state, detail);
     }
 
+    /** A running job's new time limit. */
+    synchronized void update(String jobId, Long timeLimitSeconds) {
+        JobProcess job = running.get(jobId);
+        if (job != null && timeLimitSeconds != null) {
+            job.updateTimeLimit(timeLimitSeconds);
+        }
+    }
+
     /** The display ids of the jobs whose scripts still run. */
     synchronized List<String> runningJobs() {
         return new ArrayList<>(running.keySet());
     }
 
     private synchronized void ended(JobProcess job) {
-        running.remove(job.jobId(), job);
+        if (running.remove(job.jobId(), job)) {
+            pinned.remove(job.jobId());
+        }
     }
 
     /**
-     * Kills every process group an earlier agent run recorded under {@code jobs/<id>/pgid} and that
-     * still exists (and still looks like that job), then forgets the record. The controller learns
-     * from the next sync that those jobs are gone.
+     * Kills every job an earlier agent run recorded under {@code state/jobs/<id>.pgid} whose process
+     * group still exists (and still looks like that job), then forgets the record. The controller
+     * learns from the next sync that those jobs are gone.
      *
      * @return how many groups were killed
      */
     int killLeftovers() {
-        Path jobs = workDir.resolve("jobs");
-        if (!Files.isDirectory(jobs)) {
+        Path records = dirs.processRecords();
+        if (!Files.isDirectory(records)) {
             return 0;
         }
         int killed = 0;
-        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(jobs)) {
-            for (Path dir : dirs) {
-                Path pgidFile = dir.resolve("pgid");
-                if (!Files.isRegularFile(pgidFile)) {
-                    continue;
-                }
-                String jobId = dir.getFileName().toString();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(records, "*.pgid")) {
+            for (Path record : files) {
+                String name = record.getFileName().toString();
+                String jobId = name.substring(0, name.length() - ".pgid".length());
                 try {
-                    long pgid = Long.parseLong(Files.readString(pgidFile, StandardCharsets.UTF_8).strip());
+                    long pgid = Long.parseLong(Files.readString(record, StandardCharsets.UTF_8).strip());
                     if (ProcessGroups.alive(pgid) && belongsToJob(pgid, jobId)) {
                         ProcessGroups.signal(pgid, "KILL");
                         killed++;
                         log.warn("killed job {} (process group {}) left running by a previous agent run", jobId, pgid);
                     }
                 } catch (NumberFormatException e) {
-                    log.warn("ignoring unreadable {}", pgidFile);
+                    log.warn("ignoring unreadable {}", record);
                 }
-                Files.deleteIfExists(pgidFile);
+                Files.deleteIfExists(record);
             }
         } catch (IOException e) {
-            log.warn("cannot look for jobs left by a previous agent run in {}: {}", jobs, e.toString());
+            log.warn("cannot look for jobs left by a previous agent run in {}: {}", records, e.toString());
         }
         return killed;
     }

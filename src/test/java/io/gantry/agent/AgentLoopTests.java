@@ -9,6 +9,7 @@ import io.gantry.agent.protocol.AgentProtocol;
 import io.gantry.agent.protocol.AgentProtocol.Command;
 import io.gantry.agent.protocol.AgentProtocol.Commands;
 import io.gantry.agent.protocol.AgentProtocol.Poll;
+import io.gantry.agent.protocol.AgentProtocol.NodeSettings;
 import io.gantry.agent.protocol.AgentProtocol.Registered;
 import io.gantry.agent.protocol.AgentProtocol.Registration;
 import io.gantry.agent.protocol.AgentProtocol.Report;
@@ -105,7 +106,7 @@ class AgentLoopTests {
                         return;
                     }
                     answer(exchange, 200, new Registered(registration.name(), credential, 1, 1, 60, "IDLE", null,
-                            List.of()));
+                            List.of(), new NodeSettings(true, null, 60, false, null, null)));
                 } else if (!credentials.contains(bearer)) {
                     answer(exchange, 401, Map.of("detail", "unknown credential"));
                 } else if (path.endsWith("/poll")) {
@@ -157,7 +158,7 @@ class AgentLoopTests {
         await().atMost(Duration.ofSeconds(10)).until(() -> !controller.polls.isEmpty());
         assertThat(controller.registerAuthorizations).containsExactly(JOIN_TOKEN);
         assertThat(controller.polls.get(0).sync()).isTrue();
-        Path credential = dir.resolve("credential.json");
+        Path credential = dir.resolve("state/credential.json");
         assertThat(Files.getPosixFilePermissions(credential)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
         String stored = Files.readString(credential);
         assertThat(stored).contains("\"credential\":\"cred-1\"").contains("\"node\":\"node7\"")
@@ -178,7 +179,7 @@ class AgentLoopTests {
         assertThat(controller.reports.get(1).time()).isBeforeOrEqualTo(Instant.now(Clock.systemUTC()));
         assertThat(dir.resolve("gantry-61.out")).hasContent("hello");
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                assertThat(Files.readString(dir.resolve("pending-reports.json"))).isEqualTo("[]"));
+                assertThat(Files.readString(dir.resolve("state/pending-reports.json"))).isEqualTo("[]"));
     }
 
     @Test
@@ -189,7 +190,7 @@ class AgentLoopTests {
         agents.get(0).close();
         assertThat(first.get(10, TimeUnit.SECONDS)).isZero();
 
-        Files.writeString(dir.resolve("pending-reports.json"), AgentJson.MAPPER.writeValueAsString(List.of(
+        Files.writeString(dir.resolve("state/pending-reports.json"), AgentJson.MAPPER.writeValueAsString(List.of(
                 new Report("60", ReportType.ENDED, Instant.parse("2030-01-01T00:00:00Z"), "COMPLETED", 0, null, null))));
         startAgent(null);
         await().atMost(Duration.ofSeconds(10)).until(() -> controller.registerAuthorizations.size() == 2
@@ -207,7 +208,7 @@ class AgentLoopTests {
         startAgent(JOIN_TOKEN);
         await().atMost(Duration.ofSeconds(10)).until(() -> !controller.polls.isEmpty());
         assertThat(controller.registerAuthorizations).containsExactly("revoked", JOIN_TOKEN);
-        assertThat(Files.readString(dir.resolve("credential.json"))).contains("cred-1");
+        assertThat(Files.readString(dir.resolve("state/credential.json"))).contains("cred-1");
         agents.get(0).close();
 
         controller.acceptJoinToken = false;

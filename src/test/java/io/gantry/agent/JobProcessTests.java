@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.gantry.agent.protocol.AgentProtocol.Command;
+import io.gantry.agent.protocol.AgentProtocol.JobIdentity;
 import io.gantry.agent.protocol.AgentProtocol.Launch;
+import io.gantry.agent.protocol.AgentProtocol.NodeSettings;
 import io.gantry.agent.protocol.AgentProtocol.Report;
 import io.gantry.agent.protocol.AgentProtocol.ReportType;
 import java.nio.file.Files;
@@ -28,6 +30,17 @@ import org.junit.jupiter.api.io.TempDir;
 class JobProcessTests {
 
     private static final Instant NOW = Instant.parse("2030-01-02T03:04:05Z");
+    /** The jobs here run as whoever runs the tests, root included (on CI). */
+    private static final NodeSettings ROOT_JOBS_ALLOWED = new NodeSettings(true, null, 60, false, null, null);
+    private static final UnixAccount ME;
+
+    static {
+        try {
+            ME = UnixAccount.current();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 
     @TempDir
     Path dir;
@@ -47,8 +60,9 @@ class JobProcessTests {
     }
 
     private JobRunner newRunner() {
-        JobRunner r = new JobRunner("node1", dir, Clock.fixed(NOW, ZoneOffset.UTC), reports::add);
-        r.configure("node1", Duration.ofSeconds(1));
+        JobRunner r = new JobRunner("node1", AgentDirs.prepare(dir), Clock.fixed(NOW, ZoneOffset.UTC), reports::add,
+                ME, JobProcess.Fences.NONE);
+        r.configure("node1", Duration.ofSeconds(1), ROOT_JOBS_ALLOWED);
         runners.add(r);
         return r;
     }
@@ -57,7 +71,7 @@ class JobProcessTests {
             List<Integer> gpus) {
         return new Launch(jobId, 0, null, "train", "alice", "physics", "batch", "normal", script, workdir,
                 Map.of("FROM_SUBMITTER", "yes"), stdout, stderr, timeLimit, NOW, "node[1-2]",
-                List.of("node1", "node2"), 4, 2, 8, 2048, gpus);
+                List.of("node1", "node2"), 4, 2, 8, 2048, gpus, new JobIdentity(ME.name(), null, null));
     }
 
     private Launch launch(String jobId, String script) {
@@ -86,7 +100,7 @@ class JobProcessTests {
     }
 
     private long pgidOf(String jobId) throws Exception {
-        Path file = dir.resolve("jobs").resolve(jobId).resolve("pgid");
+        Path file = dir.resolve("state/jobs").resolve(jobId + ".pgid");
         await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(file));
         return Long.parseLong(Files.readString(file).strip());
     }
@@ -111,19 +125,20 @@ class JobProcessTests {
                 "SLURM_JOB_NODELIST=node[1-2]", "SLURM_NODELIST=node[1-2]", "GANTRY_NODELIST=node[1-2]",
                 "CUDA_VISIBLE_DEVICES=1,3", "GPU_DEVICE_ORDINAL=1,3", "SLURM_JOB_GPUS=1,3", "SLURM_NTASKS=4",
                 "GANTRY_NTASKS=4", "SLURM_NNODES=2", "SLURM_JOB_NUM_NODES=2", "SLURM_CPUS_PER_TASK=2",
-                "SLURM_CPUS_ON_NODE=8", "SLURM_MEM_PER_NODE=2048", "SLURM_JOB_NAME=train", "SLURM_JOB_USER=alice",
+                "SLURM_CPUS_ON_NODE=8", "SLURM_MEM_PER_NODE=2048", "SLURM_JOB_NAME=train", "SLURM_JOB_USER=" + ME.name(),
                 "SLURM_JOB_ACCOUNT=physics", "SLURM_JOB_PARTITION=batch", "SLURM_JOB_QOS=normal",
                 "SLURMD_NODENAME=node1", "SLURM_NODEID=0", "SLURM_PROCID=0", "SLURM_SUBMIT_DIR=" + dir,
                 "FROM_SUBMITTER=yes");
         assertThat(out).doesNotContain("SLURM_ARRAY_TASK_ID").doesNotContain("GANTRY_JOIN_TOKEN");
         assertThat(dir.resolve("jobs/42/script.sh")).hasContent("env | sort\n");
-        assertThat(dir.resolve("jobs/42/pgid")).doesNotExist();
+        assertThat(dir.resolve("state/jobs/42.pgid")).doesNotExist();
     }
 
     @Test
     void anArrayTaskSeesItsIdsAndAJobWithoutGpusSeesNone() throws Exception {
         Launch task = new Launch("40_7", 40, 7, "sweep", "bob", "a", "p", "q", "env\n", dir.toString(), Map.of(),
-                null, null, 0, NOW, "node1", List.of("node1"), 1, 1, 1, 100, List.of());
+                null, null, 0, NOW, "node1", List.of("node1"), 1, 1, 1, 100, List.of(),
+                new JobIdentity(ME.name(), null, null));
         runner.launch(task);
         assertThat(startedThenEnded("40_7").state()).isEqualTo("COMPLETED");
         String out = Files.readString(dir.resolve("gantry-40_7.out"));
@@ -195,7 +210,7 @@ class JobProcessTests {
         Report ended = ended("47");
         assertThat(ended.state()).isEqualTo("FAILED");
         assertThat(ended.exitCode()).isEqualTo(1);
-        assertThat(ended.detail()).isEqualTo("working directory /no/such/dir does not exist on node1");
+        assertThat(ended.detail()).isEqualTo("the working directory /no/such/dir does not exist (on node1)");
     }
 
     @Test
@@ -244,6 +259,6 @@ class JobProcessTests {
         assertThat(restarted.killLeftovers()).isEqualTo(1);
         assertThat(ended("52").state()).isEqualTo("FAILED"); // the first runner sees its script die of SIGKILL
         await().atMost(Duration.ofSeconds(5)).until(() -> !groupExists(pgid));
-        assertThat(dir.resolve("jobs/52/pgid")).doesNotExist();
+        assertThat(dir.resolve("state/jobs/52.pgid")).doesNotExist();
     }
 }

@@ -98,7 +98,11 @@ class AgentIntegrationTests {
                     default-partitions: [batch]
                     heartbeat-timeout: %ds
                     kill-wait: 2s
-                """.formatted(JOIN_TOKEN, HEARTBEAT_TIMEOUT.toSeconds()));
+                    # the bootstrap admin has no Unix account: its jobs run as whoever runs the tests
+                    allow-root-jobs: true
+                    user-map:
+                      admin: "%s"
+                """.formatted(JOIN_TOKEN, HEARTBEAT_TIMEOUT.toSeconds(), System.getProperty("user.name")));
         controller = new ControllerProcess(dir.resolve("controller"), "--spring.profiles.active=postgres",
                 "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
                 "--spring.datasource.password=" + db.password(),
@@ -298,7 +302,7 @@ class AgentIntegrationTests {
         assertThat(forged.status()).isEqualTo(401);
 
         // node1's own credential, read where its agent keeps it, cannot poll as node2 or report on node2's job.
-        String node1Credential = JSON.readTree(Files.readString(dir.resolve("agent-node1/credential.json")))
+        String node1Credential = JSON.readTree(Files.readString(dir.resolve("agent-node1/state/credential.json")))
                 .get("credential").asString();
         Response asOther = agentCall("/api/v1/agents/node2/poll", node1Credential,
                 Map.of("runningJobs", List.of(), "sync", false));

@@ -95,9 +95,13 @@ class FailoverIntegrationTests {
                     default-partitions: [batch]
                     heartbeat-timeout: 30s
                     kill-wait: 2s
+                    # the bootstrap admin has no Unix account: its jobs run as whoever runs the tests
+                    allow-root-jobs: true
+                    user-map:
+                      admin: "%s"
                   security:
                     jwt-secret: %s
-                """.formatted(JOIN_TOKEN, JWT_SECRET));
+                """.formatted(JOIN_TOKEN, System.getProperty("user.name"), JWT_SECRET));
         String[] args = {"--spring.profiles.active=postgres", "--spring.datasource.url=" + db.url(),
             "--spring.datasource.username=" + db.username(), "--spring.datasource.password=" + db.password(),
             "--spring.config.additional-location=file:" + cluster.toAbsolutePath()};

@@ -1,0 +1,146 @@
+package io.gantry.agent;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+
+/**
+ * The agent's directories under its work dir, laid out so that jobs can reach their own files and
+ * nothing else:
+ * <ul>
+ * <li>the work dir itself: {@code 0711}, others may pass through but not list it;</li>
+ * <li>{@code state/}: {@code 0700}, the agent's alone: its node credential, unsent reports and the
+ * process records of running jobs;</li>
+ * <li>{@code jobs/}: the spool, {@code 0711}; each job gets {@code jobs/<id>/}, {@code 0700} and
+ * owned by the job's user, holding its script.</li>
+ * </ul>
+ * A credential or report file an older agent kept at the top of the work dir is moved into
+ * {@code state/}.
+ */
+final class AgentDirs {
+
+    private static final Set<PosixFilePermission> TRAVERSE_ONLY = PosixFilePermissions.fromString("rwx--x--x");
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+
+    private final Path root;
+    private final Path state;
+    private final Path spool;
+
+    private AgentDirs(Path root) {
+        this.root = root;
+        this.state = root.resolve("state");
+        this.spool = root.resolve("jobs");
+    }
+
+    /** Creates (or tightens) the directories under {@code workDir}. */
+    static AgentDirs prepare(Path workDir) {
+        AgentDirs dirs = new AgentDirs(workDir.toAbsolutePath().normalize());
+        try {
+            Files.createDirectories(dirs.root);
+            permit(dirs.root, TRAVERSE_ONLY);
+            Files.createDirectories(dirs.state);
+            permit(dirs.state, OWNER_ONLY);
+            Files.createDirectories(dirs.state.resolve("jobs"));
+            Files.createDirectories(dirs.spool);
+            permit(dirs.spool, TRAVERSE_ONLY);
+            for (String name : new String[] {"credential.json", "pending-reports.json"}) {
+                Path old = dirs.root.resolve(name);
+                if (Files.isRegularFile(old, LinkOption.NOFOLLOW_LINKS) && !Files.exists(dirs.state.resolve(name))) {
+                    Files.move(old, dirs.state.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot prepare the agent's work dir " + workDir, e);
+        }
+        return dirs;
+    }
+
+    /** For tests and tools: the layout under {@code workDir}, not touched. */
+    static AgentDirs of(Path workDir) {
+        return new AgentDirs(workDir.toAbsolutePath().normalize());
+    }
+
+    Path root() {
+        return root;
+    }
+
+    Path state() {
+        return state;
+    }
+
+    /** The job's own directory in the spool. */
+    Path jobDir(String jobId) {
+        return spool.resolve(jobId);
+    }
+
+    /** Where the agent records a running job's process group (root only). */
+    Path processRecord(String jobId) {
+        return state.resolve("jobs").resolve(jobId + ".pgid");
+    }
+
+    Path processRecords() {
+        return state.resolve("jobs");
+    }
+
+    /**
+     * A fresh, empty {@code jobs/<id>/} owned by the agent with mode 0700: whatever an earlier run of
+     * the job left there is deleted first, without following links, so nothing its user planted
+     * (a link to a root-owned file, say) is ever written through.
+     */
+    Path freshJobDir(String jobId) throws IOException {
+        Path dir = jobDir(jobId);
+        deleteTree(dir);
+        Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+        return dir;
+    }
+
+    /** Deletes {@code dir} and everything in it; links are deleted, never followed. */
+    static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            Files.delete(dir);
+            return;
+        }
+        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.deleteIfExists(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw e;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                Files.deleteIfExists(d);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    private static void permit(Path path, Set<PosixFilePermission> permissions) throws IOException {
+        try {
+            Files.setPosixFilePermissions(path, permissions);
+        } catch (UnsupportedOperationException notPosix) {
+            // a file system without Unix permissions: nothing to tighten
+        }
+    }
+}
