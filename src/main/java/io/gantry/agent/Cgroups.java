@@ -351,7 +351,8 @@ final class Cgroups {
                     write(devices.get().resolve("devices.deny"), "c " + NVIDIA_MAJOR + ":" + minor + " rwm");
                 }
             } else {
-                warnOnce("devices", devices.isPresent()
+                // v2 never lists devices in cgroup.controllers: its fence is an eBPF program on the cgroup
+                warnOnce("devices", devices.isPresent() || job.unified(Controller.MEMORY)
                         ? "cgroup v2 fences devices with eBPF, which the agent cannot load: a job's GPUs are fenced only by CUDA_VISIBLE_DEVICES"
                         : "no devices controller: a job's GPUs are fenced only by CUDA_VISIBLE_DEVICES");
             }
