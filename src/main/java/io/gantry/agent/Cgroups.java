@@ -328,10 +328,21 @@ final class Cgroups {
                 write(memory.get().resolve("memory.max"), bytes);
                 writeIfPresent(memory.get().resolve("memory.swap.max"), "0");
             } else {
-                write(memory.get().resolve("memory.limit_in_bytes"), bytes);
+                Path limit = memory.get().resolve("memory.limit_in_bytes");
+                Path memsw = memory.get().resolve("memory.memsw.limit_in_bytes");
                 // present only with swap accounting; without it swap is not charged and cannot be limited
                 if (Files.exists(controllers.get(Controller.MEMORY).mount().resolve("memory.memsw.limit_in_bytes"))) {
-                    write(memory.get().resolve("memory.memsw.limit_in_bytes"), bytes);
+                    // the kernel keeps limit <= memsw at every step: raising a reused job's limit raises memsw first
+                    long memswNow = JobCgroup.number(memsw).orElse(Long.MAX_VALUE);
+                    if (limits.memoryBytes() > memswNow) {
+                        write(memsw, bytes);
+                        write(limit, bytes);
+                    } else {
+                        write(limit, bytes);
+                        write(memsw, bytes);
+                    }
+                } else {
+                    write(limit, bytes);
                 }
             }
         }

@@ -152,6 +152,30 @@ class CgroupsRootTests {
     }
 
     @Test
+    void killAllWinsAgainstAJobThatKeepsForking() throws Exception {
+        JobCgroup job = create("forks", new Limits(200 * MB, List.of(), List.of(), 0));
+        Process p = startIn(job, "for i in $(seq 1 3000); do ( sleep 1000 & ); done; exec sleep 1000", false);
+        await().atMost(Duration.ofSeconds(20)).until(() -> job.pids().size() >= 20);
+
+        assertThat(job.killAll()).isTrue();
+
+        assertThat(job.pids()).isEmpty();
+        assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(job.remove()).isTrue();
+    }
+
+    @Test
+    void aReusedJobCgroupTakesAHigherLimit() throws Exception {
+        create("grow", new Limits(50 * MB, List.of(), List.of(), 0));
+
+        JobCgroup job = create("grow", new Limits(80 * MB, List.of(), List.of(), 0));
+
+        Path memory = job.dir(Controller.MEMORY).orElseThrow();
+        assertThat(Cgroups.read(memory.resolve("memory.limit_in_bytes"))).isEqualTo(Long.toString(80 * MB));
+        assertThat(Cgroups.read(memory.resolve("memory.memsw.limit_in_bytes"))).isEqualTo(Long.toString(80 * MB));
+    }
+
+    @Test
     void signalAllReachesEveryProcess() throws Exception {
         JobCgroup job = create("term", Limits.none());
         Process p = startIn(job, "( setsid sleep 1000 & ); exec sleep 1000", false);
