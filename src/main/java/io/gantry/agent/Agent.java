@@ -61,7 +61,7 @@ final class Agent implements AutoCloseable {
     private boolean credentialRefused;
 
     Agent(AgentOptions options, NodeResources resources, Clock clock) {
-        this(options, resources, clock, JobProcess.Fences.NONE);
+        this(options, resources, clock, CgroupFence.of(Cgroups.detect(), options::name, resources.gpus().size()));
     }
 
     Agent(AgentOptions options, NodeResources resources, Clock clock, JobProcess.Fences fences) {
