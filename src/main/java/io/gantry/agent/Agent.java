@@ -52,6 +52,7 @@ final class Agent implements AutoCloseable {
     private final ReportQueue reports;
     private final JobRunner jobs;
     private final ReportSender sender;
+    private final HealthChecks health;
     private final Backoff backoff = new Backoff(log, "talking to the controller");
     private volatile Session session;
     private volatile boolean stopped;
@@ -66,6 +67,9 @@ final class Agent implements AutoCloseable {
         this.reports = ReportQueue.load(options.workDir().resolve("pending-reports.json"));
         this.jobs = new JobRunner(options.name(), options.workDir(), clock, reports::add);
         this.sender = new ReportSender(reports, client, () -> session);
+        // GPUs declared on the command line have no nvidia-smi to answer for them
+        this.health = new HealthChecks(options.gpus() == null ? resources.gpus() : List.of(), "nvidia-smi",
+                HealthChecks.PROGRAM_TIMEOUT);
     }
 
     /**
@@ -83,6 +87,7 @@ final class Agent implements AutoCloseable {
             while (!stopped) {
                 Registered registered = register();
                 jobs.apply(registered.commands());
+                health.configure(registered.settings());
                 pollUntilUnknown(registered);
             }
             return 0;
@@ -93,6 +98,7 @@ final class Agent implements AutoCloseable {
             return 0;
         } finally {
             sender.stop();
+            health.close();
         }
     }
 
@@ -155,7 +161,7 @@ final class Agent implements AutoCloseable {
             checkStopped();
             boolean syncNow = sync || System.nanoTime() - lastSync >= syncNanos;
             try {
-                Commands commands = client.poll(current.node(), new Poll(runningJobs(), syncNow),
+                Commands commands = client.poll(current.node(), new Poll(runningJobs(), syncNow, health.verdict()),
                         current.credential(), timeout);
                 backoff.succeeded();
                 if (syncNow) {
@@ -219,6 +225,7 @@ final class Agent implements AutoCloseable {
             t.interrupt();
         }
         sender.stop();
+        health.close();
         jobs.close();
     }
 }
