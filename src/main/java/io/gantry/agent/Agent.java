@@ -54,6 +54,7 @@ final class Agent implements AutoCloseable {
     private final JobRunner jobs;
     private final UnixAccount account;
     private final ReportSender sender;
+    private final HealthChecks health;
     private final Backoff backoff = new Backoff(log, "talking to the controller");
     private volatile Session session;
     private volatile boolean stopped;
@@ -82,6 +83,9 @@ final class Agent implements AutoCloseable {
         }
         this.jobs = new JobRunner(options.name(), dirs, clock, reports::add, account, fences);
         this.sender = new ReportSender(reports, client, () -> session);
+        // GPUs declared on the command line have no nvidia-smi to answer for them
+        this.health = new HealthChecks(options.gpus() == null ? resources.gpus() : List.of(), "nvidia-smi",
+                HealthChecks.PROGRAM_TIMEOUT);
     }
 
     /**
@@ -99,6 +103,7 @@ final class Agent implements AutoCloseable {
             while (!stopped) {
                 Registered registered = register();
                 jobs.apply(registered.commands());
+                health.configure(registered.settings());
                 pollUntilUnknown(registered);
             }
             return 0;
@@ -109,6 +114,7 @@ final class Agent implements AutoCloseable {
             return 0;
         } finally {
             sender.stop();
+            health.close();
         }
     }
 
@@ -172,7 +178,7 @@ final class Agent implements AutoCloseable {
             checkStopped();
             boolean syncNow = sync || System.nanoTime() - lastSync >= syncNanos;
             try {
-                Commands commands = client.poll(current.node(), new Poll(runningJobs(), syncNow),
+                Commands commands = client.poll(current.node(), new Poll(runningJobs(), syncNow, health.verdict()),
                         current.credential(), timeout);
                 backoff.succeeded();
                 if (syncNow) {
@@ -237,6 +243,7 @@ final class Agent implements AutoCloseable {
             t.interrupt();
         }
         sender.stop();
+        health.close();
         jobs.close();
     }
 }

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 import org.slf4j.Logger;
@@ -67,6 +68,8 @@ class AgentService {
     private final JobCompletion completion;
     private final AgentHub hub;
     private final Clock clock;
+    /** The health verdict each node last sent, as applied: "" when healthy, else what failed. */
+    private final Map<String, String> healthVerdicts = new ConcurrentHashMap<>();
 
     AgentService(AgentsProperties properties, JoinToken joinToken, AgentCredentials credentials, AgentNodes nodes,
             ClusterService cluster, HostedJobs jobs, JobCompletion completion, AgentHub hub, Clock clock) {
@@ -144,8 +147,41 @@ class AgentService {
         } else if (poll != null && poll.sync()) {
             immediate = reconcile(node, orEmpty(poll.runningJobs()), now);
         }
+        if (poll != null && poll.health() != null) {
+            applyHealth(node, poll.health(), poll.sync(), now);
+        }
         hub.heard(node, now);
         return hub.poll(node, immediate, properties.effectivePollWait().toMillis());
+    }
+
+    /**
+     * Drains a node whose health check fails and resumes one it drained when it passes again. Every
+     * poll carries the verdict, so the store is written only when a node's verdict changes, and on
+     * its syncs: a node an operator resumed while its check still fails drains again then, as
+     * Slurm's health check program would drain it again.
+     */
+    private void applyHealth(String node, AgentProtocol.Health health, boolean sync, Instant now) {
+        String verdict = health.healthy() ? "" : healthMessage(health.message());
+        if (!sync && verdict.equals(healthVerdicts.get(node))) {
+            return;
+        }
+        if (!health.healthy()) {
+            if (nodes.healthCheckFailed(node, verdict, now)) {
+                log.warn("Node '{}' drained: its health check failed: {}", node, verdict);
+            }
+        } else if (nodes.healthCheckPassed(node)) {
+            log.info("Node '{}' resumed: its health check passes again", node);
+        }
+        healthVerdicts.put(node, verdict);
+    }
+
+    /** An agent's message made fit for a reason: one line of printable text, not too long. */
+    private static String healthMessage(String message) {
+        String text = message == null ? "" : message.replaceAll("[\\p{Cc}\\p{Cf}]+", " ").strip();
+        if (text.isEmpty()) {
+            return "failed";
+        }
+        return text.length() <= 300 ? text : text.substring(0, 299) + "…";
     }
 
     /** Applies job starts and ends a node reports; all refused (403) when one is about another node's job. */

@@ -150,6 +150,50 @@ public class AgentNodes {
         return changed > 0;
     }
 
+    /**
+     * How every reason a health check sets begins. With {@link #SYSTEM_USER} as its author it marks
+     * the drains a passing check may take back; an operator's drain, whatever its words, stays.
+     */
+    public static final String HEALTH_CHECK_REASON = "health check: ";
+
+    /**
+     * A node's own health check failed: it drains (jobs running there finish, none start) with
+     * {@code message} in its reason. A node already out of service for another reason (an operator's
+     * DRAIN or DOWN, a registration short of its configuration) keeps that reason; one the check
+     * drained takes the new message. True when the node changed.
+     */
+    @Transactional
+    public boolean healthCheckFailed(String name, String message, Instant at) {
+        String reason = HEALTH_CHECK_REASON + message;
+        int changed = jdbc.update("""
+                UPDATE nodes SET admin_state = 'DRAIN', reason = ?, reason_user = ?, reason_time = ?,
+                       version = version + 1
+                 WHERE name = ? AND NOT simulated
+                   AND (admin_state = 'NONE'
+                        OR (admin_state = 'DRAIN' AND reason_user = ? AND reason LIKE ? AND reason <> ?))""",
+                reason, SYSTEM_USER, utc(at), name, SYSTEM_USER, HEALTH_CHECK_REASON + "%", reason);
+        publishIfChanged(name, changed);
+        return changed > 0;
+    }
+
+    /** A node's health check passes: back in service if, and only if, that check drained it. */
+    @Transactional
+    public boolean healthCheckPassed(String name) {
+        int changed = jdbc.update("""
+                UPDATE nodes SET admin_state = 'NONE', reason = NULL, reason_user = NULL, reason_time = NULL,
+                       version = version + 1
+                 WHERE name = ? AND admin_state = 'DRAIN' AND reason_user = ? AND reason LIKE ?""",
+                name, SYSTEM_USER, HEALTH_CHECK_REASON + "%");
+        publishIfChanged(name, changed);
+        return changed > 0;
+    }
+
+    private void publishIfChanged(String name, int changed) {
+        if (changed > 0) {
+            nodes.findById(name).ifPresent(n -> events.publishEvent(new NodeStateChanged(n.name(), n.state(), n.reason())));
+        }
+    }
+
     private static java.time.OffsetDateTime utc(Instant at) {
         return java.time.OffsetDateTime.ofInstant(at, java.time.ZoneOffset.UTC);
     }
