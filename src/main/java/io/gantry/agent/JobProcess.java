@@ -337,7 +337,7 @@ final class JobProcess {
         String failure = setupFailure();
         if (failure == null) {
             reports.accept(new Report(launch.jobId(), ReportType.STARTED, settings.clock().instant(), null, null,
-                    null, null));
+                    null, null, null, launch.startTime()));
             armTimers();
         }
         int code = awaitExit();
@@ -393,7 +393,7 @@ final class JobProcess {
         }
         log.info("job {} ended: {} exit code {} signal {}", launch.jobId(), state, exitCode, signal);
         reports.accept(new Report(launch.jobId(), ReportType.ENDED, settings.clock().instant(), state, exitCode,
-                exitCode == null ? signal : null, detail, usage));
+                exitCode == null ? signal : null, detail, usage, launch.startTime()));
         onEnd.accept(this);
     }
 

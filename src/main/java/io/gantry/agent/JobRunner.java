@@ -117,16 +117,17 @@ final class JobRunner implements AutoCloseable {
             running.put(id, job); // its end, even if it came already, waits for this lock to remove it
             pinned.put(id, cpus);
         } catch (JobProcess.StartFailure e) {
-            failed(id, e.getMessage());
+            failed(launch, e.getMessage());
         } catch (RuntimeException e) {
             log.error("job {}: unexpected failure while starting it", id, e);
-            failed(id, "the agent of " + node + " could not start it: " + e);
+            failed(launch, "the agent of " + node + " could not start it: " + e);
         }
     }
 
-    private void failed(String id, String detail) {
-        log.info("job {} ended: FAILED before it started: {}", id, detail);
-        reports.accept(new Report(id, ReportType.ENDED, clock.instant(), "FAILED", 1, null, detail));
+    private void failed(Launch launch, String detail) {
+        log.info("job {} ended: FAILED before it started: {}", launch.jobId(), detail);
+        reports.accept(new Report(launch.jobId(), ReportType.ENDED, clock.instant(), "FAILED", 1, null, detail, null,
+                launch.startTime()));
     }
 
     /**

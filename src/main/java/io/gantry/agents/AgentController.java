@@ -2,20 +2,25 @@ package io.gantry.agents;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.Principal;
+import java.time.Clock;
 
 import jakarta.servlet.http.HttpServletRequest;
 
 import org.springframework.core.io.FileSystemResource;
 import org.springframework.core.io.Resource;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 
 import org.springframework.security.access.prepost.PreAuthorize;
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
-import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestAttribute;
+import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.request.async.DeferredResult;
 import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
@@ -27,16 +32,20 @@ import io.gantry.agent.protocol.AgentProtocol.Registered;
 import io.gantry.agent.protocol.AgentProtocol.Registration;
 import io.gantry.agent.protocol.AgentProtocol.Reports;
 import io.gantry.agent.protocol.AgentProtocol.ReportsAccepted;
+import io.gantry.agents.AgentAuthentication.AgentCaller;
 import io.gantry.api.GantryException;
 import io.gantry.api.ProblemType;
+import io.gantry.cluster.AgentNodes;
+import io.gantry.cluster.ClusterViews.NodeView;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 
 /**
- * The agent protocol's endpoints (see {@link AgentProtocol}) and the join token for ADMINs. Agent
- * calls authenticate with the join token or their node's credential, checked here.
+ * The agent protocol's endpoints (see {@link AgentProtocol}), and for ADMINs the join token, its
+ * rotation, node approval and credential revocation. Agent calls authenticate with the join token or
+ * their node's credential, checked by {@link AgentAuthentication} before their body is read.
  */
 @RestController
 @Tag(name = "agents", description = "Node agents: joining, heartbeats, job launches and reports")
@@ -47,39 +56,77 @@ class AgentController {
     private final AgentService agents;
     private final AgentCredentials credentials;
     private final JoinToken joinToken;
+    private final AgentNodes nodes;
+    private final Clock clock;
 
-    AgentController(AgentService agents, AgentCredentials credentials, JoinToken joinToken) {
+    AgentController(AgentService agents, AgentCredentials credentials, JoinToken joinToken, AgentNodes nodes,
+            Clock clock) {
         this.agents = agents;
         this.credentials = credentials;
         this.joinToken = joinToken;
+        this.nodes = nodes;
+        this.clock = clock;
     }
 
     @PostMapping(AgentProtocol.REGISTER)
     @Operation(operationId = "registerAgent", summary = "An agent joins (Bearer join token) or rejoins (Bearer node credential)")
-    Registered register(@Parameter(hidden = true) @RequestHeader(value = "Authorization", required = false) String authorization,
-            @RequestBody Registration registration, HttpServletRequest request) {
-        return agents.register(authorization, registration, request.getRemoteAddr());
+    Registered register(@Parameter(hidden = true) @RequestAttribute(name = AgentAuthentication.CALLER, required = false)
+            AgentCaller caller, @RequestBody Registration registration, HttpServletRequest request) {
+        return agents.register(checked(caller), registration, request.getRemoteAddr());
     }
 
     @PostMapping(AgentProtocol.BASE + "/{node}/poll")
     @Operation(operationId = "pollAgent", summary = "An agent's heartbeat and long poll for commands (Bearer node credential)")
     DeferredResult<Commands> poll(@PathVariable String node,
-            @Parameter(hidden = true) @RequestHeader(value = "Authorization", required = false) String authorization,
-            @RequestBody(required = false) Poll poll, HttpServletRequest request) {
-        credentials.require(node, authorization, request.getRemoteAddr());
+            @Parameter(hidden = true) @RequestAttribute(name = AgentAuthentication.CALLER, required = false)
+            AgentCaller caller, @RequestBody(required = false) Poll poll) {
+        checked(caller, node);
         return agents.poll(node, poll);
     }
 
     @PostMapping(AgentProtocol.BASE + "/{node}/reports")
-    @Operation(operationId = "reportAgentJobs", summary = "An agent reports job starts and ends (Bearer node credential)")
+    @Operation(operationId = "reportAgentJobs", summary = "An agent reports job starts and ends (Bearer node credential); "
+            + "refused whole (400, naming reports[i]) when one is about a job not launched on this node or has an "
+            + "impossible time")
     ReportsAccepted reports(@PathVariable String node,
-            @Parameter(hidden = true) @RequestHeader(value = "Authorization", required = false) String authorization,
-            @RequestBody Reports reports, HttpServletRequest request) {
-        credentials.require(node, authorization, request.getRemoteAddr());
+            @Parameter(hidden = true) @RequestAttribute(name = AgentAuthentication.CALLER, required = false)
+            AgentCaller caller, @RequestBody Reports reports) {
+        checked(caller, node);
         if (reports == null || reports.reports() == null) {
             throw GantryException.badRequest("reports", "is required");
         }
         return new ReportsAccepted(agents.report(node, reports.reports()));
+    }
+
+    /** {@link AgentAuthentication} vouches for every agent call; without it (a misrouted request) nothing is trusted. */
+    private static AgentCaller checked(AgentCaller caller) {
+        if (caller == null) {
+            throw new GantryException(ProblemType.UNAUTHENTICATED, "Missing join token or node credential");
+        }
+        return caller;
+    }
+
+    private static void checked(AgentCaller caller, String node) {
+        if (checked(caller).joining() || !caller.node().equals(node)) {
+            throw new GantryException(ProblemType.UNAUTHENTICATED, "Missing or unknown node credential");
+        }
+    }
+
+    @PostMapping(AgentProtocol.BASE + "/{node}/approve")
+    @PreAuthorize("hasRole('ADMIN')")
+    @Operation(operationId = "approveAgentNode", summary = "Lets a node that joined unannounced into service (ADMIN); "
+            + "409 when it is not awaiting approval")
+    NodeView approve(@PathVariable String node, Principal principal) {
+        return nodes.approve(node, principal.getName());
+    }
+
+    @DeleteMapping(AgentProtocol.BASE + "/{node}/credential")
+    @PreAuthorize("hasRole('ADMIN')")
+    @ResponseStatus(HttpStatus.NO_CONTENT)
+    @Operation(operationId = "revokeAgentCredential", summary = "Revokes a node's credential (ADMIN): its agent is "
+            + "refused until it joins again with the join token")
+    void revoke(@PathVariable String node, Principal principal) {
+        credentials.revoke(node, principal.getName());
     }
 
     @Schema(name = "AgentJoinToken")
@@ -92,9 +139,21 @@ class AgentController {
     @PreAuthorize("hasRole('ADMIN')")
     @Operation(operationId = "getJoinToken", summary = "The join token new node agents present (ADMIN)")
     JoinTokenView joinToken() {
+        return view(joinToken.value());
+    }
+
+    @PostMapping(AgentProtocol.BASE + "/join-token/rotate")
+    @PreAuthorize("hasRole('ADMIN')")
+    @Operation(operationId = "rotateJoinToken", summary = "Replaces the join token on every controller (ADMIN); the old "
+            + "one stops working at once, nodes that joined keep their credentials")
+    JoinTokenView rotateJoinToken(Principal principal) {
+        return view(joinToken.rotate(principal.getName(), clock.instant()));
+    }
+
+    private static JoinTokenView view(String token) {
         String base = ServletUriComponentsBuilder.fromCurrentContextPath().build().toUriString();
-        return new JoinTokenView(joinToken.value(), "curl -fsSO " + base + JAR_PATH
-                + " && java -jar gantry.jar agent --controller " + base + " --join-token " + joinToken.value());
+        return new JoinTokenView(token, "curl -fsSO " + base + JAR_PATH
+                + " && java -jar gantry.jar agent --controller " + base + " --join-token " + token);
     }
 
     /**

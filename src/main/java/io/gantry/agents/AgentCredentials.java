@@ -16,11 +16,15 @@ import org.springframework.stereotype.Component;
 import io.gantry.api.GantryException;
 import io.gantry.api.ProblemType;
 import io.gantry.cluster.AgentNodes;
+import io.gantry.control.LeaderLock;
 
 /**
  * Per-node credentials: issued at a join, stored by the controller only as a SHA-256, presented by
  * the agent as a bearer token on every call. Verified hashes are cached, so a heartbeat costs no
- * query; a node that joins again gets a new credential and its old one stops working here at once.
+ * query; a node that joins again, or whose credential an ADMIN revokes, stops working here at once.
+ * The cache lives only through one unbroken spell of leadership: agents talk to the leader and every
+ * change of credentials is made there, so a controller that led before, lost the lead and leads again
+ * must not trust what it verified the first time.
  */
 @Component
 class AgentCredentials {
@@ -29,12 +33,15 @@ class AgentCredentials {
     private static final String PREFIX = "gnc_";
 
     private final AgentNodes nodes;
+    private final LeaderLock leader;
     private final SecureRandom random = new SecureRandom();
     /** Credential hash to node, for credentials checked against the store. */
     private final Map<String, String> verified = new ConcurrentHashMap<>();
+    private volatile boolean leading;
 
-    AgentCredentials(AgentNodes nodes) {
+    AgentCredentials(AgentNodes nodes, LeaderLock leader) {
         this.nodes = nodes;
+        this.leader = leader;
     }
 
     /** A new credential; its hash goes to the store, the credential itself only to the agent. */
@@ -57,12 +64,19 @@ class AgentCredentials {
             return Optional.empty();
         }
         String hash = hash(credential);
-        String cached = verified.get(hash);
+        boolean leadingNow = leader.heldNow();
+        if (!leadingNow || !leading) {
+            verified.clear();
+            leading = leadingNow;
+        }
+        String cached = leadingNow ? verified.get(hash) : null;
         if (cached != null) {
             return Optional.of(cached);
         }
         Optional<String> node = nodes.nodeOfCredential(hash);
-        node.ifPresent(n -> verified.put(hash, n));
+        if (leadingNow) {
+            node.ifPresent(n -> verified.put(hash, n));
+        }
         return node;
     }
 
@@ -85,6 +99,14 @@ class AgentCredentials {
     /** Forgets the cached credentials of {@code node} (it was given a new one). */
     void forget(String node) {
         verified.values().removeIf(node::equals);
+    }
+
+    /** Revokes {@code node}'s credential (404 when there is no such node): its agent must join again. */
+    void revoke(String node, String admin) {
+        nodes.revokeCredential(node);
+        forget(node);
+        log.warn("The credential of node '{}' was revoked by {}; its agent must join again with the join token",
+                node, admin);
     }
 
     static String bearer(String authorization) {

@@ -8,9 +8,11 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,7 +62,6 @@ class AgentService {
             "PREEMPTED");
 
     private final AgentsProperties properties;
-    private final JoinToken joinToken;
     private final AgentCredentials credentials;
     private final AgentNodes nodes;
     private final ClusterService cluster;
@@ -71,10 +72,9 @@ class AgentService {
     /** The health verdict each node last sent, as applied: "" when healthy, else what failed. */
     private final Map<String, String> healthVerdicts = new ConcurrentHashMap<>();
 
-    AgentService(AgentsProperties properties, JoinToken joinToken, AgentCredentials credentials, AgentNodes nodes,
+    AgentService(AgentsProperties properties, AgentCredentials credentials, AgentNodes nodes,
             ClusterService cluster, HostedJobs jobs, JobCompletion completion, AgentHub hub, Clock clock) {
         this.properties = properties;
-        this.joinToken = joinToken;
         this.credentials = credentials;
         this.nodes = nodes;
         this.cluster = cluster;
@@ -90,22 +90,19 @@ class AgentService {
         }
     }
 
-    /** A join with the join token (a new credential), or a restart with the node's credential. */
-    Registered register(String authorization, Registration registration, String remote) {
+    /**
+     * A join with the join token (a new credential), or a restart with the node's credential; {@code caller}
+     * is what {@link AgentAuthentication} found the agent to be.
+     */
+    Registered register(AgentAuthentication.AgentCaller caller, Registration registration, String remote) {
         validate(registration);
-        String presented = AgentCredentials.bearer(authorization);
         String node;
         String credential = null;
-        if (joinToken.matches(presented)) {
+        if (caller.joining()) {
             node = registration.name();
             credential = credentials.issue();
         } else {
-            node = credentials.nodeOf(presented).orElseThrow(() -> {
-                log.warn("Refused an agent registration as '{}' from {}: wrong join token or unknown credential",
-                        registration.name(), remote);
-                return new GantryException(ProblemType.UNAUTHENTICATED,
-                        "Wrong join token or unknown node credential (see gantry.agents.join-token)");
-            });
+            node = caller.node();
             if (!node.equals(registration.name())) {
                 log.warn("The agent of node '{}' now calls itself '{}'; it stays node '{}' (its credential's)",
                         node, registration.name(), node);
@@ -116,7 +113,8 @@ class AgentService {
         AgentNodes.Registered result = nodes.register(node,
                 new AgentNodes.Resources(registration.cpus(), registration.memoryMb(), gpus.size(),
                         registration.gpuType(), registration.features() == null ? List.of() : registration.features()),
-                credential == null ? null : AgentCredentials.hash(credential), properties.defaultPartitions(), now);
+                credential == null ? null : AgentCredentials.hash(credential), properties.defaultPartitions(),
+                properties.approveNewNodes(), now);
         if (credential != null) {
             credentials.forget(node);
         }
@@ -184,31 +182,39 @@ class AgentService {
         return text.length() <= 300 ? text : text.substring(0, 299) + "…";
     }
 
-    /** Applies job starts and ends a node reports; all refused (403) when one is about another node's job. */
+    /**
+     * Applies job starts and ends a node reports. Every report is checked before any is applied, and
+     * one that could not come from this node's honest agent refuses the whole batch (400 naming
+     * {@code reports[i]}, logged): a job not launched on this node, an unknown job, a time beyond
+     * now plus {@code gantry.agents.report-skew}, or, for a job still running, a time before its start.
+     * Repeats about jobs that already ended are acknowledged and change nothing.
+     */
     int report(String node, List<Report> reports) {
         Map<String, HostedJob> byId = new HashMap<>();
-        jobs.find(reports.stream().map(Report::jobId).distinct().toList()).forEach(j -> byId.put(j.id(), j));
+        jobs.find(reports.stream().filter(Objects::nonNull).map(Report::jobId).filter(Objects::nonNull).distinct()
+                .toList()).forEach(j -> byId.put(j.id(), j));
+        Instant latest = clock.instant().plus(properties.reportSkew());
+        List<FieldError> errors = new ArrayList<>();
         for (int i = 0; i < reports.size(); i++) {
-            Report r = reports.get(i);
-            HostedJob job = byId.get(r.jobId());
-            if (job != null && job.batchHost() != null && !job.batchHost().equals(node)) {
-                log.warn("Refused reports from node '{}': job {} runs on '{}'", node, r.jobId(), job.batchHost());
-                throw new GantryException(ProblemType.FORBIDDEN, "reports[" + i + "]: job " + r.jobId()
-                        + " does not run on node '" + node + "'");
+            FieldError error = refusal(node, "reports[" + i + "]", reports.get(i), byId, latest);
+            if (error != null) {
+                errors.add(error);
             }
-            if (r.type() == null || r.time() == null
-                    || (r.type() == AgentProtocol.ReportType.ENDED && !END_STATES.contains(r.state()))) {
-                throw GantryException.badRequest("reports[" + i + "]", "needs type, time and, for ENDED, a state among "
-                        + END_STATES);
-            }
+        }
+        if (!errors.isEmpty()) {
+            log.warn("Refused reports from node '{}' (all {} of the batch, none applied): {}", node, reports.size(),
+                    errors.stream()
+                    .map(e -> e.field() + " " + e.message()).collect(Collectors.joining("; ")));
+            throw new GantryException(ProblemType.VALIDATION, errors.size() == 1
+                    ? errors.get(0).field() + ": " + errors.get(0).message()
+                    : errors.size() + " reports are refused; none was applied", errors);
         }
         int applied = 0;
         List<Long> started = new ArrayList<>();
         for (Report r : reports) {
             HostedJob job = byId.get(r.jobId());
-            if (job == null || !job.state().isActive()
-                    || (job.startTime() != null && r.time().isBefore(job.startTime()))) {
-                continue; // a late or repeated report, or one about an earlier run of a requeued job
+            if (!job.state().isActive() || earlierRun(r, job)) {
+                continue; // a repeat (the job ended already), or about an earlier run of a requeued job
             }
             if (r.type() == AgentProtocol.ReportType.STARTED) {
                 started.add(job.row());
@@ -225,6 +231,54 @@ class AgentService {
             applied += jobs.markLaunched(started);
         }
         return applied;
+    }
+
+    /**
+     * Whether a report names the run it is about and that is not the job's current run. A report that
+     * names the current run may be timed a little before its start (the agent's clock), and is not
+     * refused for it.
+     */
+    private static boolean earlierRun(Report r, HostedJob job) {
+        return r.runStart() != null && !r.runStart().equals(job.startTime());
+    }
+
+    /** Why one report cannot be accepted from {@code node}, or null when it can. */
+    private static FieldError refusal(String node, String field, Report r, Map<String, HostedJob> byId,
+            Instant latest) {
+        if (r == null) {
+            return new FieldError(field, "is required");
+        }
+        if (r.jobId() == null || r.jobId().isBlank()) {
+            return new FieldError(field + ".jobId", "is required");
+        }
+        if (r.type() == null) {
+            return new FieldError(field + ".type", "is required: STARTED or ENDED");
+        }
+        if (r.type() == AgentProtocol.ReportType.ENDED && !END_STATES.contains(r.state())) {
+            return new FieldError(field + ".state", "must be one of " + END_STATES + " for ENDED");
+        }
+        if (r.time() == null) {
+            return new FieldError(field + ".time", "is required");
+        }
+        HostedJob job = byId.get(r.jobId());
+        if (job == null) {
+            return new FieldError(field + ".jobId", "no job " + r.jobId() + " exists");
+        }
+        if (earlierRun(r, job)) {
+            return null; // acknowledged and ignored: the job was requeued since (it may run elsewhere now)
+        }
+        if (!node.equals(job.batchHost())) {
+            return new FieldError(field + ".jobId", "job " + r.jobId() + " was not launched on node '" + node + "'");
+        }
+        if (r.time().isAfter(latest)) {
+            return new FieldError(field + ".time", r.time() + " is in the future (more than gantry.agents.report-skew "
+                    + "ahead of the controller's clock)");
+        }
+        if (job.state().isActive() && job.startTime() != null && r.runStart() == null
+                && r.time().isBefore(job.startTime())) {
+            return new FieldError(field + ".time", r.time() + " is before the job started (" + job.startTime() + ")");
+        }
+        return null;
     }
 
     /**

@@ -4,19 +4,25 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Base64;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 import io.gantry.api.GantryProperties;
 import io.gantry.secrets.OwnerOnlyFiles;
 
 /**
- * The cluster's join token: {@code gantry.agents.join-token} when set, else the one generated on the
- * first start into {@code <data-dir>/agent-join-token}. Several controllers sharing one store must
- * share it: set the property on all of them.
+ * The cluster's join token: the one an ADMIN last rotated to (kept in the store, so every controller
+ * sharing it and every restart agrees), else {@code gantry.agents.join-token} when set, else the one
+ * generated on the first start into {@code <data-dir>/agent-join-token}. Several controllers sharing
+ * one store that never rotated must share the property. The store is read on each use: joins are
+ * rare, and a rotation must end the old token everywhere at once.
  */
 @Component
 class JoinToken {
@@ -24,10 +30,13 @@ class JoinToken {
     static final String FILE_NAME = "agent-join-token";
     private static final Logger log = LoggerFactory.getLogger(JoinToken.class);
 
-    private final byte[] token;
+    private final String configured;
+    private final JdbcTemplate jdbc;
+    private final SecureRandom random = new SecureRandom();
 
-    JoinToken(AgentsProperties properties, GantryProperties gantry) {
-        this.token = resolve(properties.joinToken(), gantry.dataDir(), new SecureRandom()).getBytes(StandardCharsets.UTF_8);
+    JoinToken(AgentsProperties properties, GantryProperties gantry, JdbcTemplate jdbc) {
+        this.configured = resolve(properties.joinToken(), gantry.dataDir(), random);
+        this.jdbc = jdbc;
     }
 
     static String resolve(String configured, Path dataDir, SecureRandom random) {
@@ -55,10 +64,22 @@ class JoinToken {
 
     /** Compared in constant time, so the token cannot be guessed a character at a time. */
     boolean matches(String presented) {
-        return presented != null && MessageDigest.isEqual(token, presented.getBytes(StandardCharsets.UTF_8));
+        return presented != null && MessageDigest.isEqual(value().getBytes(StandardCharsets.UTF_8),
+                presented.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** The token agents must present to join now. */
     String value() {
-        return new String(token, StandardCharsets.UTF_8);
+        String rotated = jdbc.queryForObject("SELECT token FROM agent_join_token WHERE id = 1", String.class);
+        return rotated != null ? rotated : configured;
+    }
+
+    /** A new token for the whole cluster; the old one stops working at once. Nodes that joined keep their credentials. */
+    String rotate(String admin, Instant at) {
+        String token = newSecret(random);
+        jdbc.update("UPDATE agent_join_token SET token = ?, rotated_at = ?, rotated_by = ? WHERE id = 1", token,
+                OffsetDateTime.ofInstant(at, ZoneOffset.UTC), admin);
+        log.warn("The agents' join token was rotated by {}; the old one no longer lets machines join", admin);
+        return token;
     }
 }

@@ -32,15 +32,16 @@ import tools.jackson.databind.json.JsonMapper;
  * cap is answered 413 at once, before the body is read or anyone is authenticated; a chunked body is
  * counted as it is read and the read that crosses the cap throws {@link RequestBodyTooLarge}, which
  * {@link ProblemHandler} answers 413. Nothing is buffered here, so a 10 MB body costs no 10 MB of heap.
+ * Feature packages may put a stricter one in front of their own endpoints (the agents' is 1 MiB).
  */
-class RequestBodyLimit extends OncePerRequestFilter {
+public class RequestBodyLimit extends OncePerRequestFilter {
 
     private static final Logger log = LoggerFactory.getLogger(RequestBodyLimit.class);
 
     private final long maxBytes;
     private final JsonMapper json;
 
-    RequestBodyLimit(long maxBytes, JsonMapper json) {
+    public RequestBodyLimit(long maxBytes, JsonMapper json) {
         this.maxBytes = maxBytes;
         this.json = json;
     }

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
@@ -16,7 +18,7 @@ import io.gantry.api.ProblemType;
 
 /**
  * Nodes as their agents see them: registering (a configured node takes its place; an unknown one
- * joins the default partitions or is refused), heartbeats, and the "Not responding" state a node
+ * joins the default partitions, possibly to await an ADMIN's approval, or is refused), heartbeats, and the "Not responding" state a node
  * is in after its agent went silent. An operator's DRAIN or DOWN is kept apart from that, so an
  * agent coming back returns its node to service unless an operator took it out.
  */
@@ -25,6 +27,7 @@ public class AgentNodes {
 
     /** Who the cluster names as the author of reasons it sets itself. */
     public static final String SYSTEM_USER = "gantry";
+    private static final Logger log = LoggerFactory.getLogger(AgentNodes.class);
 
     private final ClusterService cluster;
     private final NodeRepository nodes;
@@ -49,13 +52,36 @@ public class AgentNodes {
     /**
      * Registers an agent for {@code name}. {@code credentialHash} replaces the node's credential
      * (null keeps it). {@code joinPartitions} are where an unconfigured node joins; empty refuses it.
+     * A configured node keeps its configured shape whatever its agent declares: more than configured
+     * is capped (and logged), less drains it. With {@code approveNewNodes}, a node joining for the
+     * first time stays DOWN "awaiting approval" until {@link #approve}.
      */
     @Transactional
     public Registered register(String name, Resources has, String credentialHash, List<String> joinPartitions,
-            Instant at) {
+            boolean approveNewNodes, Instant at) {
         NodeEntity node = nodes.findById(name).orElse(null);
-        ClusterLayout.NodeSpec configured = cluster.layout().nodes().get(name);
-        if (node == null || (node.joined() && configured != null)) {
+        boolean joinedBefore = node != null && node.joined();
+        // The layout holds the nodes that joined as well; only a node whose row did not join is configured.
+        ClusterLayout.NodeSpec configured = joinedBefore ? null : cluster.layout().nodes().get(name);
+        if (configured != null && configured.simulated() || node != null && node.simulated()) {
+            throw GantryException.conflict("Node '" + name + "' is simulated in the configuration; set "
+                    + "simulated: false on its node set for an agent to run it");
+        }
+        if (configured != null) {
+            if (node == null) {
+                node = new NodeEntity(name);
+                node.applyShape(configured);
+            }
+            String excess = excess(configured, has);
+            if (excess != null) {
+                log.warn("The agent of node '{}' declares more than configured ({}); the node keeps its configured "
+                        + "shape", name, excess);
+            }
+            String shortfall = shortfall(configured, has);
+            if (shortfall != null && node.adminState() == AdminState.NONE) {
+                node.setAdminState(AdminState.DRAIN, shortfall, SYSTEM_USER, at);
+            }
+        } else {
             if (joinPartitions.isEmpty()) {
                 throw new GantryException(ProblemType.FORBIDDEN, "Node '" + name + "' is not in the cluster's "
                         + "configuration and gantry.agents.default-partitions is empty: add it to gantry.cluster.nodes, "
@@ -63,15 +89,10 @@ public class AgentNodes {
             }
             node = node == null ? new NodeEntity(name) : node;
             joinAs(node, name, has, joinPartitions);
-        } else if (node.simulated()) {
-            throw GantryException.conflict("Node '" + name + "' is simulated in the configuration; set "
-                    + "simulated: false on its node set for an agent to run it");
-        } else if (node.joined()) {
-            joinAs(node, name, has, node.partitions());
-        } else {
-            String shortfall = shortfall(configured, has);
-            if (shortfall != null && node.adminState() == AdminState.NONE) {
-                node.setAdminState(AdminState.DRAIN, shortfall, SYSTEM_USER, at);
+            if (!joinedBefore && approveNewNodes) {
+                node.awaitApproval(at);
+                log.warn("Node '{}' joined unannounced; it stays DOWN until an ADMIN approves it "
+                        + "(POST /api/v1/agents/{}/approve)", name, name);
             }
         }
         node.agentRegistered(credentialHash, at);
@@ -80,12 +101,52 @@ public class AgentNodes {
         return new Registered(saved.name(), saved.state(), saved.reason());
     }
 
+    /**
+     * An ADMIN lets a node that joined unannounced into service. 404 for a node that does not
+     * exist, 409 for one that is not awaiting approval.
+     */
+    @Transactional
+    public ClusterViews.NodeView approve(String name, String admin) {
+        NodeEntity node = nodes.findById(name).orElseThrow(() -> GantryException.notFound("Node", name));
+        if (!node.awaitingApproval()) {
+            throw GantryException.conflict("Node '" + name + "' is not awaiting approval");
+        }
+        node.approve();
+        NodeEntity saved = nodes.saveAndFlush(node);
+        log.info("Node '{}' approved by {}; it is now {}", name, admin, saved.state());
+        events.publishEvent(new NodeStateChanged(saved.name(), saved.state(), saved.reason()));
+        return ClusterService.view(saved);
+    }
+
+    /** Forgets a node's credential (404 when there is no such node): its agent must join again with the join token. */
+    @Transactional
+    public void revokeCredential(String name) {
+        NodeEntity node = nodes.findById(name).orElseThrow(() -> GantryException.notFound("Node", name));
+        node.revokeCredential();
+        nodes.saveAndFlush(node);
+    }
+
     private void joinAs(NodeEntity node, String name, Resources has, List<String> partitions) {
         ClusterLayout.NodeSpec spec = new ClusterLayout.NodeSpec(name, has.cpus(), has.memoryMb(), has.gpus(),
                 has.gpus() > 0 ? has.gpuType() : null, List.copyOf(has.features()), false, List.copyOf(partitions),
                 null, null);
         node.applyJoinedShape(spec);
         cluster.adopt(spec);
+    }
+
+    /** What an agent declares beyond its configured shape; it is not given to jobs. */
+    private static String excess(ClusterLayout.NodeSpec configured, Resources has) {
+        List<String> over = new ArrayList<>();
+        if (has.cpus() > configured.cpus()) {
+            over.add(has.cpus() + " CPUs > " + configured.cpus());
+        }
+        if (has.memoryMb() > configured.memoryMb()) {
+            over.add(has.memoryMb() + " MB > " + configured.memoryMb() + " MB");
+        }
+        if (has.gpus() > configured.gpus()) {
+            over.add(has.gpus() + " GPUs > " + configured.gpus());
+        }
+        return over.isEmpty() ? null : String.join(", ", over);
     }
 
     /** Slurm drains a node that registers with less than configured ("Low RealMemory" and the like). */

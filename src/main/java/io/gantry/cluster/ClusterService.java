@@ -264,6 +264,10 @@ public class ClusterService {
             case "DRAIN" -> node.setAdminState(AdminState.DRAIN, requireReason(reason, "DRAIN"), user, clock.instant());
             case "DOWN" -> node.setAdminState(AdminState.DOWN, requireReason(reason, "DOWN"), user, clock.instant());
             case "RESUME" -> {
+                if (node.awaitingApproval()) {
+                    throw GantryException.conflict("Node '" + name + "' joined unannounced and is awaiting approval; "
+                            + "an ADMIN lets it in with POST /api/v1/agents/" + name + "/approve");
+                }
                 if (node.adminState() == AdminState.NONE) {
                     throw GantryException.conflict("Node '" + name + "' is " + node.state()
                             + "; only a drained, draining or down node can be resumed");

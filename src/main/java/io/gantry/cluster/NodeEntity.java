@@ -26,6 +26,7 @@ class NodeEntity {
     static final String AGENT_UP = "UP";
     static final String AGENT_NOT_RESPONDING = "NOT_RESPONDING";
     static final String NOT_RESPONDING_REASON = "Not responding";
+    static final String AWAITING_APPROVAL_REASON = "awaiting approval";
 
     @Id
     private String name;
@@ -54,6 +55,8 @@ class NodeEntity {
     private String agentCredential;
     /** Joined through its agent rather than named by the configuration. */
     private boolean joined;
+    /** Joined while new nodes needed an ADMIN's approval, and not approved yet (kept DOWN until then). */
+    private boolean awaitingApproval;
     @Version
     private long version;
 
@@ -100,6 +103,33 @@ class NodeEntity {
 
     boolean joined() {
         return joined;
+    }
+
+    /** Kept out of service (DOWN, "awaiting approval") until an ADMIN approves it. */
+    void awaitApproval(Instant at) {
+        this.awaitingApproval = true;
+        setAdminState(AdminState.DOWN, AWAITING_APPROVAL_REASON, AgentNodes.SYSTEM_USER, at);
+    }
+
+    /** An ADMIN let it in: into service, unless an operator has since taken it out for another reason. */
+    void approve() {
+        this.awaitingApproval = false;
+        if (adminState == AdminState.DOWN && AWAITING_APPROVAL_REASON.equals(reason)) {
+            setAdminState(AdminState.NONE, null, null, null);
+        }
+    }
+
+    boolean awaitingApproval() {
+        return awaitingApproval;
+    }
+
+    /** Its agent must join again with the join token. */
+    void revokeCredential() {
+        this.agentCredential = null;
+    }
+
+    boolean hasCredential() {
+        return agentCredential != null;
     }
 
     NodeState state() {

@@ -26,6 +26,7 @@ import org.springframework.core.Ordered;
 import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
 
+import io.gantry.agent.protocol.AgentProtocol;
 import io.gantry.api.ProblemType;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -42,6 +43,8 @@ class LeaderForwarding extends OncePerRequestFilter {
 
     static final String FORWARDED_HEADER = "X-Gantry-Forwarded";
     private static final Logger log = LoggerFactory.getLogger(LeaderForwarding.class);
+    private static final java.util.regex.Pattern AGENT_CALL = java.util.regex.Pattern.compile(
+            java.util.regex.Pattern.quote(AgentProtocol.BASE) + "/[^/]+/(poll|reports)");
     private static final Set<String> WRITES = Set.of("POST", "PUT", "PATCH", "DELETE");
     private static final Set<String> REQUEST_HEADERS = Set.of("authorization", "content-type", "accept",
             "accept-language", "last-event-id", "user-agent");
@@ -84,7 +87,9 @@ class LeaderForwarding extends OncePerRequestFilter {
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
         String path = request.getRequestURI().substring(request.getContextPath().length());
-        boolean agent = path.startsWith("/api/v1/agents/") && !"GET".equals(request.getMethod());
+        // The agents' own calls; ADMINs' writes under /agents (approve, rotate, revoke) are forwarded like any write.
+        boolean agent = "POST".equals(request.getMethod()) && (AgentProtocol.REGISTER.equals(path)
+                || AGENT_CALL.matcher(path).matches());
         boolean write = WRITES.contains(request.getMethod()) && !path.startsWith("/api/v1/auth/");
         if (!(agent || write) || leaders.getObject().heldNow()) {
             chain.doFilter(request, response);

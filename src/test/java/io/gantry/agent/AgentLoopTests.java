@@ -66,6 +66,8 @@ class AgentLoopTests {
         final BlockingQueue<Command> commands = new LinkedBlockingQueue<>();
         final Set<String> credentials = ConcurrentHashMap.newKeySet();
         volatile boolean acceptJoinToken = true;
+        /** Reports about these jobs get the whole batch refused (400), as the controller refuses forged ones. */
+        final Set<String> refusedJobs = ConcurrentHashMap.newKeySet();
         private int issued;
 
         FakeController(int port) throws IOException {
@@ -120,6 +122,10 @@ class AgentLoopTests {
                     answer(exchange, 200, new Commands(answer));
                 } else if (path.endsWith("/reports")) {
                     Reports received = AgentJson.MAPPER.readValue(body, Reports.class);
+                    if (received.reports().stream().anyMatch(r -> refusedJobs.contains(r.jobId()))) {
+                        answer(exchange, 400, Map.of("title", "Invalid", "detail", "reports[0].jobId: refused"));
+                        return;
+                    }
                     reports.addAll(received.reports());
                     answer(exchange, 200, new AgentProtocol.ReportsAccepted(received.reports().size()));
                 } else {
@@ -198,6 +204,23 @@ class AgentLoopTests {
         assertThat(controller.registerAuthorizations).containsExactly(JOIN_TOKEN, "cred-1");
         assertThat(controller.reports).extracting(Report::jobId).containsExactly("60");
         assertThat(controller.reports.get(0).time()).isEqualTo(Instant.parse("2030-01-01T00:00:00Z"));
+    }
+
+    @Test
+    void aReportTheControllerRefusesAsInvalidIsDroppedAndTheReportsAfterItStillGoOut() throws Exception {
+        AgentDirs.prepare(dir);
+        Instant at = Instant.parse("2030-01-01T00:00:00Z");
+        Files.writeString(dir.resolve("state/pending-reports.json"), AgentJson.MAPPER.writeValueAsString(List.of(
+                new Report("70", ReportType.ENDED, at, "COMPLETED", 0, null, null),
+                new Report("71", ReportType.ENDED, at, "COMPLETED", 0, null, null),
+                new Report("72", ReportType.ENDED, at, "FAILED", 2, null, null))));
+        controller = new FakeController(0);
+        controller.refusedJobs.add("71");
+        startAgent(JOIN_TOKEN);
+        await().atMost(Duration.ofSeconds(15)).until(() -> controller.reports.size() >= 2);
+        assertThat(controller.reports).extracting(Report::jobId).containsExactly("70", "72");
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(Files.readString(dir.resolve("state/pending-reports.json"))).isEqualTo("[]"));
     }
 
     @Test

@@ -313,7 +313,8 @@ class AgentIntegrationTests {
         Response foreignReport = agentCall("/api/v1/agents/node1/reports", node1Credential, Map.of("reports", List.of(
                 Map.of("jobId", Long.toString(onNode2), "type", "ENDED", "time", "2026-01-01T00:00:00Z",
                         "state", "FAILED", "exitCode", 1))));
-        assertThat(foreignReport.status()).isEqualTo(403);
+        assertThat(foreignReport.status()).isEqualTo(400);
+        assertThat(foreignReport.body()).contains("reports[0].jobId");
         assertThat(awaitState(onNode2, "COMPLETED").get("exitCode").asInt()).isZero();
         assertThat(Files.readString(dir.resolve("controller/controller.log")))
                 .contains("Refused an agent registration", "Refused an agent call", "Refused reports from node 'node1'");

@@ -191,11 +191,19 @@ public final class AgentProtocol {
      */
     @Schema(name = "AgentReport")
     public record Report(String jobId, ReportType type, Instant time, String state, Integer exitCode, Integer signal,
-            String detail, Usage usage) {
+            String detail, Usage usage,
+            @Schema(description = "The start time of the run reported on, as its launch gave it: a report about an "
+                    + "earlier run of a requeued job is acknowledged and ignored")
+            Instant runStart) {
 
         public Report(String jobId, ReportType type, Instant time, String state, Integer exitCode, Integer signal,
                 String detail) {
-            this(jobId, type, time, state, exitCode, signal, detail, null);
+            this(jobId, type, time, state, exitCode, signal, detail, null, null);
+        }
+
+        public Report(String jobId, ReportType type, Instant time, String state, Integer exitCode, Integer signal,
+                String detail, Usage usage) {
+            this(jobId, type, time, state, exitCode, signal, detail, usage, null);
         }
     }
 
