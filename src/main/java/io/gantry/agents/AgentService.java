@@ -239,7 +239,9 @@ class AgentService {
      * refused for it.
      */
     private static boolean earlierRun(Report r, HostedJob job) {
-        return r.runStart() != null && !r.runStart().equals(job.startTime());
+        // the store keeps microseconds, a launch built in the starting transaction may carry nanoseconds
+        return r.runStart() != null && (job.startTime() == null
+                || Math.abs(java.time.Duration.between(r.runStart(), job.startTime()).toNanos()) > 1_000_000);
     }
 
     /** Why one report cannot be accepted from {@code node}, or null when it can. */
