@@ -83,6 +83,9 @@ class JobEntity {
     private String comment;
     private Long simulatedRunSeconds;
     private Integer simulatedExitCode;
+    private String umask;
+    @Column(name = "signal_spec")
+    private String signal;
     private Integer exitCode;
     private String allocatedNodes;
     private String allocation;
@@ -146,6 +149,8 @@ class JobEntity {
         this.comment = spec.comment();
         this.simulatedRunSeconds = spec.simulatedRunSeconds();
         this.simulatedExitCode = spec.simulatedExitCode();
+        this.umask = spec.umask();
+        this.signal = spec.signal();
     }
 
     Long id() { return id; }
@@ -198,6 +203,8 @@ class JobEntity {
     String comment() { return comment; }
     Long simulatedRunSeconds() { return simulatedRunSeconds; }
     Integer simulatedExitCode() { return simulatedExitCode; }
+    String umask() { return umask; }
+    String signal() { return signal; }
     Integer exitCode() { return exitCode; }
     String allocatedNodes() { return allocatedNodes; }
     String allocation() { return allocation; }

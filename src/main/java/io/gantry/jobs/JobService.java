@@ -288,15 +288,19 @@ public class JobService {
     static JobView view(JobEntity j, JobScripts.Script script) {
         boolean task = j.arrayTaskId() != JobIds.NO_TASK;
         String partition = j.partition() != null ? j.partition() : String.join(",", j.partitions());
+        List<JobAllocation> allocation = JobAllocation.decode(j.allocation());
+        // A job that named no memory got its partition's default on each node: show what it holds.
+        long memoryMb = j.memoryMb() > 0 || allocation == null ? j.memoryMb()
+                : allocation.stream().mapToLong(JobAllocation::memoryMb).max().orElse(0);
         return new JobView(j.jobId(), JobIds.format(j.jobId(), j.arrayTaskId()), task ? j.jobId() : null,
                 task ? j.arrayTaskId() : null, j.name(), j.user(), j.account(), partition, j.qos(), j.state(),
                 j.reason(), j.priority(), j.submitTime(), j.eligibleTime(), j.startTime(), j.endTime(),
                 j.expectedStartTime(), j.timeLimitSeconds(), j.minNodes(), j.maxNodes(), j.tasks(), j.cpusPerTask(),
-                j.ntasksPerNode(), j.memoryMb(), j.gpus(), j.gpusPerNode(), j.gpuType(), j.constraints(),
-                j.exclusive(), j.allocatedNodes(), JobAllocation.decode(j.allocation()), j.exitCode(),
+                j.ntasksPerNode(), memoryMb, j.gpus(), j.gpusPerNode(), j.gpuType(), j.constraints(),
+                j.exclusive(), j.allocatedNodes(), allocation, j.exitCode(),
                 j.dependency(), j.requeueCount(), j.arraySpec(), j.hold(), j.nice(), j.workdir(), j.stdout(),
                 j.stderr(), j.requeue(), j.reservation(), j.beginTime(), j.nodelist(), j.exclude(), j.comment(),
                 script.environment() == null ? null : EnvironmentText.decode(script.environment()), script.script(),
-                j.simulatedRunSeconds(), j.simulatedExitCode());
+                j.simulatedRunSeconds(), j.simulatedExitCode(), j.umask(), j.signal());
     }
 }

@@ -90,7 +90,7 @@ class SubmissionResolver {
         ClusterLayout layout = cluster.layout();
 
         String name = first(json.name(), directives.name(), "job");
-        if (name.isBlank() || name.length() > MAX_NAME || name.contains("\n")) {
+        if (name.isBlank() || name.length() > MAX_NAME) {
             errors.add(new FieldError("name", "must be 1 to " + MAX_NAME + " characters on one line"));
         }
 
@@ -221,6 +221,29 @@ class SubmissionResolver {
         if (nodelist != null || exclude != null) {
             warnings.add("nodelist/exclude are recorded but not yet honoured by the scheduler");
         }
+        String workdir = first(json.workdir(), directives.workdir(), null);
+        String stdout = first(json.stdout(), directives.stdout(), null);
+        String stderr = first(json.stderr(), directives.stderr(), null);
+        String comment = first(json.comment(), directives.comment(), null);
+        String[][] texts = {{"name", name}, {"workdir", workdir}, {"stdout", stdout}, {"stderr", stderr},
+            {"comment", comment}, {"account", account}, {"qos", qos}, {"partition", json.partition()},
+            {"constraints", constraints}, {"gpuType", gpuType}, {"reservation", reservation},
+            {"dependency", dependency}, {"array", array}};
+        for (String[] text : texts) {
+            if (ControlCharacters.in(text[1])) {
+                errors.add(new FieldError(text[0], "must not hold control characters (it holds "
+                        + ControlCharacters.first(text[1]) + ")"));
+            }
+        }
+        String umask = umask(json.umask(), environment, errors);
+        String signal = directives.signal();
+        if (json.signal() != null) {
+            try {
+                signal = JobSignal.parse(json.signal()).toString();
+            } catch (IllegalArgumentException e) {
+                errors.add(new FieldError("signal", e.getMessage()));
+            }
+        }
         Long simulatedRun = json.simulatedRunSeconds();
         if (simulatedRun != null && simulatedRun < 0) {
             errors.add(new FieldError("simulatedRunSeconds", "must be 0 or more"));
@@ -247,10 +270,8 @@ class SubmissionResolver {
         JobSpec spec = new JobSpec(name, json.script(), partitions, account, qos, minNodes, maxNodes, tasks,
                 cpusPerTask, ntasksPerNode, memoryMb, gpus, gpusPerNode, gpuType, timeLimit, constraints, exclusive,
                 dependency, array, arrayMaxRunning, taskIds, held ? Hold.USER : Hold.NONE, nice,
-                first(json.workdir(), directives.workdir(), null), environment,
-                first(json.stdout(), directives.stdout(), null), first(json.stderr(), directives.stderr(), null),
-                first(json.requeue(), directives.requeue(), true), reservation, beginTime, nodelist, exclude,
-                first(json.comment(), directives.comment(), null), simulatedRun, json.simulatedExitCode());
+                workdir, environment, stdout, stderr, first(json.requeue(), directives.requeue(), true), reservation,
+                beginTime, nodelist, exclude, comment, simulatedRun, json.simulatedExitCode(), umask, signal);
         return new Resolved(spec, warnings);
     }
 
@@ -278,6 +299,13 @@ class SubmissionResolver {
         }
         if (update.name() != null && (update.name().isBlank() || update.name().length() > MAX_NAME)) {
             errors.add(new FieldError("name", "must be 1 to " + MAX_NAME + " characters"));
+        } else if (ControlCharacters.in(update.name())) {
+            errors.add(new FieldError("name", "must not hold control characters (it holds "
+                    + ControlCharacters.first(update.name()) + ")"));
+        }
+        if (ControlCharacters.in(update.constraints())) {
+            errors.add(new FieldError("constraints", "must not hold control characters (it holds "
+                    + ControlCharacters.first(update.constraints()) + ")"));
         }
         if (update.constraints() != null && !update.constraints().isBlank()) {
             try {
@@ -298,6 +326,24 @@ class SubmissionResolver {
         if (update.constraints() != null) changed.add("constraints=" + update.constraints());
         return new Change(time, update.partition() == null ? null : String.join(",", partitions),
                 String.join(", ", changed));
+    }
+
+    /**
+     * The umask asked for, else the one sbatch passes from the user's shell in SLURM_UMASK (as 4 octal
+     * digits), else null: the agent's default.
+     */
+    private static String umask(String given, Map<String, String> environment, List<FieldError> errors) {
+        String value = given != null ? given : environment.get(JobUmask.VARIABLE);
+        if (value == null) {
+            return null;
+        }
+        try {
+            return JobUmask.parse(value);
+        } catch (IllegalArgumentException e) {
+            errors.add(new FieldError("umask", (given != null ? "" : JobUmask.VARIABLE + " in environment: ")
+                    + e.getMessage()));
+            return null;
+        }
     }
 
     /** The account and QOS the job is charged to, or null with the reasons added to {@code errors}. */
