@@ -222,6 +222,10 @@ public class JobService {
         jobs.save(job);
         event(job, clock.instant(), "UPDATED", "changed by " + caller.username() + ": " + change.summary());
         publisher.publishEvent(new JobsChanged(job.jobId(), "UPDATED"));
+        if (job.state() == JobState.RUNNING && change.timeLimitSeconds() != null && job.batchHost() != null) {
+            publisher.publishEvent(new JobTimeLimitChanged(JobIds.format(job.jobId(), job.arrayTaskId()),
+                    job.batchHost(), job.timeLimitSeconds()));
+        }
         return view(job, scripts.find(job.jobId()));
     }
 
