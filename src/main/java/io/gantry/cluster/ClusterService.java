@@ -199,7 +199,7 @@ public class ClusterService {
                 .sorted(Comparator.comparing(ClusterLayout.PartitionSpec::name))
                 .map(p -> new io.gantry.engine.Partition(p.name(), p.nodes().stream().filter(names::contains).toList(),
                         p.maxTimeSeconds() == null ? 0 : p.maxTimeSeconds(), p.priorityTier(),
-                        states.getOrDefault(p.name(), p.state()) == PartitionState.UP))
+                        states.getOrDefault(p.name(), p.state()) == PartitionState.UP, p.memoryDefault()))
                 .toList();
         EngineView view = new EngineView(nodes, parts);
         if (nodeGeneration.get() == generation) {
