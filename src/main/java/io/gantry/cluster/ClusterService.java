@@ -310,7 +310,8 @@ public class ClusterService {
             gpus += n.gpus();
         }
         return new PartitionView(spec.name(), spec.hostlist(), spec.nodes().size(), cpus, gpus, entity.state(),
-                spec.isDefault(), spec.defaultTimeSeconds(), spec.maxTimeSeconds(), spec.priorityTier());
+                spec.isDefault(), spec.defaultTimeSeconds(), spec.maxTimeSeconds(), spec.priorityTier(),
+                spec.defaultMemPerCpuMb(), spec.defaultMemPerNodeMb());
     }
 
     private NodeEntity find(String name) {
