@@ -79,6 +79,12 @@ class SubmissionFieldsIntegrationTests {
                         default-mem-per-node: 6000
                       - name: whole
                         nodes: whole1
+                    switches:
+                      - name: leaf1
+                        nodes: fake1,sim[1-2],whole1
+                    blocks:
+                      - name: block1
+                        nodes: fake1
                   agents:
                     join-token: %s
                     default-partitions: [batch]
