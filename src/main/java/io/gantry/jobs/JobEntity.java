@@ -84,6 +84,8 @@ class JobEntity {
     private Long simulatedRunSeconds;
     private Integer simulatedExitCode;
     private String umask;
+    /** For a job that named no memory: its first partition's default per node, shown until it runs. */
+    private Long defaultMemoryMb;
     @Column(name = "signal_spec")
     private String signal;
     private Integer exitCode;
@@ -151,6 +153,7 @@ class JobEntity {
         this.simulatedExitCode = spec.simulatedExitCode();
         this.umask = spec.umask();
         this.signal = spec.signal();
+        this.defaultMemoryMb = spec.defaultMemoryMb();
     }
 
     Long id() { return id; }
@@ -205,6 +208,7 @@ class JobEntity {
     Integer simulatedExitCode() { return simulatedExitCode; }
     String umask() { return umask; }
     String signal() { return signal; }
+    Long defaultMemoryMb() { return defaultMemoryMb; }
     Integer exitCode() { return exitCode; }
     String allocatedNodes() { return allocatedNodes; }
     String allocation() { return allocation; }

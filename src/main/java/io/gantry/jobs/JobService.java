@@ -293,9 +293,12 @@ public class JobService {
         boolean task = j.arrayTaskId() != JobIds.NO_TASK;
         String partition = j.partition() != null ? j.partition() : String.join(",", j.partitions());
         List<JobAllocation> allocation = JobAllocation.decode(j.allocation());
-        // A job that named no memory got its partition's default on each node: show what it holds.
-        long memoryMb = j.memoryMb() > 0 || allocation == null ? j.memoryMb()
-                : allocation.stream().mapToLong(JobAllocation::memoryMb).max().orElse(0);
+        // A job that named no memory gets its partition's default on each node: show what it holds, or
+        // while it waits what its first partition would give it.
+        long memoryMb = j.memoryMb() > 0 ? j.memoryMb()
+                : allocation != null && !allocation.isEmpty()
+                        ? allocation.stream().mapToLong(JobAllocation::memoryMb).max().orElse(0)
+                : j.defaultMemoryMb() != null ? j.defaultMemoryMb() : 0;
         return new JobView(j.jobId(), JobIds.format(j.jobId(), j.arrayTaskId()), task ? j.jobId() : null,
                 task ? j.arrayTaskId() : null, j.name(), j.user(), j.account(), partition, j.qos(), j.state(),
                 j.reason(), j.priority(), j.submitTime(), j.eligibleTime(), j.startTime(), j.endTime(),

@@ -271,7 +271,9 @@ class SubmissionResolver {
                 cpusPerTask, ntasksPerNode, memoryMb, gpus, gpusPerNode, gpuType, timeLimit, constraints, exclusive,
                 dependency, array, arrayMaxRunning, taskIds, held ? Hold.USER : Hold.NONE, nice,
                 workdir, environment, stdout, stderr, first(json.requeue(), directives.requeue(), true), reservation,
-                beginTime, nodelist, exclude, comment, simulatedRun, json.simulatedExitCode(), umask, signal);
+                beginTime, nodelist, exclude, comment, simulatedRun, json.simulatedExitCode(), umask, signal,
+                memoryMb > 0 ? null : defaultMemory(partitions, layout, minNodes, tasks, cpusPerTask, ntasksPerNode,
+                        exclusive));
         return new Resolved(spec, warnings);
     }
 
@@ -326,6 +328,33 @@ class SubmissionResolver {
         if (update.constraints() != null) changed.add("constraints=" + update.constraints());
         return new Change(time, update.partition() == null ? null : String.join(",", partitions),
                 String.join(", ", changed));
+    }
+
+    /**
+     * What a job that names no memory gets per node in its first partition, for the API to show while
+     * it waits; the engine decides the real amount per partition as it places the job (the node count
+     * it derives is estimated here the way it derives it, from the partition's largest node).
+     */
+    private static Long defaultMemory(List<String> partitions, ClusterLayout layout, int minNodes, int tasks,
+            int cpusPerTask, Integer ntasksPerNode, boolean exclusive) {
+        ClusterLayout.PartitionSpec partition = partitions.isEmpty() ? null : layout.partitions().get(partitions.get(0));
+        if (partition == null || partition.nodes().isEmpty()) {
+            return null;
+        }
+        List<ClusterLayout.NodeSpec> nodes = partition.nodes().stream().map(layout.nodes()::get)
+                .filter(java.util.Objects::nonNull).toList();
+        long largestMemory = nodes.stream().mapToLong(ClusterLayout.NodeSpec::memoryMb).max().orElse(0);
+        io.gantry.engine.MemoryDefault memoryDefault = partition.memoryDefault();
+        if (exclusive || memoryDefault.wholeNode()) {
+            return largestMemory;
+        }
+        if (memoryDefault.perNodeMb() > 0) {
+            return memoryDefault.perNodeMb();
+        }
+        int largestCpus = nodes.stream().mapToInt(ClusterLayout.NodeSpec::cpus).max().orElse(1);
+        long nodeCount = minNodes > 0 ? minNodes : Math.max(1, ceilDiv(tasks, Math.max(1, largestCpus / cpusPerTask)));
+        long cpusPerNode = (ntasksPerNode != null ? ntasksPerNode : ceilDiv(tasks, nodeCount)) * (long) cpusPerTask;
+        return memoryDefault.perCpuMb() * cpusPerNode;
     }
 
     /**

@@ -127,6 +127,7 @@ class SubmissionFieldsIntegrationTests {
         JsonNode none = api.get("/api/v1/jobs/" + plain, admin).json();
         assertThat(none.get("umask").isNull()).isTrue();
         assertThat(none.get("signal").isNull()).isTrue();
+        assertThat(none.get("memoryMb").asLong()).as("while it waits: its partition's default, not 0").isEqualTo(1500);
     }
 
     @Test
