@@ -382,7 +382,7 @@ class AgentService {
                     job.stdout(), job.stderr(), job.timeLimitSeconds(), job.startTime(),
                     Hostlist.of(hosts).toString(), hosts, job.tasks(), job.cpusPerTask(), batch.cpus(),
                     batch.memoryMb(), batch.gpuIndices(),
-                    new AgentProtocol.JobIdentity(properties.unixUser(job.user()), null, null))));
+                    new AgentProtocol.JobIdentity(properties.unixUser(job.user()), job.umask(), job.signal()))));
         }
         return commands;
     }

@@ -33,9 +33,21 @@ public record ClusterLayout(
             List<String> features, boolean simulated, List<String> partitions, String switchName, String block) {
     }
 
-    /** Times in seconds; {@code null} means UNLIMITED. */
+    /**
+     * Times in seconds; {@code null} means UNLIMITED. Of {@code defaultMemPerCpuMb} and
+     * {@code defaultMemPerNodeMb} (Slurm's DefMemPerCPU and DefMemPerNode) at most one is set; with
+     * neither, a job that asks for no memory gets the whole of each node's.
+     */
     public record PartitionSpec(String name, List<String> nodes, boolean isDefault, Long defaultTimeSeconds,
-            Long maxTimeSeconds, int priorityTier, PartitionState state) {
+            Long maxTimeSeconds, int priorityTier, PartitionState state, Long defaultMemPerCpuMb,
+            Long defaultMemPerNodeMb) {
+
+        /** What the engine gives a job that asks for no memory. */
+        public io.gantry.engine.MemoryDefault memoryDefault() {
+            return defaultMemPerCpuMb != null ? io.gantry.engine.MemoryDefault.perCpu(defaultMemPerCpuMb)
+                    : defaultMemPerNodeMb != null ? io.gantry.engine.MemoryDefault.perNode(defaultMemPerNodeMb)
+                    : io.gantry.engine.MemoryDefault.WHOLE_NODE;
+        }
 
         public String hostlist() {
             return Hostlist.of(nodes).toString();
@@ -75,7 +87,8 @@ public record ClusterLayout(
                 members.add(node.name());
                 members.sort(Hostlist.HOST_ORDER);
                 newPartitions.put(name, new PartitionSpec(p.name(), List.copyOf(members), p.isDefault(),
-                        p.defaultTimeSeconds(), p.maxTimeSeconds(), p.priorityTier(), p.state()));
+                        p.defaultTimeSeconds(), p.maxTimeSeconds(), p.priorityTier(), p.state(),
+                        p.defaultMemPerCpuMb(), p.defaultMemPerNodeMb()));
             }
         }
         return new ClusterLayout(name, Map.copyOf(newNodes), Map.copyOf(newPartitions), switches, blocks);
@@ -174,8 +187,14 @@ public record ClusterLayout(
                 if (p.isDefault()) {
                     defaults++;
                 }
+                if (p.defaultMemPerCpu() != null && p.defaultMemPerNode() != null) {
+                    problems.add(key + ".default-mem-per-cpu: give default-mem-per-cpu or default-mem-per-node, "
+                            + "not both (as Slurm's DefMemPerCPU and DefMemPerNode)");
+                }
+                Long perCpu = memoryDefault(key + ".default-mem-per-cpu", p.defaultMemPerCpu());
+                Long perNode = memoryDefault(key + ".default-mem-per-node", p.defaultMemPerNode());
                 PartitionSpec spec = new PartitionSpec(p.name(), List.copyOf(hosts), p.isDefault(), defaultTime,
-                        maxTime, p.priorityTier(), state);
+                        maxTime, p.priorityTier(), state, perCpu, perNode);
                 if (partitions.putIfAbsent(p.name(), spec) != null) {
                     problems.add(key + ".name: duplicate partition name '" + p.name() + "'");
                 }
@@ -304,6 +323,14 @@ public record ClusterLayout(
                 problems.add(key + ": " + e.getMessage());
                 return null;
             }
+        }
+
+        private Long memoryDefault(String key, Long megabytes) {
+            if (megabytes != null && megabytes < 1) {
+                problems.add(key + ": must be at least 1 (MB), was " + megabytes);
+                return null;
+            }
+            return megabytes;
         }
 
         private PartitionState partitionState(String key, String value) {

@@ -34,9 +34,15 @@ public record ClusterProperties(
         }
     }
 
-    /** Times are written as Slurm writes them ({@code 1:00:00}, {@code 2-00:00:00}, {@code UNLIMITED}). */
+    /**
+     * Times are written as Slurm writes them ({@code 1:00:00}, {@code 2-00:00:00}, {@code UNLIMITED}).
+     * {@code default-mem-per-cpu} or {@code default-mem-per-node} (MB, at most one) is the memory a job
+     * that asks for none gets, as Slurm's DefMemPerCPU and DefMemPerNode; with neither it gets all of
+     * each node's memory, so it shares its nodes with no other job that needs memory.
+     */
     public record PartitionConfig(String name, String nodes, @Name("default") boolean isDefault,
-            String defaultTime, String maxTime, int priorityTier, @DefaultValue("UP") String state) {
+            String defaultTime, String maxTime, int priorityTier, @DefaultValue("UP") String state,
+            Long defaultMemPerCpu, Long defaultMemPerNode) {
     }
 
     /** A switch with nodes is a leaf; one without is an inner switch that leaves name as parent. */

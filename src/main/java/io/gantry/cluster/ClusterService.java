@@ -199,7 +199,7 @@ public class ClusterService {
                 .sorted(Comparator.comparing(ClusterLayout.PartitionSpec::name))
                 .map(p -> new io.gantry.engine.Partition(p.name(), p.nodes().stream().filter(names::contains).toList(),
                         p.maxTimeSeconds() == null ? 0 : p.maxTimeSeconds(), p.priorityTier(),
-                        states.getOrDefault(p.name(), p.state()) == PartitionState.UP))
+                        states.getOrDefault(p.name(), p.state()) == PartitionState.UP, p.memoryDefault()))
                 .toList();
         EngineView view = new EngineView(nodes, parts);
         if (nodeGeneration.get() == generation) {
@@ -314,7 +314,8 @@ public class ClusterService {
             gpus += n.gpus();
         }
         return new PartitionView(spec.name(), spec.hostlist(), spec.nodes().size(), cpus, gpus, entity.state(),
-                spec.isDefault(), spec.defaultTimeSeconds(), spec.maxTimeSeconds(), spec.priorityTier());
+                spec.isDefault(), spec.defaultTimeSeconds(), spec.maxTimeSeconds(), spec.priorityTier(),
+                spec.defaultMemPerCpuMb(), spec.defaultMemPerNodeMb());
     }
 
     private NodeEntity find(String name) {

@@ -23,7 +23,10 @@ public final class ClusterViews {
             PartitionState state, boolean isDefault,
             @Schema(description = "Default time limit in seconds; null means UNLIMITED") Long defaultTimeSeconds,
             @Schema(description = "Maximum time limit in seconds; null means UNLIMITED") Long maxTimeSeconds,
-            int priorityTier) {
+            int priorityTier,
+            @Schema(description = "MB per allocated CPU a job that asks for no memory gets (DefMemPerCPU)") Long defaultMemPerCpuMb,
+            @Schema(description = "MB per node a job that asks for no memory gets (DefMemPerNode); with neither "
+                    + "default, such a job gets all of each node's memory") Long defaultMemPerNodeMb) {
     }
 
     @Schema(name = "Switch")

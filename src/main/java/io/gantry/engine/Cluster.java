@@ -56,7 +56,8 @@ final class Cluster {
     record PartMatch(String key, BitSet nodes, int[] all, int[] up, int maxCpus, int maxGpus, int[][] blockAll) {
     }
 
-    record Part(int index, String name, BitSet nodes, int nodeCount, long maxTime, int tier, boolean up) {
+    record Part(int index, String name, BitSet nodes, int nodeCount, long maxTime, int tier, boolean up,
+            MemoryDefault memoryDefault) {
     }
 
     Cluster(List<Node> nodeList, List<Partition> partitionList) {
@@ -135,7 +136,7 @@ final class Cluster {
                 bits.set(i);
             }
             parts[p] = new Part(p, partition.name(), bits, bits.cardinality(), partition.maxTimeSeconds(),
-                    partition.priorityTier(), partition.up());
+                    partition.priorityTier(), partition.up(), partition.memoryDefault());
             if (partitionsByNameDuplicate(parts[p])) {
                 throw new IllegalArgumentException("partition " + partition.name() + " appears twice");
             }

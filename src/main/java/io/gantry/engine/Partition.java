@@ -6,12 +6,20 @@ import java.util.Objects;
 /**
  * A partition: a named set of nodes with a time limit and a priority tier. Jobs of a higher tier
  * are scheduled first (Slurm's PriorityTier). {@code maxTimeSeconds <= 0} means no limit.
+ * {@code memoryDefault} is what a job that asks for no memory gets on each node.
  */
-public record Partition(String name, List<String> nodes, long maxTimeSeconds, int priorityTier, boolean up) {
+public record Partition(String name, List<String> nodes, long maxTimeSeconds, int priorityTier, boolean up,
+        MemoryDefault memoryDefault) {
+
+    /** A partition that accounts no memory for jobs that ask for none. */
+    public Partition(String name, List<String> nodes, long maxTimeSeconds, int priorityTier, boolean up) {
+        this(name, nodes, maxTimeSeconds, priorityTier, up, MemoryDefault.NONE);
+    }
 
     public Partition {
         Objects.requireNonNull(name, "name");
         nodes = List.copyOf(nodes);
+        memoryDefault = memoryDefault == null ? MemoryDefault.NONE : memoryDefault;
         if (priorityTier < 0) {
             throw new IllegalArgumentException("priority tier must not be negative");
         }

@@ -4,7 +4,8 @@ import java.util.Objects;
 
 /**
  * What a job asks for, as sbatch would: {@code nodes} (0 = let the engine choose the fewest),
- * {@code tasks} of {@code cpusPerTask} CPUs, {@code memoryMb} per node (0 = none asked),
+ * {@code tasks} of {@code cpusPerTask} CPUs, {@code memoryMb} per node (0 = none asked: the partition's
+ * {@link MemoryDefault}),
  * GPUs either in total ({@code gpus}) or per node ({@code gpusPerNode}), an optional GPU type,
  * a feature constraint, whole nodes ({@code exclusive}) and whether all nodes must come from
  * one block ({@code oneBlock}, like {@code --segment}/Slurm's block topology).

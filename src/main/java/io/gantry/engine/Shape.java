@@ -7,11 +7,15 @@ import java.util.BitSet;
  * so that the allocation hands out exactly the tasks and GPUs asked for (the per-node figures
  * are the ceilings, used to choose nodes).
  *
+ * @param memPerNode the memory asked for per node, else the partition's default for this shape's CPUs
+ * @param wholeMemory a job that asked for no memory in a partition without a default: it gets all of
+ *                    each node's memory, as in Slurm
  * @param match      the partition's nodes with the right GPU type and features, any state
  * @param nodesAsked whether the user asked for the node count (else the engine derived it)
  */
-record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, int gpusPerNode, int tasks, int cpusPerTask,
-        int totalGpus, boolean exclusive, boolean oneBlock, Cluster.PartMatch match, boolean nodesAsked) {
+record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, boolean wholeMemory, int gpusPerNode,
+        int tasks, int cpusPerTask, int totalGpus, boolean exclusive, boolean oneBlock, Cluster.PartMatch match,
+        boolean nodesAsked) {
 
     static Shape of(Request r, Cluster.Part part, Cluster cluster) {
         Cluster.PartMatch match = cluster.partMatch(part, r.gpuType(), r.constraint());
@@ -28,8 +32,11 @@ record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, int gpu
         int cpn = Math.multiplyExact(ceilDiv(tasks, n), r.cpusPerTask());
         int gpn = r.gpusPerNode() > 0 ? r.gpusPerNode() : ceilDiv(r.gpus(), n);
         int totalGpus = r.gpusPerNode() > 0 ? Math.multiplyExact(r.gpusPerNode(), n) : r.gpus();
-        return new Shape(part.index(), n, cpn, r.memoryMb(), gpn, tasks, r.cpusPerTask(), totalGpus, r.exclusive(),
-                r.oneBlock(), match, r.nodes() > 0);
+        boolean asked = r.memoryMb() > 0;
+        long mem = asked ? r.memoryMb() : part.memoryDefault().onNode(cpn);
+        boolean wholeMemory = !asked && part.memoryDefault().wholeNode();
+        return new Shape(part.index(), n, cpn, mem, wholeMemory, gpn, tasks, r.cpusPerTask(), totalGpus,
+                r.exclusive(), r.oneBlock(), match, r.nodes() > 0);
     }
 
     BitSet candidates() {
@@ -51,7 +58,7 @@ record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, int gpu
     }
 
     long needMem(Cluster c, int i) {
-        return exclusive ? c.mem[i] : memPerNode;
+        return exclusive || wholeMemory ? c.mem[i] : memPerNode;
     }
 
     int needGpu(Cluster c, int i) {
@@ -70,6 +77,7 @@ record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, int gpu
     /** Whether every node this shape needs is at least what {@code smaller} needs, with the same node filter. */
     boolean dominates(Shape smaller) {
         return match == smaller.match && exclusive == smaller.exclusive && oneBlock == smaller.oneBlock
+                && wholeMemory == smaller.wholeMemory
                 && nodes >= smaller.nodes && cpusPerNode >= smaller.cpusPerNode && memPerNode >= smaller.memPerNode
                 && gpusPerNode >= smaller.gpusPerNode;
     }

@@ -83,6 +83,11 @@ class JobEntity {
     private String comment;
     private Long simulatedRunSeconds;
     private Integer simulatedExitCode;
+    private String umask;
+    /** For a job that named no memory: its first partition's default per node, shown until it runs. */
+    private Long defaultMemoryMb;
+    @Column(name = "signal_spec")
+    private String signal;
     private Integer exitCode;
     private String allocatedNodes;
     private String allocation;
@@ -146,6 +151,9 @@ class JobEntity {
         this.comment = spec.comment();
         this.simulatedRunSeconds = spec.simulatedRunSeconds();
         this.simulatedExitCode = spec.simulatedExitCode();
+        this.umask = spec.umask();
+        this.signal = spec.signal();
+        this.defaultMemoryMb = spec.defaultMemoryMb();
     }
 
     Long id() { return id; }
@@ -198,6 +206,9 @@ class JobEntity {
     String comment() { return comment; }
     Long simulatedRunSeconds() { return simulatedRunSeconds; }
     Integer simulatedExitCode() { return simulatedExitCode; }
+    String umask() { return umask; }
+    String signal() { return signal; }
+    Long defaultMemoryMb() { return defaultMemoryMb; }
     Integer exitCode() { return exitCode; }
     String allocatedNodes() { return allocatedNodes; }
     String allocation() { return allocation; }

@@ -32,9 +32,10 @@ class JobInserts {
             + " begin_time, time_limit_seconds, min_nodes, max_nodes, tasks, cpus_per_task, ntasks_per_node, memory_mb,"
             + " gpus, gpus_per_node, gpu_type, constraints, exclusive, nodelist, exclude, dependency, nice, workdir,"
             + " stdout_path, stderr_path, requeue, requeue_count, reservation, comment,"
-            + " simulated_run_seconds, simulated_exit_code, cancel_requested, version)"
+            + " simulated_run_seconds, simulated_exit_code, cancel_requested, version, umask, signal_spec,"
+            + " default_memory_mb)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     private static final String INSERT_EVENTS = "INSERT INTO job_events (job_row, event_time, type, detail)"
             + " SELECT id, ?, ?, ? FROM jobs WHERE job_id = ?";
@@ -152,6 +153,13 @@ class JobInserts {
         setInteger(ps, ++i, job.simulatedExitCode());
         ps.setBoolean(++i, job.cancelRequested());
         ps.setLong(++i, job.version());
+        ps.setString(++i, job.umask());
+        ps.setString(++i, job.signal());
+        if (job.defaultMemoryMb() == null) {
+            ps.setNull(++i, Types.BIGINT);
+        } else {
+            ps.setLong(++i, job.defaultMemoryMb());
+        }
     }
 
     private static void setInteger(PreparedStatement ps, int index, Integer value) throws SQLException {

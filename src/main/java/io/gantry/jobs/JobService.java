@@ -222,6 +222,10 @@ public class JobService {
         jobs.save(job);
         event(job, clock.instant(), "UPDATED", "changed by " + caller.username() + ": " + change.summary());
         publisher.publishEvent(new JobsChanged(job.jobId(), "UPDATED"));
+        if (job.state() == JobState.RUNNING && change.timeLimitSeconds() != null && job.batchHost() != null) {
+            publisher.publishEvent(new JobTimeLimitChanged(JobIds.format(job.jobId(), job.arrayTaskId()),
+                    job.batchHost(), job.timeLimitSeconds()));
+        }
         return view(job, scripts.find(job.jobId()));
     }
 
@@ -288,15 +292,22 @@ public class JobService {
     static JobView view(JobEntity j, JobScripts.Script script) {
         boolean task = j.arrayTaskId() != JobIds.NO_TASK;
         String partition = j.partition() != null ? j.partition() : String.join(",", j.partitions());
+        List<JobAllocation> allocation = JobAllocation.decode(j.allocation());
+        // A job that named no memory gets its partition's default on each node: show what it holds, or
+        // while it waits what its first partition would give it.
+        long memoryMb = j.memoryMb() > 0 ? j.memoryMb()
+                : allocation != null && !allocation.isEmpty()
+                        ? allocation.stream().mapToLong(JobAllocation::memoryMb).max().orElse(0)
+                : j.defaultMemoryMb() != null ? j.defaultMemoryMb() : 0;
         return new JobView(j.jobId(), JobIds.format(j.jobId(), j.arrayTaskId()), task ? j.jobId() : null,
                 task ? j.arrayTaskId() : null, j.name(), j.user(), j.account(), partition, j.qos(), j.state(),
                 j.reason(), j.priority(), j.submitTime(), j.eligibleTime(), j.startTime(), j.endTime(),
                 j.expectedStartTime(), j.timeLimitSeconds(), j.minNodes(), j.maxNodes(), j.tasks(), j.cpusPerTask(),
-                j.ntasksPerNode(), j.memoryMb(), j.gpus(), j.gpusPerNode(), j.gpuType(), j.constraints(),
-                j.exclusive(), j.allocatedNodes(), JobAllocation.decode(j.allocation()), j.exitCode(),
+                j.ntasksPerNode(), memoryMb, j.gpus(), j.gpusPerNode(), j.gpuType(), j.constraints(),
+                j.exclusive(), j.allocatedNodes(), allocation, j.exitCode(),
                 j.dependency(), j.requeueCount(), j.arraySpec(), j.hold(), j.nice(), j.workdir(), j.stdout(),
                 j.stderr(), j.requeue(), j.reservation(), j.beginTime(), j.nodelist(), j.exclude(), j.comment(),
                 script.environment() == null ? null : EnvironmentText.decode(script.environment()), script.script(),
-                j.simulatedRunSeconds(), j.simulatedExitCode());
+                j.simulatedRunSeconds(), j.simulatedExitCode(), j.umask(), j.signal());
     }
 }

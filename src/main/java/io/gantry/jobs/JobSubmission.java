@@ -47,5 +47,9 @@ public record JobSubmission(
         @Schema(description = "Hostlist of nodes the job must not run on (-x)") String exclude,
         String comment,
         @Schema(description = "How long the job runs on a simulated node (ignored by real agents)") Long simulatedRunSeconds,
-        @Schema(description = "The exit code the job ends with on a simulated node") Integer simulatedExitCode) {
+        @Schema(description = "The exit code the job ends with on a simulated node") Integer simulatedExitCode,
+        @Schema(description = "The umask the job runs with, 3 or 4 octal digits (e.g. 0022); when absent, "
+                + "SLURM_UMASK from environment, else the node's default (0077)", example = "0022") String umask,
+        @Schema(description = "Signal sent before the time limit, as sbatch's --signal=[{R|B}:]SIG[@seconds] "
+                + "(60 s when no time is given; B: the batch shell only)", example = "B:USR1@120") String signal) {
 }

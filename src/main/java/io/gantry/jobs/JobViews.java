@@ -26,7 +26,9 @@ public final class JobViews {
             List<JobAllocation> allocation, Integer exitCode, String dependency, int requeueCount, String array,
             Hold hold, int nice, String workdir, String stdout, String stderr, boolean requeue, String reservation,
             Instant beginTime, String nodelist, String exclude, String comment, Map<String, String> environment,
-            String script, Long simulatedRunSeconds, Integer simulatedExitCode) {
+            String script, Long simulatedRunSeconds, Integer simulatedExitCode,
+            @Schema(description = "The umask it runs with (null: the node's default, 0077)") String umask,
+            @Schema(description = "Signal sent before the time limit, as [B:]SIG@seconds") String signal) {
     }
 
     @Schema(name = "JobSubmitted")

@@ -84,6 +84,7 @@ public final class SbatchDirectives {
         acted("reservation", null, Arg.VALUE, (p, o, v) -> p.reservation = text(v));
         acted("export", null, Arg.VALUE, (p, o, v) -> p.export = export(v));
         acted("comment", null, Arg.VALUE, (p, o, v) -> p.comment = text(v));
+        acted("signal", null, Arg.VALUE, (p, o, v) -> p.signal = JobSignal.parse(v).toString());
         acted("wrap", null, Arg.VALUE, (p, o, v) -> {
             throw new IllegalArgumentException("wraps a command line into a script, which makes no sense inside a script");
         });
@@ -139,7 +140,6 @@ public final class SbatchDirectives {
         ignored("propagate", null, Arg.OPTIONAL_VALUE);
         ignored("quiet", 'Q', Arg.NO_VALUE);
         ignored("reboot", null, Arg.NO_VALUE);
-        ignored("signal", null, Arg.VALUE);
         ignored("sockets-per-node", null, Arg.VALUE);
         ignored("spread-job", null, Arg.NO_VALUE);
         ignored("switches", null, Arg.VALUE);
@@ -217,6 +217,9 @@ public final class SbatchDirectives {
     private static String text(String value) {
         if (value.isEmpty()) {
             throw new IllegalArgumentException("needs a value");
+        }
+        if (ControlCharacters.in(value)) {
+            throw new IllegalArgumentException("must not hold control characters (" + ControlCharacters.first(value) + ")");
         }
         return value;
     }
@@ -370,6 +373,7 @@ public final class SbatchDirectives {
         String reservation;
         String export;
         String comment;
+        String signal;
 
         /** The memory option given so far, for sbatch's rule that only one kind may be. */
         Memory memoryKind;
@@ -621,7 +625,7 @@ public final class SbatchDirectives {
                     this.gpusPerNode, this.gpusPerTask, this.cpusPerGpu, this.gpuType, this.timeLimitSeconds,
                     this.constraints, this.exclusive, this.dependency, this.array, this.hold, this.nice, this.workdir,
                     this.stdout, this.stderr, this.requeue, this.ntasksPerNode, this.nodelist, this.exclude,
-                    this.beginTime, this.reservation, this.export, this.comment, this.warnings);
+                    this.beginTime, this.reservation, this.export, this.comment, this.signal, this.warnings);
         }
     }
 

@@ -27,6 +27,7 @@ import java.util.List;
  * @param exclude {@code -x/--exclude} as a compressed hostlist
  * @param beginTime {@code -b/--begin}, to resolve against the submission time
  * @param export {@code --export}, as given
+ * @param signal {@code --signal} in {@link JobSignal}'s canonical form ({@code B:USR1@60})
  * @param warnings options that were accepted but that Gantry does not act on, with their
  *     lines; never null
  */
@@ -65,6 +66,7 @@ public record SbatchOptions(
         String reservation,
         String export,
         String comment,
+        String signal,
         List<String> warnings) {
 
     public SbatchOptions {

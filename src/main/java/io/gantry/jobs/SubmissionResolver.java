@@ -90,7 +90,7 @@ class SubmissionResolver {
         ClusterLayout layout = cluster.layout();
 
         String name = first(json.name(), directives.name(), "job");
-        if (name.isBlank() || name.length() > MAX_NAME || name.contains("\n")) {
+        if (name.isBlank() || name.length() > MAX_NAME) {
             errors.add(new FieldError("name", "must be 1 to " + MAX_NAME + " characters on one line"));
         }
 
@@ -221,6 +221,29 @@ class SubmissionResolver {
         if (nodelist != null || exclude != null) {
             warnings.add("nodelist/exclude are recorded but not yet honoured by the scheduler");
         }
+        String workdir = first(json.workdir(), directives.workdir(), null);
+        String stdout = first(json.stdout(), directives.stdout(), null);
+        String stderr = first(json.stderr(), directives.stderr(), null);
+        String comment = first(json.comment(), directives.comment(), null);
+        String[][] texts = {{"name", name}, {"workdir", workdir}, {"stdout", stdout}, {"stderr", stderr},
+            {"comment", comment}, {"account", account}, {"qos", qos}, {"partition", json.partition()},
+            {"constraints", constraints}, {"gpuType", gpuType}, {"reservation", reservation},
+            {"dependency", dependency}, {"array", array}};
+        for (String[] text : texts) {
+            if (ControlCharacters.in(text[1])) {
+                errors.add(new FieldError(text[0], "must not hold control characters (it holds "
+                        + ControlCharacters.first(text[1]) + ")"));
+            }
+        }
+        String umask = umask(json.umask(), environment, errors);
+        String signal = directives.signal();
+        if (json.signal() != null) {
+            try {
+                signal = JobSignal.parse(json.signal()).toString();
+            } catch (IllegalArgumentException e) {
+                errors.add(new FieldError("signal", e.getMessage()));
+            }
+        }
         Long simulatedRun = json.simulatedRunSeconds();
         if (simulatedRun != null && simulatedRun < 0) {
             errors.add(new FieldError("simulatedRunSeconds", "must be 0 or more"));
@@ -247,10 +270,10 @@ class SubmissionResolver {
         JobSpec spec = new JobSpec(name, json.script(), partitions, account, qos, minNodes, maxNodes, tasks,
                 cpusPerTask, ntasksPerNode, memoryMb, gpus, gpusPerNode, gpuType, timeLimit, constraints, exclusive,
                 dependency, array, arrayMaxRunning, taskIds, held ? Hold.USER : Hold.NONE, nice,
-                first(json.workdir(), directives.workdir(), null), environment,
-                first(json.stdout(), directives.stdout(), null), first(json.stderr(), directives.stderr(), null),
-                first(json.requeue(), directives.requeue(), true), reservation, beginTime, nodelist, exclude,
-                first(json.comment(), directives.comment(), null), simulatedRun, json.simulatedExitCode());
+                workdir, environment, stdout, stderr, first(json.requeue(), directives.requeue(), true), reservation,
+                beginTime, nodelist, exclude, comment, simulatedRun, json.simulatedExitCode(), umask, signal,
+                memoryMb > 0 ? null : defaultMemory(partitions, layout, minNodes, tasks, cpusPerTask, ntasksPerNode,
+                        exclusive));
         return new Resolved(spec, warnings);
     }
 
@@ -278,6 +301,13 @@ class SubmissionResolver {
         }
         if (update.name() != null && (update.name().isBlank() || update.name().length() > MAX_NAME)) {
             errors.add(new FieldError("name", "must be 1 to " + MAX_NAME + " characters"));
+        } else if (ControlCharacters.in(update.name())) {
+            errors.add(new FieldError("name", "must not hold control characters (it holds "
+                    + ControlCharacters.first(update.name()) + ")"));
+        }
+        if (ControlCharacters.in(update.constraints())) {
+            errors.add(new FieldError("constraints", "must not hold control characters (it holds "
+                    + ControlCharacters.first(update.constraints()) + ")"));
         }
         if (update.constraints() != null && !update.constraints().isBlank()) {
             try {
@@ -298,6 +328,51 @@ class SubmissionResolver {
         if (update.constraints() != null) changed.add("constraints=" + update.constraints());
         return new Change(time, update.partition() == null ? null : String.join(",", partitions),
                 String.join(", ", changed));
+    }
+
+    /**
+     * What a job that names no memory gets per node in its first partition, for the API to show while
+     * it waits; the engine decides the real amount per partition as it places the job (the node count
+     * it derives is estimated here the way it derives it, from the partition's largest node).
+     */
+    private static Long defaultMemory(List<String> partitions, ClusterLayout layout, int minNodes, int tasks,
+            int cpusPerTask, Integer ntasksPerNode, boolean exclusive) {
+        ClusterLayout.PartitionSpec partition = partitions.isEmpty() ? null : layout.partitions().get(partitions.get(0));
+        if (partition == null || partition.nodes().isEmpty()) {
+            return null;
+        }
+        List<ClusterLayout.NodeSpec> nodes = partition.nodes().stream().map(layout.nodes()::get)
+                .filter(java.util.Objects::nonNull).toList();
+        long largestMemory = nodes.stream().mapToLong(ClusterLayout.NodeSpec::memoryMb).max().orElse(0);
+        io.gantry.engine.MemoryDefault memoryDefault = partition.memoryDefault();
+        if (exclusive || memoryDefault.wholeNode()) {
+            return largestMemory;
+        }
+        if (memoryDefault.perNodeMb() > 0) {
+            return memoryDefault.perNodeMb();
+        }
+        int largestCpus = nodes.stream().mapToInt(ClusterLayout.NodeSpec::cpus).max().orElse(1);
+        long nodeCount = minNodes > 0 ? minNodes : Math.max(1, ceilDiv(tasks, Math.max(1, largestCpus / cpusPerTask)));
+        long cpusPerNode = (ntasksPerNode != null ? ntasksPerNode : ceilDiv(tasks, nodeCount)) * (long) cpusPerTask;
+        return memoryDefault.perCpuMb() * cpusPerNode;
+    }
+
+    /**
+     * The umask asked for, else the one sbatch passes from the user's shell in SLURM_UMASK (as 4 octal
+     * digits), else null: the agent's default.
+     */
+    private static String umask(String given, Map<String, String> environment, List<FieldError> errors) {
+        String value = given != null ? given : environment.get(JobUmask.VARIABLE);
+        if (value == null) {
+            return null;
+        }
+        try {
+            return JobUmask.parse(value);
+        } catch (IllegalArgumentException e) {
+            errors.add(new FieldError("umask", (given != null ? "" : JobUmask.VARIABLE + " in environment: ")
+                    + e.getMessage()));
+            return null;
+        }
     }
 
     /** The account and QOS the job is charged to, or null with the reasons added to {@code errors}. */

@@ -85,8 +85,10 @@ class AgentIntegrationTests {
                         default: true
                         default-time: "10:00"
                         max-time: "1:00:00"
+                        default-mem-per-cpu: 1000
                       - name: spare
                         nodes: big1,sim1
+                        default-mem-per-cpu: 1000
                     switches:
                       - name: leaf1
                         nodes: node1

@@ -51,7 +51,7 @@ class ClusterLayoutTests {
     @Test
     void anUnknownNodeInAPartitionOrBlockStopsStartUp() {
         Fixture fixture = config();
-        fixture.partitions.set(1, new PartitionConfig("cpu", "cpu[1-3]", false, null, null, 1, "UP"));
+        fixture.partitions.set(1, new PartitionConfig("cpu", "cpu[1-3]", false, null, null, 1, "UP", null, null));
         fixture.blocks.set(0, new BlockConfig("b1", "gpu[01-05]"));
 
         assertProblem(fixture, "gantry.cluster.partitions[1].nodes: unknown node 'cpu3'");
@@ -62,7 +62,7 @@ class ClusterLayoutTests {
     void duplicateNamesStopStartUp() {
         Fixture fixture = config();
         fixture.nodes.add(new NodeSet("gpu04", 8, 1000, 0, null, List.of(), true));
-        fixture.partitions.add(new PartitionConfig("cpu", "cpu1", false, null, null, 1, "UP"));
+        fixture.partitions.add(new PartitionConfig("cpu", "cpu1", false, null, null, 1, "UP", null, null));
         fixture.switches.add(new SwitchConfig("leaf2", "spine", null));
         fixture.blocks.add(new BlockConfig("b1", "gpu01"));
 
@@ -110,13 +110,34 @@ class ClusterLayoutTests {
     @Test
     void badTimesAndTwoDefaultPartitionsAreReported() {
         Fixture fixture = config();
-        fixture.partitions.set(1, new PartitionConfig("cpu", "cpu[1-2]", true, "3-00:00:00", "1-00:00:00", 1, "UP"));
-        fixture.partitions.set(2, new PartitionConfig("all", "gpu[01-04],cpu[1-2]", false, null, "forever", 0, "SIDEWAYS"));
+        fixture.partitions.set(1, new PartitionConfig("cpu", "cpu[1-2]", true, "3-00:00:00", "1-00:00:00", 1, "UP", null, null));
+        fixture.partitions.set(2, new PartitionConfig("all", "gpu[01-04],cpu[1-2]", false, null, "forever", 0, "SIDEWAYS", null, null));
 
         assertProblem(fixture, "gantry.cluster.partitions[1].default-time: 3-00:00:00 is longer than max-time");
         assertProblem(fixture, "gantry.cluster.partitions[2].max-time:");
         assertProblem(fixture, "gantry.cluster.partitions[2].state: 'SIDEWAYS' is not one of");
         assertProblem(fixture, "2 partitions are marked default");
+    }
+
+    @Test
+    void aPartitionGivesItsDefaultMemoryPerCpuOrPerNodeNotBothAndAtLeastOneMegabyte() {
+        Fixture fixture = config();
+        fixture.partitions.set(1, new PartitionConfig("cpu", "cpu[1-2]", false, null, null, 1, "UP", 1000L, 8000L));
+        fixture.partitions.set(2, new PartitionConfig("all", "gpu[01-04],cpu[1-2]", false, null, null, 0, "UP", 0L, null));
+
+        assertProblem(fixture, "gantry.cluster.partitions[1].default-mem-per-cpu: give default-mem-per-cpu or "
+                + "default-mem-per-node, not both");
+        assertProblem(fixture, "gantry.cluster.partitions[2].default-mem-per-cpu: must be at least 1 (MB), was 0");
+    }
+
+    @Test
+    void aPartitionWithoutAMemoryDefaultGivesTheWholeNode() {
+        Fixture fixture = config();
+        fixture.partitions.set(1, new PartitionConfig("cpu", "cpu[1-2]", false, null, null, 1, "UP", 1000L, null));
+
+        ClusterLayout layout = ClusterLayout.from(fixture.build());
+        assertThat(layout.partitions().get("cpu").memoryDefault()).isEqualTo(io.gantry.engine.MemoryDefault.perCpu(1000));
+        assertThat(layout.partitions().get("gpu").memoryDefault()).isEqualTo(io.gantry.engine.MemoryDefault.WHOLE_NODE);
     }
 
     @Test
@@ -155,9 +176,9 @@ class ClusterLayoutTests {
                 new NodeSet("gpu[01-04]", 64, 512000, 8, "h100", List.of("h100"), true),
                 new NodeSet("cpu[1-2]", 32, 128000, 0, null, List.of(), true)));
         final List<PartitionConfig> partitions = new ArrayList<>(List.of(
-                new PartitionConfig("gpu", "gpu[01-04]", true, "1:00:00", "2-00:00:00", 1, "UP"),
-                new PartitionConfig("cpu", "cpu[1-2]", false, "60", "1-00:00:00", 1, "UP"),
-                new PartitionConfig("all", "gpu[01-04],cpu[1-2]", false, null, "UNLIMITED", 0, "UP")));
+                new PartitionConfig("gpu", "gpu[01-04]", true, "1:00:00", "2-00:00:00", 1, "UP", null, null),
+                new PartitionConfig("cpu", "cpu[1-2]", false, "60", "1-00:00:00", 1, "UP", null, null),
+                new PartitionConfig("all", "gpu[01-04],cpu[1-2]", false, null, "UNLIMITED", 0, "UP", null, null)));
         final List<SwitchConfig> switches = new ArrayList<>(List.of(
                 new SwitchConfig("spine", null, null),
                 new SwitchConfig("leaf1", "spine", "gpu[01-02]"),

@@ -84,6 +84,7 @@ class FailoverIntegrationTests {
                         nodes: node[1-2]
                         default: true
                         default-time: "10:00"
+                        default-mem-per-cpu: 1000
                     switches:
                       - name: leaf1
                         nodes: node[1-2]

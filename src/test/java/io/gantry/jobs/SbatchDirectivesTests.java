@@ -112,6 +112,9 @@ class SbatchDirectivesTests {
             --export NONE                 | export            | NONE
             --comment=nightly             | comment           | nightly
             --comment nightly             | comment           | nightly
+            --signal=B:USR1@120           | signal            | B:USR1@120
+            --signal SIGTERM              | signal            | TERM@60
+            --signal=R:10@0               | signal            | USR1@0
             """)
     void eachOptionInEachOfItsFormsSetsItsField(String directive, String field, String expected) {
         SbatchOptions options = SbatchDirectives.parse(script("#SBATCH " + directive));
@@ -335,7 +338,6 @@ class SbatchDirectivesTests {
             -Q                          | -Q
             --quiet                     | --quiet
             --reboot                    | --reboot
-            --signal=B:USR1@60          | --signal
             --sockets-per-node=2        | --sockets-per-node
             --spread-job                | --spread-job
             --switches=1@10             | --switches
@@ -425,12 +427,36 @@ class SbatchDirectivesTests {
             hetjob                       | hetjob           | heterogeneous jobs are not supported; submit the components as separate jobs
             train                        | train            | is not an option; an #SBATCH line holds only options and their values (quote a value with spaces)
             --                           | --               | is not an option; an #SBATCH line holds only options and their values (quote a value with spaces)
+            --signal=USR3                | --signal         | 'USR3': 'USR3' is not a signal; write a name such as USR1 or SIGTERM, or a number from 1 to 64
+            --signal=B:USR1@70000        | --signal         | 'B:USR1@70000': the time after @ is at most 65535 seconds
+            --signal=65@10               | --signal         | '65@10': signal numbers run from 1 to 64
+            --signal=@10                 | --signal         | '@10' names no signal; write [B:]SIG[@seconds], as in B:USR1@60
             """)
     void anUnknownOptionAMissingValueOrAMalformedValueIsAnErrorNamingTheLine(String directive, String option,
             String message) {
         assertThatExceptionOfType(SbatchException.class)
             .isThrownBy(() -> SbatchDirectives.parse(script("#SBATCH -J fine", "", "#SBATCH " + directive)))
             .satisfies(error -> assertThat(error.errors()).containsExactly(new ScriptError(4, option, message)));
+    }
+
+    @ParameterizedTest(name = "{0} with a control character is an error naming its line")
+    @CsvSource(delimiter = '|', textBlock = """
+            -J         | -J
+            --job-name | --job-name
+            -o         | -o
+            --error    | --error
+            -D         | -D
+            --chdir    | --chdir
+            --comment  | --comment
+            """)
+    void namesAndPathsWithControlCharactersAreAnErrorNamingTheLine(String option, String spelled) {
+        String value = option.startsWith("--") ? option + "=a\u0000b" : option + " a\u001bb";
+        String shown = option.startsWith("--") ? "NUL" : "\\x1b";
+
+        assertThatExceptionOfType(SbatchException.class)
+            .isThrownBy(() -> SbatchDirectives.parse(script("#SBATCH " + value)))
+            .satisfies(error -> assertThat(error.errors()).containsExactly(new ScriptError(2, spelled,
+                    "must not hold control characters (" + shown + ")")));
     }
 
     @Test
