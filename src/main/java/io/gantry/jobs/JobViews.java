@@ -26,7 +26,12 @@ public final class JobViews {
             List<JobAllocation> allocation, Integer exitCode, String dependency, int requeueCount, String array,
             Hold hold, int nice, String workdir, String stdout, String stderr, boolean requeue, String reservation,
             Instant beginTime, String nodelist, String exclude, String comment, Map<String, String> environment,
-            String script, Long simulatedRunSeconds, Integer simulatedExitCode) {
+            String script, Long simulatedRunSeconds, Integer simulatedExitCode,
+            @Schema(description = "Peak memory of its run as its node measured it (the job's cgroup), in bytes; "
+                    + "null when not known (still running, never started, simulated node, node without cgroups)",
+                    example = "126418944") Long maxRssBytes,
+            @Schema(description = "CPU time of all its run's processes as its node measured it, in milliseconds; "
+                    + "null when not known", example = "62345") Long totalCpuMillis) {
     }
 
     @Schema(name = "JobSubmitted")
