@@ -64,6 +64,13 @@ class JobUsageIntegrationTests {
                         nodes: node1
                         default: true
                         default-time: "10:00"
+                    # named so that the demo cluster's switches and blocks are replaced, not merged in
+                    switches:
+                      - name: leaf1
+                        nodes: node1
+                    blocks:
+                      - name: block1
+                        nodes: node1
                   agents:
                     join-token: %s
                     default-partitions: [batch]
