@@ -38,6 +38,8 @@ export interface Job {
   allocatedNodes?: string | null; allocation?: Allocation[] | null; exitCode?: number | null;
   dependency?: string | null; requeueCount?: number | null; script?: string | null;
   stdout?: string | null; stderr?: string | null; workdir?: string | null; constraints?: string | null;
+  /** Measured on its node when it ended (the job's cgroup); null when not known. */
+  maxRssBytes?: number | null; totalCpuMillis?: number | null;
 }
 
 export interface JobEvent { time: string; type: string; detail?: string | null }
@@ -65,7 +67,8 @@ export interface AccountingRecord {
   jobId: string; name?: string | null; user: string; account?: string | null; partition?: string | null; qos?: string | null;
   state: JobState; exitCode?: number | null; submitTime?: string | null; startTime?: string | null; endTime?: string | null;
   elapsedSeconds: number; timeLimitSeconds?: number | null; allocTres?: string | null; cpuSeconds: number; gpuSeconds: number;
-  nodeList?: string | null;
+  nodeList?: string | null; maxRssBytes?: number | null; maxRss?: string | null; totalCpuMillis?: number | null;
+  totalCpu?: string | null;
 }
 
 /** One line of GET /api/v1/fairshare (sshare -a): an account (user null) or a user under it. */

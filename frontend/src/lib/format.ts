@@ -67,3 +67,22 @@ export function formatMemory(mb: number | null | undefined): string {
   if (mb === null || mb === undefined) return '—';
   return mb >= 1024 ? `${(mb / 1024).toFixed(mb % 1024 ? 1 : 0)} GB` : `${mb} MB`;
 }
+
+/** A measured size in bytes (a job's peak memory), in the largest binary unit that keeps it above 1. */
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined) return '—';
+  const units = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+  let value = bytes, unit = 0;
+  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit++; }
+  return unit === 0 ? `${bytes} B` : `${value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
+}
+
+/** A measured CPU time in milliseconds as sacct's TotalCPU reads: [d-]hh:mm:ss, with milliseconds under an hour. */
+export function formatCpuTime(millis: number | null | undefined): string {
+  if (millis === null || millis === undefined) return '—';
+  const ms = Math.max(0, Math.round(millis));
+  const s = Math.floor(ms / 1000), sub = ms % 1000;
+  if (s >= 3600 || !sub) return formatDuration(s);
+  const m = Math.floor(s / 60), r = s % 60;
+  return `${String(m).padStart(2, '0')}:${String(r).padStart(2, '0')}.${String(sub).padStart(3, '0')}`;
+}

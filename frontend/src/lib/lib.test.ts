@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expandHostlist } from './hostlist';
-import { formatDuration, parseSlurmTime, reasonInWords } from './format';
+import { formatBytes, formatCpuTime, formatDuration, parseSlurmTime, reasonInWords } from './format';
 import { readDirectives, sbatchCommand } from './sbatch';
 import { parseRoute, href } from './router';
 import { gpuSummary } from './cluster';
@@ -26,6 +26,21 @@ describe('time', () => {
     expect(formatDuration(93784)).toBe('1-02:03:04');
     expect(formatDuration(59)).toBe('00:00:59');
     expect(formatDuration(null)).toBe('UNLIMITED');
+  });
+});
+
+describe('measured usage', () => {
+  it('writes a peak memory in the largest unit above one', () => {
+    expect(formatBytes(126418944)).toBe('120.6 MB');
+    expect(formatBytes(3 * 1024 ** 3)).toBe('3.00 GB');
+    expect(formatBytes(512)).toBe('512 B');
+    expect(formatBytes(null)).toBe('—');
+  });
+  it('writes CPU time as sacct writes TotalCPU', () => {
+    expect(formatCpuTime(62345)).toBe('01:02.345');
+    expect(formatCpuTime(62000)).toBe('00:01:02');
+    expect(formatCpuTime(93784567)).toBe('1-02:03:04');
+    expect(formatCpuTime(undefined)).toBe('—');
   });
 });
 

@@ -4,7 +4,7 @@ import { api, ApiError } from '../api/client';
 import { PRIORITY_FACTORS, type Job, type PriorityFactor, type PriorityList } from '../api/types';
 import { queuePosition } from '../lib/accounting';
 import { useAuth } from '../lib/auth';
-import { formatDuration, formatMemory, formatTime, isActive, reasonInWords, relative } from '../lib/format';
+import { formatBytes, formatCpuTime, formatDuration, formatMemory, formatTime, isActive, reasonInWords, relative } from '../lib/format';
 import { href } from '../lib/router';
 import { ConfirmButton, ErrorBox, Loading, StateBadge } from './common';
 
@@ -90,6 +90,8 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
             <dt>Started</dt><dd>{formatTime(j.startTime)}</dd>
             <dt>Ended</dt><dd>{formatTime(j.endTime)}</dd>
             <dt>Exit code</dt><dd data-testid="job-exit-code">{j.exitCode ?? '—'}</dd>
+            {j.maxRssBytes != null && <><dt>Max memory</dt><dd data-testid="job-max-rss">{formatBytes(j.maxRssBytes)}</dd></>}
+            {j.totalCpuMillis != null && <><dt>CPU time</dt><dd data-testid="job-cpu-time">{formatCpuTime(j.totalCpuMillis)}</dd></>}
             {j.dependency && <><dt>Dependency</dt><dd>{j.dependency}</dd></>}
             {j.arrayJobId != null && <><dt>Array</dt><dd><a href={href('/jobs', { arrayJobId: j.arrayJobId, all: 1 })}>{j.arrayJobId}</a> task {j.arrayTaskId}</dd></>}
             <dt>Output</dt><dd className="mono">{j.stdout ?? '—'}</dd>

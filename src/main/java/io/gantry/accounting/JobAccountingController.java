@@ -42,13 +42,15 @@ class JobAccountingController {
               "submitTime": "2026-03-01T08:00:00Z", "startTime": "2026-03-01T08:00:05Z",
               "endTime": "2026-03-01T10:00:05Z", "elapsedSeconds": 7200, "timeLimitSeconds": 86400,
               "allocTres": "cpu=64,mem=256G,gres/gpu=8,node=1", "cpuSeconds": 460800, "gpuSeconds": 57600,
-              "nodeList": "gpu001"}],
+              "nodeList": "gpu001", "maxRssBytes": 126418944, "maxRss": "123456K", "totalCpuMillis": 62345,
+              "totalCpu": "01:02.345"}],
              "page": 0, "size": 50, "total": 1}""";
     private static final String CSV_EXAMPLE = """
             jobId,name,user,account,partition,qos,state,exitCode,submitTime,startTime,endTime,elapsedSeconds,\
-            timeLimitSeconds,allocTres,cpuSeconds,gpuSeconds,nodeList\r
+            timeLimitSeconds,allocTres,cpuSeconds,gpuSeconds,nodeList,maxRssBytes,maxRss,totalCpuMillis,totalCpu\r
             42_7,train-llm,alice,physics,gpu,normal,COMPLETED,0,2026-03-01T08:00:00Z,2026-03-01T08:00:05Z,\
-            2026-03-01T10:00:05Z,7200,86400,"cpu=64,mem=256G,gres/gpu=8,node=1",460800,57600,gpu001\r
+            2026-03-01T10:00:05Z,7200,86400,"cpu=64,mem=256G,gres/gpu=8,node=1",460800,57600,gpu001,126418944,123456K,\
+            62345,01:02.345\r
             """;
 
     private final JobAccountingService accounting;

@@ -28,7 +28,16 @@ public record JobAccountingRecord(
                 example = "cpu=64,mem=256G,gres/gpu=8,node=1") String allocTres,
         @Schema(description = "Allocated CPUs x elapsed seconds", example = "460800") long cpuSeconds,
         @Schema(description = "Allocated GPUs x elapsed seconds", example = "57600") long gpuSeconds,
-        @Schema(description = "Hostlist of the nodes it ran on", example = "gpu[001-002]") String nodeList) {
+        @Schema(description = "Hostlist of the nodes it ran on", example = "gpu[001-002]") String nodeList,
+        @Schema(description = "Peak memory of its run as its node measured it (the job's cgroup), in bytes; null "
+                + "when not known: still running, never started, a simulated node or one without cgroups",
+                example = "126418944") Long maxRssBytes,
+        @Schema(description = "Slurm's MaxRSS: maxRssBytes as sacct prints it; null when not known",
+                example = "123456K") String maxRss,
+        @Schema(description = "CPU time of all its run's processes as its node measured it, in milliseconds; "
+                + "null when not known", example = "62345") Long totalCpuMillis,
+        @Schema(description = "Slurm's TotalCPU: totalCpuMillis as sacct prints it ([D-]HH:MM:SS, or MM:SS.mmm "
+                + "under an hour); null when not known", example = "01:02.345") String totalCpu) {
 
     /** A page of {@link JobAccountingRecord}s in the envelope every list has. */
     @Schema(name = "JobAccountingPage")

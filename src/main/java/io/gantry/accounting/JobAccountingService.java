@@ -74,7 +74,9 @@ class JobAccountingService {
                 allocTres(held),
                 Math.multiplyExact(held.cpu(), elapsed),
                 Math.multiplyExact(held.gpus(), elapsed),
-                e.allocatedNodes());
+                e.allocatedNodes(),
+                e.usage().maxRssBytes(), SacctUsage.maxRss(e.usage().maxRssBytes()),
+                e.usage().totalCpuMillis(), SacctUsage.totalCpu(e.usage().totalCpuMillis()));
     }
 
     /** Slurm's AllocTRES, e.g. {@code cpu=64,mem=256G,gres/gpu=8,node=1}; null when nothing was allocated. */

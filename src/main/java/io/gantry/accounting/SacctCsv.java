@@ -7,13 +7,14 @@ import java.util.List;
 /**
  * The CSV form of {@code GET /accounting/jobs} (what {@code sacct -P} is to sacct): a header line, then
  * one line per job, RFC 4180 quoting (fields with a comma, quote or line break are quoted, quotes doubled)
- * and CRLF line ends. The header is the JSON field names, so both forms read the same.
+ * and CRLF line ends. The header is the JSON field names, so both forms read the same; a value not known
+ * (MaxRSS of a job still running, say) is an empty field, as in {@code sacct -P}.
  */
 final class SacctCsv {
 
     static final List<String> HEADER = List.of("jobId", "name", "user", "account", "partition", "qos", "state",
             "exitCode", "submitTime", "startTime", "endTime", "elapsedSeconds", "timeLimitSeconds", "allocTres",
-            "cpuSeconds", "gpuSeconds", "nodeList");
+            "cpuSeconds", "gpuSeconds", "nodeList", "maxRssBytes", "maxRss", "totalCpuMillis", "totalCpu");
 
     private SacctCsv() {
     }
@@ -25,7 +26,8 @@ final class SacctCsv {
     static void writeRow(Writer out, JobAccountingRecord r) throws IOException {
         writeLine(out, java.util.Arrays.asList(r.jobId(), r.name(), r.user(), r.account(), r.partition(), r.qos(),
                 r.state(), r.exitCode(), r.submitTime(), r.startTime(), r.endTime(), r.elapsedSeconds(),
-                r.timeLimitSeconds(), r.allocTres(), r.cpuSeconds(), r.gpuSeconds(), r.nodeList()));
+                r.timeLimitSeconds(), r.allocTres(), r.cpuSeconds(), r.gpuSeconds(), r.nodeList(), r.maxRssBytes(),
+                r.maxRss(), r.totalCpuMillis(), r.totalCpu()));
     }
 
     static void writeLine(Writer out, List<?> fields) throws IOException {

@@ -42,6 +42,7 @@ import io.gantry.jobs.JobAllocation;
 import io.gantry.jobs.JobCancelRequested;
 import io.gantry.jobs.JobState;
 import io.gantry.jobs.JobViews.JobView;
+import io.gantry.jobs.MeasuredUsage;
 import io.gantry.engine.Hostlist;
 import io.gantry.scheduling.JobCompletion;
 import io.gantry.scheduling.JobStarted;
@@ -222,7 +223,9 @@ class AgentService {
                 String detail = r.detail() != null ? r.detail()
                         : r.signal() != null ? "killed by signal " + r.signal() + " on " + node
                         : "exited with code " + r.exitCode() + " on " + node;
-                if (completion.end(job.row(), JobState.valueOf(r.state()), r.exitCode(), r.time(), detail)) {
+                MeasuredUsage usage = r.usage() == null ? MeasuredUsage.UNKNOWN
+                        : MeasuredUsage.of(r.usage().maxRssBytes(), r.usage().cpuTimeMillis());
+                if (completion.end(job.row(), JobState.valueOf(r.state()), r.exitCode(), r.time(), detail, usage)) {
                     applied++;
                 }
             }

@@ -98,6 +98,10 @@ class JobEntity {
     private String batchHost;
     /** Whether the batch host's agent has said it started the script. */
     private boolean launched;
+    /** The run's peak memory as its node measured it; null when not known. */
+    private Long maxRssBytes;
+    /** The run's CPU time (all its processes) as its node measured it; null when not known. */
+    private Long totalCpuMillis;
     @Version
     private long version;
 
@@ -213,6 +217,8 @@ class JobEntity {
     String allocatedNodes() { return allocatedNodes; }
     String allocation() { return allocation; }
     boolean cancelRequested() { return cancelRequested; }
+    Long maxRssBytes() { return maxRssBytes; }
+    Long totalCpuMillis() { return totalCpuMillis; }
     long version() { return version; }
 
     void schedulingDecision(String reason, long priority, Instant expectedStart) {
@@ -258,11 +264,16 @@ class JobEntity {
         this.endState = JobState.CANCELLED;
     }
 
-    /** Ends the job; a job cancelled while it ran ends CANCELLED whatever its exit. */
-    void end(JobState finalState, Integer exitCode, Instant at) {
+    /**
+     * Ends the job with what its run used as its node measured it; a job cancelled while it ran ends
+     * CANCELLED whatever its exit.
+     */
+    void end(JobState finalState, Integer exitCode, Instant at, MeasuredUsage usage) {
         this.state = endState != null ? endState : finalState;
         this.exitCode = exitCode;
         this.endTime = at;
+        this.maxRssBytes = usage.maxRssBytes();
+        this.totalCpuMillis = usage.totalCpuMillis();
         this.reason = PendingReason.NONE.slurmName();
         this.expectedStartTime = null;
     }
@@ -293,6 +304,8 @@ class JobEntity {
         this.startTime = null;
         this.endTime = null;
         this.exitCode = null;
+        this.maxRssBytes = null;
+        this.totalCpuMillis = null;
         this.allocatedNodes = null;
         this.allocation = null;
         this.partition = null;

@@ -31,7 +31,8 @@ import io.gantry.security.CurrentUser;
 public class JobHistory {
 
     private static final String COLUMNS = "job_id, array_task_id, name, user_name, account, partition, partitions, "
-            + "qos, state, exit_code, submit_time, start_time, end_time, time_limit_seconds, allocation, allocated_nodes";
+            + "qos, state, exit_code, submit_time, start_time, end_time, time_limit_seconds, allocation, allocated_nodes, "
+            + "max_rss_bytes, total_cpu_millis";
     private static final int FETCH_SIZE = 1000;
 
     private final NamedParameterJdbcTemplate jdbc;
@@ -63,10 +64,13 @@ public class JobHistory {
         }
     }
 
-    /** One job or array task: its row as stored, its allocation summed over its nodes. */
+    /**
+     * One job or array task: its row as stored, its allocation summed over its nodes, and what its run
+     * used as its node measured it (unknown until it ends).
+     */
     public record Entry(long jobId, int arrayTaskId, String name, String user, String account, String partition,
             String partitions, String qos, JobState state, Integer exitCode, Instant submitTime, Instant startTime,
-            Instant endTime, long timeLimitSeconds, Tres allocated, String allocatedNodes) {
+            Instant endTime, long timeLimitSeconds, Tres allocated, String allocatedNodes, MeasuredUsage usage) {
     }
 
     /** A page of entries and how many match in all, read in one transaction. */
@@ -220,7 +224,8 @@ public class JobHistory {
                 rs.getString("partitions"), rs.getString("qos"), JobState.valueOf(rs.getString("state")),
                 rs.getObject("exit_code", Integer.class), instant(rs, "submit_time"), instant(rs, "start_time"),
                 instant(rs, "end_time"), rs.getLong("time_limit_seconds"), JobAllocation.totals(rs.getString("allocation")),
-                rs.getString("allocated_nodes"));
+                rs.getString("allocated_nodes"),
+                new MeasuredUsage(rs.getObject("max_rss_bytes", Long.class), rs.getObject("total_cpu_millis", Long.class)));
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {

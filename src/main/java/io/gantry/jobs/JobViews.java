@@ -28,7 +28,12 @@ public final class JobViews {
             Instant beginTime, String nodelist, String exclude, String comment, Map<String, String> environment,
             String script, Long simulatedRunSeconds, Integer simulatedExitCode,
             @Schema(description = "The umask it runs with (null: the node's default, 0077)") String umask,
-            @Schema(description = "Signal sent before the time limit, as [B:]SIG@seconds") String signal) {
+            @Schema(description = "Signal sent before the time limit, as [B:]SIG@seconds") String signal,
+            @Schema(description = "Peak memory of its run as its node measured it (the job's cgroup), in bytes; "
+                    + "null when not known (still running, never started, simulated node, node without cgroups)",
+                    example = "126418944") Long maxRssBytes,
+            @Schema(description = "CPU time of all its run's processes as its node measured it, in milliseconds; "
+                    + "null when not known", example = "62345") Long totalCpuMillis) {
     }
 
     @Schema(name = "JobSubmitted")

@@ -196,15 +196,22 @@ public class SchedulerJobs {
         return changed;
     }
 
-    /** Ends a running or completing job; empty if it had already ended. */
+    /** Ends a running or completing job whose usage is not known; empty if it had already ended. */
     @Transactional(propagation = Propagation.MANDATORY)
     public Optional<ActiveJob> end(long row, JobState state, Integer exitCode, Instant at, String detail) {
+        return end(row, state, exitCode, at, detail, MeasuredUsage.UNKNOWN);
+    }
+
+    /** Ends a running or completing job with what its run used; empty if it had already ended. */
+    @Transactional(propagation = Propagation.MANDATORY)
+    public Optional<ActiveJob> end(long row, JobState state, Integer exitCode, Instant at, String detail,
+            MeasuredUsage usage) {
         JobEntity job = jobs.findById(row).orElse(null);
         if (job == null || !job.state().isActive()) {
             return Optional.empty();
         }
         ActiveJob before = active(job);
-        job.end(state, exitCode, at);
+        job.end(state, exitCode, at, usage == null ? MeasuredUsage.UNKNOWN : usage);
         events.save(new JobEventEntity(row, at, job.state().name(), detail));
         return Optional.of(before);
     }

@@ -14,6 +14,7 @@ import io.gantry.jobs.ActiveJob;
 import io.gantry.jobs.JobAllocation;
 import io.gantry.jobs.JobIds;
 import io.gantry.jobs.JobState;
+import io.gantry.jobs.MeasuredUsage;
 import io.gantry.jobs.SchedulerJobs;
 
 /**
@@ -38,7 +39,16 @@ public class JobCompletion {
     /** Ends a running job; false when it had already ended (a late or repeated report). */
     @Transactional
     public boolean end(long row, JobState state, Integer exitCode, Instant at, String detail) {
-        Optional<ActiveJob> ended = jobs.end(row, state, exitCode, at, detail);
+        return end(row, state, exitCode, at, detail, MeasuredUsage.UNKNOWN);
+    }
+
+    /**
+     * Ends a running job with what its run used as its node measured it (kept for sacct's MaxRSS and
+     * TotalCPU); false when it had already ended (a late or repeated report).
+     */
+    @Transactional
+    public boolean end(long row, JobState state, Integer exitCode, Instant at, String detail, MeasuredUsage usage) {
+        Optional<ActiveJob> ended = jobs.end(row, state, exitCode, at, detail, usage);
         ended.ifPresent(job -> {
             release(job);
             events.publishEvent(new JobEnded(row, JobIds.format(job.jobId(), job.arrayTaskId()), state));

@@ -150,7 +150,8 @@ class JobAccountingIntegrationTests {
         String[] lines = csv.body().split("\r\n");
         assertThat(lines).hasSize(3);
         assertThat(lines[0]).isEqualTo("jobId,name,user,account,partition,qos,state,exitCode,submitTime,startTime,"
-                + "endTime,elapsedSeconds,timeLimitSeconds,allocTres,cpuSeconds,gpuSeconds,nodeList");
+                + "endTime,elapsedSeconds,timeLimitSeconds,allocTres,cpuSeconds,gpuSeconds,nodeList,maxRssBytes,maxRss,"
+                + "totalCpuMillis,totalCpu");
         for (int i = 0; i < rows.size(); i++) {
             JsonNode r = rows.get(i);
             String name = r.get("name").asString();
@@ -160,7 +161,11 @@ class JobAccountingIntegrationTests {
                     r.get("state").asString(), r.get("exitCode").asString(), r.get("submitTime").asString(),
                     r.get("startTime").asString(), r.get("endTime").asString(), r.get("elapsedSeconds").asString(),
                     r.get("timeLimitSeconds").asString(), "\"" + r.get("allocTres").asString() + "\"",
-                    r.get("cpuSeconds").asString(), r.get("gpuSeconds").asString(), r.get("nodeList").asString());
+                    r.get("cpuSeconds").asString(), r.get("gpuSeconds").asString(), r.get("nodeList").asString(),
+                    // Simulated nodes measure nothing: MaxRSS and TotalCPU are empty, as sacct leaves them.
+                    "", "", "", "");
+            assertThat(r.get("maxRss").isNull()).as(r.toString()).isTrue();
+            assertThat(r.get("totalCpu").isNull()).as(r.toString()).isTrue();
             assertThat(lines[i + 1]).isEqualTo(expected);
         }
         assertThat(lines[1]).contains("\"" + rows.get(0).get("name").asString().replace("\"", "\"\"") + "\"");
