@@ -121,9 +121,11 @@ class AgentService {
         }
         hub.open(node);
         List<Command> commands = reconcile(node, orEmpty(registration.runningJobs()), now);
-        log.info("Agent of node '{}' registered from {} ({} CPUs, {} MB, {} GPUs); node is {}{}", node, remote,
+        log.info("Agent of node '{}' registered from {} ({} CPUs, {} MB, {} GPUs); node is {}{}{}", node, remote,
                 registration.cpus(), registration.memoryMb(), gpus.size(), result.state(),
-                result.reason() == null ? "" : " (" + result.reason() + ")");
+                result.reason() == null ? "" : " (" + result.reason() + ")",
+                registration.jobUser() == null ? ""
+                        : "; its agent does not run as root and runs jobs only as " + registration.jobUser());
         return new Registered(node, credential, (int) properties.effectivePollWait().toSeconds(),
                 (int) properties.killWait().toSeconds(), (int) properties.syncInterval().toSeconds(),
                 result.state().name(), result.reason(), commands, nodeSettings());
