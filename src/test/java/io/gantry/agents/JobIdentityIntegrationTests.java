@@ -262,7 +262,8 @@ class JobIdentityIntegrationTests {
         String out = Files.readString(work.resolve("gantry-" + id + ".out"));
         assertThat(out).contains("ready", "got-term");
         // the script traps SIGTERM, so only the SIGKILL after the kill wait (2 s) ends it
-        assertThat(Duration.ofNanos(System.nanoTime() - cancelledAt)).isGreaterThan(Duration.ofMillis(1500));
+        assertThat(Duration.ofNanos(System.nanoTime() - cancelledAt)).as(() -> "the agent's log:\n" + agentLog())
+                .isGreaterThan(Duration.ofMillis(1500));
     }
 
     @Test
@@ -311,6 +312,15 @@ class JobIdentityIntegrationTests {
                     return state.equals(last[0].get("state").asString());
                 });
         return last[0];
+    }
+
+    private static String agentLog() {
+        try {
+            String log = Files.readString(dir.resolve("agent.log"));
+            return log.substring(Math.max(0, log.length() - 6000));
+        } catch (IOException e) {
+            return e.toString();
+        }
     }
 
     private static String output(String... command) throws IOException, InterruptedException {
