@@ -48,6 +48,21 @@ final class Cluster {
 
     private final Map<String, BitSet> matchMemo = new ConcurrentHashMap<>();
     private final Map<String, PartMatch> partMatchMemo = new ConcurrentHashMap<>();
+    private final Map<String, Hosts> hostsMemo = new ConcurrentHashMap<>();
+
+    /**
+     * Distinct hostlists remembered; beyond it the memo starts afresh. Each is as big as the list
+     * the user wrote (never as big as the cluster), and a cycle's jobs rarely name many lists.
+     */
+    private static final int MAX_HOSTLISTS = 4096;
+
+    /**
+     * A hostlist resolved against the nodes: the indices it names, sorted and distinct, and the
+     * names no node has (in the order written).
+     */
+    record Hosts(int[] indices, List<String> unknown) {
+        static final Hosts NONE = new Hosts(new int[0], List.of());
+    }
 
     /**
      * The nodes of one partition with one GPU type and constraint, counted per node class (all
@@ -187,6 +202,45 @@ final class Cluster {
             }
             return new PartMatch(k, bits, all, upCount, maxCpus, maxGpus, blockAll);
         });
+    }
+
+    /** The nodes a hostlist expression names; an expression that does not parse names no node. */
+    Hosts hosts(String expression) {
+        if (expression == null) {
+            return Hosts.NONE;
+        }
+        Hosts known = hostsMemo.get(expression);
+        if (known != null) {
+            return known;
+        }
+        if (hostsMemo.size() >= MAX_HOSTLISTS) {
+            hostsMemo.clear();
+        }
+        Hosts resolved = resolve(expression);
+        hostsMemo.put(expression, resolved);
+        return resolved;
+    }
+
+    private Hosts resolve(String expression) {
+        List<String> names;
+        try {
+            names = Hostlist.parse(expression).hosts();
+        } catch (HostlistException e) {
+            return new Hosts(new int[0], List.of(expression));
+        }
+        int[] indices = new int[names.size()];
+        int count = 0;
+        List<String> unknown = new java.util.ArrayList<>();
+        for (String name : names) {
+            Integer i = nodeIndex.get(name);
+            if (i == null) {
+                unknown.add(name);
+            } else {
+                indices[count++] = i;
+            }
+        }
+        int[] sorted = java.util.Arrays.stream(indices, 0, count).sorted().distinct().toArray();
+        return new Hosts(sorted, List.copyOf(unknown));
     }
 
     boolean sameInput(List<Node> otherNodes, List<Partition> otherPartitions) {

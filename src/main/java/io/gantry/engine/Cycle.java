@@ -41,6 +41,8 @@ final class Cycle {
     /** Nodes that fitted but were kept for an advance reservation, in the last {@link #tryNow}. */
     private int keptForReservation;
     private boolean keptForMaintenance;
+    /** Why a node of the job's nodelist could not be used, in the last {@link #tryNow}; null when all could. */
+    private PendingReason requiredWhy;
     /** Advance reservations, with their nodes as indices. */
     private final List<Held> held = new ArrayList<>();
     private final Map<String, Held> heldByName = new HashMap<>();
@@ -225,7 +227,8 @@ final class Cycle {
                 reason = reason == null ? PendingReason.PRIORITY : reason;
                 continue;
             }
-            PendingReason known = own == null ? knownFailure(shape, duration) : null;
+            // A job that names nodes fails for its own reasons: failures of other jobs say nothing of it.
+            PendingReason known = own == null && !shape.restricted() ? knownFailure(shape, duration) : null;
             if (known != null) {
                 reason = worse(reason, known);
                 blocked[p] = true;
@@ -240,11 +243,13 @@ final class Cycle {
             }
             // Priority when only reservations for jobs ahead stand in the way; Resources otherwise;
             // maintenance when an advance reservation with MAINT keeps nodes that would do.
-            PendingReason why = keptForMaintenance && baseFit + keptForReservation >= shape.nodes()
+            int need = shape.others();
+            PendingReason why = requiredWhy != null ? requiredWhy
+                    : keptForMaintenance && baseFit + keptForReservation >= need
                     ? PendingReason.RESERVED_FOR_MAINTENANCE
-                    : baseFit >= shape.nodes() && usable < shape.nodes() ? PendingReason.PRIORITY
+                    : baseFit >= need && usable < need ? PendingReason.PRIORITY
                     : PendingReason.RESOURCES;
-            if (own == null) {
+            if (own == null && !shape.restricted()) {
                 remember(shape, duration, why);
             }
             reason = worse(reason, why);
@@ -342,13 +347,19 @@ final class Cycle {
         }
     }
 
-    /** RESOURCES says more than PRIORITY: the job would not fit even if nothing were reserved. */
+    /**
+     * RESOURCES says more than PRIORITY: the job would not fit even if nothing were reserved; a node
+     * the job named being unavailable says more than both.
+     */
     private static PendingReason worse(PendingReason a, PendingReason b) {
         if (a == null) {
             return b;
         }
         if (a == PendingReason.RESERVED_FOR_MAINTENANCE || b == PendingReason.RESERVED_FOR_MAINTENANCE) {
             return PendingReason.RESERVED_FOR_MAINTENANCE;
+        }
+        if (a == PendingReason.REQ_NODE_NOT_AVAIL || b == PendingReason.REQ_NODE_NOT_AVAIL) {
+            return PendingReason.REQ_NODE_NOT_AVAIL;
         }
         return a == PendingReason.RESOURCES || b == PendingReason.RESOURCES ? PendingReason.RESOURCES : a;
     }
@@ -371,6 +382,16 @@ final class Cycle {
         for (int ci = 0; ci < c.classCount; ci++) {
             if (s.capableClass(c, ci)) {
                 n += s.match().up()[ci];
+            }
+        }
+        for (int i : s.excluded()) {
+            if (c.up.get(i) && s.candidates().get(i) && s.capable(c, i)) {
+                n--;
+            }
+        }
+        for (int i : s.required()) {
+            if (!c.up.get(i)) {
+                return false;
             }
         }
         return n >= s.nodes();
@@ -436,12 +457,25 @@ final class Cycle {
             pool.and(allow);
         }
         keptForReservation = 0;
+        requiredWhy = null;
+        baseFit = 0;
+        usable = 0;
+        for (int i : s.excluded()) {
+            pool.clear(i);
+        }
+        for (int i : s.required()) {
+            PendingReason why = unusable(s, i, end);
+            if (why != null) {
+                requiredWhy = why;
+                return null;
+            }
+            pool.clear(i);
+        }
         pool.and(a.hasFreeCpu);
         if (s.gpusPerNode() > 0) {
             pool.and(a.hasFreeGpu);
         }
         int count = 0;
-        baseFit = 0;
         for (int i = pool.nextSetBit(0); i >= 0; i = pool.nextSetBit(i + 1)) {
             if (!s.capable(c, i)) {
                 continue;
@@ -463,7 +497,56 @@ final class Cycle {
             buf[count++] = i;
         }
         usable = count;
-        return Placement.choose(c, a, s, buf, count);
+        return withRequired(s, count);
+    }
+
+    /** Why node {@code i} of the job's nodelist cannot take its share until {@code end}; null when it can. */
+    private PendingReason unusable(Shape s, int i, long end) {
+        int cpu = s.needCpu(c, i);
+        long mem = s.needMem(c, i);
+        int gpu = s.needGpu(c, i);
+        if (!c.up.get(i) || (onlyAllowed && !allow.get(i)) || !a.fitsNow(i, cpu, mem, gpu)) {
+            return PendingReason.REQ_NODE_NOT_AVAIL;
+        }
+        if (deny.get(i)) {
+            return keptForMaintenance ? PendingReason.RESERVED_FOR_MAINTENANCE : PendingReason.REQ_NODE_NOT_AVAIL;
+        }
+        if (a.reserved.get(i) && !a.fitsDuring(i, now, end, cpu, mem, gpu)) {
+            return PendingReason.REQ_NODE_NOT_AVAIL;
+        }
+        return null;
+    }
+
+    /**
+     * The shape's nodes: its nodelist's and as many more as it needs from the first {@code count}
+     * entries of {@code buf} (from the nodelist's block when it must stay in one); null when too few.
+     */
+    private int[] withRequired(Shape s, int count) {
+        int[] required = s.required();
+        if (required.length == 0) {
+            return Placement.choose(c, a, s, buf, count);
+        }
+        int need = s.others();
+        if (need == 0) {
+            return required.clone();
+        }
+        if (s.oneBlock() && c.blockCount > 0) {
+            int block = c.block[required[0]];
+            int kept = 0;
+            for (int k = 0; k < count; k++) {
+                if (c.block[buf[k]] == block) {
+                    buf[kept++] = buf[k];
+                }
+            }
+            count = kept;
+        }
+        int[] others = Placement.choose(c, a, s, buf, count, need);
+        if (others == null) {
+            return null;
+        }
+        int[] all = Arrays.copyOf(required, required.length + others.length);
+        System.arraycopy(others, 0, all, required.length, others.length);
+        return all;
     }
 
     private Start start(PendingJob job, Shape s, int[] chosen, long end, boolean backfilled, Priority priority) {
@@ -564,13 +647,15 @@ final class Cycle {
         pool.clear();
         pool.or(s.candidates());
         pool.and(c.up);
+        for (int i : s.excluded()) {
+            pool.clear(i);
+        }
+        if (s.required().length > 0) {
+            return earliestWithRequired(s, duration, startOut);
+        }
         for (int i = pool.nextSetBit(0); i >= 0; i = pool.nextSetBit(i + 1)) {
             if (s.capable(c, i)) {
-                int first = intervals.size;
-                a.startWindows(i, duration, s.needCpu(c, i), s.needMem(c, i), s.needGpu(c, i), intervals);
-                if (!held.isEmpty()) {
-                    clipToReservations(i, duration, first);
-                }
+                windows(s, i, duration);
             }
         }
         long start = s.oneBlock() && c.blockCount > 0 ? sweepPerBlock(s.nodes()) : sweep(s.nodes(), 0, intervals.size,
@@ -590,6 +675,130 @@ final class Cycle {
         }
         startOut[0] = start;
         return chosen;
+    }
+
+    /** Appends to {@link #intervals} the times node {@code i} could start the shape's share for {@code duration}. */
+    private void windows(Shape s, int i, long duration) {
+        int first = intervals.size;
+        a.startWindows(i, duration, s.needCpu(c, i), s.needMem(c, i), s.needGpu(c, i), intervals);
+        if (!held.isEmpty()) {
+            clipToReservations(i, duration, first);
+        }
+    }
+
+    /**
+     * {@link #earliest} for a job with a nodelist: the earliest time at which every listed node can
+     * start it and enough others (of the listed nodes' block, when it must stay in one) can too.
+     */
+    private int[] earliestWithRequired(Shape s, long duration, long[] startOut) {
+        int[] required = s.required();
+        List<long[]> common = new ArrayList<>();
+        common.add(new long[] {now, Availability.FOREVER});
+        for (int i : required) {
+            if (!pool.get(i)) {
+                return null;
+            }
+            int first = intervals.size;
+            windows(s, i, duration);
+            List<long[]> own = new ArrayList<>();
+            for (int k = first; k < intervals.size; k++) {
+                own.add(new long[] {intervals.start[k], intervals.end[k]});
+            }
+            own.sort(Comparator.comparingLong(w -> w[0]));
+            common = intersect(common, own);
+            intervals.size = first;
+            pool.clear(i);
+            if (common.isEmpty()) {
+                return null;
+            }
+        }
+        int block = s.oneBlock() && c.blockCount > 0 ? c.block[required[0]] : -1;
+        for (int i = pool.nextSetBit(0); i >= 0; i = pool.nextSetBit(i + 1)) {
+            if (s.capable(c, i) && (block < 0 || c.block[i] == block)) {
+                windows(s, i, duration);
+            }
+        }
+        int need = s.others();
+        long start = sweepWithin(need, common);
+        if (start < 0) {
+            return null;
+        }
+        int count = 0;
+        for (int k = 0; k < intervals.size; k++) {
+            if (intervals.start[k] <= start && start < intervals.end[k]) {
+                buf[count++] = intervals.node[k];
+            }
+        }
+        int[] others = need == 0 ? new int[0] : Placement.choose(c, a, s, buf, count, need);
+        if (others == null) {
+            return null;
+        }
+        int[] all = Arrays.copyOf(required, required.length + others.length);
+        System.arraycopy(others, 0, all, required.length, others.length);
+        startOut[0] = start;
+        return all;
+    }
+
+    /** The intersection of two sorted lists of disjoint half-open intervals. */
+    private static List<long[]> intersect(List<long[]> x, List<long[]> y) {
+        List<long[]> out = new ArrayList<>();
+        int p = 0;
+        int q = 0;
+        while (p < x.size() && q < y.size()) {
+            long lo = Math.max(x.get(p)[0], y.get(q)[0]);
+            long hi = Math.min(x.get(p)[1], y.get(q)[1]);
+            if (lo < hi) {
+                out.add(new long[] {lo, hi});
+            }
+            if (x.get(p)[1] < y.get(q)[1]) {
+                p++;
+            } else {
+                q++;
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The earliest time within {@code allowed} (sorted, disjoint) at which at least {@code n} of
+     * {@link #intervals} overlap; -1 if never. Only a start of an allowed interval or of a node's
+     * window can be that time: coverage grows nowhere else.
+     */
+    private long sweepWithin(int n, List<long[]> allowed) {
+        int m = intervals.size;
+        long[] starts = Arrays.copyOf(intervals.start, m);
+        long[] ends = Arrays.copyOf(intervals.end, m);
+        Arrays.sort(starts);
+        Arrays.sort(ends);
+        long[] times = Arrays.copyOf(starts, m + allowed.size());
+        for (int k = 0; k < allowed.size(); k++) {
+            times[m + k] = allowed.get(k)[0];
+        }
+        Arrays.sort(times);
+        int si = 0;
+        int ei = 0;
+        int wi = 0;
+        for (long t : times) {
+            while (wi < allowed.size() && allowed.get(wi)[1] <= t) {
+                wi++;
+            }
+            if (wi == allowed.size()) {
+                return -1;
+            }
+            if (allowed.get(wi)[0] > t) {
+                continue;
+            }
+            while (si < m && starts[si] <= t) {
+                si++;
+            }
+            while (ei < m && ends[ei] <= t) {
+                ei++;
+            }
+            if (si - ei >= n) {
+                return t;
+            }
+        }
+        return -1;
     }
 
     /** Earliest time at least {@code n} of the intervals [from, to) of the arrays overlap; -1 if never. */

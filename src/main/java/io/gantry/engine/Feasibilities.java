@@ -8,6 +8,15 @@ final class Feasibilities {
 
     static Feasibility check(Cluster c, Shape s) {
         Cluster.Part part = c.parts[s.partition()];
+        if (!s.missing().isEmpty()) {
+            return Feasibility.never(PendingReason.REQ_NODE_NOT_AVAIL, "the nodelist names "
+                    + (s.missing().size() == 1 ? "node " : "nodes ") + String.join(",", s.missing())
+                    + ", which the cluster does not have", Feasibility.Cause.NODELIST);
+        }
+        Feasibility listed = requiredNodes(c, s, part);
+        if (listed != null) {
+            return listed;
+        }
         if (s.candidates().isEmpty()) {
             return Feasibility.never(PendingReason.BAD_CONSTRAINTS,
                     "no node of partition " + part.name() + " has the GPU type and features asked for");
@@ -22,26 +31,94 @@ final class Feasibilities {
                 capable += s.match().all()[ci];
             }
         }
-        if (capable < s.nodes()) {
+        int allowed = capable - excludedCapable(c, s, -1);
+        if (allowed < s.nodes()) {
+            if (capable >= s.nodes()) {
+                return Feasibility.never(PendingReason.PARTITION_CONFIG, "requested node configuration is not "
+                        + "available: the job needs " + s.nodes() + " node(s) with " + s.cpusPerNode() + " CPUs, "
+                        + s.memPerNode() + " MB and " + s.gpusPerNode() + " GPUs each; partition " + part.name()
+                        + " has " + capable + ", " + (allowed == 0 ? "all" : capable - allowed + " of them")
+                        + " excluded", Feasibility.Cause.EXCLUDE);
+            }
             return Feasibility.never(PendingReason.PARTITION_CONFIG, "requested node configuration is not available: "
                     + s.nodes() + " node(s) with " + s.cpusPerNode() + " CPUs, " + s.memPerNode() + " MB and "
                     + s.gpusPerNode() + " GPUs each; partition " + part.name() + " has " + capable);
         }
         if (s.oneBlock() && c.blockCount > 0) {
-            int best = 0;
-            for (int[] perClass : s.match().blockAll()) {
-                int n = 0;
-                for (int ci = 0; ci < c.classCount; ci++) {
-                    if (s.capableClass(c, ci)) {
-                        n += perClass[ci];
-                    }
+            return oneBlock(c, s, part);
+        }
+        return Feasibility.FITS;
+    }
+
+    /** Every node of the nodelist must be in the partition, have what the job asks for and not be excluded. */
+    private static Feasibility requiredNodes(Cluster c, Shape s, Cluster.Part part) {
+        for (int i : s.required()) {
+            String name = c.names[i];
+            if (s.excludes(i)) {
+                return Feasibility.never(PendingReason.PARTITION_CONFIG, "node " + name
+                        + " is both in the nodelist and excluded", Feasibility.Cause.NODELIST);
+            }
+            if (!part.nodes().get(i)) {
+                return Feasibility.never(PendingReason.PARTITION_CONFIG, "node " + name + " is not in partition "
+                        + part.name(), Feasibility.Cause.NODELIST);
+            }
+            if (!s.candidates().get(i)) {
+                return Feasibility.never(PendingReason.BAD_CONSTRAINTS, "node " + name
+                        + " lacks the GPU type or features asked for", Feasibility.Cause.NODELIST);
+            }
+            if (!s.capable(c, i)) {
+                return Feasibility.never(PendingReason.PARTITION_CONFIG, "requested node configuration is not "
+                        + "available: node " + name + " has " + c.cpus[i] + " CPUs, " + c.mem[i] + " MB and "
+                        + c.gpus[i] + " GPUs; the job needs " + s.cpusPerNode() + " CPUs, " + s.memPerNode()
+                        + " MB and " + s.gpusPerNode() + " GPUs on each of its " + s.nodes() + " node(s)",
+                        Feasibility.Cause.NODELIST);
+            }
+        }
+        return null;
+    }
+
+    /** Excluded nodes that would otherwise be candidates big enough for the shape, in block {@code b} (-1: any). */
+    private static int excludedCapable(Cluster c, Shape s, int b) {
+        int n = 0;
+        for (int i : s.excluded()) {
+            if (s.candidates().get(i) && s.capable(c, i) && (b < 0 || c.block[i] == b)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static Feasibility oneBlock(Cluster c, Shape s, Cluster.Part part) {
+        int only = -1;
+        if (s.required().length > 0) {
+            only = c.block[s.required()[0]];
+            for (int i : s.required()) {
+                if (c.block[i] < 0 || c.block[i] != only) {
+                    return Feasibility.never(PendingReason.PARTITION_CONFIG, "the job must run in one block but "
+                            + "the nodelist's nodes are not all in one block", Feasibility.Cause.NODELIST);
                 }
-                best = Math.max(best, n);
             }
-            if (best < s.nodes()) {
-                return Feasibility.never(PendingReason.PARTITION_CONFIG, "the job needs " + s.nodes()
-                        + " nodes in one block; the largest block of partition " + part.name() + " has " + best);
+        }
+        int best = 0;
+        int[][] blockAll = s.match().blockAll();
+        for (int b = 0; b < blockAll.length; b++) {
+            if (only >= 0 && b != only) {
+                continue;
             }
+            int n = 0;
+            for (int ci = 0; ci < c.classCount; ci++) {
+                if (s.capableClass(c, ci)) {
+                    n += blockAll[b][ci];
+                }
+            }
+            best = Math.max(best, n - excludedCapable(c, s, b));
+        }
+        if (best < s.nodes()) {
+            return Feasibility.never(PendingReason.PARTITION_CONFIG, "the job needs " + s.nodes()
+                    + " nodes in one block; the largest block of partition " + part.name() + " has " + best
+                    + (s.restricted() ? " that the job's node lists allow" : ""),
+                    s.required().length > 0 ? Feasibility.Cause.NODELIST
+                            : s.excluded().length > 0 ? Feasibility.Cause.EXCLUDE : Feasibility.Cause.REQUEST);
         }
         return Feasibility.FITS;
     }

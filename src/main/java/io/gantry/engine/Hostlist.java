@@ -61,11 +61,23 @@ public final class Hostlist {
      * @throws HostlistException naming the position of the first problem
      */
     public static Hostlist parse(String expression) {
+        return parse(expression, MAX_HOSTS);
+    }
+
+    /**
+     * Expands a Slurm hostlist expression of at most {@code maxHosts} hosts (duplicates counted),
+     * refusing a bigger one before expanding it.
+     * @throws HostlistException naming the position of the first problem
+     */
+    public static Hostlist parse(String expression, int maxHosts) {
         Objects.requireNonNull(expression, "expression");
+        if (maxHosts < 1 || maxHosts > MAX_HOSTS) {
+            throw new IllegalArgumentException("maxHosts must be 1 to " + MAX_HOSTS + ", was " + maxHosts);
+        }
         if (expression.isEmpty()) {
             return EMPTY;
         }
-        return new Hostlist(new Parser(expression).hosts());
+        return new Hostlist(new Parser(expression, maxHosts).hosts());
     }
 
     /**
@@ -314,8 +326,11 @@ public final class Hostlist {
 
         private final List<String> hosts = new ArrayList<>();
 
-        Parser(String text) {
+        private final int max;
+
+        Parser(String text, int max) {
             this.text = text;
+            this.max = max;
         }
 
         List<String> hosts() {
@@ -381,19 +396,19 @@ public final class Hostlist {
                 List<Range> ranges = ranges(open + 1, close);
                 long groupSize = 0;
                 for (Range range : ranges) {
-                    groupSize = Math.min(groupSize + range.size(), MAX_HOSTS + 1L);
+                    groupSize = Math.min(groupSize + range.size(), this.max + 1L);
                 }
                 // Counted before expanding, so n[1-1000][1-1000000] fails at once instead of
                 // after filling memory; the cap keeps the product from overflowing.
-                count = Math.min(count * groupSize, MAX_HOSTS + 1L);
-                if (this.hosts.size() + count > MAX_HOSTS) {
-                    throw error(open, "expands to more than " + MAX_HOSTS + " hosts");
+                count = Math.min(count * groupSize, this.max + 1L);
+                if (this.hosts.size() + count > this.max) {
+                    throw error(open, "expands to more than " + this.max + " hosts");
                 }
                 parts.add(new Part("", ranges));
                 i = close + 1;
             }
-            if (this.hosts.size() + count > MAX_HOSTS) {
-                throw error(start, "expands to more than " + MAX_HOSTS + " hosts");
+            if (this.hosts.size() + count > this.max) {
+                throw error(start, "expands to more than " + this.max + " hosts");
             }
             product(parts, 0, new StringBuilder());
         }
@@ -458,8 +473,8 @@ public final class Hostlist {
             if (loValue > hiValue) {
                 throw error(start, "descending range " + this.text.substring(start, end));
             }
-            if (hiValue - loValue >= MAX_HOSTS) {
-                throw error(start, "range " + this.text.substring(start, end) + " has more than " + MAX_HOSTS
+            if (hiValue - loValue >= this.max) {
+                throw error(start, "range " + this.text.substring(start, end) + " has more than " + this.max
                         + " hosts");
             }
             // Slurm pads the whole range to the width of its low end: n[8-010] is n8, n9, n10.

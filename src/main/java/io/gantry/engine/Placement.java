@@ -17,7 +17,11 @@ final class Placement {
      * reorder), or returns null when topology rules leave too few.
      */
     static int[] choose(Cluster c, Availability a, Shape s, int[] usable, int count) {
-        int n = s.nodes();
+        return choose(c, a, s, usable, count, s.nodes());
+    }
+
+    /** Like {@link #choose(Cluster, Availability, Shape, int[], int)}, for {@code n} of the shape's nodes. */
+    static int[] choose(Cluster c, Availability a, Shape s, int[] usable, int count, int n) {
         if (count < n) {
             return null;
         }

@@ -8,14 +8,22 @@ import java.util.Objects;
  * {@link MemoryDefault}),
  * GPUs either in total ({@code gpus}) or per node ({@code gpusPerNode}), an optional GPU type,
  * a feature constraint, whole nodes ({@code exclusive}) and whether all nodes must come from
- * one block ({@code oneBlock}, like {@code --segment}/Slurm's block topology).
+ * one block ({@code oneBlock}, like {@code --segment}/Slurm's block topology), and the nodes the
+ * allocation must include ({@code nodelist}, sbatch's {@code -w}) or must avoid ({@code exclude},
+ * {@code -x}), each a Slurm hostlist expression or null.
+ *
+ * <p>A nodelist of more nodes than {@code nodes} raises the node count to the nodelist's, as in
+ * Slurm; the other nodes of a bigger job are the engine's choice. A node named in the nodelist
+ * that the snapshot does not know, or cannot use now, keeps the job waiting (ReqNodeNotAvail);
+ * an unknown node in {@code exclude} is ignored.
  *
  * <p>When the engine chooses the node count, it takes the fewest nodes that hold the CPUs and
  * GPUs and spreads tasks and GPUs evenly over them (the first nodes get one more when they do
  * not divide), which is how cons_tres would lay out a balanced job.
  */
 public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int gpus, int gpusPerNode,
-        String gpuType, Constraint constraint, boolean exclusive, boolean oneBlock) {
+        String gpuType, Constraint constraint, boolean exclusive, boolean oneBlock, String nodelist,
+        String exclude) {
 
     public Request {
         if (nodes < 0 || tasks < 1 || cpusPerTask < 1 || memoryMb < 0 || gpus < 0 || gpusPerNode < 0) {
@@ -28,6 +36,20 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         }
         constraint = constraint == null ? Constraint.NONE : constraint;
         Objects.requireNonNull(constraint);
+        nodelist = nodelist == null || nodelist.isEmpty() ? null : nodelist;
+        exclude = exclude == null || exclude.isEmpty() ? null : exclude;
+    }
+
+    /** A request that names no nodes. */
+    public Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int gpus, int gpusPerNode, String gpuType,
+            Constraint constraint, boolean exclusive, boolean oneBlock) {
+        this(nodes, tasks, cpusPerTask, memoryMb, gpus, gpusPerNode, gpuType, constraint, exclusive, oneBlock, null,
+                null);
+    }
+
+    /** Whether it names nodes to run on or to avoid. */
+    public boolean namesNodes() {
+        return nodelist != null || exclude != null;
     }
 
     public static Builder builder() {
@@ -51,6 +73,8 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         b.constraint = constraint;
         b.exclusive = exclusive;
         b.oneBlock = oneBlock;
+        b.nodelist = nodelist;
+        b.exclude = exclude;
         return b;
     }
 
@@ -65,6 +89,8 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         private Constraint constraint = Constraint.NONE;
         private boolean exclusive;
         private boolean oneBlock;
+        private String nodelist;
+        private String exclude;
 
         public Builder nodes(int v) { nodes = v; return this; }
         public Builder tasks(int v) { tasks = v; return this; }
@@ -77,10 +103,12 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         public Builder constraint(String v) { constraint = Constraint.parse(v); return this; }
         public Builder exclusive(boolean v) { exclusive = v; return this; }
         public Builder oneBlock(boolean v) { oneBlock = v; return this; }
+        public Builder nodelist(String v) { nodelist = v; return this; }
+        public Builder exclude(String v) { exclude = v; return this; }
 
         public Request build() {
             return new Request(nodes, tasks, cpusPerTask, memoryMb, gpus, gpusPerNode, gpuType, constraint,
-                    exclusive, oneBlock);
+                    exclusive, oneBlock, nodelist, exclude);
         }
     }
 }

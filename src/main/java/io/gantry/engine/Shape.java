@@ -1,6 +1,8 @@
 package io.gantry.engine;
 
+import java.util.Arrays;
 import java.util.BitSet;
+import java.util.List;
 
 /**
  * A request laid out on one partition: how many nodes and what each must hold. Totals are kept
@@ -12,10 +14,13 @@ import java.util.BitSet;
  *                    each node's memory, as in Slurm
  * @param match      the partition's nodes with the right GPU type and features, any state
  * @param nodesAsked whether the user asked for the node count (else the engine derived it)
+ * @param required   the nodes the allocation must include (sorted node indices; empty for none)
+ * @param excluded   the nodes it must not use (sorted node indices; empty for none)
+ * @param missing    nodes the nodelist names that the cluster does not have
  */
 record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, boolean wholeMemory, int gpusPerNode,
         int tasks, int cpusPerTask, int totalGpus, boolean exclusive, boolean oneBlock, Cluster.PartMatch match,
-        boolean nodesAsked) {
+        boolean nodesAsked, int[] required, int[] excluded, List<String> missing) {
 
     static Shape of(Request r, Cluster.Part part, Cluster cluster) {
         Cluster.PartMatch match = cluster.partMatch(part, r.gpuType(), r.constraint());
@@ -28,6 +33,10 @@ record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, boolean
             int byCpus = tasksPerNode == 0 ? r.tasks() : ceilDiv(r.tasks(), tasksPerNode);
             n = Math.max(1, Math.max(byGpus, byCpus));
         }
+        Cluster.Hosts required = cluster.hosts(r.nodelist());
+        Cluster.Hosts excluded = cluster.hosts(r.exclude());
+        // As in Slurm, every listed node is in the allocation, so there are at least as many nodes.
+        n = Math.max(n, required.indices().length + required.unknown().size());
         int tasks = Math.max(r.tasks(), n);
         int cpn = Math.multiplyExact(ceilDiv(tasks, n), r.cpusPerTask());
         int gpn = r.gpusPerNode() > 0 ? r.gpusPerNode() : ceilDiv(r.gpus(), n);
@@ -36,7 +45,26 @@ record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, boolean
         long mem = asked ? r.memoryMb() : part.memoryDefault().onNode(cpn);
         boolean wholeMemory = !asked && part.memoryDefault().wholeNode();
         return new Shape(part.index(), n, cpn, mem, wholeMemory, gpn, tasks, r.cpusPerTask(), totalGpus,
-                r.exclusive(), r.oneBlock(), match, r.nodes() > 0);
+                r.exclusive(), r.oneBlock(), match, r.nodes() > 0, required.indices(), excluded.indices(),
+                required.unknown());
+    }
+
+    /** Whether the request names nodes to include or to avoid. */
+    boolean restricted() {
+        return required.length > 0 || excluded.length > 0 || !missing.isEmpty();
+    }
+
+    boolean excludes(int i) {
+        return excluded.length > 0 && Arrays.binarySearch(excluded, i) >= 0;
+    }
+
+    boolean requires(int i) {
+        return required.length > 0 && Arrays.binarySearch(required, i) >= 0;
+    }
+
+    /** How many nodes beyond the required ones the allocation needs. */
+    int others() {
+        return nodes - required.length;
     }
 
     BitSet candidates() {
@@ -76,7 +104,7 @@ record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, boolean
 
     /** Whether every node this shape needs is at least what {@code smaller} needs, with the same node filter. */
     boolean dominates(Shape smaller) {
-        return match == smaller.match && exclusive == smaller.exclusive && oneBlock == smaller.oneBlock
+        return match == smaller.match && !restricted() && !smaller.restricted() && exclusive == smaller.exclusive && oneBlock == smaller.oneBlock
                 && wholeMemory == smaller.wholeMemory
                 && nodes >= smaller.nodes && cpusPerNode >= smaller.cpusPerNode && memPerNode >= smaller.memPerNode
                 && gpusPerNode >= smaller.gpusPerNode;

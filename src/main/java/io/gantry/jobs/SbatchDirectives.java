@@ -45,6 +45,12 @@ public final class SbatchDirectives {
 
     private static final int MAX_NICE = 2_147_483_645;
 
+    /**
+     * The most host names a {@code -w} or {@code -x} list may expand to: more than any cluster Gantry
+     * runs has nodes, few enough that expanding one stays cheap.
+     */
+    static final int MAX_HOSTLIST = 100_000;
+
     private static final Map<String, Option> LONG = new LinkedHashMap<>();
 
     private static final Map<Character, Option> SHORT = new LinkedHashMap<>();
@@ -290,7 +296,7 @@ public final class SbatchDirectives {
         if (value.indexOf('/') >= 0) {
             throw new IllegalArgumentException("reading host names from a file is not supported; list the hosts, as in node[01-04]");
         }
-        return Hostlist.parse(text(value)).compressed();
+        return Hostlist.parse(text(value), MAX_HOSTLIST).compressed();
     }
 
     private static String export(String value) {
@@ -336,6 +342,9 @@ public final class SbatchDirectives {
         final List<String> warnings = new ArrayList<>();
 
         final List<ScriptError> errors = new ArrayList<>();
+
+        /** The line each option (by long name) was last given on. */
+        final Map<String, Integer> lines = new LinkedHashMap<>();
 
         int line;
 
@@ -502,6 +511,7 @@ public final class SbatchDirectives {
         private void apply(Option option, String spelled, String value) {
             try {
                 option.handler().apply(this, spelled, value);
+                this.lines.put(option.longName(), this.line);
             }
             catch (IllegalArgumentException invalid) {
                 this.errors.add(new ScriptError(this.line, spelled, invalid.getMessage()));
@@ -625,7 +635,7 @@ public final class SbatchDirectives {
                     this.gpusPerNode, this.gpusPerTask, this.cpusPerGpu, this.gpuType, this.timeLimitSeconds,
                     this.constraints, this.exclusive, this.dependency, this.array, this.hold, this.nice, this.workdir,
                     this.stdout, this.stderr, this.requeue, this.ntasksPerNode, this.nodelist, this.exclude,
-                    this.beginTime, this.reservation, this.export, this.comment, this.signal, this.warnings);
+                    this.beginTime, this.reservation, this.export, this.comment, this.signal, this.warnings, this.lines);
         }
     }
 

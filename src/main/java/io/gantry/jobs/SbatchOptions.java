@@ -1,6 +1,7 @@
 package io.gantry.jobs;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the {@code #SBATCH} directives of a script ask for. Every field is {@code null} when no
@@ -30,6 +31,8 @@ import java.util.List;
  * @param signal {@code --signal} in {@link JobSignal}'s canonical form ({@code B:USR1@60})
  * @param warnings options that were accepted but that Gantry does not act on, with their
  *     lines; never null
+ * @param lines the line each option was last given on, by its long name ({@code "nodelist"} for
+ *     {@code -w}); never null
  */
 public record SbatchOptions(
         String name,
@@ -67,10 +70,17 @@ public record SbatchOptions(
         String export,
         String comment,
         String signal,
-        List<String> warnings) {
+        List<String> warnings,
+        Map<String, Integer> lines) {
 
     public SbatchOptions {
         warnings = warnings == null ? List.of() : List.copyOf(warnings);
+        lines = lines == null ? Map.of() : Map.copyOf(lines);
+    }
+
+    /** The line the option of this long name was last given on, or null when no directive gave it. */
+    public Integer lineOf(String longName) {
+        return lines.get(longName);
     }
 
 }

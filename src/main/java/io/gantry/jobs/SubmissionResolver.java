@@ -43,6 +43,8 @@ class SubmissionResolver {
     private static final int MAX_NAME = 256;
     /** The most characters a script, or the environment as stored, may have: the store's column size. */
     static final int MAX_SCRIPT = 1_048_576;
+    /** The most characters a compressed nodelist or exclude list may have: the store's column size. */
+    static final int MAX_HOSTLIST_TEXT = 4000;
 
     private final ClusterService cluster;
     private final Charges charges;
@@ -216,10 +218,20 @@ class SubmissionResolver {
         }
         Instant beginTime = json.beginTime() != null ? json.beginTime()
                 : directives.beginTime() == null ? null : directives.beginTime().resolve(now, clock.getZone());
-        String nodelist = hostlist("nodelist", first(json.nodelist(), directives.nodelist(), null), layout, errors);
-        String exclude = hostlist("exclude", first(json.exclude(), directives.exclude(), null), layout, errors);
-        if (nodelist != null || exclude != null) {
-            warnings.add("nodelist/exclude are recorded but not yet honoured by the scheduler");
+        String nodelistField = fieldOf("nodelist", json.nodelist(), directives);
+        String excludeField = fieldOf("exclude", json.exclude(), directives);
+        Hostlist listed = hostlist(nodelistField, first(json.nodelist(), directives.nodelist(), null), layout, errors);
+        Hostlist excluded = hostlist(excludeField, first(json.exclude(), directives.exclude(), null), layout, errors);
+        String nodelist = listed == null ? null : listed.compressed();
+        String exclude = excluded == null ? null : excluded.compressed();
+        if (listed != null) {
+            int distinct = new java.util.HashSet<>(listed.hosts()).size();
+            Integer most = maxNodes != null ? maxNodes : minNodes > 0 ? Integer.valueOf(minNodes) : null;
+            if (most != null && distinct > most) {
+                errors.add(new FieldError(nodelistField, "names " + distinct + " nodes but the job asks for at most "
+                        + most + " (nodes" + (maxNodes != null ? "/maxNodes" : "") + ", -N): every listed node is"
+                        + " part of the allocation"));
+            }
         }
         String workdir = first(json.workdir(), directives.workdir(), null);
         String stdout = first(json.stdout(), directives.stdout(), null);
@@ -261,11 +273,16 @@ class SubmissionResolver {
 
         Request request = Request.builder().nodes(minNodes).tasks(tasks).cpusPerTask(cpusPerTask)
                 .memoryMb(memoryMb).gpus(gpus).gpusPerNode(gpusPerNode).gpuType(gpuType).constraint(constraint)
-                .exclusive(exclusive).build();
+                .exclusive(exclusive).nodelist(nodelist).exclude(exclude).build();
         Feasibility feasibility = feasibility(request, partitions, timeLimit, caller, qos, account);
         if (!feasibility.fits()) {
+            String field = switch (feasibility.cause()) {
+                case NODELIST -> nodelistField;
+                case EXCLUDE -> excludeField;
+                case REQUEST -> fieldOf(feasibility);
+            };
             throw new GantryException(ProblemType.VALIDATION, "This job could never run: " + feasibility.message(),
-                    List.of(new FieldError(fieldOf(feasibility), feasibility.message())));
+                    List.of(new FieldError(field, feasibility.message())));
         }
         JobSpec spec = new JobSpec(name, json.script(), partitions, account, qos, minNodes, maxNodes, tasks,
                 cpusPerTask, ntasksPerNode, memoryMb, gpus, gpusPerNode, gpuType, timeLimit, constraints, exclusive,
@@ -519,22 +536,48 @@ class SubmissionResolver {
         return memory;
     }
 
-    private String hostlist(String field, String expression, ClusterLayout layout, List<FieldError> errors) {
+    /**
+     * A {@code -w}/{@code -x} list, expanded (at most {@link SbatchDirectives#MAX_HOSTLIST} names) and
+     * checked: every name a configured or registered node, the compressed form within the store's column.
+     * Null when none was given or it is invalid (the problem added to {@code errors}).
+     */
+    private static Hostlist hostlist(String field, String expression, ClusterLayout layout, List<FieldError> errors) {
         if (expression == null || expression.isBlank()) {
             return null;
         }
+        Hostlist hosts;
         try {
-            Hostlist hosts = Hostlist.parse(expression);
-            for (String host : hosts.hosts()) {
-                if (!layout.nodes().containsKey(host)) {
-                    errors.add(new FieldError(field, "unknown node '" + host + "'"));
-                }
-            }
-            return hosts.compressed();
+            hosts = Hostlist.parse(expression, SbatchDirectives.MAX_HOSTLIST);
         } catch (HostlistException e) {
             errors.add(new FieldError(field, e.getMessage()));
             return null;
         }
+        List<String> unknown = new ArrayList<>();
+        for (String host : hosts.hosts()) {
+            if (!layout.nodes().containsKey(host)) {
+                unknown.add(host);
+            }
+        }
+        if (!unknown.isEmpty()) {
+            String named = Hostlist.of(unknown).compressed();
+            errors.add(new FieldError(field, (unknown.size() == 1 ? "unknown node '" : "unknown nodes '")
+                    + (named.length() > 200 ? named.substring(0, 200) + "...' (" + unknown.size() + " names)" : named
+                    + "'") + ": neither configured nor registered"));
+            return null;
+        }
+        String compressed = hosts.compressed();
+        if (compressed.length() > MAX_HOSTLIST_TEXT) {
+            errors.add(new FieldError(field, "is " + compressed.length() + " characters long as a compressed hostlist;"
+                    + " at most " + MAX_HOSTLIST_TEXT + " (name ranges of nodes, as in gpu[001-512])"));
+            return null;
+        }
+        return hosts;
+    }
+
+    /** Where a value came from, for errors: the JSON field, else the script line of its directive. */
+    private static String fieldOf(String field, Object json, SbatchOptions directives) {
+        Integer line = directives.lineOf(field);
+        return json == null && line != null ? "script:" + line : field;
     }
 
     private Feasibility feasibility(Request request, List<String> partitions, long timeLimit, CurrentUser caller,

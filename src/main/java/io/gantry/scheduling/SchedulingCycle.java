@@ -377,7 +377,8 @@ class SchedulingCycle {
     static PendingJob pendingJob(ActiveJob job) {
         Request request = Request.builder().nodes(job.minNodes()).tasks(job.tasks()).cpusPerTask(job.cpusPerTask())
                 .memoryMb(job.memoryMb()).gpus(job.gpus()).gpusPerNode(job.gpusPerNode()).gpuType(job.gpuType())
-                .constraint(Constraint.parse(job.constraints())).exclusive(job.exclusive()).build();
+                .constraint(Constraint.parse(job.constraints())).exclusive(job.exclusive())
+                .nodelist(job.nodelist()).exclude(job.exclude()).build();
         long eligible = job.eligibleTime() == null ? job.submitTime().getEpochSecond() : job.eligibleTime().getEpochSecond();
         return new PendingJob(JobId.of(job.jobId(), job.arrayTaskId()), job.user(), job.account(), job.qos(),
                 job.partitions(), request, job.timeLimitSeconds(), job.submitTime().getEpochSecond(), eligible,

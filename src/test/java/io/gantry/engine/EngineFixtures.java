@@ -188,6 +188,8 @@ final class EngineFixtures {
         JobBuilder constraint(String c) { request.constraint(c); return this; }
         JobBuilder exclusive() { request.exclusive(true); return this; }
         JobBuilder oneBlock() { request.oneBlock(true); return this; }
+        JobBuilder nodelist(String hostlist) { request.nodelist(hostlist); return this; }
+        JobBuilder exclude(String hostlist) { request.exclude(hostlist); return this; }
         JobBuilder timeLimit(long t) { timeLimit = t; return this; }
         JobBuilder submittedAt(long t) { submit = t; return this; }
         JobBuilder eligibleAt(long t) { eligible = t; return this; }

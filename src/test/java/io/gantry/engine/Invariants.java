@@ -102,6 +102,7 @@ final class Invariants {
                 claim(claims, a.node(), new Claim("start " + st.job(), st.startTime(), st.expectedEnd(), a.cpus(),
                         a.memoryMb(), a.gpus()));
             }
+            checkNodeLists(job, st.nodeNames(), "started");
             if (!job.request().exclusive()) {
                 require(cpus == (long) shape.tasks() * shape.cpusPerTask(), "CPU total of " + st.job());
                 require(gpus == shape.totalGpus(), "GPU total of " + st.job());
@@ -117,6 +118,7 @@ final class Invariants {
                 require(start >= s.now(), "reservation in the past");
                 Shape shape = Shape.of(job.request(), cluster.partsByName.get(w.partition()), cluster);
                 require(w.reservedNodes().size() == shape.nodes(), "reserved node count");
+                checkNodeLists(job, w.reservedNodes(), "reserved");
                 for (String name : w.reservedNodes()) {
                     int i = cluster.nodeIndex.get(name);
                     require(shape.candidates().get(i) && cluster.up.get(i), "reserved an unusable node");
@@ -150,6 +152,21 @@ final class Invariants {
                 require(cpu <= n.cpus() && mem <= n.memoryMb() && gpu <= n.gpus(),
                         "node " + n.name() + " over capacity at " + t + ": " + who);
             }
+        }
+    }
+
+    /** A job's nodes include every node of its nodelist and none it excludes. */
+    private static void checkNodeLists(PendingJob job, List<String> nodes, String what) {
+        Request r = job.request();
+        if (r.exclude() != null) {
+            for (String node : nodes) {
+                require(!Hostlist.parse(r.exclude()).contains(node), job.id() + " " + what + " on excluded node "
+                        + node);
+            }
+        }
+        if (r.nodelist() != null) {
+            require(nodes.containsAll(Hostlist.parse(r.nodelist()).hosts()), job.id() + " " + what + " on " + nodes
+                    + " without every node of its nodelist " + r.nodelist());
         }
     }
 

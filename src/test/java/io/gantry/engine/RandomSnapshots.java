@@ -160,6 +160,48 @@ final class RandomSnapshots {
         return new Snapshot(now, nodes, partitions, List.of(), running, pending, qos, assocs, policy, reservations);
     }
 
+    /**
+     * {@link #of} with node lists: some jobs exclude a few nodes (now and then every node), some
+     * name one to three nodes they must run on (now and then one the cluster lacks, or one they also
+     * exclude). Drawn from a stream of their own, so {@code of(seed)} stays as it was.
+     */
+    static Snapshot withNodeLists(long seed) {
+        Snapshot s = of(seed);
+        SplittableRandom r = new SplittableRandom(seed ^ 0x5DEECE66DL);
+        List<Node> nodes = s.nodes();
+        List<PendingJob> pending = new ArrayList<>();
+        for (PendingJob j : s.pending()) {
+            Request.Builder req = j.request().toBuilder();
+            List<String> excluded = new ArrayList<>();
+            if (r.nextInt(3) == 0) {
+                int count = r.nextInt(10) == 0 ? nodes.size() : 1 + r.nextInt(3);
+                for (int k = 0; k < count; k++) {
+                    excluded.add(nodes.get(r.nextInt(nodes.size())).name());
+                }
+                req.exclude(Hostlist.of(excluded).compressed());
+            }
+            if (r.nextInt(3) == 0) {
+                List<String> listed = new ArrayList<>();
+                for (int k = 1 + r.nextInt(3); k > 0; k--) {
+                    listed.add(nodes.get(r.nextInt(nodes.size())).name());
+                }
+                if (r.nextInt(30) == 0) {
+                    listed.add("ghost1");
+                }
+                if (r.nextInt(10) != 0) {
+                    listed.removeAll(excluded);
+                }
+                if (!listed.isEmpty()) {
+                    req.nodelist(Hostlist.of(listed).compressed());
+                }
+            }
+            pending.add(new PendingJob(j.id(), j.user(), j.account(), j.qos(), j.partitions(), req.build(),
+                    j.timeLimitSeconds(), j.submitTime(), j.eligibleTime(), j.nice(), j.heldBy(),
+                    j.expectedRunSeconds(), j.reservation()));
+        }
+        return s.toBuilder().pending(pending).build();
+    }
+
     private static String user(SplittableRandom r) {
         return "u" + r.nextInt(4);
     }

@@ -128,11 +128,31 @@ class SbatchDirectivesTests {
         SbatchOptions options = SbatchDirectives.parse("#!/bin/bash\n# just a comment\nhostname\n");
 
         for (RecordComponent component : SbatchOptions.class.getRecordComponents()) {
-            if (!component.getName().equals("warnings")) {
+            if (!component.getName().equals("warnings") && !component.getName().equals("lines")) {
                 assertThat(field(options, component.getName())).as(component.getName()).isNull();
             }
         }
         assertThat(options.warnings()).isEmpty();
+        assertThat(options.lines()).isEmpty();
+    }
+
+    @Test
+    void eachOptionRemembersTheLineItWasLastGivenOn() {
+        SbatchOptions options = SbatchDirectives.parse("#!/bin/bash\n#SBATCH -w n1\n#SBATCH -J a\n#SBATCH --nodelist=n2\n");
+
+        assertThat(options.lineOf("nodelist")).isEqualTo(4);
+        assertThat(options.lineOf("job-name")).isEqualTo(3);
+        assertThat(options.lineOf("exclude")).isNull();
+    }
+
+    @Test
+    void aNodeListOfMoreThanAHundredThousandNamesIsAnErrorAtItsLine() {
+        assertThatExceptionOfType(SbatchException.class)
+                .isThrownBy(() -> SbatchDirectives.parse("#!/bin/bash\n#SBATCH -x n[1-100001]\n"))
+                .satisfies(e -> assertThat(e.errors()).singleElement().satisfies(err -> {
+                    assertThat(err.line()).isEqualTo(2);
+                    assertThat(err.message()).contains("100000");
+                }));
     }
 
     @Test

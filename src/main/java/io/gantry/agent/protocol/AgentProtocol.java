@@ -114,16 +114,34 @@ public final class AgentProtocol {
         /** Stop the job: SIGTERM to its process group, SIGKILL after the kill wait; report it ended as {@code endState}. */
         KILL,
         /** The job's time limit changed: {@code timeLimitSeconds} from its start (0: none). */
-        UPDATE
+        UPDATE,
+        /** Start this node's tasks of a job step ({@code step}), inside the job's fence, as its owner. */
+        STEP_LAUNCH,
+        /** Signal every task of a job step on this node ({@code step.signal}: TERM, then KILL after the kill wait). */
+        STEP_SIGNAL
     }
 
     /** {@code launch} is set for LAUNCH; {@code endState} (e.g. CANCELLED) and {@code detail} for KILL. */
     @Schema(name = "AgentCommand")
     public record Command(CommandType type, String jobId, Launch launch, String endState, String detail,
-            Long timeLimitSeconds) {
+            Long timeLimitSeconds, StepTasks step) {
 
         public Command(CommandType type, String jobId, Launch launch, String endState, String detail) {
-            this(type, jobId, launch, endState, detail, null);
+            this(type, jobId, launch, endState, detail, null, null);
+        }
+
+        public Command(CommandType type, String jobId, Launch launch, String endState, String detail,
+                Long timeLimitSeconds) {
+            this(type, jobId, launch, endState, detail, timeLimitSeconds, null);
+        }
+
+        public static Command stepLaunch(StepTasks step) {
+            return new Command(CommandType.STEP_LAUNCH, step.jobId(), null, null, null, null, step);
+        }
+
+        public static Command stepSignal(String jobId, int stepId, String signal) {
+            return new Command(CommandType.STEP_SIGNAL, jobId, null, null, null, null,
+                    new StepTasks(jobId, stepId, null, List.of(), null, null, Map.of(), signal));
         }
 
         public static Command launch(Launch launch) {
@@ -177,6 +195,47 @@ public final class AgentProtocol {
      */
     @Schema(name = "AgentJobIdentity")
     public record JobIdentity(String unixUser, String umask, String signal) {
+    }
+
+    /**
+     * One node's share of a job step: its tasks ({@code procId} global rank, {@code localId} rank on
+     * this node, {@code gpuIndices} the task's own GPUs or null to see all the node's GPUs of the
+     * job), the command each task runs ({@code argv}), its working directory, and the environment
+     * on top of the job's own ({@code SLURM_STEP_ID}, {@code SLURM_NODEID}, {@code SLURM_STEP_NODELIST},
+     * {@code MASTER_ADDR}, ...; per task the agent adds {@code SLURM_PROCID}, {@code SLURM_LOCALID}
+     * and {@code CUDA_VISIBLE_DEVICES}). {@code signal} is set only in a STEP_SIGNAL command.
+     */
+    @Schema(name = "AgentStepTasks")
+    public record StepTasks(String jobId, int stepId, List<String> argv, List<StepTask> tasks, String workdir,
+            Integer nodeId, Map<String, String> environment, String signal) {
+    }
+
+    @Schema(name = "AgentStepTask")
+    public record StepTask(int procId, int localId, List<Integer> gpuIndices) {
+    }
+
+    /**
+     * What a node's tasks of a step did: {@code OUTPUT} carries {@code data} a task wrote to
+     * {@code stream} (stdout or stderr; in order, by {@code seq} per task from 0), {@code ENDED} a
+     * task's exit ({@code exitCode}, or {@code signal} when a signal ended it). A task that could not
+     * start is ENDED with exit code 1 and {@code data} saying why.
+     */
+    @Schema(name = "AgentStepReport")
+    public record StepReport(String jobId, int stepId, int procId, StepReportType type, String stream, long seq,
+            String data, Integer exitCode, Integer signal) {
+    }
+
+    @Schema(name = "AgentStepReportType")
+    public enum StepReportType {
+        OUTPUT, ENDED
+    }
+
+    @Schema(name = "AgentStepReports")
+    public record StepReports(List<StepReport> reports) {
+    }
+
+    public static String stepReports(String node) {
+        return BASE + "/" + node + "/step-reports";
     }
 
     @Schema(name = "AgentReportType")
