@@ -78,7 +78,14 @@ class SimulatedNodes {
 
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(JobCancelRequested event) {
-        event.jobRows().forEach(this::stop);
+        event.jobRows().forEach(this::stopIfRunningHere);
+    }
+
+    /** Only jobs "running" here: a job on a real node ends when its agent confirms the kill. */
+    private synchronized void stopIfRunningHere(long row) {
+        if (byRow.containsKey(row)) {
+            stop(row);
+        }
     }
 
     private void run(ActiveJob job) {

@@ -262,7 +262,8 @@ class JobIdentityIntegrationTests {
         String out = Files.readString(work.resolve("gantry-" + id + ".out"));
         assertThat(out).contains("ready", "got-term");
         // the script traps SIGTERM, so only the SIGKILL after the kill wait (2 s) ends it
-        assertThat(Duration.ofNanos(System.nanoTime() - cancelledAt)).as(() -> "the agent's log:\n" + agentLog())
+        assertThat(Duration.ofNanos(System.nanoTime() - cancelledAt)).as(() -> "the agent's log:\n" + agentLog()
+                + "\nthe job's events: " + api.get("/api/v1/jobs/" + id + "/events", token).body())
                 .isGreaterThan(Duration.ofMillis(1500));
     }
 
