@@ -29,6 +29,10 @@ import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /** Job steps: what srun asks of the controller inside a job (see {@code StepProtocol}), and the steps' record. */
 @Tag(name = "steps", description = "Job steps: srun inside a job's allocation, its output and the steps' record")
@@ -37,9 +41,12 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 class StepController {
 
     private final StepService steps;
+    /** Leaves out flags ({@code overlap}, {@code exact}) a client does not send as false. */
+    private final JsonMapper requests;
 
-    StepController(StepService steps) {
+    StepController(StepService steps, JsonMapper json) {
         this.steps = steps;
+        this.requests = json.rebuild().disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES).build();
     }
 
     @Operation(operationId = "createJobStep", summary = "Start a step in the job's allocation, like srun inside a job "
@@ -52,7 +59,17 @@ class StepController {
                     schema = @Schema(implementation = ProblemDetail.class)))
     @ResponseStatus(HttpStatus.CREATED)
     @PostMapping
-    ResponseEntity<?> createJobStep(@PathVariable String id, @RequestBody StepRequest request, CurrentUser caller) {
+    ResponseEntity<?> createJobStep(@PathVariable String id,
+            @io.swagger.v3.oas.annotations.parameters.RequestBody(required = true, content = @Content(
+                    mediaType = MediaType.APPLICATION_JSON_VALUE, schema = @Schema(implementation = StepRequest.class)))
+            @RequestBody JsonNode body, CurrentUser caller) {
+        StepRequest request;
+        try {
+            request = requests.treeToValue(body, StepRequest.class);
+        } catch (JacksonException e) {
+            throw new GantryException(ProblemType.MALFORMED, "The request body is not a valid step request: "
+                    + e.getOriginalMessage());
+        }
         StepCreated created;
         try {
             created = steps.create(id, request);
