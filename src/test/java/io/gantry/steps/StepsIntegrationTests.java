@@ -313,6 +313,35 @@ class StepsIntegrationTests {
         assertThat(noStep.status()).isEqualTo(401);
     }
 
+    @Test
+    @Order(10)
+    void aCancelKillsARunningStepOnEveryNodeOfIt() {
+        long second = submit(alice, Map.of("name", "sleepy", "nodes", 2, "tasks", 2, "script", "#!/bin/bash\nsrun sleep 600\n"));
+        JsonNode job = awaitState(second, "RUNNING");
+        String batchHost = job.get("allocation").get(0).get("node").asString();
+        JsonNode launch = awaitCommand(batchHost, c -> "LAUNCH".equals(c.get("type").asString())
+                && c.get("jobId").asString().equals("" + second)).get("launch");
+        String token = launch.get("environment").get("GANTRY_JOB_TOKEN").asString();
+        assertThat(token).isNotEqualTo(jobToken);
+        Response created = api.send("POST", "/api/v1/jobs/" + second + "/steps", token, Map.of("argv", List.of("sleep", "600")));
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+
+        Response cancelled = api.send("DELETE", "/api/v1/jobs/" + second, alice, null);
+        assertThat(cancelled.status()).as(cancelled.body()).isIn(200, 202);
+        for (String node : nodes) {
+            JsonNode kill = awaitCommand(node, c -> "STEP_SIGNAL".equals(c.get("type").asString())
+                    && c.get("jobId").asString().equals("" + second));
+            assertThat(kill.get("step").get("signal").asString()).isEqualTo("KILL");
+        }
+        awaitCommand(batchHost, c -> "KILL".equals(c.get("type").asString()));
+        Response ended = agent(batchHost, "reports", Map.of("reports", List.of(Map.of("jobId", "" + second,
+                "type", "ENDED", "time", Instant.now().toString(), "state", "CANCELLED"))));
+        assertThat(ended.status()).as(ended.body()).isEqualTo(200);
+        awaitState(second, "CANCELLED");
+        JsonNode steps = api.get("/api/v1/jobs/" + second + "/steps", alice).json().get("items");
+        assertThat(steps.get(1).get("state").asString()).isEqualTo("CANCELLED");
+    }
+
     private void assertRefused(Map<String, Object> step, String message) {
         Response refused = api.send("POST", "/api/v1/jobs/" + jobId + "/steps", jobToken, step);
         assertThat(refused.status()).as(refused.body()).isEqualTo(400);
