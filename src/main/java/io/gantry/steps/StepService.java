@@ -221,13 +221,18 @@ public class StepService {
         return env;
     }
 
-    /** Applies a node's step reports; refused whole (400 naming reports[i]) when one cannot come from it. */
+    /**
+     * Applies a node's step reports; refused whole (400 naming reports[i]) when one cannot come from it:
+     * an unknown job or step, or a task the step does not run on this node. Reports about a step that
+     * has ended are acknowledged and change nothing (agents repeat reports until acknowledged).
+     */
     public int report(String node, List<StepReport> reports) {
         Map<String, HostedJob> jobs = new HashMap<>();
         hosted.find(reports.stream().filter(Objects::nonNull).map(StepReport::jobId).filter(Objects::nonNull)
                 .distinct().toList()).forEach(j -> jobs.put(j.id(), j));
         List<FieldError> errors = new ArrayList<>();
         List<StepRun> targets = new ArrayList<>();
+        Map<Long, Set<Integer>> known = new HashMap<>();
         for (int i = 0; i < reports.size(); i++) {
             String field = "reports[" + i + "]";
             StepReport r = reports.get(i);
@@ -238,10 +243,17 @@ public class StepService {
                 errors.add(new FieldError(field + ".jobId", "no job " + r.jobId() + " exists"));
             } else {
                 HostedJob job = jobs.get(r.jobId());
-                run = loaded(job.row()).get(r.stepId());
+                // an ended job's steps ended with it: do not load (and keep) an entry for it again
+                run = job.state().isActive() ? loaded(job.row()).get(r.stepId())
+                        : runs.getOrDefault(job.row(), Map.of()).get(r.stepId());
                 if (run == null) {
-                    errors.add(new FieldError(field + ".stepId", "job " + r.jobId() + " has no running step "
-                            + r.stepId()));
+                    Set<Integer> recorded = known.computeIfAbsent(job.row(), row -> store.ofJob(row).stream()
+                            .map(StepRecord::stepId).collect(Collectors.toSet()));
+                    if (!recorded.contains(r.stepId())) {
+                        errors.add(new FieldError(field + ".stepId", "job " + r.jobId() + " has no step "
+                                + r.stepId()));
+                    }
+                    // else: a late or repeated report about a step that ended (with its job) and was let go
                 } else if (!run.runsOn(node, r.procId())) {
                     errors.add(new FieldError(field + ".procId", "task " + r.procId() + " of step " + r.jobId() + "."
                             + r.stepId() + " does not run on node '" + node + "'"));
@@ -261,6 +273,9 @@ public class StepService {
         for (int i = 0; i < reports.size(); i++) {
             StepReport r = reports.get(i);
             StepRun run = targets.get(i);
+            if (run == null) {
+                continue;
+            }
             if (r.type() == StepReportType.OUTPUT) {
                 run.output(r.procId(), r.stream(), r.seq(), r.data());
                 applied++;

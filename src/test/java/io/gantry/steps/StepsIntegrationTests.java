@@ -306,6 +306,9 @@ class StepsIntegrationTests {
         }
         JsonNode last = api.get("/api/v1/jobs/" + jobId + "/steps", alice).json().get("items");
         assertThat(last.get(last.size() - 1).get("state").asString()).isEqualTo("CANCELLED");
+        Response late = stepReports(nodes.get(0), output(2, 0, 7, "late\n"), ended(2, 0, null, 9));
+        assertThat(late.status()).as("acknowledged, so the agent stops repeating it: " + late.body()).isEqualTo(200);
+        assertThat(stepReports(nodes.get(0), output(7, 0, 0, "no such step\n")).status()).isEqualTo(400);
 
         Response refused = api.get("/api/v1/auth/whoami", jobToken);
         assertThat(refused.status()).as(refused.body()).isEqualTo(401);
