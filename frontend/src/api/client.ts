@@ -2,7 +2,7 @@ import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from './schema';
 import type {
   AccountingRecord, FairShareLine, PriorityList, UtilizationReport,
-  ClusterNode, Diag, Job, JobEvent, JobSubmission, Page, Partition, Problem, SubmitResponse, Topology,
+  ClusterNode, Diag, Job, JobEvent, JobStep, JobSubmission, Page, Partition, Problem, SubmitResponse, Topology,
   TokenResponse, WhoAmI,
 } from './types';
 
@@ -112,6 +112,8 @@ export const api = {
   jobs: (query: JobQuery) => call<Page<Job>>('GET', '/api/v1/jobs', { params: { query: clean({ ...query }) } }),
   job: (id: string) => call<Job>('GET', '/api/v1/jobs/{id}', { params: { path: { id } } }),
   jobEvents: (id: string) => call<JobEvent[]>('GET', '/api/v1/jobs/{id}/events', { params: { path: { id } } }),
+  jobSteps: (id: string) =>
+    call<{ items: JobStep[] }>('GET', '/api/v1/jobs/{id}/steps', { params: { path: { id } } }).then((r) => r.items),
   submit: (job: JobSubmission) => call<SubmitResponse>('POST', '/api/v1/jobs', { body: job }),
   cancel: (id: string) => call<unknown>('DELETE', '/api/v1/jobs/{id}', { params: { path: { id } } }),
   hold: (id: string) => call<unknown>('POST', '/api/v1/jobs/{id}/hold', { params: { path: { id } } }),

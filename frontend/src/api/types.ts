@@ -44,6 +44,13 @@ export interface Job {
 
 export interface JobEvent { time: string; type: string; detail?: string | null }
 
+/** One step of a job (GET /api/v1/jobs/{id}/steps): the batch script ("batch") or an srun step (0, 1, ...). */
+export interface JobStep {
+  stepId: string; id: string; name?: string | null; argv?: string[] | null; nodelist?: string | null;
+  nodes: number; tasks: number; cpusPerTask?: number | null; state: JobState; exitCode?: number | null;
+  startTime?: string | null; endTime?: string | null;
+}
+
 export interface JobSubmission {
   name?: string; script?: string; partition?: string; account?: string; qos?: string; nodes?: number;
   tasks?: number; cpusPerTask?: number; memoryMb?: number; gpus?: number; gpusPerNode?: number; gpuType?: string;

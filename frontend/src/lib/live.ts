@@ -17,7 +17,7 @@ export function useLiveEvents(enabled: boolean): void {
     const abort = new AbortController();
     let stopped = false;
     const invalidate = throttle(() => {
-      void queryClient.invalidateQueries({ predicate: (q) => ['jobs', 'job', 'nodes', 'diag', 'jobEvents'].includes(String(q.queryKey[0])) });
+      void queryClient.invalidateQueries({ predicate: (q) => ['jobs', 'job', 'nodes', 'diag', 'jobEvents', 'jobSteps'].includes(String(q.queryKey[0])) });
     }, 300);
 
     async function run() {

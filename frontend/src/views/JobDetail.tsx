@@ -6,6 +6,7 @@ import { queuePosition } from '../lib/accounting';
 import { useAuth } from '../lib/auth';
 import { formatBytes, formatCpuTime, formatDuration, formatMemory, formatTime, isActive, reasonInWords, relative } from '../lib/format';
 import { href } from '../lib/router';
+import { sortSteps, stepCommand, stepExit } from '../lib/steps';
 import { ConfirmButton, ErrorBox, Loading, StateBadge } from './common';
 
 export function JobDetail({ id, warnings }: { id: string; warnings?: string | null }) {
@@ -13,6 +14,8 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   const queryClient = useQueryClient();
   const job = useQuery({ queryKey: ['job', id], queryFn: () => api.job(id), refetchInterval: 1000 });
   const events = useQuery({ queryKey: ['jobEvents', id], queryFn: () => api.jobEvents(id), refetchInterval: 2000 });
+  const steps = useQuery({ queryKey: ['jobSteps', id], queryFn: () => api.jobSteps(id), refetchInterval: 2000,
+    enabled: !!job.data && job.data.state !== 'PENDING' });
   const [actionError, setActionError] = useState<unknown>(null);
   const pending = job.data?.state === 'PENDING';
   // sprio's view of the queue: every pending job's priority and factors from the last cycle.
@@ -127,6 +130,34 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
           )}
         </div>
       </div>
+
+      {j.state !== 'PENDING' && (
+        <div className="card">
+          <h2>Steps</h2>
+          {steps.error ? <ErrorBox error={steps.error} testId="job-steps-error" /> : (
+            <table className="table compact" data-testid="job-steps">
+              <thead>
+                <tr><th scope="col">Step</th><th scope="col">Name</th><th scope="col">Nodes</th><th scope="col">Tasks</th>
+                  <th scope="col">State</th><th scope="col">Exit code</th><th scope="col">Start</th><th scope="col">End</th></tr>
+              </thead>
+              <tbody>
+                {sortSteps(steps.data ?? []).map((s) => (
+                  <tr key={s.stepId} data-testid="job-step" data-step={s.stepId}>
+                    <td className="mono">{s.id}</td>
+                    <td title={stepCommand(s)}>{s.name ?? '—'}</td>
+                    <td>{s.nodes}{s.nodelist ? <span className="muted"> ({s.nodelist})</span> : null}</td>
+                    <td>{s.tasks}</td>
+                    <td><StateBadge state={s.state} /></td>
+                    <td data-testid="job-step-exit">{stepExit(s)}</td>
+                    <td>{formatTime(s.startTime)}</td>
+                    <td>{formatTime(s.endTime)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </div>
+      )}
 
       <div className="card">
         <h2>History</h2>

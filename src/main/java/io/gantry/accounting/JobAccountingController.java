@@ -83,12 +83,14 @@ class JobAccountingController {
             @Parameter(description = "Comma list of job ids; 42 means the job and all its array tasks",
                     example = "42,43_7") @RequestParam(required = false) String jobId,
             @RequestParam(required = false) Integer page, @RequestParam(required = false) Integer size,
+            @Parameter(description = "Also list each job's steps after it, as sacct does: ID.batch, ID.0, ID.1, ... "
+                    + "(pages count jobs, not lines)") @RequestParam(defaultValue = "false") boolean includeSteps,
             @Parameter(hidden = true) @RequestHeader(name = HttpHeaders.ACCEPT, required = false) String accept,
             CurrentUser caller, HttpServletResponse response) throws IOException {
         JobAccountingFilter filter = accounting.filter(start, end, user, account, state, partition, jobId);
         if (!wantsCsv(accept)) {
             return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON)
-                    .body(accounting.page(filter, PageRequest.of(page, size), caller));
+                    .body(accounting.page(filter, PageRequest.of(page, size), caller, includeSteps));
         }
         // Written straight to the response as the rows come from the database cursor: a year's export
         // never sits in memory. The filters were checked above, so a bad one still answers 400.
@@ -96,7 +98,7 @@ class JobAccountingController {
         response.setHeader(HttpHeaders.CONTENT_DISPOSITION, "inline; filename=\"sacct.csv\"");
         Writer writer = new BufferedWriter(new OutputStreamWriter(response.getOutputStream(), StandardCharsets.UTF_8),
                 1 << 16);
-        accounting.csv(filter, caller, writer);
+        accounting.csv(filter, caller, writer, includeSteps);
         writer.flush();
         return null; // the response is written; Spring writes nothing more
     }

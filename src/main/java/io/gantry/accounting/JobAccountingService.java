@@ -5,14 +5,17 @@ import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Service;
 
 import io.gantry.api.PageRequest;
 import io.gantry.engine.Tres;
 import io.gantry.jobs.JobHistory;
 import io.gantry.jobs.JobIds;
+import io.gantry.jobs.JobState;
 import io.gantry.security.CurrentUser;
 
 /**
@@ -23,11 +26,16 @@ import io.gantry.security.CurrentUser;
 @Service
 class JobAccountingService {
 
+    /** Jobs whose step lines are looked up together while a CSV export streams. */
+    private static final int STEP_BATCH = 500;
+
     private final JobHistory history;
+    private final ObjectProvider<JobStepSource> stepSource;
     private final Clock clock;
 
-    JobAccountingService(JobHistory history, Clock clock) {
+    JobAccountingService(JobHistory history, ObjectProvider<JobStepSource> stepSource, Clock clock) {
         this.history = history;
+        this.stepSource = stepSource;
         this.clock = clock;
     }
 
@@ -38,24 +46,94 @@ class JobAccountingService {
     }
 
     JobAccountingRecord.Page page(JobAccountingFilter filter, PageRequest page, CurrentUser caller) {
+        return page(filter, page, caller, false);
+    }
+
+    /**
+     * A page of jobs; with {@code includeSteps}, each job is followed by its steps' lines as sacct shows
+     * them ({@code 42.batch}, {@code 42.0}, ...). Paging counts jobs, not lines.
+     */
+    JobAccountingRecord.Page page(JobAccountingFilter filter, PageRequest page, CurrentUser caller,
+            boolean includeSteps) {
         Instant now = clock.instant();
         JobHistory.Page found = history.page(filter.history(), caller, page.size(), page.offset());
         List<JobAccountingRecord> items = found.entries().stream().map(e -> record(e, now)).toList();
+        if (includeSteps) {
+            items = withSteps(items, now);
+        }
         return new JobAccountingRecord.Page(items, page.page(), page.size(), found.total());
+    }
+
+    private List<JobAccountingRecord> withSteps(List<JobAccountingRecord> jobs, Instant now) {
+        JobStepSource source = stepSource.getIfAvailable();
+        if (source == null || jobs.isEmpty()) {
+            return jobs;
+        }
+        JobStepSource.Steps steps = source.steps(jobs.stream().map(JobAccountingRecord::jobId).toList());
+        List<JobAccountingRecord> lines = new ArrayList<>();
+        for (JobAccountingRecord job : jobs) {
+            lines.add(job);
+            String host = steps.batchHosts().get(job.jobId());
+            if (host != null && job.startTime() != null) {
+                lines.add(batchLine(job, host));
+            }
+            for (JobStepSource.StepLine step : steps.steps().getOrDefault(job.jobId(), List.of())) {
+                lines.add(stepLine(job, step, now));
+            }
+        }
+        return lines;
+    }
+
+    /** The batch step: the job's own times and outcome, on its batch host. */
+    private static JobAccountingRecord batchLine(JobAccountingRecord job, String host) {
+        JobState state = job.state() == JobState.COMPLETING ? JobState.RUNNING : job.state();
+        return new JobAccountingRecord(job.jobId() + ".batch", "batch", job.user(), job.account(), job.partition(),
+                job.qos(), state, job.exitCode(), job.submitTime(), job.startTime(), job.endTime(),
+                job.elapsedSeconds(), job.timeLimitSeconds(), null, 0, 0, host, null, null, null, null);
+    }
+
+    private static JobAccountingRecord stepLine(JobAccountingRecord job, JobStepSource.StepLine step, Instant now) {
+        long elapsed = elapsedSeconds(step.startTime(), step.endTime(), now);
+        return new JobAccountingRecord(job.jobId() + "." + step.stepId(), step.name(), job.user(), job.account(),
+                job.partition(), job.qos(), step.state(), step.exitCode(), job.submitTime(), step.startTime(),
+                step.endTime(), elapsed, job.timeLimitSeconds(), "cpu=" + step.cpus() + ",node=" + step.nodes(),
+                Math.multiplyExact((long) step.cpus(), elapsed), 0, step.nodeList(), null, null, null, null);
     }
 
     /** Every matching row, as CSV, streamed so a year's export never sits in memory. */
     void csv(JobAccountingFilter filter, CurrentUser caller, Writer out) {
+        csv(filter, caller, out, false);
+    }
+
+    /** As {@link #csv(JobAccountingFilter, CurrentUser, Writer)}, with step lines after each job when asked. */
+    void csv(JobAccountingFilter filter, CurrentUser caller, Writer out, boolean includeSteps) {
         Instant now = clock.instant();
+        List<JobAccountingRecord> pending = new ArrayList<>();
         try {
             SacctCsv.writeHeader(out);
             history.each(filter.history(), caller, entry -> {
-                try {
-                    SacctCsv.writeRow(out, record(entry, now));
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
+                JobAccountingRecord record = record(entry, now);
+                if (!includeSteps) {
+                    write(out, List.of(record));
+                    return;
+                }
+                pending.add(record);
+                if (pending.size() >= STEP_BATCH) {
+                    write(out, withSteps(pending, now));
+                    pending.clear();
                 }
             });
+            write(out, withSteps(pending, now));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void write(Writer out, List<JobAccountingRecord> records) {
+        try {
+            for (JobAccountingRecord r : records) {
+                SacctCsv.writeRow(out, r);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -32,11 +32,13 @@ import io.gantry.agent.protocol.AgentProtocol.Registered;
 import io.gantry.agent.protocol.AgentProtocol.Registration;
 import io.gantry.agent.protocol.AgentProtocol.Reports;
 import io.gantry.agent.protocol.AgentProtocol.ReportsAccepted;
+import io.gantry.agent.protocol.AgentProtocol.StepReports;
 import io.gantry.agents.AgentAuthentication.AgentCaller;
 import io.gantry.api.GantryException;
 import io.gantry.api.ProblemType;
 import io.gantry.cluster.AgentNodes;
 import io.gantry.cluster.ClusterViews.NodeView;
+import io.gantry.steps.StepService;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -54,14 +56,16 @@ class AgentController {
     static final String JAR_PATH = AgentProtocol.BASE + "/gantry.jar";
 
     private final AgentService agents;
+    private final StepService steps;
     private final AgentCredentials credentials;
     private final JoinToken joinToken;
     private final AgentNodes nodes;
     private final Clock clock;
 
-    AgentController(AgentService agents, AgentCredentials credentials, JoinToken joinToken, AgentNodes nodes,
+    AgentController(AgentService agents, StepService steps, AgentCredentials credentials, JoinToken joinToken, AgentNodes nodes,
             Clock clock) {
         this.agents = agents;
+        this.steps = steps;
         this.credentials = credentials;
         this.joinToken = joinToken;
         this.nodes = nodes;
@@ -79,9 +83,9 @@ class AgentController {
     @Operation(operationId = "pollAgent", summary = "An agent's heartbeat and long poll for commands (Bearer node credential)")
     DeferredResult<Commands> poll(@PathVariable String node,
             @Parameter(hidden = true) @RequestAttribute(name = AgentAuthentication.CALLER, required = false)
-            AgentCaller caller, @RequestBody(required = false) Poll poll) {
+            AgentCaller caller, @RequestBody(required = false) Poll poll, HttpServletRequest request) {
         checked(caller, node);
-        return agents.poll(node, poll);
+        return agents.poll(node, poll, request.getRemoteAddr());
     }
 
     @PostMapping(AgentProtocol.BASE + "/{node}/reports")
@@ -96,6 +100,20 @@ class AgentController {
             throw GantryException.badRequest("reports", "is required");
         }
         return new ReportsAccepted(agents.report(node, reports.reports()));
+    }
+
+    @PostMapping(AgentProtocol.BASE + "/{node}/step-reports")
+    @Operation(operationId = "reportAgentStepTasks", summary = "An agent reports its step tasks' output and exits "
+            + "(Bearer node credential); refused whole (400, naming reports[i]) when one is about a task that does not "
+            + "run on this node")
+    ReportsAccepted stepReports(@PathVariable String node,
+            @Parameter(hidden = true) @RequestAttribute(name = AgentAuthentication.CALLER, required = false)
+            AgentCaller caller, @RequestBody StepReports reports) {
+        checked(caller, node);
+        if (reports == null || reports.reports() == null) {
+            throw GantryException.badRequest("reports", "is required");
+        }
+        return new ReportsAccepted(steps.report(node, reports.reports()));
     }
 
     /** {@link AgentAuthentication} vouches for every agent call; without it (a misrouted request) nothing is trusted. */

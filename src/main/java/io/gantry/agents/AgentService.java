@@ -29,6 +29,7 @@ import io.gantry.agent.protocol.AgentProtocol.Poll;
 import io.gantry.agent.protocol.AgentProtocol.Registered;
 import io.gantry.agent.protocol.AgentProtocol.Registration;
 import io.gantry.agent.protocol.AgentProtocol.Report;
+import io.gantry.agent.protocol.StepProtocol;
 import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.GantryException;
 import io.gantry.api.ProblemType;
@@ -47,6 +48,9 @@ import io.gantry.engine.Hostlist;
 import io.gantry.scheduling.JobCompletion;
 import io.gantry.scheduling.JobStarted;
 import io.gantry.scheduling.JobsPreempted;
+import io.gantry.security.JobCredentials;
+import io.gantry.steps.NodeAddresses;
+import io.gantry.steps.StepCommands;
 
 /**
  * The controller's side of the agent protocol ({@link AgentProtocol}): registering agents,
@@ -69,12 +73,15 @@ class AgentService {
     private final HostedJobs jobs;
     private final JobCompletion completion;
     private final AgentHub hub;
+    private final JobCredentials jobCredentials;
+    private final NodeAddresses addresses;
     private final Clock clock;
     /** The health verdict each node last sent, as applied: "" when healthy, else what failed. */
     private final Map<String, String> healthVerdicts = new ConcurrentHashMap<>();
 
     AgentService(AgentsProperties properties, AgentCredentials credentials, AgentNodes nodes,
-            ClusterService cluster, HostedJobs jobs, JobCompletion completion, AgentHub hub, Clock clock) {
+            ClusterService cluster, HostedJobs jobs, JobCompletion completion, AgentHub hub,
+            JobCredentials jobCredentials, NodeAddresses addresses, Clock clock) {
         this.properties = properties;
         this.credentials = credentials;
         this.nodes = nodes;
@@ -82,6 +89,8 @@ class AgentService {
         this.jobs = jobs;
         this.completion = completion;
         this.hub = hub;
+        this.jobCredentials = jobCredentials;
+        this.addresses = addresses;
         this.clock = clock;
         for (String partition : properties.defaultPartitions()) {
             if (!cluster.layout().partitions().containsKey(partition)) {
@@ -120,6 +129,7 @@ class AgentService {
             credentials.forget(node);
         }
         hub.open(node);
+        addresses.heard(node, remote);
         List<Command> commands = reconcile(node, orEmpty(registration.runningJobs()), now);
         log.info("Agent of node '{}' registered from {} ({} CPUs, {} MB, {} GPUs); node is {}{}{}", node, remote,
                 registration.cpus(), registration.memoryMb(), gpus.size(), result.state(),
@@ -138,8 +148,9 @@ class AgentService {
     }
 
     /** A heartbeat and long poll; reconciles first when asked to or when this controller did not know the agent. */
-    DeferredResult<Commands> poll(String node, Poll poll) {
+    DeferredResult<Commands> poll(String node, Poll poll, String remote) {
         Instant now = clock.instant();
+        addresses.heard(node, remote);
         List<Command> immediate = List.of();
         if (!hub.connected(node)) {
             hub.open(node);
@@ -365,6 +376,12 @@ class AgentService {
         }
     }
 
+    /** Step launches and signals go to the agents of the step's nodes. */
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(StepCommands event) {
+        event.byNode().forEach(hub::deliver);
+    }
+
     /** LAUNCH commands for running jobs on agent-run nodes (simulated nodes run their own). */
     private List<Command> launches(List<Long> rows) {
         if (rows.isEmpty()) {
@@ -383,13 +400,27 @@ class AgentService {
             }
             List<String> hosts = job.allocation().stream().map(JobAllocation::node).toList();
             commands.add(Command.launch(new Launch(job.id(), job.jobId(), job.arrayTaskId(), job.name(), job.user(),
-                    job.account(), job.partition(), job.qos(), job.script(), job.workdir(), job.environment(),
+                    job.account(), job.partition(), job.qos(), job.script(), job.workdir(), withCredential(job),
                     job.stdout(), job.stderr(), job.timeLimitSeconds(), job.startTime(),
                     Hostlist.of(hosts).toString(), hosts, job.tasks(), job.cpusPerTask(), batch.cpus(),
                     batch.memoryMb(), batch.gpuIndices(),
                     new AgentProtocol.JobIdentity(properties.unixUser(job.user()), job.umask(), job.signal()))));
         }
         return commands;
+    }
+
+    /**
+     * The job's environment plus its credential ({@code GANTRY_JOB_TOKEN}): srun inside it creates steps
+     * with it, and sbatch or the REST API act as the job's owner (a USER) while the job runs.
+     */
+    private Map<String, String> withCredential(JobView job) {
+        Map<String, String> environment = new LinkedHashMap<>();
+        if (job.environment() != null) {
+            environment.putAll(job.environment());
+        }
+        environment.put(StepProtocol.CREDENTIAL_ENV,
+                jobCredentials.issue(job.user(), job.id(), job.startTime(), job.timeLimitSeconds()));
+        return environment;
     }
 
     private static void validate(Registration r) {

@@ -44,7 +44,10 @@ class LeaderForwarding extends OncePerRequestFilter {
     static final String FORWARDED_HEADER = "X-Gantry-Forwarded";
     private static final Logger log = LoggerFactory.getLogger(LeaderForwarding.class);
     private static final java.util.regex.Pattern AGENT_CALL = java.util.regex.Pattern.compile(
-            java.util.regex.Pattern.quote(AgentProtocol.BASE) + "/[^/]+/(poll|reports)");
+            java.util.regex.Pattern.quote(AgentProtocol.BASE) + "/[^/]+/(poll|reports|step-reports)");
+    /** A step's output lives on the leader, in its relay: srun's polls for it are reads only the leader answers. */
+    private static final java.util.regex.Pattern LEADER_READ = java.util.regex.Pattern.compile(
+            "/api/v1/jobs/[^/]+/steps/[^/]+/io");
     private static final Set<String> WRITES = Set.of("POST", "PUT", "PATCH", "DELETE");
     private static final Set<String> REQUEST_HEADERS = Set.of("authorization", "content-type", "accept",
             "accept-language", "last-event-id", "user-agent");
@@ -90,7 +93,8 @@ class LeaderForwarding extends OncePerRequestFilter {
         // The agents' own calls; ADMINs' writes under /agents (approve, rotate, revoke) are forwarded like any write.
         boolean agent = "POST".equals(request.getMethod()) && (AgentProtocol.REGISTER.equals(path)
                 || AGENT_CALL.matcher(path).matches());
-        boolean write = WRITES.contains(request.getMethod()) && !path.startsWith("/api/v1/auth/");
+        boolean write = WRITES.contains(request.getMethod()) && !path.startsWith("/api/v1/auth/")
+                || "GET".equals(request.getMethod()) && LEADER_READ.matcher(path).matches();
         if (!(agent || write) || leaders.getObject().heldNow()) {
             chain.doFilter(request, response);
             return;

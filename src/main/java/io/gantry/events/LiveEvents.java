@@ -12,6 +12,7 @@ import io.gantry.jobs.ActiveJob;
 import io.gantry.jobs.JobsChanged;
 import io.gantry.scheduling.JobEnded;
 import io.gantry.scheduling.JobStarted;
+import io.gantry.steps.StepChanged;
 
 /**
  * Job and node changes for live views, as server-sent events. The listeners run on the
@@ -53,6 +54,12 @@ class LiveEvents {
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(JobEnded event) {
         publish("job", event.jobId(), event.state().name());
+    }
+
+    /** A step's start or end: a job event whose change names the step, e.g. {@code STEP 42.0 COMPLETED}. */
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(StepChanged event) {
+        publish("job", event.jobId(), "STEP " + event.step() + " " + event.state());
     }
 
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)

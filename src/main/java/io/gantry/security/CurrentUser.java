@@ -56,6 +56,18 @@ public record CurrentUser(String username, Set<Role> roles) {
         return Optional.of(from(token));
     }
 
+    /**
+     * The job whose credential ({@code GANTRY_JOB_TOKEN}) the caller presented, as users write its id;
+     * empty for an ordinary token.
+     */
+    public static Optional<String> credentialJob() {
+        Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
+        if (!(authentication instanceof JwtAuthenticationToken token) || !token.isAuthenticated()) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(token.getToken().getClaimAsString(JobCredentials.JOB_CLAIM));
+    }
+
     static CurrentUser from(Authentication authentication) {
         EnumSet<Role> roles = EnumSet.noneOf(Role.class);
         for (GrantedAuthority authority : authentication.getAuthorities()) {

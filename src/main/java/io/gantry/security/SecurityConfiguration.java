@@ -6,6 +6,7 @@ import javax.crypto.SecretKey;
 
 import jakarta.servlet.http.HttpServletRequest;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
@@ -54,6 +55,7 @@ class SecurityConfiguration {
     SecurityFilterChain agentProtocolSecurity(HttpSecurity http) throws Exception {
         http
                 .securityMatcher(AgentProtocol.REGISTER, AgentProtocol.BASE + "/*/poll", AgentProtocol.BASE + "/*/reports",
+                        AgentProtocol.BASE + "/*/step-reports",
                         AgentProtocol.BASE + "/gantry.jar")
                 .csrf(AbstractHttpConfigurer::disable)
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
@@ -68,7 +70,8 @@ class SecurityConfiguration {
 
     @Bean
     @Order(2)
-    SecurityFilterChain apiSecurity(HttpSecurity http, ActiveUsers activeUsers, JsonMapper json) throws Exception {
+    SecurityFilterChain apiSecurity(HttpSecurity http, ActiveUsers activeUsers,
+            ObjectProvider<JobCredentialCheck> jobCredentials, JsonMapper json) throws Exception {
         ProblemResponses problems = new ProblemResponses(json);
         http
                 // No cookies or sessions: a browser cannot be tricked into sending a bearer token.
@@ -92,7 +95,7 @@ class SecurityConfiguration {
                         .anyRequest().permitAll())
                 .oauth2ResourceServer(o -> o
                         .bearerTokenResolver(bearerTokens())
-                        .jwt(j -> j.jwtAuthenticationConverter(new TokenAuthentication(activeUsers)))
+                        .jwt(j -> j.jwtAuthenticationConverter(new TokenAuthentication(activeUsers, jobCredentials::getIfAvailable)))
                         .authenticationEntryPoint(problems)
                         .accessDeniedHandler(problems))
                 .exceptionHandling(e -> e.authenticationEntryPoint(problems).accessDeniedHandler(problems))

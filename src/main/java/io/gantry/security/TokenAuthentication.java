@@ -3,6 +3,7 @@ package io.gantry.security;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import org.springframework.core.convert.converter.Converter;
 import org.springframework.security.authentication.AbstractAuthenticationToken;
@@ -19,9 +20,11 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtAut
 class TokenAuthentication implements Converter<Jwt, AbstractAuthenticationToken> {
 
     private final ActiveUsers activeUsers;
+    private final Supplier<JobCredentialCheck> jobs;
 
-    TokenAuthentication(ActiveUsers activeUsers) {
+    TokenAuthentication(ActiveUsers activeUsers, Supplier<JobCredentialCheck> jobs) {
         this.activeUsers = activeUsers;
+        this.jobs = jobs;
     }
 
     @Override
@@ -32,6 +35,18 @@ class TokenAuthentication implements Converter<Jwt, AbstractAuthenticationToken>
         }
         Set<Role> current = activeUsers.roles(username).orElseThrow(() -> new InvalidBearerTokenException(
                 "The bearer token's user no longer exists or is disabled"));
+        String job = jwt.getClaimAsString(JobCredentials.JOB_CLAIM);
+        if (job != null) {
+            // A job credential: the owner as a USER, for as long as that run of the job is active.
+            JobCredentialCheck check = jobs.get();
+            Object run = jwt.getClaims().get(JobCredentials.RUN_CLAIM);
+            long runStart = run instanceof Number n ? n.longValue() : -1;
+            if (check == null || !check.active(job, runStart)) {
+                throw new InvalidBearerTokenException("The job credential's job " + job + " is no longer running");
+            }
+            return new JwtAuthenticationToken(jwt, List.of(new SimpleGrantedAuthority(Role.USER.authority())),
+                    username);
+        }
         List<String> claimed = jwt.getClaimAsStringList(TokenIssuer.ROLES_CLAIM);
         EnumSet<Role> granted = EnumSet.noneOf(Role.class);
         if (claimed != null) {

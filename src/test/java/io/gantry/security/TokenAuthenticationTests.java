@@ -18,7 +18,7 @@ import org.springframework.security.oauth2.server.resource.InvalidBearerTokenExc
 class TokenAuthenticationTests {
 
     private final ActiveUsers activeUsers = mock(ActiveUsers.class);
-    private final TokenAuthentication conversion = new TokenAuthentication(activeUsers);
+    private final TokenAuthentication conversion = new TokenAuthentication(activeUsers, () -> null);
 
     @Test
     void aTokenGrantsTheRolesItNamesThatTheUserStillHolds() {
