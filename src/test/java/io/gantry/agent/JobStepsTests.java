@@ -232,6 +232,49 @@ class JobStepsTests {
     }
 
     @Test
+    void srunOnTheTasksPathRunsAndTellsWhenItIsNotInsideAnAllocation() throws Exception {
+        runner.apply(List.of(Command.stepLaunch(step("68", 0, List.of("bash", "-c",
+                "srun --version; gantry srun hostname; echo \"rc=$?\""), List.of(new StepTask(0, 0, null)),
+                owner()))));
+        List<StepReport> task = untilEnded(0).get(0);
+        assertThat(output(task, "stdout")).isEqualTo("slurm 22.05 (gantry srun)\nrc=1\n");
+        assertThat(output(task, "stderr"))
+                .isEqualTo("srun: error: not inside a Gantry job allocation (GANTRY_JOB_TOKEN is not set)\n");
+    }
+
+    @Test
+    void onANodeWithoutTheBatchScriptTasksGetACgroupOfTheJobsOwnForAsLongAsTheyRun() throws Exception {
+        boolean root = Files.readAllLines(Path.of("/proc/self/status")).stream()
+                .anyMatch(l -> l.matches("Uid:\\s+0\\s.*"));
+        Cgroups cgroups = Cgroups.detect();
+        org.junit.jupiter.api.Assumptions.assumeTrue(root && cgroups.available()
+                && !cgroups.controllers().get(Cgroups.Controller.MEMORY).unified(), "needs root and cgroup v1");
+        String node = "steptest" + ProcessHandle.current().pid();
+        runner.close();
+        runner = new JobRunner(node, AgentDirs.prepare(dir), Clock.fixed(NOW, ZoneOffset.UTC), reports::add,
+                stepReports::add, ME, CgroupFence.of(cgroups, () -> node, 0), List.of());
+        runner.configure(node, Duration.ofMillis(500), ROOT_JOBS_ALLOWED);
+        Path memory = Cgroups.jobPath(cgroups.controllers().get(Cgroups.Controller.MEMORY).mount(), node, "69");
+        try {
+            runner.apply(List.of(Command.stepLaunch(step("69", 0, List.of("bash", "-c",
+                    "grep memory /proc/self/cgroup; echo up; sleep 300"),
+                    List.of(new StepTask(0, 0, null), new StepTask(1, 1, null)), owner()))));
+            assertThat(awaitOutput("job_69").data()).contains("/gantry/" + node + "/job_69");
+            assertThat(Files.readString(memory.resolve("memory.limit_in_bytes")).strip())
+                    .isEqualTo(Long.toString(512L << 20));
+            runner.apply(List.of(Command.stepSignal("69", 0, "KILL")));
+            untilEnded(0, 1);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !Files.exists(memory));
+        } finally {
+            for (Cgroups.Hierarchy h : java.util.Set.copyOf(cgroups.controllers().values())) {
+                Path job = Cgroups.jobPath(h.mount(), node, "69");
+                Files.deleteIfExists(job);
+                Files.deleteIfExists(job.getParent());
+            }
+        }
+    }
+
+    @Test
     void outputCutInsideACharacterWaitsForItsRest() {
         byte[] euro = "a€".getBytes(java.nio.charset.StandardCharsets.UTF_8);
         assertThat(TaskProcess.completeUtf8(java.util.Arrays.copyOf(euro, 2))).isEqualTo(1);
