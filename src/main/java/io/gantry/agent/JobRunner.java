@@ -59,11 +59,6 @@ final class JobRunner implements AutoCloseable {
     private volatile Duration killWait = Duration.ofSeconds(30);
     private volatile NodeSettings nodeSettings = NodeSettings.DEFAULTS;
 
-    JobRunner(String node, AgentDirs dirs, Clock clock, Consumer<Report> reports, UnixAccount agentAccount,
-            JobProcess.Fences fences) {
-        this(node, dirs, clock, reports, report -> { }, agentAccount, fences, List.of());
-    }
-
     /**
      * @param stepReports where step tasks' output and exits go
      * @param controllers the controllers the agent talks to, which srun inside jobs calls too

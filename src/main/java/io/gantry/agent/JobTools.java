@@ -19,9 +19,12 @@ import java.util.List;
  */
 final class JobTools {
 
-    /** A quick start and a small heap: srun only relays its step's output. */
+    /**
+     * A quick start and a bounded heap, the same on any node: srun only relays its step's output, and
+     * a heap sized from the node's memory would be far too much on a large node.
+     */
     private static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-            "-Xss512k", "-XX:MaxRAMPercentage=5");
+            "-Xss512k", "-Xmx256m");
 
     private JobTools() {
     }
