@@ -23,6 +23,7 @@ public class GantryApplication {
                 case "simulate" -> System.exit(SimulateCommand.run(rest));
                 case "bench" -> System.exit(BenchCommand.run(rest));
                 case "agent" -> System.exit(io.gantry.agent.AgentCommand.run(rest));
+                case "srun" -> System.exit(io.gantry.agent.Srun.run(rest));
                 case "loadtest" -> {
                     LoadTest.main(rest);
                     return;

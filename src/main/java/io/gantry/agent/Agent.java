@@ -54,6 +54,7 @@ final class Agent implements AutoCloseable {
     private final JobRunner jobs;
     private final UnixAccount account;
     private final ReportSender sender;
+    private final StepReportSender stepSender;
     private final HealthChecks health;
     private final Backoff backoff = new Backoff(log, "talking to the controller");
     private volatile Session session;
@@ -81,7 +82,10 @@ final class Agent implements AutoCloseable {
             log.warn("the agent runs as {} (uid {}), not as root: it can run jobs only as {}", account.name(),
                     account.uid(), account.name());
         }
-        this.jobs = new JobRunner(options.name(), dirs, clock, reports::add, account, fences);
+        this.stepSender = new StepReportSender((s, r) -> client.stepReports(s.node(), r, s.credential()),
+                () -> session);
+        this.jobs = new JobRunner(options.name(), dirs, clock, reports::add, stepSender, account, fences,
+                options.controllers());
         this.sender = new ReportSender(reports, client, () -> session);
         // GPUs declared on the command line have no nvidia-smi to answer for them
         this.health = new HealthChecks(options.gpus() == null ? resources.gpus() : List.of(), "nvidia-smi",
@@ -99,6 +103,7 @@ final class Agent implements AutoCloseable {
             log.info("{} job report(s) from an earlier run still to send", reports.pending().size());
         }
         sender.start();
+        stepSender.start();
         try {
             while (!stopped) {
                 Registered registered = register();
@@ -114,6 +119,7 @@ final class Agent implements AutoCloseable {
             return 0;
         } finally {
             sender.stop();
+            stepSender.stop();
             health.close();
         }
     }
@@ -243,6 +249,7 @@ final class Agent implements AutoCloseable {
             t.interrupt();
         }
         sender.stop();
+        stepSender.stop();
         health.close();
         jobs.close();
     }

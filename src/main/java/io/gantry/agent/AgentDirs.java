@@ -22,7 +22,9 @@ import java.util.Set;
  * <li>{@code state/}: {@code 0700}, the agent's alone: its node credential, unsent reports and the
  * process records of running jobs;</li>
  * <li>{@code jobs/}: the spool, {@code 0711}; each job gets {@code jobs/<id>/}, {@code 0700} and
- * owned by the job's user, holding its script.</li>
+ * owned by the job's user, holding its script;</li>
+ * <li>{@code bin/}: {@code 0755}, the commands jobs find first on their PATH ({@code srun}), see
+ * {@link JobTools}.</li>
  * </ul>
  * A credential or report file an older agent kept at the top of the work dir is moved into
  * {@code state/}.
@@ -31,15 +33,18 @@ final class AgentDirs {
 
     private static final Set<PosixFilePermission> TRAVERSE_ONLY = PosixFilePermissions.fromString("rwx--x--x");
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+    private static final Set<PosixFilePermission> EVERYONE_READS = PosixFilePermissions.fromString("rwxr-xr-x");
 
     private final Path root;
     private final Path state;
     private final Path spool;
+    private final Path bin;
 
     private AgentDirs(Path root) {
         this.root = root;
         this.state = root.resolve("state");
         this.spool = root.resolve("jobs");
+        this.bin = root.resolve("bin");
     }
 
     /** Creates (or tightens) the directories under {@code workDir}. */
@@ -53,6 +58,9 @@ final class AgentDirs {
             Files.createDirectories(dirs.state.resolve("jobs"));
             Files.createDirectories(dirs.spool);
             permit(dirs.spool, TRAVERSE_ONLY);
+            Files.createDirectories(dirs.bin);
+            permit(dirs.bin, EVERYONE_READS);
+            JobTools.install(dirs.bin);
             for (String name : new String[] {"credential.json", "pending-reports.json"}) {
                 Path old = dirs.root.resolve(name);
                 if (Files.isRegularFile(old, LinkOption.NOFOLLOW_LINKS) && !Files.exists(dirs.state.resolve(name))) {
@@ -76,6 +84,11 @@ final class AgentDirs {
 
     Path state() {
         return state;
+    }
+
+    /** The commands offered to jobs. */
+    Path bin() {
+        return bin;
     }
 
     /** The job's own directory in the spool. */

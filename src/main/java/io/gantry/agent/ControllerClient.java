@@ -17,7 +17,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The agent's three calls to the controller (register, poll, reports) as JSON over the JDK's
+ * The agent's calls to the controller (register, poll, job reports, step reports) as JSON over the JDK's
  * HTTP client: no Spring and no web server in the agent, so it starts in a blink. Connection
  * trouble comes out as {@link IOException}; an answer other than 2xx as {@link Refused}, with the
  * status and the problem detail the controller gave.
@@ -79,6 +79,11 @@ final class ControllerClient {
 
     void report(String node, Reports reports, String credential) throws IOException, InterruptedException, Refused {
         post(AgentProtocol.reports(node), reports, credential, SHORT_TIMEOUT, JsonNode.class);
+    }
+
+    void stepReports(String node, AgentProtocol.StepReports reports, String credential)
+            throws IOException, InterruptedException, Refused {
+        post(AgentProtocol.stepReports(node), reports, credential, SHORT_TIMEOUT, JsonNode.class);
     }
 
     /** The controller calls go to now. */

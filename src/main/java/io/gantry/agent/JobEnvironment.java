@@ -1,6 +1,11 @@
 package io.gantry.agent;
 
 import io.gantry.agent.protocol.AgentProtocol.Launch;
+import io.gantry.agent.protocol.StepProtocol;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -14,6 +19,40 @@ import java.util.stream.Collectors;
 final class JobEnvironment {
 
     private JobEnvironment() {
+    }
+
+    /** The owner's basics, what a login would give: PATH, HOME, USER, LOGNAME, SHELL. */
+    static Map<String, String> basics(UnixAccount owner) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
+        env.put("HOME", owner.home());
+        env.put("USER", owner.name());
+        env.put("LOGNAME", owner.name());
+        env.put("SHELL", owner.shell());
+        return env;
+    }
+
+    /** Who the job runs as on this node, as Slurm names it. */
+    static void owner(Map<String, String> env, UnixAccount owner) {
+        env.put("SLURM_JOB_USER", owner.name());
+        env.put("SLURM_JOB_UID", Long.toString(owner.uid()));
+        env.put("SLURM_JOB_GID", Long.toString(owner.gid()));
+    }
+
+    /**
+     * Puts the agent's commands for jobs ({@code srun}, {@code gantry srun}) first on the PATH, once,
+     * and tells them where the controller is.
+     */
+    static void tools(Map<String, String> env, Path bin, List<URI> controllers) {
+        String dir = bin.toString();
+        String path = env.getOrDefault("PATH", "");
+        if (!Arrays.asList(path.split(":")).contains(dir)) {
+            env.put("PATH", path.isEmpty() ? dir : dir + ":" + path);
+        }
+        if (controllers != null && !controllers.isEmpty()) {
+            env.put(StepProtocol.CONTROLLER_ENV, String.join(",",
+                    controllers.stream().map(u -> u.toString().replaceAll("/+$", "")).toList()));
+        }
     }
 
     /**

@@ -10,6 +10,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -21,7 +22,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -98,13 +98,22 @@ final class JobProcess {
         Fences NONE = (jobId, memoryBytes, cpus, gpus) -> null;
     }
 
-    /** Where and how the jobs of this node run. */
+    /**
+     * Where and how the jobs of this node run; {@code controllers} are the controller URLs the agent
+     * uses, which {@code srun} inside a job calls too.
+     */
     record Settings(String node, AgentDirs dirs, Duration killWait, Clock clock, OomWatch oomWatch,
-            NodeSettings nodeSettings, UnixAccount agentAccount, Fences fences) {
+            NodeSettings nodeSettings, UnixAccount agentAccount, Fences fences, List<URI> controllers) {
+
+        NodeSettings nodeSettingsOrDefault() {
+            return nodeSettings == null ? NodeSettings.DEFAULTS : nodeSettings;
+        }
     }
 
     private final Launch launch;
     private final Settings settings;
+    private final UnixAccount owner;
+    private final String workdir;
     private final Process process;
     private final JobFence fence;
     private final Path processRecord;
@@ -119,10 +128,12 @@ final class JobProcess {
     private String stopDetail;
     private boolean exited;
 
-    private JobProcess(Launch launch, Settings settings, Process process, JobFence fence, Path processRecord,
-            ScheduledExecutorService timers) {
+    private JobProcess(Launch launch, Settings settings, UnixAccount owner, String workdir, Process process,
+            JobFence fence, Path processRecord, ScheduledExecutorService timers) {
         this.launch = launch;
         this.settings = settings;
+        this.owner = owner;
+        this.workdir = workdir;
         this.process = process;
         this.fence = fence;
         this.processRecord = processRecord;
@@ -172,7 +183,7 @@ final class JobProcess {
             environment = jobDir.resolve("environment");
             writePrivate(script, (launch.script() == null ? "" : launch.script()).getBytes(StandardCharsets.UTF_8),
                     "rwx------");
-            writePrivate(environment, environmentFile(launch, node, workdir, owner), "rw-------");
+            writePrivate(environment, environmentFile(environment(launch, settings, workdir, owner)), "rw-------");
             if (switchUser) {
                 for (Path p : List.of(script, environment, jobDir)) {
                     Files.setAttribute(p, "unix:gid", (int) owner.gid(), LinkOption.NOFOLLOW_LINKS);
@@ -239,7 +250,7 @@ final class JobProcess {
         } catch (IOException e) {
             log.warn("job {}: cannot record its process in {}: {}", launch.jobId(), record, e.toString());
         }
-        JobProcess job = new JobProcess(launch, settings, process, fence, record, timers);
+        JobProcess job = new JobProcess(launch, settings, owner, workdir, process, fence, record, timers);
         log.info("job {} launched as {} (uid {}): pid {}, output {}", launch.jobId(), owner.name(), owner.uid(),
                 process.pid(), stdout);
         Thread watcher = new Thread(() -> job.watch(reports, onEnd, owner), "job-" + launch.jobId());
@@ -250,6 +261,25 @@ final class JobProcess {
 
     String jobId() {
         return launch.jobId();
+    }
+
+    Launch launch() {
+        return launch;
+    }
+
+    /** The Unix account the job runs as on this node. */
+    UnixAccount owner() {
+        return owner;
+    }
+
+    /** The job's working directory on this node (its owner's home when it named none). */
+    String workdir() {
+        return workdir;
+    }
+
+    /** What holds the job's processes: its step tasks on this node go into it too. */
+    JobFence fence() {
+        return fence;
     }
 
     long pid() {
@@ -434,7 +464,7 @@ final class JobProcess {
         Signals.send(pids, name);
     }
 
-    private static UnixAccount owner(String unixUser, UnixAccount agent, NodeSettings nodeSettings, String node)
+    static UnixAccount owner(String unixUser, UnixAccount agent, NodeSettings nodeSettings, String node)
             throws StartFailure {
         if (!agent.root()) {
             if (unixUser != null && !unixUser.equals(agent.name())) {
@@ -460,18 +490,21 @@ final class JobProcess {
         return owner;
     }
 
+    /**
+     * The job's environment on this node: the owner's basics, the job's variables, and the commands
+     * the agent offers its jobs ({@code srun}) first on the PATH.
+     */
+    static Map<String, String> environment(Launch launch, Settings settings, String workdir, UnixAccount owner) {
+        Map<String, String> env = JobEnvironment.basics(owner);
+        JobEnvironment.apply(env, launch, settings.node(), workdir);
+        JobEnvironment.owner(env, owner);
+        env.put("SLURM_UMASK", umask(launch.identityOrDefault().umask()));
+        JobEnvironment.tools(env, settings.dirs().bin(), settings.controllers());
+        return env;
+    }
+
     /** The job's environment as the second stage reads it: NUL-separated {@code NAME=value} entries. */
-    private static byte[] environmentFile(Launch launch, String node, String workdir, UnixAccount owner) {
-        Map<String, String> env = new LinkedHashMap<>();
-        env.put("PATH", "/usr/local/bin:/usr/bin:/bin");
-        env.put("HOME", owner.home());
-        env.put("USER", owner.name());
-        env.put("LOGNAME", owner.name());
-        env.put("SHELL", owner.shell());
-        JobEnvironment.apply(env, launch, node, workdir);
-        env.put("SLURM_JOB_USER", owner.name());
-        env.put("SLURM_JOB_UID", Long.toString(owner.uid()));
-        env.put("SLURM_JOB_GID", Long.toString(owner.gid()));
+    private static byte[] environmentFile(Map<String, String> env) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         env.forEach((k, v) -> {
             if (k != null && v != null) {
@@ -482,7 +515,7 @@ final class JobProcess {
         return out.toByteArray();
     }
 
-    private static String umask(String umask) {
+    static String umask(String umask) {
         return umask != null && umask.matches("0?[0-7]{3}") ? umask : "0077";
     }
 

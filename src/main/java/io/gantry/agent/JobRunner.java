@@ -5,7 +5,10 @@ import io.gantry.agent.protocol.AgentProtocol.Launch;
 import io.gantry.agent.protocol.AgentProtocol.NodeSettings;
 import io.gantry.agent.protocol.AgentProtocol.Report;
 import io.gantry.agent.protocol.AgentProtocol.ReportType;
+import io.gantry.agent.protocol.AgentProtocol.StepReport;
+import io.gantry.agent.protocol.AgentProtocol.StepTasks;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -27,7 +30,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The jobs of this node: carries out the controller's LAUNCH, KILL and UPDATE commands, knows which
+ * The jobs of this node: carries out the controller's LAUNCH, KILL and UPDATE commands (and hands
+ * STEP_LAUNCH and STEP_SIGNAL to the job's {@link JobSteps}), knows which
  * scripts still run (what the agent lists in its polls), pins each job to cores of its own while
  * there are free ones, and at start stops what an earlier agent run left behind. Every start and
  * end goes to the report sink in the order it happened; a job that cannot start is reported FAILED
@@ -46,6 +50,8 @@ final class JobRunner implements AutoCloseable {
     private final JobProcess.Fences fences;
     private final int onlineCpus;
     private final ScheduledExecutorService timers;
+    private final List<URI> controllers;
+    private final JobSteps steps;
     private final Map<String, JobProcess> running = new LinkedHashMap<>();
     private final Map<String, List<Integer>> pinned = new HashMap<>();
     private final Set<String> seen = new HashSet<>();
@@ -53,9 +59,14 @@ final class JobRunner implements AutoCloseable {
     private volatile Duration killWait = Duration.ofSeconds(30);
     private volatile NodeSettings nodeSettings = NodeSettings.DEFAULTS;
 
-    JobRunner(String node, AgentDirs dirs, Clock clock, Consumer<Report> reports, UnixAccount agentAccount,
-            JobProcess.Fences fences) {
+    /**
+     * @param stepReports where step tasks' output and exits go
+     * @param controllers the controllers the agent talks to, which srun inside jobs calls too
+     */
+    JobRunner(String node, AgentDirs dirs, Clock clock, Consumer<Report> reports, Consumer<StepReport> stepReports,
+            UnixAccount agentAccount, JobProcess.Fences fences, List<URI> controllers) {
         this.node = node;
+        this.controllers = List.copyOf(controllers);
         this.dirs = dirs;
         this.clock = clock;
         this.reports = reports;
@@ -68,6 +79,7 @@ final class JobRunner implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        this.steps = new JobSteps(timers, stepReports);
     }
 
     /** The node name, kill wait and settings from the controller's latest Registered answer. */
@@ -93,6 +105,17 @@ final class JobRunner implements AutoCloseable {
                 }
                 case KILL -> kill(command.jobId(), command.endState(), command.detail());
                 case UPDATE -> update(command.jobId(), command.timeLimitSeconds());
+                case STEP_LAUNCH -> {
+                    if (command.step() != null) {
+                        launchStep(command.step());
+                    }
+                }
+                case STEP_SIGNAL -> {
+                    if (command.step() != null) {
+                        steps.signal(command.step().jobId(), command.step().stepId(), command.step().signal(),
+                                killWait);
+                    }
+                }
             }
         }
     }
@@ -112,8 +135,7 @@ final class JobRunner implements AutoCloseable {
         }
         List<Integer> cpus = freeCpus(launch.cpusOnNode());
         try {
-            JobProcess job = JobProcess.start(launch, new JobProcess.Settings(node, dirs, killWait, clock, oomWatch,
-                    nodeSettings, agentAccount, fences), cpus, timers, reports, this::ended);
+            JobProcess job = JobProcess.start(launch, settings(), cpus, timers, reports, this::ended);
             running.put(id, job); // its end, even if it came already, waits for this lock to remove it
             pinned.put(id, cpus);
         } catch (JobProcess.StartFailure e) {
@@ -122,6 +144,23 @@ final class JobRunner implements AutoCloseable {
             log.error("job {}: unexpected failure while starting it", id, e);
             failed(launch, "the agent of " + node + " could not start it: " + e);
         }
+    }
+
+    /**
+     * Starts this node's tasks of a step, inside the job's batch fence when its script runs here.
+     */
+    synchronized void launchStep(StepTasks step) {
+        String id = step.jobId();
+        if (id == null || !JOB_ID.matcher(id).matches() || id.contains("..")) {
+            log.warn("ignoring a step launch with an unusable job id '{}'", id);
+            return;
+        }
+        steps.launch(step, running.get(id), settings());
+    }
+
+    private JobProcess.Settings settings() {
+        return new JobProcess.Settings(node, dirs, killWait, clock, oomWatch, nodeSettings, agentAccount, fences,
+                controllers);
     }
 
     private void failed(Launch launch, String detail) {
@@ -149,10 +188,18 @@ final class JobRunner implements AutoCloseable {
         return free.size() == count ? List.copyOf(free) : List.of();
     }
 
-    /** Stops a job with the controller's end state, or reports it ended at once when it does not run here. */
+    /**
+     * Stops a job with the controller's end state, its step tasks here included, or reports it ended
+     * at once when it does not run here. A job that ran only step tasks here has no batch to report.
+     */
     synchronized void kill(String jobId, String endState, String detail) {
         String state = endState == null || endState.isBlank() ? "CANCELLED" : endState;
         JobProcess job = running.get(jobId);
+        boolean onlyTasksHere = steps.kill(jobId, killWait);
+        if (job == null && onlyTasksHere) {
+            log.info("job {}: stopping its step tasks on {} ({})", jobId, node, state);
+            return;
+        }
         if (job == null) {
             log.info("job {} ended: {} (a kill for a job not running on {})", jobId, state, node);
             reports.accept(new Report(jobId, ReportType.ENDED, clock.instant(), state, null, null,
@@ -179,6 +226,7 @@ final class JobRunner implements AutoCloseable {
     private synchronized void ended(JobProcess job) {
         if (running.remove(job.jobId(), job)) {
             pinned.remove(job.jobId());
+            steps.killNow(job.jobId()); // a job's steps end with its script, as in Slurm
         }
     }
 
@@ -234,6 +282,7 @@ final class JobRunner implements AutoCloseable {
             jobs = new ArrayList<>(running.values());
         }
         jobs.forEach(JobProcess::killNow);
+        steps.killAll();
         timers.shutdownNow();
     }
 }

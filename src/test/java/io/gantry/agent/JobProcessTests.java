@@ -61,7 +61,7 @@ class JobProcessTests {
 
     private JobRunner newRunner() {
         JobRunner r = new JobRunner("node1", AgentDirs.prepare(dir), Clock.fixed(NOW, ZoneOffset.UTC), reports::add,
-                ME, JobProcess.Fences.NONE);
+                stepReport -> { }, ME, JobProcess.Fences.NONE, List.of());
         r.configure("node1", Duration.ofSeconds(1), ROOT_JOBS_ALLOWED);
         runners.add(r);
         return r;

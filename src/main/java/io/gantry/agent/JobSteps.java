@@ -1,0 +1,307 @@
+package io.gantry.agent;
+
+import io.gantry.agent.protocol.AgentProtocol.StepReport;
+import io.gantry.agent.protocol.AgentProtocol.StepReportType;
+import io.gantry.agent.protocol.AgentProtocol.StepTask;
+import io.gantry.agent.protocol.AgentProtocol.StepTasks;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The step tasks running on this node, by job. A task runs as the job's owner inside the job's
+ * fence: the batch script's where the script runs here; on the job's other nodes a fence of the
+ * job's own, made for its first task (under the same cgroup name, with the job's memory on this
+ * node from {@code SLURM_MEM_PER_NODE} and its GPUs from {@code SLURM_JOB_GPUS}) and released with
+ * its last, so nothing is left once the job's tasks are gone.
+ * <p>
+ * On a node without the batch script the owner comes from the step's {@code SLURM_JOB_USER} (the
+ * Unix account, as the batch script's environment names it) and the umask from {@code SLURM_UMASK}.
+ */
+final class JobSteps {
+
+    private static final Logger log = LoggerFactory.getLogger(JobSteps.class);
+    /** How many launched steps and step-only jobs are remembered, to ignore repeats. */
+    private static final int REMEMBERED = 10_000;
+
+    private final ScheduledExecutorService timers;
+    private final Consumer<StepReport> reports;
+    private final Map<String, JobTasks> jobs = new HashMap<>();
+    private final Set<String> launched = new LinkedHashSet<>();
+    private final Set<String> stepOnlyJobs = new LinkedHashSet<>();
+
+    /** One job's tasks on this node, and the fence they run in. */
+    private static final class JobTasks {
+        final JobFence fence;
+        /** Made for the tasks (no batch script here): released with the last of them. */
+        final boolean own;
+        final List<TaskProcess> tasks = new ArrayList<>();
+
+        JobTasks(JobFence fence, boolean own) {
+            this.fence = fence;
+            this.own = own;
+        }
+    }
+
+    JobSteps(ScheduledExecutorService timers, Consumer<StepReport> reports) {
+        this.timers = timers;
+        this.reports = reports;
+    }
+
+    /**
+     * Starts this node's tasks of a step. A task that cannot start is reported ENDED with exit code 1
+     * and the reason; a repeat of a step already launched here is ignored.
+     *
+     * @param batch the job's batch script when it runs on this node, else null
+     */
+    synchronized void launch(StepTasks step, JobProcess batch, JobProcess.Settings settings) {
+        List<StepTask> tasks = step.tasks() == null ? List.of() : step.tasks();
+        if (tasks.isEmpty() || !remember(launched, step.jobId() + "." + step.stepId())) {
+            return;
+        }
+        Map<String, String> stepEnv = step.environment() == null ? Map.of() : step.environment();
+        String node = settings.node();
+        UnixAccount owner;
+        String umask;
+        Map<String, String> base;
+        String workdir;
+        JobTasks job;
+        try {
+            if (batch != null) {
+                owner = batch.owner();
+                umask = JobProcess.umask(batch.launch().identityOrDefault().umask());
+                base = JobProcess.environment(batch.launch(), settings, batch.workdir(), owner);
+                workdir = batch.workdir();
+            } else {
+                owner = JobProcess.owner(stepEnv.get("SLURM_JOB_USER"), settings.agentAccount(),
+                        settings.nodeSettingsOrDefault(), node);
+                umask = JobProcess.umask(stepEnv.get("SLURM_UMASK"));
+                base = JobEnvironment.basics(owner);
+                workdir = owner.home();
+            }
+            if (step.workdir() != null && !step.workdir().isBlank()) {
+                workdir = step.workdir();
+            }
+            job = jobTasks(step.jobId(), batch, stepEnv, settings);
+        } catch (JobProcess.StartFailure e) {
+            tasks.forEach(t -> failed(step, t.procId(), e.getMessage() + " (on " + node + ")"));
+            return;
+        }
+        boolean switchUser = settings.agentAccount().root() && owner.uid() != settings.agentAccount().uid();
+        for (StepTask task : tasks) {
+            Map<String, String> env = new LinkedHashMap<>(base);
+            stepEnv.forEach((k, v) -> {
+                if (k != null && v != null) {
+                    env.put(k, v);
+                }
+            });
+            taskEnvironment(env, step, task, node, owner);
+            JobEnvironment.tools(env, settings.dirs().bin(), settings.controllers());
+            TaskProcess.Spec spec = new TaskProcess.Spec(step.jobId(), step.stepId(), task.procId(), owner, switchUser,
+                    umask, workdir, step.argv(), env);
+            try {
+                job.tasks.add(TaskProcess.start(spec, job.fence, timers, reports, this::ended));
+            } catch (JobProcess.StartFailure e) {
+                failed(step, task.procId(), e.getMessage() + " (on " + node + ")");
+            } catch (RuntimeException e) {
+                log.error("step {}.{}: unexpected failure while starting task {}", step.jobId(), step.stepId(),
+                        task.procId(), e);
+                failed(step, task.procId(), "the agent of " + node + " could not start it: " + e);
+            }
+        }
+        if (job.tasks.isEmpty()) {
+            drop(step.jobId(), job);
+        } else {
+            log.info("step {}.{}: started {} task(s) on {} as {}", step.jobId(), step.stepId(), job.tasks.size(), node,
+                    owner.name());
+        }
+    }
+
+    /**
+     * Sends {@code signal} to every task of the step here; TERM is followed by KILL after the kill wait
+     * for any task still running.
+     */
+    synchronized void signal(String jobId, int stepId, String signal, Duration killWait) {
+        String name = signalName(signal);
+        if (name == null) {
+            log.warn("step {}.{}: ignoring the unknown signal '{}'", jobId, stepId, signal);
+            return;
+        }
+        JobTasks job = jobs.get(jobId);
+        if (job == null) {
+            return;
+        }
+        List<TaskProcess> targets = job.tasks.stream().filter(t -> t.stepId() == stepId).toList();
+        log.info("step {}.{}: SIG{} to {} task(s)", jobId, stepId, name, targets.size());
+        terminate(targets, name, killWait);
+    }
+
+    /**
+     * Stops every task of the job here: SIGTERM now, SIGKILL after the kill wait.
+     *
+     * @return whether the job ran step tasks on this node without its batch script (then it has no
+     *         batch to report ended here)
+     */
+    synchronized boolean kill(String jobId, Duration killWait) {
+        JobTasks job = jobs.get(jobId);
+        if (job != null) {
+            terminate(List.copyOf(job.tasks), "TERM", killWait);
+        }
+        return stepOnlyJobs.remove(jobId);
+    }
+
+    /** SIGKILL to every task of the job at once (its batch script is over). */
+    synchronized void killNow(String jobId) {
+        JobTasks job = jobs.get(jobId);
+        if (job != null) {
+            job.tasks.forEach(t -> t.signal("KILL"));
+        }
+    }
+
+    /** SIGKILL to every task here (the agent stops). */
+    synchronized void killAll() {
+        jobs.values().forEach(job -> job.tasks.forEach(t -> t.signal("KILL")));
+    }
+
+    /** The jobs with tasks running on this node. */
+    synchronized Set<String> jobsWithTasks() {
+        return Set.copyOf(jobs.keySet());
+    }
+
+    private void terminate(List<TaskProcess> targets, String signal, Duration killWait) {
+        targets.forEach(t -> t.signal(signal));
+        if (signal.equals("TERM") && !targets.isEmpty()) {
+            timers.schedule(() -> targets.stream().filter(TaskProcess::running).forEach(t -> t.signal("KILL")),
+                    Math.max(0, killWait.toMillis()), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private JobTasks jobTasks(String jobId, JobProcess batch, Map<String, String> stepEnv,
+            JobProcess.Settings settings) throws JobProcess.StartFailure {
+        JobTasks job = jobs.get(jobId);
+        if (job != null) {
+            return job;
+        }
+        if (batch != null) {
+            job = new JobTasks(batch.fence(), false);
+        } else {
+            long memoryMb = number(stepEnv.get("SLURM_MEM_PER_NODE"));
+            List<Integer> gpus = indices(stepEnv.getOrDefault("SLURM_JOB_GPUS", stepEnv.get("CUDA_VISIBLE_DEVICES")));
+            JobFence fence;
+            try {
+                fence = settings.fences().create(jobId, memoryMb * 1024 * 1024, List.of(), gpus);
+            } catch (IOException | RuntimeException e) {
+                throw new JobProcess.StartFailure("cannot create the job's cgroup: " + e.getMessage());
+            }
+            job = new JobTasks(fence, true);
+            remember(stepOnlyJobs, jobId);
+        }
+        jobs.put(jobId, job);
+        return job;
+    }
+
+    private synchronized void ended(TaskProcess task) {
+        JobTasks job = jobs.get(task.jobId());
+        if (job != null && job.tasks.remove(task) && job.tasks.isEmpty()) {
+            drop(task.jobId(), job);
+        }
+    }
+
+    private void drop(String jobId, JobTasks job) {
+        jobs.remove(jobId, job);
+        if (job.own && job.fence != null) {
+            try {
+                job.fence.killAll();
+                job.fence.release();
+            } catch (RuntimeException e) {
+                log.warn("job {}: cannot release the cgroup of its step tasks: {}", jobId, e.toString());
+            }
+        }
+    }
+
+    private void failed(StepTasks step, int procId, String why) {
+        log.info("step {}.{}: task {} could not start: {}", step.jobId(), step.stepId(), procId, why);
+        reports.accept(new StepReport(step.jobId(), step.stepId(), procId, StepReportType.ENDED, null, 0, why, 1,
+                null));
+    }
+
+    /** What each task sees on top of the job's and the step's environment. */
+    private static void taskEnvironment(Map<String, String> env, StepTasks step, StepTask task, String node,
+            UnixAccount owner) {
+        JobEnvironment.owner(env, owner);
+        env.putIfAbsent("SLURM_STEP_ID", Integer.toString(step.stepId()));
+        env.putIfAbsent("SLURM_STEPID", Integer.toString(step.stepId()));
+        env.put("SLURM_PROCID", Integer.toString(task.procId()));
+        env.put("SLURM_LOCALID", Integer.toString(task.localId()));
+        if (step.nodeId() != null) {
+            env.put("SLURM_NODEID", Integer.toString(step.nodeId()));
+        }
+        env.put("SLURMD_NODENAME", node);
+        if (task.gpuIndices() != null && !task.gpuIndices().isEmpty()) {
+            String gpus = task.gpuIndices().stream().map(String::valueOf).collect(Collectors.joining(","));
+            env.put("CUDA_VISIBLE_DEVICES", gpus);
+            env.put("GPU_DEVICE_ORDINAL", gpus);
+        }
+    }
+
+    /** TERM, SIGTERM, 15 as {@code kill -s} takes them, or null for what is no signal. */
+    static String signalName(String signal) {
+        if (signal == null || signal.isBlank()) {
+            return null;
+        }
+        String name = signal.strip().toUpperCase(Locale.ROOT);
+        if (name.startsWith("SIG")) {
+            name = name.substring(3);
+        }
+        return Signals.parse(name) == null ? null : name;
+    }
+
+    private static boolean remember(Set<String> set, String key) {
+        if (!set.add(key)) {
+            return false;
+        }
+        if (set.size() > REMEMBERED) {
+            Iterator<String> oldest = set.iterator();
+            oldest.next();
+            oldest.remove();
+        }
+        return true;
+    }
+
+    private static long number(String s) {
+        try {
+            return s == null ? 0 : Math.max(0, Long.parseLong(s.strip()));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    private static List<Integer> indices(String s) {
+        if (s == null || s.isBlank()) {
+            return List.of();
+        }
+        List<Integer> gpus = new ArrayList<>();
+        for (String part : s.split(",")) {
+            try {
+                gpus.add(Integer.parseInt(part.strip()));
+            } catch (NumberFormatException e) {
+                // a UUID or a name: not an index the fence can use
+            }
+        }
+        return gpus;
+    }
+}

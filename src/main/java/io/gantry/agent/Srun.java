@@ -1,0 +1,440 @@
+package io.gantry.agent;
+
+import io.gantry.agent.protocol.StepProtocol;
+import io.gantry.agent.protocol.StepProtocol.StepCreated;
+import io.gantry.agent.protocol.StepProtocol.StepIo;
+import io.gantry.agent.protocol.StepProtocol.StepOutputChunk;
+import io.gantry.agent.protocol.StepProtocol.StepRequest;
+import io.gantry.agent.protocol.StepProtocol.StepTaskExit;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import tools.jackson.core.JacksonException;
+
+/**
+ * {@code srun} inside a job: creates a step in the job's allocation through the controller (with
+ * the job's credential, {@code GANTRY_JOB_TOKEN}), relays its tasks' output to its own stdout and
+ * stderr (or {@code -o}/{@code -e} files), and exits with the highest task exit code, 128+N for a
+ * task a signal N ended. No Spring: it starts in a fraction of a second, as a job's many srun calls
+ * need. Messages and exit codes follow Slurm's srun.
+ */
+public final class Srun {
+
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+    /** Longer than the controller holds an io poll (about 20 s). */
+    private static final Duration POLL_TIMEOUT = Duration.ofSeconds(60);
+    private static final long MAX_RETRY_MILLIS = 10_000;
+
+    /** How long srun waits between tries; tests do not wait. */
+    @FunctionalInterface
+    interface Sleeper {
+        void sleep(long millis) throws InterruptedException;
+    }
+
+    /** A controller's answer other than 2xx. */
+    private record Answer(int status, String body, OptionalLong retryAfterSeconds) {
+        boolean ok() {
+            return status >= 200 && status < 300;
+        }
+    }
+
+    private final Map<String, String> env;
+    private final PrintStream err;
+    private final OutputStream out;
+    private final OutputStream errStream;
+    private final Path cwd;
+    private final Sleeper sleeper;
+    private final HttpClient http;
+    private List<URI> controllers;
+    private int current;
+    private String jobId;
+    private String slurmJobId;
+    private String token;
+    private volatile StepCreated step;
+    private volatile boolean finished;
+
+    Srun(Map<String, String> env, OutputStream out, OutputStream err, Path cwd, Sleeper sleeper) {
+        this.env = env;
+        this.out = out;
+        this.errStream = err;
+        this.err = new PrintStream(err, true, StandardCharsets.UTF_8);
+        this.cwd = cwd;
+        this.sleeper = sleeper;
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs srun on this process's environment and streams; SIGINT or SIGTERM signals the step's tasks. */
+    public static int run(String[] args) {
+        Srun srun = new Srun(System.getenv(), new FileOutputStream(FileDescriptor.out),
+                new FileOutputStream(FileDescriptor.err), Path.of("").toAbsolutePath(), Thread::sleep);
+        Runtime.getRuntime().addShutdownHook(new Thread(srun::interrupted, "srun-interrupted"));
+        int code = srun.run(Arrays.asList(args));
+        srun.finished = true;
+        return code;
+    }
+
+    int run(List<String> args) {
+        SrunOptions options;
+        try {
+            options = SrunOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            if (e.getMessage().startsWith("unrecognized") || e.getMessage().startsWith("invalid option")
+                    || e.getMessage().contains("argument")) {
+                err.println("srun: " + e.getMessage());
+                err.println("Try \"srun --help\" for more information");
+            } else {
+                err.println("srun: error: " + e.getMessage());
+            }
+            return 1;
+        }
+        if (options.help()) {
+            new PrintStream(out, true, StandardCharsets.UTF_8).print(SrunOptions.USAGE);
+            return 0;
+        }
+        if (options.version()) {
+            new PrintStream(out, true, StandardCharsets.UTF_8).println("slurm 22.05 (gantry srun)");
+            return 0;
+        }
+        if (options.command().isEmpty()) {
+            err.println("srun: fatal: No command given to execute.");
+            return 1;
+        }
+        token = env.get(StepProtocol.CREDENTIAL_ENV);
+        slurmJobId = env.get("SLURM_JOB_ID");
+        jobId = env.getOrDefault("GANTRY_JOB_ID", slurmJobId);
+        if (token == null || token.isBlank() || jobId == null || jobId.isBlank()) {
+            err.println("srun: error: not inside a Gantry job allocation (" + StepProtocol.CREDENTIAL_ENV
+                    + " is not set)");
+            return 1;
+        }
+        if (slurmJobId == null) {
+            slurmJobId = jobId;
+        }
+        String urls = env.get(StepProtocol.CONTROLLER_ENV);
+        if (urls == null || urls.isBlank()) {
+            err.println("srun: error: " + StepProtocol.CONTROLLER_ENV + " is not set: the job does not know where "
+                    + "its controller is");
+            return 1;
+        }
+        controllers = Arrays.stream(urls.split(",")).map(String::strip).filter(s -> !s.isEmpty())
+                .map(s -> URI.create(s.replaceAll("/+$", ""))).toList();
+        try {
+            StepCreated created = create(options);
+            if (created == null) {
+                return 1;
+            }
+            step = created;
+            return relay(options, created);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        } catch (IOException e) {
+            err.println("srun: error: " + e.getMessage());
+            return 1;
+        } finally {
+            finished = true;
+        }
+    }
+
+    /** Asks for the step, waiting while the controller says it cannot be created yet; null when refused. */
+    private StepCreated create(SrunOptions options) throws IOException, InterruptedException {
+        String workdir = options.chdir() == null ? cwd.toString() : cwd.resolve(options.chdir()).normalize().toString();
+        String name = options.jobName() != null ? options.jobName()
+                : Path.of(options.command().get(0)).getFileName().toString();
+        StepRequest request = new StepRequest(name, options.command(), options.ntasks(), options.nodes(),
+                options.ntasksPerNode(), options.cpusPerTask(), options.gpusPerTask(), options.gpusPerNode(),
+                options.nodelist(), workdir, options.export(), new LinkedHashMap<>(env), options.overlap(),
+                options.exact(), options.mpi());
+        byte[] body = AgentJson.MAPPER.writeValueAsBytes(request);
+        boolean waited = false;
+        while (true) {
+            Answer answer = call("POST", StepProtocol.steps(jobId), body, CALL_TIMEOUT);
+            if (answer.ok()) {
+                StepCreated created = read(answer, StepCreated.class);
+                if (waited && !options.quiet()) {
+                    err.println("srun: Step created for StepId=" + slurmJobId + "." + created.stepId());
+                }
+                return created;
+            }
+            String detail = ControllerClient.problemDetail(answer.body());
+            if (answer.status() == 409 || answer.status() == 503) {
+                if (!waited && !options.quiet()) {
+                    err.println("srun: Job " + slurmJobId + " step creation temporarily disabled, retrying"
+                            + (detail.isBlank() ? "" : " (" + detail + ")"));
+                }
+                waited = true;
+                long seconds = answer.retryAfterSeconds().orElse(1);
+                sleeper.sleep(Math.min(60, Math.max(1, seconds)) * 1000);
+                continue;
+            }
+            if (answer.status() == 400) {
+                err.println("srun: error: " + detail);
+            } else if (answer.status() == 401 || answer.status() == 403) {
+                err.println("srun: error: Unable to create step for job " + slurmJobId
+                        + ": the controller refused the job's credential" + (detail.isBlank() ? "" : ": " + detail));
+            } else {
+                err.println("srun: error: Unable to create step for job " + slurmJobId + ": HTTP " + answer.status()
+                        + (detail.isBlank() ? "" : ": " + detail));
+            }
+            return null;
+        }
+    }
+
+    /** Relays the step's output until every task has ended; the exit code srun ends with. */
+    private int relay(SrunOptions options, StepCreated created) throws IOException, InterruptedException {
+        Map<Integer, String> nodeOf = new HashMap<>();
+        Map<Integer, Integer> nodeIndexOf = new HashMap<>();
+        int tasks = 0;
+        if (created.nodes() != null && created.tasksPerNode() != null) {
+            for (int n = 0; n < created.tasksPerNode().size() && n < created.nodes().size(); n++) {
+                for (Integer rank : created.tasksPerNode().get(n)) {
+                    nodeOf.put(rank, created.nodes().get(n));
+                    nodeIndexOf.put(rank, n);
+                    tasks++;
+                }
+            }
+        }
+        Map<String, OutputStream> files = new HashMap<>();
+        SrunOutput output = new SrunOutput(options.label(), options.unbuffered(), tasks, (procId, stream) -> {
+            String pattern = stream.equals("stderr") && options.error() != null ? options.error() : options.output();
+            if (pattern == null || (stream.equals("stdout") && options.output() == null)) {
+                return stream.equals("stderr") ? errStream : out;
+            }
+            String file = expand(pattern, created.stepId(), procId, nodeIndexOf.getOrDefault(procId, 0),
+                    nodeOf.getOrDefault(procId, ""));
+            return files.computeIfAbsent(file, f -> open(options, f));
+        });
+        Map<Integer, StepTaskExit> exits = new LinkedHashMap<>();
+        boolean killed = false;
+        long after = 0;
+        long retry = 0;
+        try {
+            while (true) {
+                Answer answer;
+                try {
+                    answer = call("GET", StepProtocol.io(jobId, created.stepId()) + "?after=" + after, null,
+                            POLL_TIMEOUT);
+                } catch (IOException e) {
+                    retry = Math.min(MAX_RETRY_MILLIS, Math.max(500, retry * 2));
+                    if (retry == 500 && !options.quiet()) {
+                        err.println("srun: error: lost the controller (" + e.getMessage() + "); retrying");
+                    }
+                    sleeper.sleep(retry);
+                    continue;
+                }
+                if (!answer.ok()) {
+                    if (answer.status() >= 500) {
+                        retry = Math.min(MAX_RETRY_MILLIS, Math.max(500, retry * 2));
+                        sleeper.sleep(retry);
+                        continue;
+                    }
+                    err.println("srun: error: StepId=" + slurmJobId + "." + created.stepId() + ": "
+                            + (answer.status() == 401 || answer.status() == 403
+                                    ? "the job is over (its credential is no longer accepted)"
+                                    : "HTTP " + answer.status() + " " + ControllerClient.problemDetail(answer.body())));
+                    return 1;
+                }
+                retry = 0;
+                StepIo io = read(answer, StepIo.class);
+                if (io.chunks() != null) {
+                    for (StepOutputChunk chunk : io.chunks()) {
+                        output.write(chunk.procId(), chunk.stream(), chunk.data());
+                    }
+                }
+                output.flush();
+                after = Math.max(after, io.next());
+                if (io.exits() != null) {
+                    for (StepTaskExit exit : io.exits()) {
+                        if (exits.putIfAbsent(exit.procId(), exit) == null && exitCode(exit) != 0) {
+                            err.println("srun: error: " + nodeOf.getOrDefault(exit.procId(), "?") + ": task "
+                                    + exit.procId() + ": " + describe(exit));
+                            if (options.killOnBadExit() && !killed) {
+                                killed = true;
+                                if (!options.quiet()) {
+                                    err.println("srun: Terminating StepId=" + slurmJobId + "." + created.stepId());
+                                }
+                                signal(created.stepId(), "KILL");
+                            }
+                        }
+                    }
+                }
+                if (io.done()) {
+                    break;
+                }
+            }
+        } finally {
+            output.finish();
+            for (OutputStream file : files.values()) {
+                if (file != out && file != errStream) {
+                    file.close();
+                }
+            }
+        }
+        return exits.values().stream().mapToInt(Srun::exitCode).max().orElse(0);
+    }
+
+    /** What srun exits with for a task: its exit code, or 128+N when signal N ended it. */
+    static int exitCode(StepTaskExit exit) {
+        if (exit.signal() != null && exit.signal() > 0) {
+            return 128 + exit.signal();
+        }
+        return exit.exitCode() == null ? 0 : exit.exitCode();
+    }
+
+    static String describe(StepTaskExit exit) {
+        if (exit.signal() != null && exit.signal() > 0) {
+            return switch (exit.signal()) {
+                case 1 -> "Hangup";
+                case 2 -> "Interrupt";
+                case 6 -> "Aborted";
+                case 9 -> "Killed";
+                case 11 -> "Segmentation fault";
+                case 15 -> "Terminated";
+                default -> "Killed by signal " + exit.signal();
+            };
+        }
+        return "Exited with exit code " + exit.exitCode();
+    }
+
+    /** Slurm's filename patterns: %j job, %J job.step, %s step, %t task, %n node id, %N node name, %% a %. */
+    String expand(String pattern, int stepId, int procId, int nodeIndex, String node) {
+        StringBuilder name = new StringBuilder();
+        for (int i = 0; i < pattern.length(); i++) {
+            char c = pattern.charAt(i);
+            if (c != '%' || i + 1 >= pattern.length()) {
+                name.append(c);
+                continue;
+            }
+            char p = pattern.charAt(++i);
+            switch (p) {
+                case 'j' -> name.append(slurmJobId);
+                case 'J' -> name.append(slurmJobId).append('.').append(stepId);
+                case 's' -> name.append(stepId);
+                case 't' -> name.append(procId);
+                case 'n' -> name.append(nodeIndex);
+                case 'N' -> name.append(node);
+                case 'u' -> name.append(env.getOrDefault("USER", ""));
+                case 'x' -> name.append(env.getOrDefault("SLURM_JOB_NAME", ""));
+                case '%' -> name.append('%');
+                default -> name.append('%').append(p);
+            }
+        }
+        return name.toString();
+    }
+
+    private OutputStream open(SrunOptions options, String file) {
+        Path base = options.chdir() == null ? cwd : cwd.resolve(options.chdir());
+        try {
+            return Files.newOutputStream(base.resolve(file));
+        } catch (IOException e) {
+            err.println("srun: error: cannot open " + base.resolve(file) + ": " + e.getMessage());
+            return OutputStream.nullOutputStream();
+        }
+    }
+
+    /** srun is being stopped (SIGINT, SIGTERM): its step's tasks get SIGTERM, then SIGKILL from their agents. */
+    void interrupted() {
+        StepCreated created = step;
+        if (created == null || finished) {
+            return;
+        }
+        err.println("srun: forcing job termination");
+        try {
+            signal(created.stepId(), "TERM");
+        } catch (IOException | InterruptedException e) {
+            err.println("srun: error: cannot signal StepId=" + slurmJobId + "." + created.stepId() + ": "
+                    + e.getMessage());
+        }
+    }
+
+    private void signal(int stepId, String signal) throws IOException, InterruptedException {
+        Answer answer = call("POST", StepProtocol.signal(jobId, stepId) + "?signal=" + signal, new byte[0],
+                CALL_TIMEOUT);
+        if (!answer.ok()) {
+            err.println("srun: error: cannot signal StepId=" + slurmJobId + "." + stepId + ": HTTP " + answer.status()
+                    + " " + ControllerClient.problemDetail(answer.body()));
+        }
+    }
+
+    private <T> T read(Answer answer, Class<T> type) throws IOException {
+        try {
+            return AgentJson.MAPPER.readValue(answer.body(), type);
+        } catch (JacksonException e) {
+            throw new IOException("unreadable answer from the controller: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /**
+     * One call to the controller that answered last; when it cannot be reached, or says it does not
+     * lead (421, or 503 without Retry-After), the next one, once round.
+     */
+    private Answer call(String method, String path, byte[] body, Duration timeout)
+            throws IOException, InterruptedException {
+        int first = current;
+        for (int tried = 0;; tried++) {
+            int index = (first + tried) % controllers.size();
+            boolean last = tried + 1 >= controllers.size();
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(controllers.get(index) + path))
+                    .timeout(timeout)
+                    .header("Authorization", "Bearer " + token)
+                    .header("Accept", "application/json");
+            if (body == null) {
+                request.GET();
+            } else {
+                request.header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+            }
+            HttpResponse<String> response;
+            try {
+                response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            } catch (ConnectException | HttpConnectTimeoutException e) {
+                if (last) {
+                    throw new IOException("cannot reach the controller at " + controllers.get(index) + ": "
+                            + (e.getMessage() == null ? "connection refused" : e.getMessage()), e);
+                }
+                continue;
+            }
+            OptionalLong retryAfter = response.headers().firstValue("Retry-After").map(v -> {
+                try {
+                    return OptionalLong.of(Long.parseLong(v.strip()));
+                } catch (NumberFormatException e) {
+                    return OptionalLong.empty();
+                }
+            }).orElse(OptionalLong.empty());
+            int status = response.statusCode();
+            if (!last && (status == 421 || status == 503 && retryAfter.isEmpty())) {
+                continue;
+            }
+            current = index;
+            return new Answer(status, response.body(), retryAfter);
+        }
+    }
+
+    /** For tests: the step srun created, once it has. */
+    StepCreated step() {
+        return step;
+    }
+}

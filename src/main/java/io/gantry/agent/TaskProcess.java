@@ -1,0 +1,332 @@
+package io.gantry.agent;
+
+import io.gantry.agent.protocol.AgentProtocol.StepReport;
+import io.gantry.agent.protocol.AgentProtocol.StepReportType;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One task of a job step on this node, run as the job's owner the way {@link JobProcess} runs a
+ * batch script: {@code setsid setpriv ... bash -c STAGE} with nothing of the agent's environment,
+ * put into the job's fence before it runs anything, then {@link #STAGE} execs the task's command.
+ * Unlike a batch script, the task's stdout and stderr stay pipes to the agent, which sends what
+ * comes out as OUTPUT step reports: gathered for up to {@value #FLUSH_MILLIS} ms or
+ * {@value #FLUSH_BYTES} bytes, numbered per task from 0, and followed by one ENDED report.
+ * Each task leads a process group of its own, which is what a step signal reaches.
+ */
+final class TaskProcess {
+
+    private static final Logger log = LoggerFactory.getLogger(TaskProcess.class);
+
+    static final long FLUSH_MILLIS = 100;
+    static final int FLUSH_BYTES = 64 * 1024;
+    private static final int MAX_FAILURE_BYTES = 4096;
+    /** How long output may still come from a task's leftovers once the task itself exited. */
+    private static final long DRAIN_MILLIS = 2000;
+
+    /**
+     * The second stage, run as the job's owner. Standard input carries {@code go} (once the task is in
+     * the job's fence) then the task's environment, NUL-separated {@code NAME=value}, to its end; so the
+     * environment is never on disk nor in the process table. The first line on standard output is
+     * {@code ready} just before the exec, or {@code failed <why>}. Arguments: umask, working
+     * directory, then the command.
+     */
+    static final String STAGE = """
+            fail() { printf 'failed %s\\n' "$*"; exit 1; }
+            read -r go || exit 1
+            mapfile -d '' -t vars || fail "cannot read the task's environment"
+            exec </dev/null
+            umask "$1" 2>/dev/null || fail "unusable umask $1"
+            me=$(id -un 2>/dev/null || id -u)
+            [ -d "$2" ] || fail "the working directory $2 does not exist"
+            cd -- "$2" 2>/dev/null || fail "user $me may not enter the working directory $2"
+            shift 2
+            printf 'ready\\n'
+            exec env -i -- "${vars[@]}" "$@"
+            """;
+
+    /** What to start: the task's place in its step, its owner, command, directory and environment. */
+    record Spec(String jobId, int stepId, int procId, UnixAccount owner, boolean switchUser, String umask,
+            String workdir, List<String> argv, Map<String, String> environment) {
+    }
+
+    private final Spec spec;
+    private final Process process;
+    private final Consumer<StepReport> reports;
+    private final ByteArrayOutputStream[] pending = {new ByteArrayOutputStream(), new ByteArrayOutputStream()};
+    private long seq;
+    private ScheduledFuture<?> flusher;
+    private volatile boolean ended;
+
+    private TaskProcess(Spec spec, Process process, Consumer<StepReport> reports) {
+        this.spec = spec;
+        this.process = process;
+        this.reports = reports;
+    }
+
+    /**
+     * Starts the task inside {@code fence} (null: in its own process group only).
+     *
+     * @throws JobProcess.StartFailure when it could not be started; nothing of it is left running
+     */
+    static TaskProcess start(Spec spec, JobFence fence, ScheduledExecutorService timers, Consumer<StepReport> reports,
+            Consumer<TaskProcess> onEnd) throws JobProcess.StartFailure {
+        if (spec.argv() == null || spec.argv().isEmpty() || spec.argv().get(0).isEmpty()) {
+            throw new JobProcess.StartFailure("the step names no command to run");
+        }
+        if (!Path.of(spec.workdir()).isAbsolute()) {
+            throw new JobProcess.StartFailure("the working directory '" + spec.workdir() + "' is not an absolute path");
+        }
+        UnixAccount owner = spec.owner();
+        List<String> command = new ArrayList<>(List.of("setsid"));
+        if (spec.switchUser()) {
+            command.addAll(List.of("setpriv", "--reuid=" + owner.uid(), "--regid=" + owner.gid(),
+                    "--groups=" + String.join(",", owner.groups().stream().map(String::valueOf).toList()),
+                    "--inh-caps=-all", "--"));
+        }
+        command.addAll(List.of("/bin/bash", "-c", STAGE, "gantry-task", spec.umask(), spec.workdir()));
+        command.addAll(spec.argv());
+        ProcessBuilder builder = new ProcessBuilder(command).directory(Path.of("/").toFile());
+        builder.environment().clear();
+        builder.environment().put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+        Process process;
+        try {
+            process = builder.start();
+        } catch (IOException e) {
+            throw new JobProcess.StartFailure("cannot start the task: " + e.getMessage());
+        }
+        try {
+            if (fence != null) {
+                fence.add(process.pid());
+            }
+            try (OutputStream in = process.getOutputStream()) {
+                in.write("go\n".getBytes(StandardCharsets.US_ASCII));
+                in.write(environmentBytes(spec.environment()));
+            }
+        } catch (IOException | RuntimeException e) {
+            process.destroyForcibly();
+            throw new JobProcess.StartFailure("cannot put the task into the job's cgroup: " + e.getMessage());
+        }
+        TaskProcess task = new TaskProcess(spec, process, reports);
+        task.flusher = timers.scheduleWithFixedDelay(() -> task.flush(false), FLUSH_MILLIS, FLUSH_MILLIS,
+                TimeUnit.MILLISECONDS);
+        Thread watcher = new Thread(() -> task.watch(onEnd), "task-" + spec.jobId() + "." + spec.stepId() + "."
+                + spec.procId());
+        watcher.setDaemon(true);
+        watcher.start();
+        return task;
+    }
+
+    String jobId() {
+        return spec.jobId();
+    }
+
+    int stepId() {
+        return spec.stepId();
+    }
+
+    int procId() {
+        return spec.procId();
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean running() {
+        return !ended;
+    }
+
+    /**
+     * Sends {@code signal} to the task's process group: the task and whatever it started. Before the
+     * task has made its group (an instant after its start) the task alone gets it.
+     */
+    void signal(String signal) {
+        if (ended) {
+            return;
+        }
+        if (!ProcessGroups.signal(process.pid(), signal)) {
+            Signals.send(List.of(process.pid()), signal);
+        }
+    }
+
+    private void watch(Consumer<TaskProcess> onEnd) {
+        String failure = null;
+        List<Thread> readers = new ArrayList<>(List.of(reader(process.getErrorStream(), 1)));
+        InputStream out = process.getInputStream();
+        try {
+            String first = firstLine(out);
+            if (first == null || !first.equals("ready")) {
+                failure = first != null && first.startsWith("failed ") ? first.substring("failed ".length())
+                        : "the task's setup ended before it ran the command";
+            } else {
+                readers.add(reader(out, 0));
+            }
+        } catch (IOException e) {
+            failure = "cannot read from the task: " + e.getMessage();
+        }
+        int code = awaitExit();
+        // whatever the task left running in its group ends with it, as a step's leftovers do in Slurm
+        ProcessGroups.signal(process.pid(), "KILL");
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_MILLIS);
+        for (Thread reader : readers) {
+            try {
+                reader.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        // a process that escaped the group may still hold a pipe: stop waiting for it
+        for (InputStream stream : List.of(out, process.getErrorStream())) {
+            try {
+                stream.close();
+            } catch (IOException ignored) {
+                // closed already
+            }
+        }
+        Integer exitCode;
+        Integer signal;
+        if (failure != null) {
+            exitCode = 1;
+            signal = null;
+        } else if (code > 128 && code <= 128 + 64) {
+            exitCode = null;
+            signal = code - 128;
+        } else {
+            exitCode = code;
+            signal = null;
+        }
+        synchronized (this) {
+            flusher.cancel(false);
+            flush(true);
+            ended = true;
+            reports.accept(new StepReport(spec.jobId(), spec.stepId(), spec.procId(), StepReportType.ENDED, null, seq,
+                    failure, exitCode, signal));
+        }
+        if (failure != null) {
+            log.info("task {} of step {}.{} could not start: {}", spec.procId(), spec.jobId(), spec.stepId(), failure);
+        } else {
+            log.debug("task {} of step {}.{} ended: exit code {} signal {}", spec.procId(), spec.jobId(),
+                    spec.stepId(), exitCode, signal);
+        }
+        onEnd.accept(this);
+    }
+
+    private Thread reader(InputStream in, int stream) {
+        Thread t = new Thread(() -> {
+            try (in) {
+                copy(in, stream);
+            } catch (IOException e) {
+                // closed: the task is over
+            }
+        }, "task-" + spec.jobId() + "." + spec.stepId() + "." + spec.procId() + (stream == 0 ? "-out" : "-err"));
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private void copy(InputStream in, int stream) throws IOException {
+        byte[] buffer = new byte[16 * 1024];
+        int n;
+        while ((n = in.read(buffer)) >= 0) {
+            append(stream, buffer, n);
+        }
+    }
+
+    private synchronized void append(int stream, byte[] bytes, int length) {
+        pending[stream].write(bytes, 0, length);
+        if (pending[stream].size() >= FLUSH_BYTES) {
+            flush(false);
+        }
+    }
+
+    /**
+     * Sends what each stream gathered as one OUTPUT report per stream. Until the end, a multi-byte
+     * character cut in two by a read waits for its rest.
+     */
+    private synchronized void flush(boolean end) {
+        if (ended) {
+            return;
+        }
+        for (int stream = 0; stream < 2; stream++) {
+            ByteArrayOutputStream buffer = pending[stream];
+            if (buffer.size() == 0) {
+                continue;
+            }
+            byte[] bytes = buffer.toByteArray();
+            int complete = end ? bytes.length : completeUtf8(bytes);
+            if (complete == 0) {
+                continue;
+            }
+            buffer.reset();
+            buffer.write(bytes, complete, bytes.length - complete);
+            reports.accept(new StepReport(spec.jobId(), spec.stepId(), spec.procId(), StepReportType.OUTPUT,
+                    stream == 0 ? "stdout" : "stderr", seq++, new String(bytes, 0, complete, StandardCharsets.UTF_8),
+                    null, null));
+        }
+    }
+
+    /** How many leading bytes hold whole UTF-8 characters (a sequence cut at the end is left out). */
+    static int completeUtf8(byte[] bytes) {
+        int n = bytes.length;
+        for (int back = 1; back <= Math.min(3, n); back++) {
+            int b = bytes[n - back] & 0xFF;
+            if ((b & 0xC0) == 0x80) {
+                continue; // a continuation byte: look further back for the lead
+            }
+            int length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+            return length > back ? n - back : n;
+        }
+        return n;
+    }
+
+    /** The stage's first line on stdout, read a byte at a time so nothing of the task's output is taken. */
+    private static String firstLine(InputStream in) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        int b;
+        while ((b = in.read()) >= 0 && b != '\n') {
+            if (line.size() < MAX_FAILURE_BYTES) {
+                line.write(b);
+            }
+        }
+        if (b < 0 && line.size() == 0) {
+            return null;
+        }
+        return line.toString(StandardCharsets.UTF_8).replaceAll("\\p{Cntrl}+", " ").strip();
+    }
+
+    private int awaitExit() {
+        while (true) {
+            try {
+                return process.waitFor();
+            } catch (InterruptedException e) {
+                // the watcher lives until its task ends
+            }
+        }
+    }
+
+    private static byte[] environmentBytes(Map<String, String> env) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        env.forEach((k, v) -> {
+            if (k != null && v != null && !k.isEmpty() && k.indexOf('=') < 0 && k.indexOf('\0') < 0
+                    && v.indexOf('\0') < 0) {
+                out.writeBytes((k + "=" + v).getBytes(StandardCharsets.UTF_8));
+                out.write(0);
+            }
+        });
+        return out.toByteArray();
+    }
+}
