@@ -171,10 +171,30 @@ public class StepService {
             Map<String, String> env = new LinkedHashMap<>(base);
             env.put("SLURM_NODEID", Integer.toString(nodeId));
             env.put("SLURM_GPUS_ON_NODE", Integer.toString(share.gpus().size()));
+            // What this node holds of the job, not what the batch host's srun caller saw.
+            JobAllocation held = job.allocation().stream().filter(a -> a.node().equals(share.node())).findFirst()
+                    .orElse(null);
+            env.remove("SLURM_JOB_GPUS");
+            env.remove("GPU_DEVICE_ORDINAL");
+            if (held != null) {
+                env.put("SLURM_MEM_PER_NODE", Long.toString(held.memoryMb()));
+                env.put("SLURM_CPUS_ON_NODE", Integer.toString(held.cpus()));
+                if (held.gpuIndices() != null && !held.gpuIndices().isEmpty()) {
+                    env.put("SLURM_JOB_GPUS", joined(held.gpuIndices()));
+                }
+            }
+            if (share.taskGpus() == null && !share.gpus().isEmpty()) {
+                env.put("CUDA_VISIBLE_DEVICES", joined(share.gpus()));
+                env.put("GPU_DEVICE_ORDINAL", joined(share.gpus()));
+            }
             byNode.put(share.node(), List.of(Command.stepLaunch(new StepTasks(job.id(), step.stepId(), step.argv(),
                     tasks, workdir, nodeId, env, null))));
         }
         return byNode;
+    }
+
+    private static String joined(List<Integer> numbers) {
+        return String.join(",", numbers.stream().map(String::valueOf).toList());
     }
 
     /**
