@@ -191,7 +191,8 @@ public final class Srun {
                 continue;
             }
             if (answer.status() == 400) {
-                err.println("srun: error: " + detail);
+                // the controller words it as Slurm does, prefix included
+                err.println(detail.startsWith("srun: ") ? detail : "srun: error: " + detail);
             } else if (answer.status() == 401 || answer.status() == 403) {
                 err.println("srun: error: Unable to create step for job " + slurmJobId
                         + ": the controller refused the job's credential" + (detail.isBlank() ? "" : ": " + detail));

@@ -1,0 +1,211 @@
+package io.gantry.steps;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.gantry.support.ApiClient;
+import io.gantry.support.ApiClient.Response;
+import io.gantry.support.ControllerProcess;
+import io.gantry.support.TestDatabase;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Multi-node jobs for real: the packaged controller on PostgreSQL and two real agent processes,
+ * each declaring 2 GPUs; a 2-node job's batch script runs {@code srun}, whose tasks start on both
+ * nodes through their agents and whose output comes back through the controller.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SrunIntegrationTests {
+
+    private static final String JOIN_TOKEN = "srun-test-join-token-0123456789";
+    private static final String DATABASE = "gantry_srun_it_" + ProcessHandle.current().pid();
+
+    @TempDir
+    static Path dir;
+
+    private ControllerProcess controller;
+    private final Map<String, Process> agents = new HashMap<>();
+    private ApiClient api;
+    private String admin;
+
+    @BeforeAll
+    void startControllerAndAgents() throws Exception {
+        TestDatabase db = TestDatabase.isolated(DATABASE);
+        Path cluster = dir.resolve("cluster.yml");
+        Files.writeString(cluster, """
+                gantry:
+                  cluster:
+                    name: srun-test
+                    nodes:
+                      - names: node[1-2]
+                        cpus: 2
+                        memory-mb: 4000
+                        gpus: 2
+                        gpu-type: test
+                        simulated: false
+                    partitions:
+                      - name: batch
+                        nodes: node[1-2]
+                        default: true
+                        default-time: "10:00"
+                        default-mem-per-cpu: 500
+                    switches:
+                      - name: leaf1
+                        nodes: node[1-2]
+                    blocks:
+                      - name: block1
+                        nodes: node[1-2]
+                  agents:
+                    join-token: %s
+                    default-partitions: [batch]
+                    kill-wait: 2s
+                    # the bootstrap admin has no Unix account: its jobs run as whoever runs the tests
+                    allow-root-jobs: true
+                    user-map:
+                      admin: "%s"
+                """.formatted(JOIN_TOKEN, System.getProperty("user.name")));
+        Files.createDirectories(dir.resolve("controller"));
+        controller = new ControllerProcess(dir.resolve("controller"), "--spring.profiles.active=postgres",
+                "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
+                "--spring.datasource.password=" + db.password(),
+                "--spring.config.additional-location=file:" + cluster.toAbsolutePath());
+        api = controller.start().api();
+        admin = api.adminToken();
+        for (String node : List.of("node1", "node2")) {
+            Path work = Files.createDirectories(dir.resolve("agent-" + node));
+            agents.put(node, new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-jar", ControllerProcess.JAR.toString(), "agent", "--controller",
+                    "http://127.0.0.1:" + controller.port(), "--join-token", JOIN_TOKEN, "--name", node,
+                    "--work-dir", work.toString(), "--gpus", "2", "--gpu-type", "test", "--cpus", "2",
+                    "--memory-mb", "4000")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(node + ".log").toFile())).start());
+        }
+        for (String node : List.of("node1", "node2")) {
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                Response r = api.get("/api/v1/nodes/" + node, admin);
+                return r.status() == 200 && "IDLE".equals(r.json().get("state").asString());
+            });
+        }
+    }
+
+    @AfterAll
+    void stopAll() throws Exception {
+        for (Process agent : agents.values()) {
+            agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        if (controller != null) {
+            controller.stop();
+        }
+        TestDatabase.drop(DATABASE);
+    }
+
+    @Test
+    void srunStartsLabelledTasksOnBothNodesWithTheirOwnRanksAndGpus() throws Exception {
+        Path work = Files.createDirectories(dir.resolve("out-ranks"));
+        long id = submit(Map.of("nodes", 2, "ntasksPerNode", 2, "gpusPerNode", 2, "workdir", work.toString(), "script", """
+                #!/bin/bash
+                srun -l --ntasks-per-node=2 bash -c 'echo $SLURM_PROCID $SLURM_NODEID $SLURMD_NODENAME $CUDA_VISIBLE_DEVICES'
+                echo "srun exit $?"
+                """));
+        JsonNode job = awaitState(id, "COMPLETED");
+        String out = Files.readString(work.resolve("gantry-" + id + ".out"));
+        List<String> labelled = out.lines().filter(l -> l.matches("\\s*\\d+: .*")).map(String::strip).sorted().toList();
+        assertThat(labelled).as(out).hasSize(4);
+        Map<String, String> gpusByNode = new HashMap<>();
+        for (JsonNode a : job.get("allocation")) {
+            List<String> gpus = new ArrayList<>();
+            a.get("gpuIndices").forEach(g -> gpus.add(g.asString()));
+            gpusByNode.put(a.get("node").asString(), String.join(",", gpus));
+        }
+        assertThat(gpusByNode).containsOnlyKeys("node1", "node2");
+        for (String line : labelled) {
+            String[] f = line.split("\\s+");
+            assertThat(f).as(line).hasSize(5);
+            assertThat(f[0]).isEqualTo(f[1] + ":"); // the label is the rank
+            int rank = Integer.parseInt(f[1]);
+            assertThat(Integer.parseInt(f[2])).as(line).isEqualTo(rank / 2);
+            assertThat(f[4]).as(line + " sees its node's own GPUs").isEqualTo(gpusByNode.get(f[3]));
+        }
+        assertThat(labelled.stream().map(l -> l.split("\\s+")[3]).distinct().sorted().toList())
+                .containsExactly("node1", "node2");
+        assertThat(out).contains("srun exit 0");
+
+        Response steps = api.get("/api/v1/jobs/" + id + "/steps", admin);
+        assertThat(steps.status()).as(steps.body()).isEqualTo(200);
+        assertThat(steps.body()).contains("\"batch\"");
+        Response sacct = api.get("/api/v1/accounting/jobs?includeSteps=true&jobId=" + id, admin);
+        assertThat(sacct.body()).contains(id + ".batch", id + ".0");
+    }
+
+    @Test
+    void aFailingTaskMakesSrunFailAndTheJobFailWithItsCode() throws Exception {
+        Path work = Files.createDirectories(dir.resolve("out-fail"));
+        long id = submit(Map.of("nodes", 2, "workdir", work.toString(), "script", """
+                #!/bin/bash
+                srun --ntasks-per-node=1 bash -c 'if [ "$SLURM_PROCID" = 1 ]; then exit 7; fi; echo fine'
+                """));
+        JsonNode job = awaitState(id, "FAILED");
+        assertThat(job.get("exitCode").asInt()).as(Files.readString(work.resolve("gantry-" + id + ".out"))).isEqualTo(7);
+    }
+
+    @Test
+    void cancellingDuringATwoNodeStepLeavesNoTaskOnEitherNode() throws Exception {
+        Path work = Files.createDirectories(dir.resolve("out-cancel"));
+        String marker = "98" + (ProcessHandle.current().pid() % 1000) + "7";
+        long id = submit(Map.of("nodes", 2, "workdir", work.toString(), "script", """
+                #!/bin/bash
+                srun --ntasks-per-node=1 sleep %s
+                """.formatted(marker)));
+        awaitState(id, "RUNNING");
+        await().atMost(Duration.ofSeconds(40)).until(() -> sleepers(marker) == 2);
+        assertThat(api.send("DELETE", "/api/v1/jobs/" + id, admin, null).status()).isBetween(200, 299);
+        awaitState(id, "CANCELLED");
+        await().atMost(Duration.ofSeconds(15)).until(() -> sleepers(marker) == 0);
+    }
+
+    /** How many {@code sleep <marker>} processes run on this machine (both nodes' agents run here). */
+    private static long sleepers(String marker) throws IOException {
+        try (var procs = Files.list(Path.of("/proc"))) {
+            return procs.filter(p -> p.getFileName().toString().matches("\\d+")).filter(p -> {
+                try {
+                    String cmd = new String(Files.readAllBytes(p.resolve("cmdline"))).replace('\0', ' ').strip();
+                    return cmd.equals("sleep " + marker);
+                } catch (IOException e) {
+                    return false;
+                }
+            }).count();
+        }
+    }
+
+    private long submit(Map<String, Object> job) {
+        Response response = api.send("POST", "/api/v1/jobs", admin, job);
+        assertThat(response.status()).as(response.body()).isEqualTo(201);
+        return response.json().get("jobId").asLong();
+    }
+
+    private JsonNode awaitState(long id, String state) {
+        JsonNode[] last = new JsonNode[1];
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() -> {
+            last[0] = api.get("/api/v1/jobs/" + id, admin).json();
+            return state.equals(last[0].get("state").asString());
+        });
+        return last[0];
+    }
+}
