@@ -135,6 +135,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
         <div className="card">
           <h2>Steps</h2>
           {steps.error ? <ErrorBox error={steps.error} testId="job-steps-error" /> : (
+            <div className="scroll-x">
             <table className="table compact" data-testid="job-steps">
               <thead>
                 <tr><th scope="col">Step</th><th scope="col">Name</th><th scope="col">Nodes</th><th scope="col">Tasks</th>
@@ -155,6 +156,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
                 ))}
               </tbody>
             </table>
+            </div>
           )}
         </div>
       )}

@@ -1,6 +1,8 @@
 package io.gantry.agent;
 
 import io.gantry.agent.protocol.AgentProtocol.Commands;
+import io.gantry.agent.protocol.AgentProtocol.Report;
+import io.gantry.agent.protocol.AgentProtocol.ReportType;
 import io.gantry.agent.protocol.AgentProtocol.Poll;
 import io.gantry.agent.protocol.AgentProtocol.Registered;
 import io.gantry.agent.protocol.AgentProtocol.Registration;
@@ -84,7 +86,7 @@ final class Agent implements AutoCloseable {
         }
         this.stepSender = new StepReportSender((s, r) -> client.stepReports(s.node(), r, s.credential()),
                 () -> session);
-        this.jobs = new JobRunner(options.name(), dirs, clock, reports::add, stepSender, account, fences,
+        this.jobs = new JobRunner(options.name(), dirs, clock, this::queue, stepSender, account, fences,
                 options.controllers());
         this.sender = new ReportSender(reports, client, () -> session);
         // GPUs declared on the command line have no nvidia-smi to answer for them
@@ -93,12 +95,29 @@ final class Agent implements AutoCloseable {
     }
 
     /**
+     * Queues a job report for the controller. An end that names no run (a kill for a job not
+     * running here) adds nothing while an end of that job is still on its way: the controller lists
+     * the job as running until then, and that end is the one that counts.
+     */
+    private void queue(Report report) {
+        if (report.type() == ReportType.ENDED && report.runStart() == null
+                && reports.unacknowledgedEnds().contains(report.jobId())) {
+            log.info("job {}: its end is already on its way to the controller", report.jobId());
+            return;
+        }
+        reports.add(report);
+    }
+
+    /**
      * Runs until {@link #close()} (then returns 0) or until the controller refuses every way of
      * registering (then 1).
      */
     int run() {
         loop = Thread.currentThread();
-        jobs.killLeftovers();
+        int adopted = jobs.adoptLeftovers();
+        if (adopted > 0) {
+            log.info("adopted {} job(s) an earlier run of this agent left running", adopted);
+        }
         if (!reports.pending().isEmpty()) {
             log.info("{} job report(s) from an earlier run still to send", reports.pending().size());
         }

@@ -101,6 +101,11 @@ final class AgentDirs {
         return state.resolve("jobs").resolve(jobId + ".pgid");
     }
 
+    /** Where the agent keeps a running job's launch, so that a restarted agent can adopt it (root only). */
+    Path launchRecord(String jobId) {
+        return state.resolve("jobs").resolve(jobId + ".launch.json");
+    }
+
     Path processRecords() {
         return state.resolve("jobs");
     }

@@ -29,8 +29,19 @@ final class CgroupFence implements JobFence {
         if (!cgroups.available()) {
             return JobProcess.Fences.NONE;
         }
-        return (jobId, memoryBytes, cpus, gpus) -> new CgroupFence(cgroups.create(node.get(), jobId,
-                new Cgroups.Limits(memoryBytes, cpus, gpus, nodeGpus)));
+        return new JobProcess.Fences() {
+            @Override
+            public JobFence create(String jobId, long memoryBytes, java.util.List<Integer> cpus,
+                    java.util.List<Integer> gpus) throws IOException {
+                return new CgroupFence(cgroups.create(node.get(), jobId,
+                        new Cgroups.Limits(memoryBytes, cpus, gpus, nodeGpus)));
+            }
+
+            @Override
+            public JobFence existing(String jobId) {
+                return cgroups.find(node.get(), jobId).map(CgroupFence::new).orElse(null);
+            }
+        };
     }
 
     @Override

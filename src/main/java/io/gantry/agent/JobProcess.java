@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
@@ -61,7 +62,10 @@ final class JobProcess {
 
     /**
      * The second stage, run as the job's owner. Arguments: working directory, output file, error
-     * file (empty: with the output), umask, environment file (NUL-separated NAME=value), script.
+     * file (empty: with the output), umask, environment file (NUL-separated NAME=value), script,
+     * status file. It stays the script's parent, as slurmstepd does, and writes the script's exit
+     * status to the status file, so an agent that restarted meanwhile still learns how the job
+     * ended; signals it outlives (its traps do nothing) so the script gets its kill wait.
      */
     static final String STAGE = """
             fail() { printf '%s\\n' "$*" >&2; exit 1; }
@@ -79,8 +83,16 @@ final class JobProcess {
             rm -f -- "$5"
             exec 1>>"$2"
             if [ -n "$3" ]; then exec 2>>"$3"; else exec 2>&1; fi
-            if [ "$(head -c 2 -- "$6")" = "#!" ]; then exec env -i -- "${vars[@]}" "$6"; fi
-            exec env -i -- "${vars[@]}" /bin/bash "$6"
+            trap 'stopped=143' TERM; trap 'stopped=130' INT; trap : HUP QUIT USR1 USR2 ALRM
+            [ -z "$stopped" ] || exit "$stopped"
+            if [ "$(head -c 2 -- "$6")" = "#!" ]; then
+              env -i -- "${vars[@]}" "$6"
+            else
+              env -i -- "${vars[@]}" /bin/bash "$6"
+            fi
+            rc=$?
+            printf '%s\n' "$rc" > "$7" 2>/dev/null
+            exit "$rc"
             """;
 
     /** Why a job could not start; the detail goes to the controller with an ENDED FAILED report. */
@@ -94,6 +106,11 @@ final class JobProcess {
     @FunctionalInterface
     interface Fences {
         JobFence create(String jobId, long memoryBytes, List<Integer> cpus, List<Integer> gpus) throws IOException;
+
+        /** The fence a job an earlier agent run started still has, or null. */
+        default JobFence existing(String jobId) {
+            return null;
+        }
 
         Fences NONE = (jobId, memoryBytes, cpus, gpus) -> null;
     }
@@ -114,12 +131,15 @@ final class JobProcess {
     private final Settings settings;
     private final UnixAccount owner;
     private final String workdir;
+    /** The second stage as this agent started it; null for a job adopted from an earlier agent run. */
     private final Process process;
+    private final ProcessHandle handle;
+    private final Path statusFile;
     private final JobFence fence;
     private final Path processRecord;
     private final Signals.Warning warning;
     private final ScheduledExecutorService timers;
-    private final long startedNanos = System.nanoTime();
+    private final long startedNanos;
     private long timeLimitSeconds;
     private ScheduledFuture<?> deadline;
     private ScheduledFuture<?> warningTimer;
@@ -129,12 +149,16 @@ final class JobProcess {
     private boolean exited;
 
     private JobProcess(Launch launch, Settings settings, UnixAccount owner, String workdir, Process process,
-            JobFence fence, Path processRecord, ScheduledExecutorService timers) {
+            ProcessHandle handle, JobFence fence, Path processRecord, ScheduledExecutorService timers,
+            long startedNanos) {
         this.launch = launch;
         this.settings = settings;
         this.owner = owner;
         this.workdir = workdir;
         this.process = process;
+        this.handle = handle;
+        this.startedNanos = startedNanos;
+        this.statusFile = settings.dirs().jobDir(launch.jobId()).resolve("status");
         this.fence = fence;
         this.processRecord = processRecord;
         this.warning = Signals.parse(launch.identityOrDefault().signal());
@@ -212,7 +236,7 @@ final class JobProcess {
         }
         command.addAll(List.of("/bin/bash", "-c", STAGE, "gantry-job", workingDir.toString(), stdout.toString(),
                 stderr == null || stderr.equals(stdout) ? "" : stderr.toString(), umask(identity.umask()),
-                environment.toString(), script.toString()));
+                environment.toString(), script.toString(), jobDir.resolve("status").toString()));
         ProcessBuilder builder = new ProcessBuilder(command)
                 .directory(Path.of("/").toFile())
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD);
@@ -246,17 +270,73 @@ final class JobProcess {
         }
         Path record = settings.dirs().processRecord(launch.jobId());
         try {
+            Files.writeString(settings.dirs().launchRecord(launch.jobId()), AgentJson.MAPPER.writeValueAsString(launch),
+                    StandardCharsets.UTF_8);
             Files.writeString(record, Long.toString(process.pid()), StandardCharsets.UTF_8);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             log.warn("job {}: cannot record its process in {}: {}", launch.jobId(), record, e.toString());
         }
-        JobProcess job = new JobProcess(launch, settings, owner, workdir, process, fence, record, timers);
+        JobProcess job = new JobProcess(launch, settings, owner, workdir, process, process.toHandle(), fence, record,
+                timers, System.nanoTime());
         log.info("job {} launched as {} (uid {}): pid {}, output {}", launch.jobId(), owner.name(), owner.uid(),
                 process.pid(), stdout);
         Thread watcher = new Thread(() -> job.watch(reports, onEnd, owner), "job-" + launch.jobId());
         watcher.setDaemon(true);
         watcher.start();
         return job;
+    }
+
+    /**
+     * Takes over a job an earlier run of this agent started and that still runs ({@code pid}, its
+     * second stage): it is watched, stopped, warned and timed as if started here, and its end is
+     * reported with the exit status the second stage recorded.
+     */
+    static JobProcess adopt(Launch launch, Settings settings, ProcessHandle handle, ScheduledExecutorService timers,
+            Consumer<Report> reports, Consumer<JobProcess> onEnd) throws StartFailure {
+        // the job passed the node's rules when it started; the agent only needs to know its account again
+        UnixAccount owner = owner(launch.identityOrDefault().unixUser(), settings.agentAccount(),
+                new NodeSettings(true, null, 60, false, null, null), settings.node());
+        String workdir = launch.workdir() == null || launch.workdir().isBlank() ? owner.home() : launch.workdir();
+        JobFence fence = settings.fences().existing(launch.jobId());
+        if (fence == null) {
+            fence = new ProcessGroupFence(handle.pid(), settings.oomWatch());
+        }
+        long ranMillis = launch.startTime() == null ? 0
+                : Math.max(0, Duration.between(launch.startTime(), settings.clock().instant()).toMillis());
+        JobProcess job = new JobProcess(launch, settings, owner, workdir, null, handle, fence,
+                settings.dirs().processRecord(launch.jobId()), timers,
+                System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(ranMillis));
+        log.info("job {}: adopted from an earlier agent run (pid {}, running for {} s)", launch.jobId(), handle.pid(),
+                ranMillis / 1000);
+        Thread watcher = new Thread(() -> job.watch(reports, onEnd, owner), "job-" + launch.jobId());
+        watcher.setDaemon(true);
+        watcher.start();
+        return job;
+    }
+
+    /**
+     * How a job that ended while no agent watched it ended: the status its second stage recorded,
+     * or FAILED with the reason when it recorded none.
+     */
+    static Report endedUnwatched(Launch launch, AgentDirs dirs, Clock clock, String node) {
+        OptionalInt code = recordedStatus(dirs.jobDir(launch.jobId()).resolve("status"));
+        if (code.isEmpty()) {
+            return new Report(launch.jobId(), ReportType.ENDED, clock.instant(), "FAILED", null, null,
+                    "ended while the agent of " + node + " was down; its exit status is unknown", null,
+                    launch.startTime());
+        }
+        int c = code.getAsInt();
+        Integer signal = c > 128 && c <= 128 + 64 ? c - 128 : null;
+        return new Report(launch.jobId(), ReportType.ENDED, clock.instant(), c == 0 ? "COMPLETED" : "FAILED",
+                signal == null ? c : null, signal, null, null, launch.startTime());
+    }
+
+    private static OptionalInt recordedStatus(Path statusFile) {
+        try {
+            return OptionalInt.of(Integer.parseInt(Files.readString(statusFile, StandardCharsets.UTF_8).strip()));
+        } catch (IOException | RuntimeException e) {
+            return OptionalInt.empty();
+        }
     }
 
     String jobId() {
@@ -283,11 +363,11 @@ final class JobProcess {
     }
 
     long pid() {
-        return process.pid();
+        return handle.pid();
     }
 
     boolean running() {
-        return process.isAlive();
+        return handle.isAlive();
     }
 
     /**
@@ -300,15 +380,27 @@ final class JobProcess {
         }
         stopState = endState;
         stopDetail = detail;
-        signalAll("TERM");
+        Set<Long> signalled = signalAll("TERM");
+        // a stop that came while the second stage was starting the script: the script's shell was not
+        // there to be signalled yet
+        for (long delay : new long[] {200, 1000}) {
+            timers.schedule(() -> {
+                long shell = batchShell();
+                synchronized (this) {
+                    if (!exited && shell != handle.pid() && signalled.add(shell)) {
+                        Signals.send(Set.of(shell), "TERM");
+                    }
+                }
+            }, delay, TimeUnit.MILLISECONDS);
+        }
         killTimer = timers.schedule(this::killNow, Math.max(0, settings.killWait().toMillis()), TimeUnit.MILLISECONDS);
     }
 
     /** SIGKILL to every process of the job at once (the agent is shutting down its jobs). */
     void killNow() {
         fence.killAll();
-        if (process.isAlive()) {
-            process.destroyForcibly();
+        if (handle.isAlive()) {
+            handle.destroyForcibly();
         }
     }
 
@@ -352,20 +444,39 @@ final class JobProcess {
             }
         }
         Set<Long> targets = new HashSet<>();
+        long batchShell = batchShell();
         if (warning.batchOnly()) {
-            targets.add(process.pid());
+            targets.add(batchShell);
         } else {
             targets.addAll(fence.pids());
-            targets.remove(process.pid());
+            targets.remove(handle.pid());
+            targets.remove(batchShell);
         }
         log.info("job {}: sending SIG{} {} s before its time limit", launch.jobId(), warning.signal(),
                 warning.secondsBefore());
         Signals.send(targets, warning.signal());
     }
 
+    /** The batch script's shell: the second stage's child (it is the stage itself until it has one). */
+    private long batchShell() {
+        long pid = handle.pid();
+        try {
+            String children = Files.readString(Path.of("/proc", Long.toString(pid), "task", Long.toString(pid),
+                    "children"), StandardCharsets.UTF_8).strip();
+            if (!children.isEmpty()) {
+                return Long.parseLong(children.split("\\s+")[0]);
+            }
+        } catch (IOException | RuntimeException e) {
+            // no /proc children list: the stage itself
+        }
+        return pid;
+    }
+
     private void watch(Consumer<Report> reports, Consumer<JobProcess> onEnd, UnixAccount owner) {
-        String failure = setupFailure();
-        if (failure == null) {
+        String failure = process == null ? null : setupFailure();
+        if (process == null) {
+            armTimers();
+        } else if (failure == null) {
             reports.accept(new Report(launch.jobId(), ReportType.STARTED, settings.clock().instant(), null, null,
                     null, null, null, launch.startTime()));
             armTimers();
@@ -394,7 +505,11 @@ final class JobProcess {
             } else if (stopState != null) {
                 state = stopState;
                 detail = stopDetail;
-                exitCode = signal == null ? code : null;
+                exitCode = signal == null && code >= 0 ? code : null;
+            } else if (code < 0) {
+                state = "FAILED";
+                detail = "its exit status was not recorded on " + settings.node() + " (the agent restarted while it ran)";
+                exitCode = null;
             } else if (oom) {
                 state = "OUT_OF_MEMORY";
                 detail = "a process of the job was killed by the OOM killer on " + settings.node()
@@ -412,6 +527,7 @@ final class JobProcess {
         }
         try {
             Files.deleteIfExists(processRecord);
+            Files.deleteIfExists(settings.dirs().launchRecord(launch.jobId()));
         } catch (IOException e) {
             log.warn("job {}: cannot delete {}: {}", launch.jobId(), processRecord, e.toString());
         }
@@ -448,20 +564,26 @@ final class JobProcess {
         }
     }
 
+    /** The second stage's exit code; for an adopted job the status it recorded, or -1 when it recorded none. */
     private int awaitExit() {
         while (true) {
             try {
-                return process.waitFor();
-            } catch (InterruptedException e) {
+                if (process != null) {
+                    return process.waitFor();
+                }
+                handle.onExit().get();
+                return recordedStatus(statusFile).orElse(-1);
+            } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
                 // the watcher lives until its script ends
             }
         }
     }
 
-    private void signalAll(String name) {
-        Set<Long> pids = fence.pids();
-        pids.add(process.pid());
+    private Set<Long> signalAll(String name) {
+        Set<Long> pids = new HashSet<>(fence.pids());
+        pids.add(handle.pid());
         Signals.send(pids, name);
+        return java.util.Collections.synchronizedSet(pids);
     }
 
     static UnixAccount owner(String unixUser, UnixAccount agent, NodeSettings nodeSettings, String node)

@@ -15,12 +15,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -54,7 +56,10 @@ final class JobRunner implements AutoCloseable {
     private final JobSteps steps;
     private final Map<String, JobProcess> running = new LinkedHashMap<>();
     private final Map<String, List<Integer>> pinned = new HashMap<>();
-    private final Set<String> seen = new HashSet<>();
+    /** The start time of the latest run of each job this agent was asked to start. */
+    private final Map<String, Instant> latestRun = new HashMap<>();
+    /** Runs waiting for an earlier run of the same job to stop here. */
+    private final Map<String, Launch> deferred = new HashMap<>();
     private volatile String node;
     private volatile Duration killWait = Duration.ofSeconds(30);
     private volatile NodeSettings nodeSettings = NodeSettings.DEFAULTS;
@@ -130,7 +135,18 @@ final class JobRunner implements AutoCloseable {
             log.warn("ignoring a launch with an unusable job id '{}'", id);
             return;
         }
-        if (running.containsKey(id) || !seen.add(id + "@" + launch.startTime())) {
+        JobProcess current = running.get(id);
+        if (current != null) {
+            if (!sameRun(current.launch().startTime(), launch.startTime()) && newRun(id, launch.startTime())) {
+                // a newer run of the job (requeued) while an earlier one still runs here: that one is
+                // obsolete; the new one starts once it is gone
+                log.info("job {}: a new run starts once the earlier one still running here has stopped", id);
+                deferred.put(id, launch);
+                current.stop("CANCELLED", "replaced by a newer run of the job");
+            }
+            return;
+        }
+        if (!newRun(id, launch.startTime())) {
             return;
         }
         List<Integer> cpus = freeCpus(launch.cpusOnNode());
@@ -161,6 +177,26 @@ final class JobRunner implements AutoCloseable {
     private JobProcess.Settings settings() {
         return new JobProcess.Settings(node, dirs, killWait, clock, oomWatch, nodeSettings, agentAccount, fences,
                 controllers);
+    }
+
+    /** Records a run of the job; false when it is the run this agent was last asked to start (a repeat). */
+    private boolean newRun(String id, Instant start) {
+        if (latestRun.containsKey(id) && sameRun(latestRun.get(id), start)) {
+            return false;
+        }
+        latestRun.put(id, start);
+        return true;
+    }
+
+    /**
+     * Whether two start times name the same run: the controller's store keeps microseconds while a
+     * launch built as the job starts may carry nanoseconds, so they match to the millisecond.
+     */
+    static boolean sameRun(Instant a, Instant b) {
+        if (a == null || b == null) {
+            return a == b;
+        }
+        return Math.abs(java.time.Duration.between(a, b).toNanos()) <= 1_000_000;
     }
 
     private void failed(Launch launch, String detail) {
@@ -195,6 +231,7 @@ final class JobRunner implements AutoCloseable {
     synchronized void kill(String jobId, String endState, String detail) {
         String state = endState == null || endState.isBlank() ? "CANCELLED" : endState;
         JobProcess job = running.get(jobId);
+        deferred.remove(jobId);
         boolean onlyTasksHere = steps.kill(jobId, killWait);
         if (job == null && onlyTasksHere) {
             log.info("job {}: stopping its step tasks on {} ({})", jobId, node, state);
@@ -227,7 +264,79 @@ final class JobRunner implements AutoCloseable {
         if (running.remove(job.jobId(), job)) {
             pinned.remove(job.jobId());
             steps.killNow(job.jobId()); // a job's steps end with its script, as in Slurm
+            Launch next = deferred.remove(job.jobId());
+            if (next != null) {
+                latestRun.remove(next.jobId());
+                launch(next);
+            }
         }
+    }
+
+    /**
+     * Takes over the jobs an earlier run of this agent left running, as slurmd does after a restart:
+     * each recorded under {@code state/jobs/<id>.pgid} with its launch, whose process still runs and
+     * still looks like that job, is watched and controlled from now on and listed as running. A job
+     * that ended while no agent watched is reported ended with the exit status it recorded. What
+     * cannot be adopted (no launch on record) is killed, as {@link #killLeftovers()} does.
+     *
+     * @return how many jobs were adopted
+     */
+    synchronized int adoptLeftovers() {
+        Path records = dirs.processRecords();
+        if (!Files.isDirectory(records)) {
+            return 0;
+        }
+        int adopted = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(records, "*.pgid")) {
+            for (Path record : files) {
+                String name = record.getFileName().toString();
+                String jobId = name.substring(0, name.length() - ".pgid".length());
+                Path launchFile = dirs.launchRecord(jobId);
+                Launch launch = null;
+                try {
+                    launch = AgentJson.MAPPER.readValue(Files.readString(launchFile, StandardCharsets.UTF_8),
+                            Launch.class);
+                } catch (IOException | RuntimeException e) {
+                    // an older agent's record, or none: the job cannot be adopted
+                }
+                long pid;
+                try {
+                    pid = Long.parseLong(Files.readString(record, StandardCharsets.UTF_8).strip());
+                } catch (NumberFormatException e) {
+                    log.warn("ignoring unreadable {}", record);
+                    Files.deleteIfExists(record);
+                    continue;
+                }
+                Optional<ProcessHandle> handle = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
+                boolean alive = handle.isPresent() && ProcessGroups.alive(pid) && belongsToJob(pid, jobId);
+                if (alive && launch != null && !running.containsKey(jobId)) {
+                    try {
+                        JobProcess job = JobProcess.adopt(launch, settings(), handle.get(), timers, reports,
+                                this::ended);
+                        running.put(jobId, job);
+                        latestRun.put(jobId, launch.startTime());
+                        adopted++;
+                        continue; // its records stay until it ends
+                    } catch (JobProcess.StartFailure e) {
+                        log.warn("job {}: cannot adopt it ({}); killing it", jobId, e.getMessage());
+                    }
+                }
+                if (alive) {
+                    ProcessGroups.signal(pid, "KILL");
+                    log.warn("killed job {} (process group {}) left running by a previous agent run", jobId, pid);
+                } else if (launch != null && !running.containsKey(jobId)) {
+                    Report end = JobProcess.endedUnwatched(launch, dirs, clock, node);
+                    log.info("job {} ended while the agent was down: {} exit code {}", jobId, end.state(),
+                            end.exitCode());
+                    reports.accept(end);
+                }
+                Files.deleteIfExists(record);
+                Files.deleteIfExists(launchFile);
+            }
+        } catch (IOException e) {
+            log.warn("cannot look for jobs left by a previous agent run in {}: {}", records, e.toString());
+        }
+        return adopted;
     }
 
     /**

@@ -60,7 +60,11 @@ class JobProcessTests {
     }
 
     private JobRunner newRunner() {
-        JobRunner r = new JobRunner("node1", AgentDirs.prepare(dir), Clock.fixed(NOW, ZoneOffset.UTC), reports::add,
+        return newRunner(reports);
+    }
+
+    private JobRunner newRunner(BlockingQueue<Report> sink) {
+        JobRunner r = new JobRunner("node1", AgentDirs.prepare(dir), Clock.fixed(NOW, ZoneOffset.UTC), sink::add,
                 stepReport -> { }, ME, JobProcess.Fences.NONE, List.of());
         r.configure("node1", Duration.ofSeconds(1), ROOT_JOBS_ALLOWED);
         runners.add(r);
@@ -260,5 +264,36 @@ class JobProcessTests {
         assertThat(ended("52").state()).isEqualTo("FAILED"); // the first runner sees its script die of SIGKILL
         await().atMost(Duration.ofSeconds(5)).until(() -> !groupExists(pgid));
         assertThat(dir.resolve("state/jobs/52.pgid")).doesNotExist();
+    }
+
+    @Test
+    void aRestartedAgentAdoptsTheJobAnEarlierRunLeftAndReportsItsRealEnd() throws Exception {
+        runner.launch(launch("53", "sleep 2\nexit 4\n"));
+        assertThat(next().type()).isEqualTo(ReportType.STARTED);
+        BlockingQueue<Report> afterRestart = new LinkedBlockingQueue<>();
+        JobRunner restarted = newRunner(afterRestart);
+        assertThat(restarted.adoptLeftovers()).isEqualTo(1);
+        assertThat(restarted.runningJobs()).containsExactly("53");
+        Report ended = afterRestart.poll(20, TimeUnit.SECONDS);
+        assertThat(ended).isNotNull();
+        assertThat(ended.type()).isEqualTo(ReportType.ENDED);
+        assertThat(ended.state()).isEqualTo("FAILED");
+        assertThat(ended.exitCode()).isEqualTo(4);
+        assertThat(ended.runStart()).isEqualTo(NOW);
+        await().atMost(Duration.ofSeconds(5)).until(() -> restarted.runningJobs().isEmpty());
+    }
+
+    @Test
+    void anAdoptedJobIsStoppedByTheRestartedAgent() throws Exception {
+        runner.launch(launch("54", "sleep 300\n"));
+        assertThat(next().type()).isEqualTo(ReportType.STARTED);
+        BlockingQueue<Report> afterRestart = new LinkedBlockingQueue<>();
+        JobRunner restarted = newRunner(afterRestart);
+        assertThat(restarted.adoptLeftovers()).isEqualTo(1);
+        restarted.kill("54", "CANCELLED", "cancelled after the agent restarted");
+        Report ended = afterRestart.poll(20, TimeUnit.SECONDS);
+        assertThat(ended).isNotNull();
+        assertThat(ended.state()).isEqualTo("CANCELLED");
+        assertThat(ended.detail()).isEqualTo("cancelled after the agent restarted");
     }
 }

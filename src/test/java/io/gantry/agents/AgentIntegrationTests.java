@@ -345,7 +345,12 @@ class AgentIntegrationTests {
 
         startAgent("node2", "beta");
         awaitNodeState("node2", "IDLE", "MIXED", "ALLOCATED");
-        awaitState(requeued, "COMPLETED");
+        try {
+            awaitState(requeued, "COMPLETED");
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("job " + requeued + ": " + api.get("/api/v1/jobs/" + requeued + "/events", admin)
+                    .body() + "\nnode2's agent:\n" + Files.readString(dir.resolve("agent-node2/agent.log")), e);
+        }
     }
 
     private void startAgent(String name, String feature) throws IOException {

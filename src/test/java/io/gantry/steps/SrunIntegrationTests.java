@@ -88,14 +88,7 @@ class SrunIntegrationTests {
         api = controller.start().api();
         admin = api.adminToken();
         for (String node : List.of("node1", "node2")) {
-            Path work = Files.createDirectories(dir.resolve("agent-" + node));
-            agents.put(node, new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-jar", ControllerProcess.JAR.toString(), "agent", "--controller",
-                    "http://127.0.0.1:" + controller.port(), "--join-token", JOIN_TOKEN, "--name", node,
-                    "--work-dir", work.toString(), "--gpus", "2", "--gpu-type", "test", "--cpus", "2",
-                    "--memory-mb", "4000")
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(node + ".log").toFile())).start());
+            startAgent(node);
         }
         for (String node : List.of("node1", "node2")) {
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
@@ -178,6 +171,44 @@ class SrunIntegrationTests {
         assertThat(api.send("DELETE", "/api/v1/jobs/" + id, admin, null).status()).isBetween(200, 299);
         awaitState(id, "CANCELLED");
         await().atMost(Duration.ofSeconds(15)).until(() -> sleepers(marker) == 0);
+    }
+
+    @Test
+    void aRestartedAgentAdoptsItsRunningJobAndReportsItsRealEnd() throws Exception {
+        Path work = Files.createDirectories(dir.resolve("out-adopt"));
+        long id = submit(Map.of("nodes", 1, "nodelist", "node1", "workdir", work.toString(), "script", """
+                #!/bin/bash
+                echo started
+                sleep 8
+                echo finished
+                exit 3
+                """));
+        awaitState(id, "RUNNING");
+        Path out = work.resolve("gantry-" + id + ".out");
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(out) && Files.readString(out).contains("started"));
+        agents.get("node1").destroyForcibly().waitFor(10, TimeUnit.SECONDS); // the job runs on, in its own session
+        startAgent("node1");
+        JsonNode ended;
+        try {
+            ended = awaitState(id, "FAILED");
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("job " + id + ": " + api.get("/api/v1/jobs/" + id + "/events", admin).body()
+                    + "\nnode1's agent:\n" + Files.readString(dir.resolve("node1.log")), e);
+        }
+        assertThat(ended.get("exitCode").asInt()).isEqualTo(3);
+        assertThat(Files.readString(out)).contains("finished");
+        assertThat(Files.readString(dir.resolve("node1.log"))).contains("adopted 1 job(s)");
+    }
+
+    private void startAgent(String node) throws IOException {
+        Path work = Files.createDirectories(dir.resolve("agent-" + node));
+        agents.put(node, new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", ControllerProcess.JAR.toString(), "agent", "--controller",
+                "http://127.0.0.1:" + controller.port(), "--join-token", JOIN_TOKEN, "--name", node,
+                "--work-dir", work.toString(), "--gpus", "2", "--gpu-type", "test", "--cpus", "2",
+                "--memory-mb", "4000")
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(node + ".log").toFile())).start());
     }
 
     /** How many {@code sleep <marker>} processes run on this machine (both nodes' agents run here). */

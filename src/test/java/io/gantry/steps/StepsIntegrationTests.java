@@ -180,7 +180,9 @@ class StepsIntegrationTests {
             assertThat(env.get("MASTER_ADDR").asString()).isEqualTo("127.0.0.1");
             assertThat(env.get("MASTER_PORT").asString()).isNotBlank();
             assertThat(env.get("FOO").asString()).isEqualTo("bar");
-            assertThat(env.has("CUDA_VISIBLE_DEVICES")).as("set per task by the agent").isFalse();
+            // tasks without GPUs of their own see this node's share of the job's, not the srun caller's
+            assertThat(env.get("SLURM_JOB_GPUS").asString().split(",")).hasSize(2);
+            assertThat(env.get("CUDA_VISIBLE_DEVICES").asString()).isEqualTo(env.get("SLURM_JOB_GPUS").asString());
             assertThat(env.has("SLURM_PROCID")).as("set per task by the agent").isFalse();
         }
     }
