@@ -296,4 +296,29 @@ class JobProcessTests {
         assertThat(ended.state()).isEqualTo("CANCELLED");
         assertThat(ended.detail()).isEqualTo("cancelled after the agent restarted");
     }
+
+    @Test
+    void aPrologAndEpilogRunAroundTheJobAndAFailingPrologFailsItWithItsOutput() throws Exception {
+        Path log = dir.resolve("prolog-epilog.log");
+        Path prolog = dir.resolve("prolog.sh");
+        Path epilog = dir.resolve("epilog.sh");
+        Files.writeString(prolog, "#!/bin/bash\necho \"prolog $SLURM_JOB_ID $SLURM_JOB_USER\" >> " + log
+                + "\n[ \"$SLURM_JOB_ID\" != 56 ] || { echo 'scratch is not mounted'; exit 1; }\n");
+        Files.writeString(epilog, "#!/bin/bash\necho \"epilog $SLURM_JOB_ID\" >> " + log + "\n");
+        Files.setPosixFilePermissions(prolog, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        Files.setPosixFilePermissions(epilog, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        runner.configure("node1", Duration.ofSeconds(1), new NodeSettings(true, null, 60, false, prolog.toString(),
+                epilog.toString()));
+
+        runner.launch(launch("55", "echo job >> " + log + "\n"));
+        assertThat(startedThenEnded("55").state()).isEqualTo("COMPLETED");
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(Files.readAllLines(log))
+                .containsExactly("prolog 55 " + ME.name(), "job", "epilog 55"));
+
+        runner.launch(launch("56", "echo never >> " + log + "\n"));
+        Report failed = ended("56");
+        assertThat(failed.state()).isEqualTo("FAILED");
+        assertThat(failed.detail()).contains("prolog", "failed on node1", "scratch is not mounted");
+        assertThat(Files.readAllLines(log)).doesNotContain("never");
+    }
 }
