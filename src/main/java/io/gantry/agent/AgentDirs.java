@@ -154,11 +154,16 @@ final class AgentDirs {
         });
     }
 
+    /**
+     * Sets the directory's mode. A file system without Unix permissions cannot keep jobs out of the
+     * agent's state, so the agent refuses it instead of running jobs unprotected.
+     */
     private static void permit(Path path, Set<PosixFilePermission> permissions) throws IOException {
         try {
             Files.setPosixFilePermissions(path, permissions);
         } catch (UnsupportedOperationException notPosix) {
-            // a file system without Unix permissions: nothing to tighten
+            throw new IOException("the agent's work dir " + path + " is on a file system without Unix permissions; "
+                    + "choose a --work-dir on a local Linux file system", notPosix);
         }
     }
 }
