@@ -297,22 +297,11 @@ class JobIdentityIntegrationTests {
     }
 
     private long submit(String token, Map<String, Object> job) {
-        Response response = api.send("POST", "/api/v1/jobs", token, job);
-        assertThat(response.status()).as(response.body()).isEqualTo(201);
-        return response.json().get("jobId").asLong();
+        return api.submitJob(token, job);
     }
 
     private JsonNode awaitState(long id, String token, String state) {
-        JsonNode[] last = new JsonNode[1];
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-                .failFast(() -> last[0] != null && !state.equals(last[0].get("state").asString())
-                        && List.of("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "OUT_OF_MEMORY", "NODE_FAIL")
-                                .contains(last[0].get("state").asString()))
-                .until(() -> {
-                    last[0] = api.get("/api/v1/jobs/" + id, token).json();
-                    return state.equals(last[0].get("state").asString());
-                });
-        return last[0];
+        return api.awaitJobState(id, token, state, Duration.ofSeconds(60));
     }
 
     private static String agentLog() {

@@ -226,17 +226,10 @@ class SrunIntegrationTests {
     }
 
     private long submit(Map<String, Object> job) {
-        Response response = api.send("POST", "/api/v1/jobs", admin, job);
-        assertThat(response.status()).as(response.body()).isEqualTo(201);
-        return response.json().get("jobId").asLong();
+        return api.submitJob(admin, job);
     }
 
     private JsonNode awaitState(long id, String state) {
-        JsonNode[] last = new JsonNode[1];
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() -> {
-            last[0] = api.get("/api/v1/jobs/" + id, admin).json();
-            return state.equals(last[0].get("state").asString());
-        });
-        return last[0];
+        return api.awaitJobState(id, admin, state, Duration.ofSeconds(90));
     }
 }

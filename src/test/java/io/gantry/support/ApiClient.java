@@ -67,6 +67,34 @@ public final class ApiClient {
         return token("admin", ADMIN_PASSWORD);
     }
 
+    /** Submits a job as {@code token}'s user; fails unless the controller answers 201. Returns its job id. */
+    public long submitJob(String token, Object job) {
+        Response response = send("POST", "/api/v1/jobs", token, job);
+        if (response.status() != 201) {
+            throw new AssertionError("submitting " + job + " was answered " + response);
+        }
+        return response.json().get("jobId").asLong();
+    }
+
+    /**
+     * Waits up to {@code timeout} until the job is in {@code state} and returns it; fails at once when
+     * it ends in another state, since an ended job never changes again.
+     */
+    public JsonNode awaitJobState(long id, String token, String state, Duration timeout) {
+        JsonNode[] last = new JsonNode[1];
+        org.awaitility.Awaitility.await("job " + id + " " + state).atMost(timeout).pollInterval(Duration.ofMillis(200))
+                .failFast(() -> last[0] != null && !state.equals(last[0].get("state").asString())
+                        && ENDED.contains(last[0].get("state").asString()))
+                .until(() -> {
+                    last[0] = get("/api/v1/jobs/" + id, token).json();
+                    return state.equals(last[0].get("state").asString());
+                });
+        return last[0];
+    }
+
+    private static final java.util.Set<String> ENDED = java.util.Set.of("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT",
+            "OUT_OF_MEMORY", "NODE_FAIL", "PREEMPTED", "DEADLINE", "BOOT_FAIL");
+
     public record Response(int status, String contentType, String body) {
 
         public JsonNode json() {
