@@ -49,8 +49,16 @@ class JobInserts {
     /** The next job id; nextval works on PostgreSQL and on H2 in PostgreSQL mode. */
     @Transactional(propagation = Propagation.MANDATORY)
     long nextJobId() {
-        Long id = jdbc.queryForObject("SELECT nextval('job_ids')", Long.class);
-        return id == null ? 0 : id;
+        return nextJobIds(1).get(0);
+    }
+
+    /** The next {@code count} job ids in ascending order, in one round trip (a group commit needs one per submission). */
+    @Transactional(propagation = Propagation.MANDATORY)
+    List<Long> nextJobIds(int count) {
+        List<Long> ids = new java.util.ArrayList<>(jdbc.queryForList(
+                "SELECT nextval('job_ids') FROM generate_series(1, ?)", Long.class, count));
+        ids.sort(null);
+        return ids;
     }
 
     /** A submission's SUBMITTED event, written for each of its job id's rows. */

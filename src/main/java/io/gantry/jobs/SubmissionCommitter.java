@@ -113,12 +113,12 @@ class SubmissionCommitter implements SmartLifecycle {
         }
         try {
             List<Long> ids = transaction.execute(status -> {
-                List<Long> jobIds = new ArrayList<>(group.size());
+                List<Long> jobIds = inserts.nextJobIds(group.size());
                 List<JobEntity> all = new ArrayList<>();
                 List<JobInserts.Submitted> events = new ArrayList<>(group.size());
-                for (Pending p : group) {
-                    long jobId = inserts.nextJobId();
-                    jobIds.add(jobId);
+                for (int i = 0; i < group.size(); i++) {
+                    Pending p = group.get(i);
+                    long jobId = jobIds.get(i);
                     for (JobEntity row : p.rows()) {
                         row.assignJobId(jobId);
                         all.add(row);

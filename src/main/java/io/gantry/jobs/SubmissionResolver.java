@@ -352,26 +352,56 @@ class SubmissionResolver {
      * it waits; the engine decides the real amount per partition as it places the job (the node count
      * it derives is estimated here the way it derives it, from the partition's largest node).
      */
-    private static Long defaultMemory(List<String> partitions, ClusterLayout layout, int minNodes, int tasks,
+    private Long defaultMemory(List<String> partitions, ClusterLayout layout, int minNodes, int tasks,
             int cpusPerTask, Integer ntasksPerNode, boolean exclusive) {
         ClusterLayout.PartitionSpec partition = partitions.isEmpty() ? null : layout.partitions().get(partitions.get(0));
         if (partition == null || partition.nodes().isEmpty()) {
             return null;
         }
-        List<ClusterLayout.NodeSpec> nodes = partition.nodes().stream().map(layout.nodes()::get)
-                .filter(java.util.Objects::nonNull).toList();
-        long largestMemory = nodes.stream().mapToLong(ClusterLayout.NodeSpec::memoryMb).max().orElse(0);
+        LargestNode largest = largestNodes(layout).get(partition.name());
         io.gantry.engine.MemoryDefault memoryDefault = partition.memoryDefault();
         if (exclusive || memoryDefault.wholeNode()) {
-            return largestMemory;
+            return largest.memoryMb();
         }
         if (memoryDefault.perNodeMb() > 0) {
             return memoryDefault.perNodeMb();
         }
-        int largestCpus = nodes.stream().mapToInt(ClusterLayout.NodeSpec::cpus).max().orElse(1);
-        long nodeCount = minNodes > 0 ? minNodes : Math.max(1, ceilDiv(tasks, Math.max(1, largestCpus / cpusPerTask)));
+        long nodeCount = minNodes > 0 ? minNodes
+                : Math.max(1, ceilDiv(tasks, Math.max(1, largest.cpus() / cpusPerTask)));
         long cpusPerNode = (ntasksPerNode != null ? ntasksPerNode : ceilDiv(tasks, nodeCount)) * (long) cpusPerTask;
         return memoryDefault.perCpuMb() * cpusPerNode;
+    }
+
+    /** The most memory and CPUs of any one node of a partition. */
+    private record LargestNode(long memoryMb, int cpus) {
+    }
+
+    /** Per partition, computed once per layout: a partition may hold thousands of nodes, a submission needs only these. */
+    private record LargestNodes(ClusterLayout layout, Map<String, LargestNode> byPartition) {
+    }
+
+    private volatile LargestNodes largestNodes;
+
+    private Map<String, LargestNode> largestNodes(ClusterLayout layout) {
+        LargestNodes known = largestNodes;
+        if (known != null && known.layout() == layout) {
+            return known.byPartition();
+        }
+        Map<String, LargestNode> byPartition = new java.util.HashMap<>();
+        for (ClusterLayout.PartitionSpec partition : layout.partitions().values()) {
+            long memory = 0;
+            int cpus = 0;
+            for (String name : partition.nodes()) {
+                ClusterLayout.NodeSpec node = layout.nodes().get(name);
+                if (node != null) {
+                    memory = Math.max(memory, node.memoryMb());
+                    cpus = Math.max(cpus, node.cpus());
+                }
+            }
+            byPartition.put(partition.name(), new LargestNode(memory, cpus == 0 ? 1 : cpus));
+        }
+        largestNodes = new LargestNodes(layout, byPartition);
+        return byPartition;
     }
 
     /**
