@@ -26,6 +26,17 @@ final class Cluster {
     /** Leaf switch of each node; nodes without one get their own group number past the switches. */
     final int[] leaf;
     final int leafCount;
+    /**
+     * The switch tree above the leaves. Switch ids {@code 0..leafCount-1} are the leaf groups, the
+     * inner switches follow up to {@code switchCount}. {@code parent} is -1 at a top; {@code level}
+     * is 0 for a leaf and one more than the highest child for an inner switch; {@code children}
+     * lists each inner switch's children (empty for leaves).
+     */
+    final int switchCount;
+    final int[] parent;
+    final int[] level;
+    final int[][] children;
+    final List<Switch> switchList;
     /** Block of each node, -1 when none. */
     final int[] block;
     final int blockCount;
@@ -76,7 +87,12 @@ final class Cluster {
     }
 
     Cluster(List<Node> nodeList, List<Partition> partitionList) {
+        this(nodeList, partitionList, List.of());
+    }
+
+    Cluster(List<Node> nodeList, List<Partition> partitionList, List<Switch> switchList) {
         this.nodeList = nodeList;
+        this.switchList = switchList;
         this.partitionList = partitionList;
         size = nodeList.size();
         nodes = nodeList.toArray(new Node[0]);
@@ -135,6 +151,11 @@ final class Cluster {
             }
         }
         leafCount = next;
+        Tree tree = Tree.of(leaves, leafCount, switchList);
+        switchCount = tree.parent.length;
+        parent = tree.parent;
+        level = tree.level;
+        children = tree.children;
         blockCount = blocks.size();
         totalCpus = cpuSum;
         totalGpus = gpuSum;
@@ -243,7 +264,92 @@ final class Cluster {
         return new Hosts(sorted, List.copyOf(unknown));
     }
 
-    boolean sameInput(List<Node> otherNodes, List<Partition> otherPartitions) {
-        return nodeList == otherNodes && partitionList == otherPartitions;
+    boolean sameInput(List<Node> otherNodes, List<Partition> otherPartitions, List<Switch> otherSwitches) {
+        return nodeList == otherNodes && partitionList == otherPartitions && switchList == otherSwitches;
+    }
+
+    /** Whether the tree has switches above the leaves. */
+    boolean hasInnerSwitches() {
+        return switchCount > leafCount;
+    }
+
+    /**
+     * The switch tree as arrays. A switch that nodes name is a leaf; the others named as a parent
+     * (directly or further up) are inner switches. A switch listed without nodes below is left out;
+     * a parent the list does not name, or a loop of parents, ends the path (a top).
+     */
+    private record Tree(int[] parent, int[] level, int[][] children) {
+
+        static Tree of(Map<String, Integer> leaves, int leafCount, List<Switch> switches) {
+            Map<String, String> parentOf = new HashMap<>();
+            for (Switch sw : switches) {
+                if (sw.parent() != null && !sw.parent().equals(sw.name())) {
+                    parentOf.put(sw.name(), sw.parent());
+                }
+            }
+            Map<String, Integer> ids = new HashMap<>(leaves);
+            List<Integer> parents = new java.util.ArrayList<>();
+            for (int i = 0; i < leafCount; i++) {
+                parents.add(-1);
+            }
+            for (Map.Entry<String, Integer> l : leaves.entrySet()) {
+                // Walk up from each leaf, giving each new inner switch the next id.
+                String name = l.getKey();
+                int id = l.getValue();
+                java.util.Set<String> seen = new java.util.HashSet<>();
+                seen.add(name);
+                while (parents.get(id) == -1 && parentOf.containsKey(name)) {
+                    String up = parentOf.get(name);
+                    if (!seen.add(up) || leaves.containsKey(up)) {
+                        break;
+                    }
+                    Integer upId = ids.get(up);
+                    boolean known = upId != null;
+                    if (!known) {
+                        upId = parents.size();
+                        ids.put(up, upId);
+                        parents.add(-1);
+                    }
+                    parents.set(id, upId);
+                    if (known) {
+                        break;
+                    }
+                    name = up;
+                    id = upId;
+                }
+            }
+            int count = parents.size();
+            int[] parent = new int[count];
+            int[] childCount = new int[count];
+            for (int i = 0; i < count; i++) {
+                parent[i] = parents.get(i);
+                if (parent[i] >= 0) {
+                    childCount[parent[i]]++;
+                }
+            }
+            int[][] children = new int[count][];
+            for (int i = 0; i < count; i++) {
+                children[i] = new int[childCount[i]];
+                childCount[i] = 0;
+            }
+            int[] level = new int[count];
+            for (int i = 0; i < count; i++) {
+                if (parent[i] >= 0) {
+                    children[parent[i]][childCount[parent[i]]++] = i;
+                }
+            }
+            for (int i = 0; i < leafCount; i++) {
+                // Levels grow upward from every leaf: a switch sits one above its highest child.
+                int below = 0;
+                for (int s = parent[i]; s >= 0; s = parent[s]) {
+                    below++;
+                    if (level[s] >= below) {
+                        break;
+                    }
+                    level[s] = below;
+                }
+            }
+            return new Tree(parent, level, children);
+        }
     }
 }

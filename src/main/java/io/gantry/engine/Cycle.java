@@ -221,6 +221,7 @@ final class Cycle {
         long duration = job.timeLimitSeconds();
         long end = Math.addExact(now, duration);
         PendingReason reason = null;
+        boolean switchWait = false;
         for (Shape shape : candidates) {
             int p = shape.partition();
             if (blocked[p] && !policy.backfill()) {
@@ -236,6 +237,11 @@ final class Cycle {
             }
             restrict(own, end);
             int[] chosen = tryNow(shape, end);
+            if (chosen != null && waitsForSwitches(job, shape, chosen)) {
+                // It could start now, on more leaf switches than it asked for: it waits, holding nothing.
+                switchWait = true;
+                continue;
+            }
             if (chosen != null) {
                 starts.add(start(job, shape, chosen, end, blocked[p], e.priority));
                 limits.charge(job.user(), job.account(), job.qos(), tres);
@@ -254,6 +260,10 @@ final class Cycle {
             }
             reason = worse(reason, why);
             blocked[p] = true;
+        }
+        if (switchWait) {
+            waiting.add(waiting(job, PendingReason.TOPOLOGY_WAIT, e.priority));
+            return;
         }
         Qos qos = limits.qos(job.qos());
         if (qos != null && !qos.preempts().isEmpty() && own == null) {
@@ -345,6 +355,19 @@ final class Cycle {
         for (long[] h : holds.get(victim.id())) {
             a.hold((int) h[0], (int) h[1], h[2], h[3], h[4]);
         }
+    }
+
+    /**
+     * Whether a job that asked for at most N leaf switches should keep waiting rather than start on
+     * {@code chosen}: they span more, and it has waited less than its switch wait since it became
+     * eligible (Slurm's --switches=N@max-time).
+     */
+    private boolean waitsForSwitches(PendingJob job, Shape shape, int[] chosen) {
+        if (shape.switches() == 0 || Placement.leavesSpanned(c, chosen) <= shape.switches()) {
+            return false;
+        }
+        long waited = now - job.eligibleFrom();
+        return waited < job.request().switchWaitSeconds();
     }
 
     /**

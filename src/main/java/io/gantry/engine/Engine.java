@@ -66,8 +66,8 @@ public final class Engine {
 
     private Cluster clusterOf(Snapshot s) {
         Cluster c = cluster;
-        if (c == null || !c.sameInput(s.nodes(), s.partitions())) {
-            c = new Cluster(s.nodes(), s.partitions());
+        if (c == null || !c.sameInput(s.nodes(), s.partitions(), s.switches())) {
+            c = new Cluster(s.nodes(), s.partitions(), s.switches());
             cluster = c;
         }
         return c;

@@ -17,6 +17,8 @@ public enum PendingReason {
     PARTITION_CONFIG("PartitionConfig"),
     REQ_NODE_NOT_AVAIL("ReqNodeNotAvail"),
     BAD_CONSTRAINTS("BadConstraints"),
+    /** Waiting, up to its --switches wait, for an allocation on no more leaf switches than it asked for. */
+    TOPOLOGY_WAIT("TopologyWait"),
     RESERVATION("Reservation"),
     RESERVED_FOR_MAINTENANCE("ReqNodeNotAvail, Reserved for maintenance"),
     INVALID_QOS("InvalidQOS"),

@@ -10,7 +10,9 @@ import java.util.Objects;
  * a feature constraint, whole nodes ({@code exclusive}) and whether all nodes must come from
  * one block ({@code oneBlock}, like {@code --segment}/Slurm's block topology), and the nodes the
  * allocation must include ({@code nodelist}, sbatch's {@code -w}) or must avoid ({@code exclude},
- * {@code -x}), each a Slurm hostlist expression or null.
+ * {@code -x}), each a Slurm hostlist expression or null. {@code switches} (sbatch's
+ * {@code --switches=N@wait}, 0 for none) is the most leaf switches the job wants to span; it waits
+ * up to {@code switchWaitSeconds} after it became eligible for such an allocation, then takes any.
  *
  * <p>A nodelist of more nodes than {@code nodes} raises the node count to the nodelist's, as in
  * Slurm; the other nodes of a bigger job are the engine's choice. A node named in the nodelist
@@ -23,13 +25,14 @@ import java.util.Objects;
  */
 public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int gpus, int gpusPerNode,
         String gpuType, Constraint constraint, boolean exclusive, boolean oneBlock, String nodelist,
-        String exclude) {
+        String exclude, int switches, long switchWaitSeconds) {
 
     public Request {
-        if (nodes < 0 || tasks < 1 || cpusPerTask < 1 || memoryMb < 0 || gpus < 0 || gpusPerNode < 0) {
+        if (nodes < 0 || tasks < 1 || cpusPerTask < 1 || memoryMb < 0 || gpus < 0 || gpusPerNode < 0
+                || switches < 0 || switchWaitSeconds < 0) {
             throw new IllegalArgumentException("invalid request: nodes=" + nodes + " tasks=" + tasks
                     + " cpusPerTask=" + cpusPerTask + " memoryMb=" + memoryMb + " gpus=" + gpus
-                    + " gpusPerNode=" + gpusPerNode);
+                    + " gpusPerNode=" + gpusPerNode + " switches=" + switches + "@" + switchWaitSeconds);
         }
         if (gpus > 0 && gpusPerNode > 0) {
             throw new IllegalArgumentException("ask for GPUs either in total or per node, not both");
@@ -44,7 +47,7 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
     public Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int gpus, int gpusPerNode, String gpuType,
             Constraint constraint, boolean exclusive, boolean oneBlock) {
         this(nodes, tasks, cpusPerTask, memoryMb, gpus, gpusPerNode, gpuType, constraint, exclusive, oneBlock, null,
-                null);
+                null, 0, 0);
     }
 
     /** Whether it names nodes to run on or to avoid. */
@@ -75,6 +78,8 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         b.oneBlock = oneBlock;
         b.nodelist = nodelist;
         b.exclude = exclude;
+        b.switches = switches;
+        b.switchWaitSeconds = switchWaitSeconds;
         return b;
     }
 
@@ -91,6 +96,8 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         private boolean oneBlock;
         private String nodelist;
         private String exclude;
+        private int switches;
+        private long switchWaitSeconds;
 
         public Builder nodes(int v) { nodes = v; return this; }
         public Builder tasks(int v) { tasks = v; return this; }
@@ -105,10 +112,12 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         public Builder oneBlock(boolean v) { oneBlock = v; return this; }
         public Builder nodelist(String v) { nodelist = v; return this; }
         public Builder exclude(String v) { exclude = v; return this; }
+        public Builder switches(int v) { switches = v; return this; }
+        public Builder switchWaitSeconds(long v) { switchWaitSeconds = v; return this; }
 
         public Request build() {
             return new Request(nodes, tasks, cpusPerTask, memoryMb, gpus, gpusPerNode, gpuType, constraint,
-                    exclusive, oneBlock, nodelist, exclude);
+                    exclusive, oneBlock, nodelist, exclude, switches, switchWaitSeconds);
         }
     }
 }

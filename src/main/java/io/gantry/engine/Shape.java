@@ -17,10 +17,11 @@ import java.util.List;
  * @param required   the nodes the allocation must include (sorted node indices; empty for none)
  * @param excluded   the nodes it must not use (sorted node indices; empty for none)
  * @param missing    nodes the nodelist names that the cluster does not have
+ * @param switches   the most leaf switches the job wants (0: any number)
  */
 record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, boolean wholeMemory, int gpusPerNode,
         int tasks, int cpusPerTask, int totalGpus, boolean exclusive, boolean oneBlock, Cluster.PartMatch match,
-        boolean nodesAsked, int[] required, int[] excluded, List<String> missing) {
+        boolean nodesAsked, int[] required, int[] excluded, List<String> missing, int switches) {
 
     static Shape of(Request r, Cluster.Part part, Cluster cluster) {
         Cluster.PartMatch match = cluster.partMatch(part, r.gpuType(), r.constraint());
@@ -46,7 +47,7 @@ record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, boolean
         boolean wholeMemory = !asked && part.memoryDefault().wholeNode();
         return new Shape(part.index(), n, cpn, mem, wholeMemory, gpn, tasks, r.cpusPerTask(), totalGpus,
                 r.exclusive(), r.oneBlock(), match, r.nodes() > 0, required.indices(), excluded.indices(),
-                required.unknown());
+                required.unknown(), r.switches());
     }
 
     /** Whether the request names nodes to include or to avoid. */
@@ -104,7 +105,8 @@ record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, boolean
 
     /** Whether every node this shape needs is at least what {@code smaller} needs, with the same node filter. */
     boolean dominates(Shape smaller) {
-        return match == smaller.match && !restricted() && !smaller.restricted() && exclusive == smaller.exclusive && oneBlock == smaller.oneBlock
+        return match == smaller.match && !restricted() && !smaller.restricted() && exclusive == smaller.exclusive
+                && oneBlock == smaller.oneBlock && switches == smaller.switches
                 && wholeMemory == smaller.wholeMemory
                 && nodes >= smaller.nodes && cpusPerNode >= smaller.cpusPerNode && memPerNode >= smaller.memPerNode
                 && gpusPerNode >= smaller.gpusPerNode;

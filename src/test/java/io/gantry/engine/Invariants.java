@@ -29,7 +29,7 @@ final class Invariants {
         s.partitions().forEach(p -> parts.put(p.name(), p));
         Map<JobId, PendingJob> pending = new HashMap<>();
         s.pending().forEach(j -> pending.put(j.id(), j));
-        Cluster cluster = new Cluster(s.nodes(), s.partitions());
+        Cluster cluster = new Cluster(s.nodes(), s.partitions(), s.switches());
 
         Set<JobId> seen = new HashSet<>();
         Map<String, List<Claim>> claims = new HashMap<>();

@@ -161,6 +161,47 @@ final class RandomSnapshots {
     }
 
     /**
+     * {@link #of} on a random tree of switches above its leaf switches (up to three levels), with some
+     * jobs asking for at most one to three leaf switches, waiting for them a while or not at all.
+     * Drawn from a stream of its own, so {@code of(seed)} stays as it was.
+     */
+    static Snapshot withSwitchTree(long seed) {
+        Snapshot s = of(seed);
+        SplittableRandom r = new SplittableRandom(seed ^ 0x2545F4914F6CDD1DL);
+        List<String> tops = s.nodes().stream().map(Node::switchName).filter(java.util.Objects::nonNull).distinct()
+                .collect(java.util.stream.Collectors.toCollection(ArrayList::new));
+        java.util.Map<String, String> parentOf = new java.util.HashMap<>();
+        List<String> all = new ArrayList<>(tops);
+        for (int level = 1; level <= 3 && tops.size() > 1; level++) {
+            List<String> next = new ArrayList<>();
+            for (int i = 0; i < tops.size(); ) {
+                int group = Math.min(tops.size() - i, 1 + r.nextInt(3));
+                String parent = "up" + level + "_" + next.size();
+                for (String child : tops.subList(i, i + group)) {
+                    parentOf.put(child, parent);
+                }
+                next.add(parent);
+                all.add(parent);
+                i += group;
+            }
+            tops = next;
+        }
+        List<Switch> switches = all.stream().map(name -> new Switch(name, parentOf.get(name))).toList();
+        List<PendingJob> pending = new ArrayList<>();
+        for (PendingJob j : s.pending()) {
+            if (r.nextInt(3) == 0) {
+                Request req = j.request().toBuilder().switches(1 + r.nextInt(3))
+                        .switchWaitSeconds(r.nextBoolean() ? 0 : r.nextInt(100_000)).build();
+                j = new PendingJob(j.id(), j.user(), j.account(), j.qos(), j.partitions(), req, j.timeLimitSeconds(),
+                        j.submitTime(), j.eligibleTime(), j.nice(), j.heldBy(), j.expectedRunSeconds(), j.reservation());
+            }
+            pending.add(j);
+        }
+        return new Snapshot(s.now(), s.nodes(), s.partitions(), switches, s.running(), pending, s.qos(),
+                s.associations(), s.policy(), s.reservations());
+    }
+
+    /**
      * {@link #of} with node lists: some jobs exclude a few nodes (now and then every node), some
      * name one to three nodes they must run on (now and then one the cluster lacks, or one they also
      * exclude). Drawn from a stream of their own, so {@code of(seed)} stays as it was.
