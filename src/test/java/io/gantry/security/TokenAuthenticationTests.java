@@ -82,6 +82,18 @@ class TokenAuthenticationTests {
         assertThatThrownBy(() -> conversion.convert(odd)).isInstanceOf(InvalidBearerTokenException.class);
     }
 
+    @Test
+    void aJobCredentialOutlivesItsOwnersTokenEpochWhileItsJobRuns() {
+        TokenAuthentication withJobs = new TokenAuthentication(activeUsers, () -> (job, run) -> "42".equals(job));
+        when(activeUsers.standing("alice")).thenReturn(standing(Set.of(Role.ADMIN)));
+        Jwt credential = Jwt.withTokenValue("t").header("alg", "HS256").subject("alice").issuer("gantry")
+                .issuedAt(NOW).expiresAt(NOW.plusSeconds(60)).claim("roles", List.of("USER"))
+                .claim("job", "42").claim("run", 1L).build();
+
+        assertThat(withJobs.convert(credential).getAuthorities()).extracting(GrantedAuthority::getAuthority)
+                .containsExactly("ROLE_USER");
+    }
+
     private static Optional<UserService.Standing> standing(Set<Role> roles) {
         return Optional.of(new UserService.Standing(roles, EPOCH));
     }
