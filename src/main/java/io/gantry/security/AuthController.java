@@ -59,8 +59,8 @@ class AuthController {
 
     record TokenRequest(
             // No user has a longer name or password (UserService.USERNAME, MAX_PASSWORD_BYTES).
-            @NotBlank @Size(max = 32) String username,
-            @NotBlank @Size(max = 72) @Schema(accessMode = Schema.AccessMode.WRITE_ONLY) String password,
+            @NotBlank @Size(min = 1, max = 32) String username,
+            @NotBlank @Size(min = 1, max = 72) @Schema(accessMode = Schema.AccessMode.WRITE_ONLY) String password,
             @Positive @Schema(description = "Defaults to gantry.security.default-token-lifetime (12 h); at most "
                     + "gantry.security.max-token-lifetime") Long lifetimeSeconds) {
     }
@@ -130,7 +130,7 @@ class AuthController {
     @ApiResponse(responseCode = "404", description = "No such user")
     void revokeTokens(
             @Parameter(description = "Whose tokens to revoke; the same as the body's user")
-            @RequestParam(name = "user", required = false) String userParameter,
+            @RequestParam(name = "user", required = false) @Size(max = 32) String userParameter,
             @Valid @RequestBody(required = false) RevokeRequest body, CurrentUser caller) {
         String fromBody = body == null ? null : blankToNull(body.user());
         String fromQuery = blankToNull(userParameter);
