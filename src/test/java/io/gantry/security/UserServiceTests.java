@@ -54,6 +54,15 @@ class UserServiceTests {
     }
 
     @Test
+    void aPasswordLongerThanBcryptReadsIsAWrongPasswordNotAnError() {
+        user();
+
+        assertThatThrownBy(() -> users.authenticate("alice", "\u00e9".repeat(72)))
+                .isInstanceOfSatisfying(GantryException.class,
+                        e -> assertThat(e.type()).isEqualTo(ProblemType.UNAUTHENTICATED));
+    }
+
+    @Test
     void aNewPasswordOtherRolesDisablingAndRevokingEachStartANewTokenEpoch() {
         UserEntity alice = user();
         long epoch = alice.tokenEpoch();
