@@ -17,9 +17,10 @@ import org.springframework.validation.annotation.Validated;
  *        once into {@code <data-dir>/jwt-secret} so tokens survive a restart
  * @param defaultTokenLifetime how long a token lives when the request names no lifetime
  * @param maxTokenLifetime the longest lifetime a request may ask for
- * @param userCacheTtl how long the answer "this user exists, is enabled and holds these roles" is
- *        reused when a token is presented; a disabled, deleted or demoted user loses access within
- *        this time on every controller (at once on the controller that made the change)
+ * @param userCacheTtl how long the answer "this user exists, is enabled, holds these roles and this
+ *        token epoch" is reused when a token is presented; a disabled, deleted or demoted user, a new
+ *        password or revoked tokens lose access within this time on every controller (at once on
+ *        the controller that made the change)
  */
 @Validated
 @ConfigurationProperties("gantry.security")
@@ -28,7 +29,7 @@ public record SecurityProperties(
         String jwtSecret,
         @DefaultValue("12h") Duration defaultTokenLifetime,
         @DefaultValue("7d") Duration maxTokenLifetime,
-        @DefaultValue("15s") Duration userCacheTtl) {
+        @DefaultValue("5s") Duration userCacheTtl) {
 
     static final int MIN_SECRET_BYTES = 32;
     static final int MIN_PASSWORD_LENGTH = 8;

@@ -13,9 +13,11 @@ import org.springframework.security.oauth2.server.resource.InvalidBearerTokenExc
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
 
 /**
- * Turns a verified token into the caller's authorities. The token's roles are cut down to those
- * the user holds now, so a demotion, a disabled account or a deletion takes effect within the
- * user cache's TTL rather than when the token expires; a promotion needs a new token.
+ * Turns a verified token into the caller's authorities. A user's token must carry their current
+ * token epoch, which a new password, other roles, disabling or a revocation moves on, and which a
+ * user created again under the same name starts afresh: those tokens are refused (401) on this
+ * controller at once and on others within the user cache's TTL. The token's roles are also cut
+ * down to those the user holds now. Job credentials are tied to their job's run instead of the epoch.
  */
 class TokenAuthentication implements Converter<Jwt, AbstractAuthenticationToken> {
 
@@ -33,8 +35,9 @@ class TokenAuthentication implements Converter<Jwt, AbstractAuthenticationToken>
         if (username == null || username.isBlank()) {
             throw new InvalidBearerTokenException("The bearer token names no user");
         }
-        Set<Role> current = activeUsers.roles(username).orElseThrow(() -> new InvalidBearerTokenException(
-                "The bearer token's user no longer exists or is disabled"));
+        UserService.Standing standing = activeUsers.standing(username).orElseThrow(() ->
+                new InvalidBearerTokenException("The bearer token's user no longer exists or is disabled"));
+        Set<Role> current = standing.roles();
         String job = jwt.getClaimAsString(JobCredentials.JOB_CLAIM);
         if (job != null) {
             // A job credential: the owner as a USER, for as long as that run of the job is active.
@@ -47,6 +50,10 @@ class TokenAuthentication implements Converter<Jwt, AbstractAuthenticationToken>
             return new JwtAuthenticationToken(jwt, List.of(new SimpleGrantedAuthority(Role.USER.authority())),
                     username);
         }
+        if (!carriesEpoch(jwt, standing.tokenEpoch())) {
+            throw new InvalidBearerTokenException("The bearer token was revoked (its user's password or roles "
+                    + "changed, its tokens were revoked, or the user was deleted); sign in again");
+        }
         List<String> claimed = jwt.getClaimAsStringList(TokenIssuer.ROLES_CLAIM);
         EnumSet<Role> granted = EnumSet.noneOf(Role.class);
         if (claimed != null) {
@@ -54,5 +61,14 @@ class TokenAuthentication implements Converter<Jwt, AbstractAuthenticationToken>
         }
         var authorities = granted.stream().map(r -> new SimpleGrantedAuthority(r.authority())).toList();
         return new JwtAuthenticationToken(jwt, authorities, username);
+    }
+
+    /** Whether the token carries {@code epoch}; tokens from before epochs existed count as {@link TokenEpochs#NONE}. */
+    private static boolean carriesEpoch(Jwt jwt, long epoch) {
+        Object claim = jwt.getClaims().get(TokenIssuer.EPOCH_CLAIM);
+        if (claim == null) {
+            return epoch == TokenEpochs.NONE;
+        }
+        return claim instanceof Number n && n.longValue() == epoch;
     }
 }

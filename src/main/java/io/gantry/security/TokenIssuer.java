@@ -11,12 +11,16 @@ import org.springframework.security.oauth2.jwt.JwtEncoder;
 import org.springframework.security.oauth2.jwt.JwtEncoderParameters;
 import org.springframework.stereotype.Component;
 
-/** Signs bearer tokens: HS256, claims {@code sub, roles, iat, exp, iss}. */
+/**
+ * Signs bearer tokens: HS256, claims {@code sub, roles, epoch, iat, exp, iss}. {@code epoch} is the
+ * user's token epoch at issue; {@link TokenAuthentication} refuses the token once it moved on.
+ */
 @Component
 class TokenIssuer {
 
     static final String ISSUER = "gantry";
     static final String ROLES_CLAIM = "roles";
+    static final String EPOCH_CLAIM = "epoch";
 
     record IssuedToken(String token, Instant expiresAt) {
     }
@@ -29,7 +33,7 @@ class TokenIssuer {
         this.clock = clock;
     }
 
-    IssuedToken issue(User user, Duration lifetime) {
+    IssuedToken issue(User user, long tokenEpoch, Duration lifetime) {
         // JWT times have whole seconds; cutting here makes expiresAt match the token's exp exactly.
         Instant now = clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
         Instant expiresAt = now.plus(lifetime);
@@ -39,6 +43,7 @@ class TokenIssuer {
                 .issuedAt(now)
                 .expiresAt(expiresAt)
                 .claim(ROLES_CLAIM, user.roles().stream().sorted().map(Role::name).toList())
+                .claim(EPOCH_CLAIM, tokenEpoch)
                 .build();
         JwsHeader header = JwsHeader.with(MacAlgorithm.HS256).type("JWT").build();
         String token = encoder.encode(JwtEncoderParameters.from(header, claims)).getTokenValue();

@@ -50,14 +50,20 @@ class UserEntity {
     @Column(name = "updated_at", nullable = false)
     private Instant updatedAt;
 
+    /** Tokens carry the epoch they were issued in; a new one refuses every older token (see V23). */
+    @Column(name = "token_epoch", nullable = false)
+    private long tokenEpoch;
+
     @Version
     private long version;
 
     protected UserEntity() {
     }
 
-    UserEntity(String username, String passwordHash, Set<Role> roles, String defaultAccount, Instant now) {
+    UserEntity(String username, String passwordHash, Set<Role> roles, String defaultAccount, long tokenEpoch,
+            Instant now) {
         this.username = username;
+        this.tokenEpoch = tokenEpoch;
         this.passwordHash = passwordHash;
         this.enabled = true;
         this.defaultAccount = defaultAccount;
@@ -76,6 +82,15 @@ class UserEntity {
 
     boolean enabled() {
         return enabled;
+    }
+
+    long tokenEpoch() {
+        return tokenEpoch;
+    }
+
+    void setTokenEpoch(long tokenEpoch, Instant now) {
+        this.tokenEpoch = tokenEpoch;
+        this.updatedAt = now;
     }
 
     Set<Role> roles() {

@@ -59,6 +59,14 @@ public class UserService {
     public record UserChange(String password, Set<Role> roles, Boolean enabled, String defaultAccount) {
     }
 
+    /** A user whose password checked out, with the token epoch their new token must carry. */
+    public record SignedIn(User user, long tokenEpoch) {
+    }
+
+    /** What a presented token is checked against: an enabled user's roles and current token epoch. */
+    public record Standing(Set<Role> roles, long tokenEpoch) {
+    }
+
     @Transactional(readOnly = true)
     public boolean anyUsers() {
         return users.count() > 0;
@@ -82,10 +90,11 @@ public class UserService {
                 result.getTotalElements());
     }
 
-    /** The roles of an existing, enabled user; empty when the user is gone or disabled. */
+    /** The roles and token epoch of an existing, enabled user; empty when the user is gone or disabled. */
     @Transactional(readOnly = true)
-    public Optional<Set<Role>> activeRoles(String username) {
-        return users.findByUsername(username).filter(UserEntity::enabled).map(UserEntity::roles);
+    public Optional<Standing> standing(String username) {
+        return users.findByUsername(username).filter(UserEntity::enabled)
+                .map(u -> new Standing(u.roles(), u.tokenEpoch()));
     }
 
     /**
@@ -93,7 +102,7 @@ public class UserService {
      * about the same time; only someone who knows the password learns that the user is disabled.
      */
     @Transactional(readOnly = true)
-    public User authenticate(String username, String password) {
+    public SignedIn authenticate(String username, String password) {
         Optional<UserEntity> user = username == null ? Optional.empty() : users.findByUsername(username);
         String candidate = password == null ? "" : password;
         boolean matches = passwords.matches(candidate, user.map(UserEntity::passwordHash).orElse(decoyHash));
@@ -103,7 +112,7 @@ public class UserService {
         if (!user.get().enabled()) {
             throw new GantryException(ProblemType.UNAUTHENTICATED, "User '" + username + "' is disabled");
         }
-        return user.get().toRecord();
+        return new SignedIn(user.get().toRecord(), user.get().tokenEpoch());
     }
 
     @Transactional
@@ -120,7 +129,8 @@ public class UserService {
         if (users.existsByUsername(username)) {
             throw GantryException.conflict("User '" + username + "' already exists");
         }
-        UserEntity entity = new UserEntity(username, passwords.encode(request.password()), roles, account, now());
+        UserEntity entity = new UserEntity(username, passwords.encode(request.password()), roles, account,
+                TokenEpochs.next(), now());
         try {
             users.saveAndFlush(entity);
         } catch (DataIntegrityViolationException e) {
@@ -155,6 +165,9 @@ public class UserService {
             requireAnotherAdmin(username);
         }
         Instant now = now();
+        if (endsTokens(user, change)) {
+            user.setTokenEpoch(TokenEpochs.next(), now);
+        }
         if (change.password() != null) {
             user.setPasswordHash(passwords.encode(change.password()), now);
         }
@@ -171,6 +184,28 @@ public class UserService {
         users.saveAndFlush(user);
         events.publishEvent(new UserChanged(username, false));
         return user.toRecord();
+    }
+
+    /**
+     * A new password, other roles or disabling the user ends every token issued so far: whoever held
+     * one got it under the old terms. A new default account or enabling again does not.
+     */
+    private static boolean endsTokens(UserEntity user, UserChange change) {
+        return change.password() != null
+                || (change.roles() != null && !EnumSet.copyOf(change.roles()).equals(user.roles()))
+                || (Boolean.FALSE.equals(change.enabled()) && user.enabled());
+    }
+
+    /**
+     * Ends every token issued to {@code username} so far (job credentials aside: they end with
+     * their job); signing in again gives a working one.
+     */
+    @Transactional
+    public void revokeTokens(String username) {
+        UserEntity user = users.findByUsername(username).orElseThrow(() -> GantryException.notFound("User", username));
+        user.setTokenEpoch(TokenEpochs.next(), now());
+        users.saveAndFlush(user);
+        events.publishEvent(new UserChanged(username, false));
     }
 
     @Transactional
