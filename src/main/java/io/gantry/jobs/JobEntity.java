@@ -88,6 +88,8 @@ class JobEntity {
     private Long defaultMemoryMb;
     @Column(name = "signal_spec")
     private String signal;
+    @Column(name = "switches_spec")
+    private String switches;
     private Integer exitCode;
     private String allocatedNodes;
     private String allocation;
@@ -157,6 +159,7 @@ class JobEntity {
         this.simulatedExitCode = spec.simulatedExitCode();
         this.umask = spec.umask();
         this.signal = spec.signal();
+        this.switches = spec.switches();
         this.defaultMemoryMb = spec.defaultMemoryMb();
     }
 
@@ -212,6 +215,7 @@ class JobEntity {
     Integer simulatedExitCode() { return simulatedExitCode; }
     String umask() { return umask; }
     String signal() { return signal; }
+    String switches() { return switches; }
     Long defaultMemoryMb() { return defaultMemoryMb; }
     Integer exitCode() { return exitCode; }
     String allocatedNodes() { return allocatedNodes; }

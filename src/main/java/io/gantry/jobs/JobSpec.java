@@ -8,7 +8,7 @@ import java.util.Map;
  * A submission after directives, JSON and partition defaults are merged and checked: what the
  * store keeps and the engine is asked to place. Memory is per node, in MB (0 = none asked: the
  * partition's default). {@code umask} is 4 octal digits or null; {@code signal} is {@link JobSignal}'s
- * canonical form or null. {@code defaultMemoryMb} is, for a job that names no memory, what its first
+ * canonical form or null, {@code switches} {@link JobSwitches}'s. {@code defaultMemoryMb} is, for a job that names no memory, what its first
  * partition's default gives it per node, as shown while it waits.
  */
 public record JobSpec(String name, String script, List<String> partitions, String account, String qos,
@@ -17,7 +17,8 @@ public record JobSpec(String name, String script, List<String> partitions, Strin
         String dependency, String array, Integer arrayMaxRunning, List<Integer> arrayTaskIds, Hold hold, int nice,
         String workdir, Map<String, String> environment, String stdout, String stderr, boolean requeue,
         String reservation, Instant beginTime, String nodelist, String exclude, String comment,
-        Long simulatedRunSeconds, Integer simulatedExitCode, String umask, String signal, Long defaultMemoryMb) {
+        Long simulatedRunSeconds, Integer simulatedExitCode, String umask, String signal, String switches,
+        Long defaultMemoryMb) {
 
     public JobSpec {
         partitions = List.copyOf(partitions);

@@ -51,5 +51,8 @@ public record JobSubmission(
         @Schema(description = "The umask the job runs with, 3 or 4 octal digits (e.g. 0022); when absent, "
                 + "SLURM_UMASK from environment, else the node's default (0077)", example = "0022") String umask,
         @Schema(description = "Signal sent before the time limit, as sbatch's --signal=[{R|B}:]SIG[@seconds] "
-                + "(60 s when no time is given; B: the batch shell only)", example = "B:USR1@120") String signal) {
+                + "(60 s when no time is given; B: the batch shell only)", example = "B:USR1@120") String signal,
+        @Schema(description = "At most this many leaf switches, and how long to wait for them before taking more, "
+                + "as sbatch's --switches=count[@max-time] (the wait is at most and by default 5 minutes)",
+                example = "1@10:00") String switches) {
 }

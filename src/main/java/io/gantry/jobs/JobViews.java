@@ -29,6 +29,8 @@ public final class JobViews {
             String script, Long simulatedRunSeconds, Integer simulatedExitCode,
             @Schema(description = "The umask it runs with (null: the node's default, 0077)") String umask,
             @Schema(description = "Signal sent before the time limit, as [B:]SIG@seconds") String signal,
+            @Schema(description = "At most this many leaf switches, waited for up to so many seconds "
+                    + "(--switches), as count@seconds; null when not asked", example = "1@300") String switches,
             @Schema(description = "Peak memory of its run as its node measured it (the job's cgroup), in bytes; "
                     + "null when not known (still running, never started, simulated node, node without cgroups)",
                     example = "126418944") Long maxRssBytes,

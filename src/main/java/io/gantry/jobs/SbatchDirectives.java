@@ -91,6 +91,7 @@ public final class SbatchDirectives {
         acted("export", null, Arg.VALUE, (p, o, v) -> p.export = export(v));
         acted("comment", null, Arg.VALUE, (p, o, v) -> p.comment = text(v));
         acted("signal", null, Arg.VALUE, (p, o, v) -> p.signal = JobSignal.parse(v).toString());
+        acted("switches", null, Arg.VALUE, (p, o, v) -> p.switches = JobSwitches.parse(v).toString());
         acted("wrap", null, Arg.VALUE, (p, o, v) -> {
             throw new IllegalArgumentException("wraps a command line into a script, which makes no sense inside a script");
         });
@@ -148,7 +149,6 @@ public final class SbatchDirectives {
         ignored("reboot", null, Arg.NO_VALUE);
         ignored("sockets-per-node", null, Arg.VALUE);
         ignored("spread-job", null, Arg.NO_VALUE);
-        ignored("switches", null, Arg.VALUE);
         ignored("test-only", null, Arg.NO_VALUE);
         ignored("thread-spec", null, Arg.VALUE);
         ignored("threads-per-core", null, Arg.VALUE);
@@ -383,6 +383,7 @@ public final class SbatchDirectives {
         String export;
         String comment;
         String signal;
+        String switches;
 
         /** The memory option given so far, for sbatch's rule that only one kind may be. */
         Memory memoryKind;
@@ -635,7 +636,8 @@ public final class SbatchDirectives {
                     this.gpusPerNode, this.gpusPerTask, this.cpusPerGpu, this.gpuType, this.timeLimitSeconds,
                     this.constraints, this.exclusive, this.dependency, this.array, this.hold, this.nice, this.workdir,
                     this.stdout, this.stderr, this.requeue, this.ntasksPerNode, this.nodelist, this.exclude,
-                    this.beginTime, this.reservation, this.export, this.comment, this.signal, this.warnings, this.lines);
+                    this.beginTime, this.reservation, this.export, this.comment, this.signal, this.switches, this.warnings,
+                    this.lines);
         }
     }
 

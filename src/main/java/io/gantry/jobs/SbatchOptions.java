@@ -29,6 +29,7 @@ import java.util.Map;
  * @param beginTime {@code -b/--begin}, to resolve against the submission time
  * @param export {@code --export}, as given
  * @param signal {@code --signal} in {@link JobSignal}'s canonical form ({@code B:USR1@60})
+ * @param switches {@code --switches} in {@link JobSwitches}'s stored form ({@code 2@300})
  * @param warnings options that were accepted but that Gantry does not act on, with their
  *     lines; never null
  * @param lines the line each option was last given on, by its long name ({@code "nodelist"} for
@@ -70,6 +71,7 @@ public record SbatchOptions(
         String export,
         String comment,
         String signal,
+        String switches,
         List<String> warnings,
         Map<String, Integer> lines) {
 

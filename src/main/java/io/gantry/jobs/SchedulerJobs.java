@@ -78,8 +78,8 @@ public class SchedulerJobs {
             + " qos, partitions, state, hold, submit_time, eligible_time, time_limit_seconds, nice, min_nodes, tasks,"
             + " cpus_per_task, memory_mb, gpus, gpus_per_node, gpu_type, constraints, exclusive, dependency,"
             + " array_max_running, partition, start_time, allocation, requeue, simulated_run_seconds,"
-            + " simulated_exit_code, reason, priority, expected_start_time, reservation, nodelist, exclude"
-            + " FROM jobs";
+            + " simulated_exit_code, reason, priority, expected_start_time, reservation, nodelist, exclude,"
+            + " switches_spec FROM jobs";
 
     private static ActiveJob row(java.sql.ResultSet rs, int n) throws java.sql.SQLException {
         long simulatedRun = rs.getLong("simulated_run_seconds");
@@ -98,7 +98,8 @@ public class SchedulerJobs {
                 rs.getString("dependency"), arrayMaxRunning, rs.getString("partition"), instant(rs, "start_time"),
                 JobAllocation.decode(rs.getString("allocation")), rs.getBoolean("requeue"), simulatedRunSeconds,
                 simulatedExitCode, rs.getString("reason"), rs.getLong("priority"), instant(rs, "expected_start_time"),
-                rs.getString("reservation"), rs.getString("nodelist"), rs.getString("exclude"));
+                rs.getString("reservation"), rs.getString("nodelist"), rs.getString("exclude"),
+                rs.getString("switches_spec"));
     }
 
     private static Instant instant(java.sql.ResultSet rs, String column) throws java.sql.SQLException {
@@ -237,6 +238,6 @@ public class SchedulerJobs {
                 j.gpuType(), j.constraints(), j.exclusive(), j.dependency(), j.arrayMaxRunning(), j.partition(),
                 j.startTime(), JobAllocation.decode(j.allocation()), j.requeue(), j.simulatedRunSeconds(),
                 j.simulatedExitCode(), j.reason(), j.priority(), j.expectedStartTime(), j.reservation(),
-                j.nodelist(), j.exclude());
+                j.nodelist(), j.exclude(), j.switches());
     }
 }

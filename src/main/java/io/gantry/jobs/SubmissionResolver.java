@@ -256,6 +256,16 @@ class SubmissionResolver {
                 errors.add(new FieldError("signal", e.getMessage()));
             }
         }
+        String switches = directives.switches();
+        JobSwitches switchLimit = null;
+        try {
+            if (json.switches() != null) {
+                switches = JobSwitches.parse(json.switches()).toString();
+            }
+            switchLimit = switches == null ? null : JobSwitches.parse(switches);
+        } catch (IllegalArgumentException e) {
+            errors.add(new FieldError("switches", e.getMessage()));
+        }
         Long simulatedRun = json.simulatedRunSeconds();
         if (simulatedRun != null && simulatedRun < 0) {
             errors.add(new FieldError("simulatedRunSeconds", "must be 0 or more"));
@@ -273,7 +283,9 @@ class SubmissionResolver {
 
         Request request = Request.builder().nodes(minNodes).tasks(tasks).cpusPerTask(cpusPerTask)
                 .memoryMb(memoryMb).gpus(gpus).gpusPerNode(gpusPerNode).gpuType(gpuType).constraint(constraint)
-                .exclusive(exclusive).nodelist(nodelist).exclude(exclude).build();
+                .exclusive(exclusive).nodelist(nodelist).exclude(exclude)
+                .switches(switchLimit == null ? 0 : switchLimit.count())
+                .switchWaitSeconds(switchLimit == null ? 0 : switchLimit.waitSeconds()).build();
         Feasibility feasibility = feasibility(request, partitions, timeLimit, caller, qos, account);
         if (!feasibility.fits()) {
             String field = switch (feasibility.cause()) {
@@ -289,7 +301,7 @@ class SubmissionResolver {
                 dependency, array, arrayMaxRunning, taskIds, held ? Hold.USER : Hold.NONE, nice,
                 workdir, environment, stdout, stderr, first(json.requeue(), directives.requeue(), true), reservation,
                 beginTime, nodelist, exclude, comment, simulatedRun, json.simulatedExitCode(), umask, signal,
-                memoryMb > 0 ? null : defaultMemory(partitions, layout, minNodes, tasks, cpusPerTask, ntasksPerNode,
+                switches, memoryMb > 0 ? null : defaultMemory(partitions, layout, minNodes, tasks, cpusPerTask, ntasksPerNode,
                         exclusive));
         return new Resolved(spec, warnings);
     }

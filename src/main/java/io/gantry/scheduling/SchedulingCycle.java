@@ -35,6 +35,7 @@ import io.gantry.engine.Snapshot;
 import io.gantry.engine.Start;
 import io.gantry.jobs.ActiveJob;
 import io.gantry.jobs.JobAllocation;
+import io.gantry.jobs.JobSwitches;
 import io.gantry.jobs.JobState;
 import io.gantry.jobs.SchedulerJobs;
 import io.gantry.jobs.SchedulerJobs.Waiting;
@@ -379,6 +380,10 @@ class SchedulingCycle {
                 .memoryMb(job.memoryMb()).gpus(job.gpus()).gpusPerNode(job.gpusPerNode()).gpuType(job.gpuType())
                 .constraint(Constraint.parse(job.constraints())).exclusive(job.exclusive())
                 .nodelist(job.nodelist()).exclude(job.exclude()).build();
+        if (job.switches() != null) {
+            JobSwitches switches = JobSwitches.parse(job.switches());
+            request = request.toBuilder().switches(switches.count()).switchWaitSeconds(switches.waitSeconds()).build();
+        }
         long eligible = job.eligibleTime() == null ? job.submitTime().getEpochSecond() : job.eligibleTime().getEpochSecond();
         return new PendingJob(JobId.of(job.jobId(), job.arrayTaskId()), job.user(), job.account(), job.qos(),
                 job.partitions(), request, job.timeLimitSeconds(), job.submitTime().getEpochSecond(), eligible,

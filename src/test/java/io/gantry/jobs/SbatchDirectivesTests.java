@@ -115,6 +115,8 @@ class SbatchDirectivesTests {
             --signal=B:USR1@120           | signal            | B:USR1@120
             --signal SIGTERM              | signal            | TERM@60
             --signal=R:10@0               | signal            | USR1@0
+            --switches=2                  | switches          | 2@300
+            --switches 1@2:00             | switches          | 1@120
             """)
     void eachOptionInEachOfItsFormsSetsItsField(String directive, String field, String expected) {
         SbatchOptions options = SbatchDirectives.parse(script("#SBATCH " + directive));
@@ -360,7 +362,6 @@ class SbatchDirectivesTests {
             --reboot                    | --reboot
             --sockets-per-node=2        | --sockets-per-node
             --spread-job                | --spread-job
-            --switches=1@10             | --switches
             --test-only                 | --test-only
             --thread-spec=1             | --thread-spec
             --threads-per-core=1        | --threads-per-core

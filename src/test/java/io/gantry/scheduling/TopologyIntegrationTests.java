@@ -1,0 +1,194 @@
+package io.gantry.scheduling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.gantry.support.ApiClient;
+import io.gantry.support.ApiClient.Response;
+import io.gantry.support.ControllerProcess;
+import io.gantry.support.TestDatabase;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The switch tree as a user meets it, through the packaged controller on PostgreSQL: a cluster of
+ * two pods under a spine, each pod two leaves of two nodes. A job lands under the lowest switch that
+ * holds it, and {@code --switches=N@wait} keeps a job waiting (TopologyWait) for N leaves, or lets it
+ * take more at once when it will not wait.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TopologyIntegrationTests {
+
+    private static final String DATABASE = "gantry_topology_it_" + ProcessHandle.current().pid();
+
+    /** Leaf of each node, as the cluster file below lays them out. */
+    private static final Map<String, String> LEAF = Map.of("n1", "leafA", "n2", "leafA", "n3", "leafB", "n4", "leafB",
+            "n5", "leafC", "n6", "leafC", "n7", "leafD", "n8", "leafD");
+    private static final Map<String, String> POD = Map.of("leafA", "pod1", "leafB", "pod1", "leafC", "pod2",
+            "leafD", "pod2");
+
+    @TempDir
+    static Path dir;
+
+    private ControllerProcess controller;
+    private ApiClient api;
+    private String admin;
+    private final List<Long> submitted = new ArrayList<>();
+
+    @BeforeAll
+    void startController() throws Exception {
+        TestDatabase db = TestDatabase.isolated(DATABASE);
+        Path cluster = dir.resolve("cluster.yml");
+        Files.writeString(cluster, """
+                gantry:
+                  cluster:
+                    name: topology
+                    nodes:
+                      - names: n[1-8]
+                        cpus: 4
+                        memory-mb: 8000
+                        simulated: true
+                    partitions:
+                      - name: sim
+                        nodes: n[1-8]
+                        default: true
+                        default-time: "10:00"
+                    switches:
+                      - name: spine
+                      - name: pod1
+                        parent: spine
+                      - name: pod2
+                        parent: spine
+                      - name: leafA
+                        parent: pod1
+                        nodes: n[1-2]
+                      - name: leafB
+                        parent: pod1
+                        nodes: n[3-4]
+                      - name: leafC
+                        parent: pod2
+                        nodes: n[5-6]
+                      - name: leafD
+                        parent: pod2
+                        nodes: n[7-8]
+                    blocks: []
+                  agents:
+                    default-partitions: [sim]
+                """);
+        Files.createDirectories(dir.resolve("controller"));
+        controller = new ControllerProcess(dir.resolve("controller"), "--spring.profiles.active=postgres",
+                "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
+                "--spring.datasource.password=" + db.password(),
+                "--spring.config.additional-location=file:" + cluster.toAbsolutePath());
+        api = controller.start().api();
+        admin = api.adminToken();
+    }
+
+    @AfterEach
+    void cancelWhatWasSubmitted() {
+        for (long id : submitted) {
+            api.send("DELETE", "/api/v1/jobs/" + id, admin, null);
+        }
+        submitted.clear();
+        await().atMost(Duration.ofSeconds(30)).until(() -> api.get("/api/v1/jobs?state=RUNNING", admin).json()
+                .get("items").isEmpty());
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (controller != null) {
+            controller.stop();
+        }
+        TestDatabase.drop(DATABASE);
+    }
+
+    @Test
+    void aJobLandsUnderTheLowestSwitchThatHoldsIt() {
+        // n1 busy: leafA has one node left, so a two-node job takes a whole leaf elsewhere, and a
+        // three-node job stays inside one pod rather than spreading over both.
+        long busy = submit(Map.of("nodes", 1, "exclusive", true, "nodelist", "n1"));
+        api.awaitJobState(busy, admin, "RUNNING", Duration.ofSeconds(30));
+
+        long two = submit(Map.of("nodes", 2, "exclusive", true));
+        Set<String> twoLeaves = leaves(api.awaitJobState(two, admin, "RUNNING", Duration.ofSeconds(30)));
+        assertThat(twoLeaves).hasSize(1);
+
+        long three = submit(Map.of("nodes", 3, "exclusive", true));
+        JsonNode running = api.awaitJobState(three, admin, "RUNNING", Duration.ofSeconds(30));
+        Set<String> pods = leaves(running).stream().map(POD::get).collect(Collectors.toSet());
+        assertThat(pods).as("three nodes under one pod: %s", running.get("allocatedNodes")).hasSize(1);
+    }
+
+    @Test
+    void aJobWaitsForTheLeavesItAskedForAndSaysSo() {
+        // Three nodes never fit in one leaf of two: with a wait it stays pending, saying why.
+        long waiting = submit(Map.of("nodes", 3, "exclusive", true, "script",
+                "#!/bin/bash\n#SBATCH --switches=1@5:00\ntrue\n"));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            JsonNode job = api.get("/api/v1/jobs/" + waiting, admin).json();
+            assertThat(job.get("state").asString()).isEqualTo("PENDING");
+            assertThat(job.get("reason").asString()).isEqualTo("TopologyWait");
+        });
+        assertThat(api.get("/api/v1/jobs/" + waiting, admin).json().get("switches").asString()).isEqualTo("1@300");
+
+        // Two leaves hold it: it starts at once, on no more than two.
+        long two = submit(Map.of("nodes", 3, "exclusive", true, "switches", "2"));
+        assertThat(leaves(api.awaitJobState(two, admin, "RUNNING", Duration.ofSeconds(30)))).hasSizeLessThanOrEqualTo(2);
+    }
+
+    @Test
+    void aJobThatWillNotWaitTakesMoreLeavesAtOnce() {
+        long now = submit(Map.of("nodes", 3, "exclusive", true, "switches", "1@0"));
+        JsonNode running = api.awaitJobState(now, admin, "RUNNING", Duration.ofSeconds(30));
+        assertThat(leaves(running)).hasSize(2);
+        assertThat(running.get("switches").asString()).isEqualTo("1@0");
+    }
+
+    @Test
+    void aBadSwitchesValueIsRefusedNamingTheField() {
+        for (Object bad : List.of("0", "two", "1@soon", "1@UNLIMITED")) {
+            Map<String, Object> job = job(Map.of("switches", bad));
+            Response refused = api.send("POST", "/api/v1/jobs", admin, job);
+            assertThat(refused.status()).as("switches %s", bad).isEqualTo(400);
+            assertThat(refused.json().get("errors").get(0).get("field").asString()).isEqualTo("switches");
+        }
+        Response directive = api.send("POST", "/api/v1/jobs", admin,
+                job(Map.of("script", "#!/bin/bash\n#SBATCH --switches=-1\ntrue\n")));
+        assertThat(directive.status()).isEqualTo(400);
+        assertThat(directive.body()).contains("switches");
+    }
+
+    private Set<String> leaves(JsonNode job) {
+        return job.get("allocation").valueStream().map(a -> LEAF.get(a.get("node").asString()))
+                .collect(Collectors.toSet());
+    }
+
+    private long submit(Map<String, Object> fields) {
+        long id = api.submitJob(admin, job(fields));
+        submitted.add(id);
+        return id;
+    }
+
+    private static Map<String, Object> job(Map<String, Object> fields) {
+        Map<String, Object> job = new HashMap<>(Map.of("partition", "sim", "simulatedRunSeconds", 600,
+                "script", "#!/bin/bash\ntrue\n"));
+        job.putAll(fields);
+        return job;
+    }
+}
