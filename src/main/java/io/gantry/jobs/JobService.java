@@ -61,7 +61,7 @@ public class JobService {
      * arrive meanwhile (group commit); answers only once they are in the store.
      */
     public SubmitResponse submit(JobSubmission submission, CurrentUser caller) {
-        SubmissionResolver.Resolved resolved = resolver.resolve(submission, caller, this::exists);
+        SubmissionResolver.Resolved resolved = resolver.resolve(submission, caller, id -> exists(id, caller));
         JobSpec spec = resolved.spec();
         Instant now = clock.instant();
         String environment = EnvironmentText.encode(spec.environment());
@@ -256,8 +256,10 @@ public class JobService {
         return new ActionResult(requeued, List.of(), "requeued");
     }
 
-    boolean exists(long jobId) {
-        return jobs.existsByJobId(jobId);
+    /** Whether a dependency may name {@code jobId}: with private jobs, a USER's own jobs only, so it reveals no others. */
+    private boolean exists(long jobId, CurrentUser caller) {
+        return properties.privateJobs() && !caller.isOperator() ? jobs.existsByJobIdAndUser(jobId, caller.username())
+                : jobs.existsByJobId(jobId);
     }
 
     private void event(JobEntity job, Instant at, String type, String detail) {

@@ -9,13 +9,9 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.stream.StreamSupport;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -25,7 +21,6 @@ import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.OwnDatabase;
 import io.gantry.support.SseClient;
-import io.gantry.support.TestDatabase;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -38,7 +33,6 @@ import tools.jackson.databind.json.JsonMapper;
         properties = "gantry.jobs.private-jobs=true")
 @ActiveProfiles("postgres")
 @DirtiesContext
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PrivateJobsIntegrationTests {
 
     private static final String DATABASE = "gantry_private_jobs_it_" + ProcessHandle.current().pid();
@@ -52,15 +46,6 @@ class PrivateJobsIntegrationTests {
 
     @LocalServerPort
     int port;
-
-    @Autowired
-    ConfigurableApplicationContext context;
-
-    @AfterAll
-    void dropDatabase() {
-        context.close();
-        TestDatabase.drop(DATABASE);
-    }
 
     @Test
     void aUserSeesNoneOfAnotherUsersJobsAnywhere() throws Exception {
@@ -78,9 +63,10 @@ class PrivateJobsIntegrationTests {
             List.of(bobStream, aliceStream, operatorStream).forEach(c -> c.awaitComment("connected"));
             long done = api.submitJob(alice, Map.of("name", "secret-project-" + s, "partition", "cpu",
                     "simulatedRunSeconds", 1));
-            long held = api.submitJob(alice, Map.of("name", "secret-held-" + s, "partition", "cpu", "hold", true));
-            long bobs = api.submitJob(bob, Map.of("name", "bobs-" + s, "partition", "cpu", "hold", true));
             api.awaitJobState(done, alice, "COMPLETED", PATIENCE);
+            reserveCpuNodes(api, admin, "maint-" + s);
+            long held = api.submitJob(alice, Map.of("name", "secret-pending-" + s, "partition", "cpu"));
+            long bobs = api.submitJob(bob, Map.of("name", "bobs-" + s, "partition", "cpu"));
 
             // Another user's job answers as a job that never existed, whatever bob asks of it.
             Response never = api.get("/api/v1/jobs/999999999", bob);
@@ -92,10 +78,14 @@ class PrivateJobsIntegrationTests {
                 assertThat(api.get(path, operator).status()).isEqualTo(200);
             }
             assertNotFound(api.send("DELETE", "/api/v1/jobs/" + held, bob, null), never);
-            assertNotFound(api.send("POST", "/api/v1/jobs/" + held + "/release", bob, null), never);
+            assertNotFound(api.send("POST", "/api/v1/jobs/" + held + "/hold", bob, null), never);
             assertNotFound(api.send("POST", "/api/v1/jobs/" + done + "/requeue", bob, null), never);
             assertNotFound(api.send("PATCH", "/api/v1/jobs/" + held, bob, Map.of("nice", 5)), never);
             assertThat(api.get("/api/v1/jobs/" + held, alice).json().get("state").asString()).isEqualTo("PENDING");
+            Response dependent = api.send("POST", "/api/v1/jobs", bob, Map.of("partition", "cpu",
+                    "dependency", "afterok:" + done));
+            assertThat(dependent.status()).as("a dependency on her job is refused as on no job").isEqualTo(400);
+            assertThat(dependent.body()).contains("job " + done + " does not exist");
 
             // Lists and sacct leave them out for bob, not for the operator.
             assertThat(api.get("/api/v1/jobs?user=" + aliceName, bob).json().get("total").asLong()).isZero();
@@ -153,6 +143,17 @@ class PrivateJobsIntegrationTests {
     private static boolean ofJob(JsonNode event, long jobId) {
         String id = event.get("id").asString();
         return id.equals(Long.toString(jobId)) || id.startsWith(jobId + "_");
+    }
+
+    /**
+     * A maintenance reservation over every cpu node (this context's database is its own): cpu jobs
+     * submitted now stay pending, planned by the scheduler and so listed with their priorities.
+     */
+    private static void reserveCpuNodes(ApiClient api, String admin, String name) {
+        Response reserved = api.send("POST", "/api/v1/reservations", admin, Map.of("name", name,
+                "nodes", "cpu[001-008]", "durationSeconds", 3600, "users", List.of("admin"),
+                "flags", List.of("MAINT", "IGNORE_JOBS")));
+        assertThat(reserved.status()).as(reserved.body()).isEqualTo(201);
     }
 
     private static String user(ApiClient api, String admin, String name, String role) {

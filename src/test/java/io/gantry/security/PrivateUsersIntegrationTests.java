@@ -10,13 +10,9 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.stream.StreamSupport;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -25,7 +21,6 @@ import org.springframework.test.context.DynamicPropertySource;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.OwnDatabase;
-import io.gantry.support.TestDatabase;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -37,7 +32,6 @@ import tools.jackson.databind.JsonNode;
         properties = "gantry.accounting.private-users=true")
 @ActiveProfiles("postgres")
 @DirtiesContext
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PrivateUsersIntegrationTests {
 
     private static final String DATABASE = "gantry_private_users_it_" + ProcessHandle.current().pid();
@@ -50,15 +44,6 @@ class PrivateUsersIntegrationTests {
 
     @LocalServerPort
     int port;
-
-    @Autowired
-    ConfigurableApplicationContext context;
-
-    @AfterAll
-    void dropDatabase() {
-        context.close();
-        TestDatabase.drop(DATABASE);
-    }
 
     @Test
     void aUserSeesNoOtherUserNamesButACoordinatorSeesTheirAccounts() {
@@ -80,8 +65,9 @@ class PrivateUsersIntegrationTests {
         String bob = api.token(bobName, "secret-password");
         String cora = api.token(coraName, "secret-password");
         String operator = api.token(user(api, admin, "oper" + s, "OPERATOR", "root"), "secret-password");
-        long alicesJob = api.submitJob(alice, Map.of("name", "a-" + s, "partition", "cpu", "hold", true));
-        long bobsJob = api.submitJob(bob, Map.of("name", "b-" + s, "partition", "cpu", "hold", true));
+        reserveCpuNodes(api, admin, "maint-" + s);
+        long alicesJob = api.submitJob(alice, Map.of("name", "a-" + s, "partition", "cpu"));
+        long bobsJob = api.submitJob(bob, Map.of("name", "b-" + s, "partition", "cpu"));
 
         // Associations: bob sees his own and the accounts', not alice's, even by asking for her or her row.
         Response bobsAssociations = api.get("/api/v1/associations?size=500", bob);
@@ -133,6 +119,17 @@ class PrivateUsersIntegrationTests {
             }
         }
         return null;
+    }
+
+    /**
+     * A maintenance reservation over every cpu node (this context's database is its own): cpu jobs
+     * submitted now stay pending, planned by the scheduler and so listed with their priorities.
+     */
+    private static void reserveCpuNodes(ApiClient api, String admin, String name) {
+        Response reserved = api.send("POST", "/api/v1/reservations", admin, Map.of("name", name,
+                "nodes", "cpu[001-008]", "durationSeconds", 3600, "users", List.of("admin"),
+                "flags", List.of("MAINT", "IGNORE_JOBS")));
+        assertThat(reserved.status()).as(reserved.body()).isEqualTo(201);
     }
 
     private static String user(ApiClient api, String admin, String name, String role, String account) {
