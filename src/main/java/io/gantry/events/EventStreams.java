@@ -83,7 +83,7 @@ class EventStreams implements DisposableBean {
 
     /**
      * Opens a stream for {@code user}, first replaying what it missed since {@code lastEventId}; one
-     * that does not {@code seeAll} carries only the events {@link LiveEvent#concerns} the user.
+     * that does not see all carries only the events that {@link LiveEvent#concerns concern} the user.
      * Beyond either cap the answer is 429 and the streams already open are left alone: closing the
      * oldest instead would let two auto-reconnecting tabs too many knock each other out forever.
      */
