@@ -28,7 +28,6 @@ import io.gantry.api.PageRequest;
 import io.gantry.security.CurrentUser;
 import io.gantry.api.PageResponse;
 import io.swagger.v3.oas.annotations.Operation;
-import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 
@@ -121,22 +120,7 @@ class AccountingController {
 
     // --- associations -----------------------------------------------------------------------------
 
-    @Tag(name = "associations")
-    @Operation(operationId = "listAssociations", summary = "List associations, like sacctmgr show association")
-    @GetMapping("/associations")
-    PageResponse<Association> listAssociations(
-            @Parameter(description = "Only this account's") @RequestParam(required = false) String account,
-            @Parameter(description = "Only this user's") @RequestParam(required = false) String user,
-            @RequestParam(required = false) Integer page, @RequestParam(required = false) Integer size) {
-        return PageResponse.of(accounting.listAssociations(account, user), PageRequest.of(page, size), a -> a);
-    }
-
-    @Tag(name = "associations")
-    @Operation(operationId = "getAssociation", summary = "One association")
-    @GetMapping("/associations/{id}")
-    Association getAssociation(@PathVariable long id) {
-        return accounting.association(id);
-    }
+    // Reading them is AssociationQueries', which hides other users' names when they are private.
 
     @Tag(name = "associations")
     @Operation(operationId = "createAssociation", summary = "Add a user to an account, with shares and limits (ADMIN, or the account's coordinator)")

@@ -8,6 +8,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.gantry.engine.FairTree;
+import io.gantry.security.CurrentUser;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -19,9 +20,11 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 class FairShareController {
 
     private final FairShareService fairShare;
+    private final UserVisibility visibility;
 
-    FairShareController(FairShareService fairShare) {
+    FairShareController(FairShareService fairShare, UserVisibility visibility) {
         this.fairShare = fairShare;
+        this.visibility = visibility;
     }
 
     @Schema(name = "FairShareLine", example = """
@@ -41,9 +44,12 @@ class FairShareController {
             @Schema(description = "The factor the priority uses (users only), in [0,1]") Double fairShareFactor) {
     }
 
-    @Operation(operationId = "getFairShare", summary = "The fair-share tree, like sshare -a")
+    @Operation(operationId = "getFairShare", summary = "The fair-share tree, like sshare -a",
+            description = "With gantry.accounting.private-users a USER gets the accounts and only their own user "
+                    + "lines and those of the accounts they coordinate; the accounts' totals still count everyone.")
     @GetMapping("/fairshare")
-    List<Line> tree() {
+    List<Line> tree(CurrentUser caller) {
+        UserVisibility.Names names = visibility.of(caller);
         Map<String, Map<String, Double>> raw = fairShare.rawUsage();
         List<FairTree.Line> lines = fairShare.tree().lines();
         // An account's total is its users' below it, at any depth.
@@ -58,7 +64,8 @@ class FairShareController {
                 }
             }
         }
-        return lines.stream().map(l -> new Line(l.account(), l.user(), l.parent(), l.depth(),
+        return lines.stream().filter(l -> l.user() == null || names.shows(l.account(), l.user()))
+                .map(l -> new Line(l.account(), l.user(), l.parent(), l.depth(),
                 l.rawShares(), l.normShares(), l.rawUsage(),
                 l.user() != null ? total(raw, l) : accountTotals.getOrDefault(l.account(), 0.0), l.effectiveUsage(),
                 Double.isFinite(l.levelFairShare()) ? l.levelFairShare() : null,

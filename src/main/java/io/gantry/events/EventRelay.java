@@ -2,7 +2,12 @@ package io.gantry.events;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -11,6 +16,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
+
+import io.gantry.jobs.JobIds;
 
 /**
  * Carries events from where they happen to the streams of every controller. The publisher (an
@@ -24,8 +31,25 @@ import org.springframework.context.SmartLifecycle;
  */
 abstract class EventRelay implements SmartLifecycle {
 
-    /** An event before it has an id. */
-    record Draft(String kind, String subject, String change, Instant time) {
+    /** An event before it has an id; {@code owner} is its job's user, once {@link Owners} found it. */
+    record Draft(String kind, String subject, String change, Instant time, String owner) {
+
+        Draft(String kind, String subject, String change, Instant time) {
+            this(kind, subject, change, time, null);
+        }
+    }
+
+    /**
+     * Finds the owners of job ids, for streams that carry only their user's jobs (private jobs). Asked
+     * once per batch on the relay's thread, so the publishers never wait on the store for it.
+     */
+    @FunctionalInterface
+    interface Owners {
+
+        /** Nobody's events are private: no look-up at all. */
+        Owners NONE = jobIds -> Map.of();
+
+        Map<Long, String> of(Collection<Long> jobIds);
     }
 
     /** Drafts waiting for the relay thread: far more than a burst of cycles produces. */
@@ -36,14 +60,16 @@ abstract class EventRelay implements SmartLifecycle {
 
     protected final EventStreams streams;
     protected final EventsProperties properties;
+    private final Owners owners;
     private final BlockingQueue<Draft> outbox = new LinkedBlockingQueue<>(OUTBOX);
     private final AtomicBoolean lost = new AtomicBoolean();
     private volatile boolean running;
     private Thread dispatcher;
 
-    EventRelay(EventStreams streams, EventsProperties properties) {
+    EventRelay(EventStreams streams, EventsProperties properties, Owners owners) {
         this.streams = streams;
         this.properties = properties;
+        this.owners = owners;
     }
 
     /** Takes an event to ship; constant time, never blocks, whatever the clients or the store do. */
@@ -89,6 +115,34 @@ abstract class EventRelay implements SmartLifecycle {
         return running;
     }
 
+    /** Fills in the owner of every job event of the batch, in one look-up. */
+    private void withOwners(List<Draft> batch) {
+        if (owners == Owners.NONE) {
+            return;
+        }
+        Map<Draft, Long> jobIds = new IdentityHashMap<>();
+        for (Draft d : batch) {
+            if ("job".equals(d.kind()) && d.owner() == null) {
+                jobId(d.subject()).ifPresent(id -> jobIds.put(d, id));
+            }
+        }
+        if (jobIds.isEmpty()) {
+            return;
+        }
+        Map<Long, String> found = owners.of(new HashSet<>(jobIds.values()));
+        batch.replaceAll(d -> jobIds.containsKey(d)
+                ? new Draft(d.kind(), d.subject(), d.change(), d.time(), found.get(jobIds.get(d))) : d);
+    }
+
+    /** The job id of a job event's subject ({@code 42}, {@code 42_7}); empty for anything else. */
+    private static Optional<Long> jobId(String subject) {
+        try {
+            return Optional.of(JobIds.parse(subject).jobId());
+        } catch (RuntimeException notAJob) {
+            return Optional.empty();
+        }
+    }
+
     private void dispatch() {
         long heartbeat = properties.heartbeat().toNanos();
         long nextHeartbeat = System.nanoTime() + heartbeat;
@@ -114,6 +168,7 @@ abstract class EventRelay implements SmartLifecycle {
                 boolean reset = lost.getAndSet(false);
                 if (!batch.isEmpty() || reset) {
                     try {
+                        withOwners(batch);
                         ship(batch, reset);
                     } catch (Exception e) {
                         lost.set(true);

@@ -2,8 +2,10 @@ package io.gantry.events;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
@@ -80,11 +82,12 @@ class EventStreams implements DisposableBean {
     }
 
     /**
-     * Opens a stream for {@code user}, first replaying what it missed since {@code lastEventId}.
+     * Opens a stream for {@code user}, first replaying what it missed since {@code lastEventId}; one
+     * that does not see all carries only the events that {@link LiveEvent#concerns concern} the user.
      * Beyond either cap the answer is 429 and the streams already open are left alone: closing the
      * oldest instead would let two auto-reconnecting tabs too many knock each other out forever.
      */
-    SseEmitter open(String user, Long lastEventId) {
+    SseEmitter open(String user, boolean seesAll, Long lastEventId) {
         SseEmitter emitter = new SseEmitter(0L);
         Stream stream;
         synchronized (this) {
@@ -106,12 +109,12 @@ class EventStreams implements DisposableBean {
             if (lastEventId != null) {
                 Optional<List<LiveEvent>> missed = ring.since(lastEventId);
                 if (missed.isPresent()) {
-                    replay = chunk(missed.get());
+                    replay = chunk(seesAll ? missed.get() : concerning(missed.get(), user));
                 }
             } else {
                 replay = new Chunk(Set.of(), 0);
             }
-            stream = new Stream(user, emitter, properties.clientQueue() + replay.events());
+            stream = new Stream(user, seesAll, emitter, properties.clientQueue() + replay.events());
             stream.offer(replay);
             stream.offer(new Chunk(CONNECTED, 1));
             streams.add(stream);
@@ -130,14 +133,18 @@ class EventStreams implements DisposableBean {
         if (events.isEmpty()) {
             return;
         }
-        // One chunk for the whole batch, shared by every stream: a burst (a cycle that starts a
-        // thousand jobs) costs each client one queue entry and one write.
+        // One chunk for the whole batch, shared by every stream that sees all (and one per user whose
+        // streams see only their own jobs): a burst (a cycle that starts a thousand jobs) costs each
+        // client one queue entry and one write.
         Chunk chunk = chunk(events);
+        Map<String, Chunk> ownOnly = new HashMap<>();
         List<Stream> behind = new ArrayList<>();
         synchronized (this) {
             events.forEach(ring::add);
             for (Stream stream : streams) {
-                if (!stream.offer(chunk)) {
+                Chunk theirs = stream.seesAll ? chunk
+                        : ownOnly.computeIfAbsent(stream.user, user -> chunk(concerning(events, user)));
+                if (!stream.offer(theirs)) {
                     behind.add(stream);
                 }
             }
@@ -208,6 +215,10 @@ class EventStreams implements DisposableBean {
         streams.remove(stream);
     }
 
+    private static List<LiveEvent> concerning(List<LiveEvent> events, String user) {
+        return events.stream().filter(e -> e.concerns(user)).toList();
+    }
+
     /** Events as one piece of SSE text, written and flushed at once. */
     private static Chunk chunk(List<LiveEvent> events) {
         // DataWithMediaType has identity equality: the parts of every event stay, in order.
@@ -227,6 +238,8 @@ class EventStreams implements DisposableBean {
     private final class Stream {
 
         final String user;
+        /** Carries every event; else only those that concern its user (private jobs). */
+        final boolean seesAll;
         final SseEmitter emitter;
         private final Queue<Chunk> queue = new ConcurrentLinkedQueue<>();
         private final AtomicInteger pending = new AtomicInteger();
@@ -237,8 +250,9 @@ class EventStreams implements DisposableBean {
         /** Over: completed, failed or timed out; nothing more is written. */
         volatile boolean gone;
 
-        Stream(String user, SseEmitter emitter, int capacity) {
+        Stream(String user, boolean seesAll, SseEmitter emitter, int capacity) {
             this.user = user;
+            this.seesAll = seesAll;
             this.emitter = emitter;
             this.capacity = capacity;
         }

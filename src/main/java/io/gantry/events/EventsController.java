@@ -26,7 +26,8 @@ class EventsController {
     }
 
     @Operation(operationId = "streamEvents", summary = "Live job and node changes (server-sent events); "
-            + "send Last-Event-ID to resume")
+            + "send Last-Event-ID to resume", description = "With gantry.jobs.private-jobs a USER's stream carries "
+            + "only node events and the events of their own jobs; OPERATORs and ADMINs get every event.")
     // The body is a stream of text/event-stream lines, not an SseEmitter object (springdoc would
     // otherwise publish the server-side SseEmitter class as a schema).
     @ApiResponse(responseCode = "200", description = "A never-ending stream of server-sent events",
@@ -38,6 +39,6 @@ class EventsController {
     @GetMapping(path = "/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
     SseEmitter streamEvents(@RequestHeader(name = "Last-Event-ID", required = false) Long lastEventId,
             CurrentUser caller) {
-        return events.subscribe(caller.username(), lastEventId);
+        return events.subscribe(caller, lastEventId);
     }
 }

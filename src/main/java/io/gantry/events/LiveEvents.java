@@ -10,8 +10,10 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 import io.gantry.cluster.NodeStateChanged;
 import io.gantry.jobs.ActiveJob;
 import io.gantry.jobs.JobsChanged;
+import io.gantry.jobs.JobsProperties;
 import io.gantry.scheduling.JobEnded;
 import io.gantry.scheduling.JobStarted;
+import io.gantry.security.CurrentUser;
 import io.gantry.steps.StepChanged;
 
 /**
@@ -27,16 +29,22 @@ class LiveEvents {
 
     private final EventRelay relay;
     private final EventStreams streams;
+    private final JobsProperties jobs;
     private final Clock clock;
 
-    LiveEvents(EventRelay relay, EventStreams streams, Clock clock) {
+    LiveEvents(EventRelay relay, EventStreams streams, JobsProperties jobs, Clock clock) {
         this.relay = relay;
         this.streams = streams;
+        this.jobs = jobs;
         this.clock = clock;
     }
 
-    SseEmitter subscribe(String user, Long lastEventId) {
-        return streams.open(user, lastEventId);
+    /**
+     * A stream for {@code caller}: every event, unless private jobs keep a USER to node events and
+     * their own jobs' events, as {@code GET /jobs} keeps them to their own jobs.
+     */
+    SseEmitter subscribe(CurrentUser caller, Long lastEventId) {
+        return streams.open(caller.username(), !jobs.privateJobs() || caller.isOperator(), lastEventId);
     }
 
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)

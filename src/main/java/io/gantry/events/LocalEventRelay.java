@@ -14,8 +14,8 @@ final class LocalEventRelay extends EventRelay {
 
     private final JdbcTemplate jdbc;
 
-    LocalEventRelay(JdbcTemplate jdbc, EventStreams streams, EventsProperties properties) {
-        super(streams, properties);
+    LocalEventRelay(JdbcTemplate jdbc, EventStreams streams, EventsProperties properties, Owners owners) {
+        super(streams, properties, owners);
         this.jdbc = jdbc;
     }
 
@@ -33,7 +33,7 @@ final class LocalEventRelay extends EventRelay {
         }
         List<LiveEvent> events = new ArrayList<>(drafts.size());
         for (Draft d : drafts) {
-            events.add(new LiveEvent(ids.get(next++), d.kind(), d.subject(), d.change(), d.time()));
+            events.add(new LiveEvent(ids.get(next++), d.kind(), d.subject(), d.change(), d.time(), d.owner()));
         }
         streams.deliver(events);
     }

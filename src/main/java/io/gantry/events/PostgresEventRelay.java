@@ -49,7 +49,11 @@ final class PostgresEventRelay extends EventRelay {
     private Thread listener;
 
     PostgresEventRelay(DataSource dataSource, EventStreams streams, EventsProperties properties) {
-        super(streams, properties);
+        this(dataSource, streams, properties, Owners.NONE);
+    }
+
+    PostgresEventRelay(DataSource dataSource, EventStreams streams, EventsProperties properties, Owners owners) {
+        super(streams, properties, owners);
         this.dataSource = dataSource;
     }
 
@@ -101,6 +105,9 @@ final class PostgresEventRelay extends EventRelay {
                     line.put("id", d.subject());
                     line.put("change", d.change());
                     line.put("time", d.time().toString());
+                    if (d.owner() != null) {
+                        line.put("user", d.owner());
+                    }
                     lines.add(JSON.writeValueAsString(line));
                 }
                 try (PreparedStatement notify = c.prepareStatement("SELECT pg_notify('" + CHANNEL + "', ?)")) {
@@ -223,7 +230,8 @@ final class PostgresEventRelay extends EventRelay {
                     streams.restart(seq, true);
                 } else {
                     events.add(new LiveEvent(seq, n.get("kind").asString(), n.get("id").asString(),
-                            n.get("change").asString(), Instant.parse(n.get("time").asString())));
+                            n.get("change").asString(), Instant.parse(n.get("time").asString()),
+                            n.has("user") ? n.get("user").asString() : null));
                 }
             }
         }

@@ -49,7 +49,8 @@ class JobController {
     }
 
     @Operation(operationId = "listJobs", summary = "List jobs, like squeue (pending by priority, others by id, "
-            + "unless sort says otherwise); items leave out script and environment, which getJob shows")
+            + "unless sort says otherwise); items leave out script and environment, which getJob shows",
+            description = "With gantry.jobs.private-jobs a USER gets only their own jobs.")
     @GetMapping
     PageResponse<JobView> listJobs(
             @Parameter(description = "Comma list of states, e.g. PENDING,RUNNING") @RequestParam(required = false) String state,
@@ -68,7 +69,9 @@ class JobController {
                 caller);
     }
 
-    @Operation(operationId = "getJob", summary = "One job or array task (42 or 42_7), like scontrol show job")
+    @Operation(operationId = "getJob", summary = "One job or array task (42 or 42_7), like scontrol show job",
+            description = "Script and environment only for the job's owner, OPERATORs and ADMINs. With "
+                    + "gantry.jobs.private-jobs another user's job is 404 to a USER, as if it did not exist.")
     @GetMapping("/{id}")
     JobView getJob(@PathVariable String id, CurrentUser caller) {
         return jobs.get(id, caller);

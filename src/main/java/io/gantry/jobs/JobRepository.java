@@ -16,6 +16,8 @@ interface JobRepository extends JpaRepository<JobEntity, Long> {
 
     boolean existsByJobId(long jobId);
 
+    boolean existsByJobIdAndUser(long jobId, String user);
+
     List<JobEntity> findByJobIdIn(Collection<Long> jobIds);
 
     boolean existsByAccountAndStateIn(String account, Collection<JobState> states);

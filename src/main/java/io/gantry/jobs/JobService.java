@@ -61,7 +61,7 @@ public class JobService {
      * arrive meanwhile (group commit); answers only once they are in the store.
      */
     public SubmitResponse submit(JobSubmission submission, CurrentUser caller) {
-        SubmissionResolver.Resolved resolved = resolver.resolve(submission, caller, this::exists);
+        SubmissionResolver.Resolved resolved = resolver.resolve(submission, caller, id -> exists(id, caller));
         JobSpec spec = resolved.spec();
         Instant now = clock.instant();
         String environment = EnvironmentText.encode(spec.environment());
@@ -95,21 +95,20 @@ public class JobService {
         return new PageResponse<>(items, page.page(), page.size(), found.total());
     }
 
+    /**
+     * One job. Its script and environment (secrets often live there) only go to its owner and
+     * OPERATORs, as Slurm shows a batch script only to them; with private jobs anyone else is told
+     * it does not exist.
+     */
     @Transactional(readOnly = true)
     public JobView get(String id, CurrentUser caller) {
-        JobEntity job = findOne(id);
-        if (properties.privateJobs() && !caller.mayActFor(job.user())) {
-            throw GantryException.notFound("Job", id);
-        }
-        return view(job, scripts.find(job.jobId()));
+        JobEntity job = visible(findAll(id), id, caller).get(0);
+        return view(job, caller.mayActFor(job.user()) ? scripts.find(job.jobId()) : JobScripts.Script.NONE);
     }
 
     @Transactional(readOnly = true)
     public List<JobEventView> events(String id, CurrentUser caller) {
-        JobEntity job = findOne(id);
-        if (properties.privateJobs() && !caller.mayActFor(job.user())) {
-            throw GantryException.notFound("Job", id);
-        }
+        JobEntity job = visible(findAll(id), id, caller).get(0);
         return events.findByJobRowOrderById(job.id()).stream()
                 .map(e -> new JobEventView(e.time(), e.type(), e.detail())).toList();
     }
@@ -118,7 +117,7 @@ public class JobService {
     @Transactional
     public ActionResult cancel(String id, CurrentUser caller) {
         List<JobEntity> targets = findAll(id);
-        authorize(targets, caller, "cancel");
+        authorize(targets, id, caller, "cancel");
         Instant now = clock.instant();
         List<String> done = new ArrayList<>();
         List<String> stopping = new ArrayList<>();
@@ -152,7 +151,7 @@ public class JobService {
     @Transactional
     public ActionResult hold(String id, CurrentUser caller) {
         List<JobEntity> targets = findAll(id);
-        authorize(targets, caller, "hold");
+        authorize(targets, id, caller, "hold");
         Hold hold = caller.isOperator() ? Hold.ADMIN : Hold.USER;
         Instant now = clock.instant();
         List<String> held = new ArrayList<>();
@@ -174,7 +173,7 @@ public class JobService {
     @Transactional
     public ActionResult release(String id, CurrentUser caller) {
         List<JobEntity> targets = findAll(id);
-        authorize(targets, caller, "release");
+        authorize(targets, id, caller, "release");
         Instant now = clock.instant();
         List<String> released = new ArrayList<>();
         for (JobEntity job : targets) {
@@ -200,7 +199,7 @@ public class JobService {
     @Transactional
     public JobView update(String id, JobUpdate update, CurrentUser caller) {
         JobEntity job = findOne(id);
-        authorize(List.of(job), caller, "update");
+        authorize(List.of(job), id, caller, "update");
         if (update == null) {
             throw GantryException.badRequest("body", "is required");
         }
@@ -232,7 +231,7 @@ public class JobService {
     @Transactional
     public ActionResult requeue(String id, CurrentUser caller) {
         List<JobEntity> targets = findAll(id);
-        authorize(targets, caller, "requeue");
+        authorize(targets, id, caller, "requeue");
         List<String> requeued = new ArrayList<>();
         List<String> stopping = new ArrayList<>();
         Instant now = clock.instant();
@@ -257,15 +256,29 @@ public class JobService {
         return new ActionResult(requeued, List.of(), "requeued");
     }
 
-    boolean exists(long jobId) {
-        return jobs.existsByJobId(jobId);
+    /** Whether a dependency may name {@code jobId}: with private jobs, a USER's own jobs only, so it reveals no others. */
+    private boolean exists(long jobId, CurrentUser caller) {
+        return properties.privateJobs() && !caller.isOperator() ? jobs.existsByJobIdAndUser(jobId, caller.username())
+                : jobs.existsByJobId(jobId);
     }
 
     private void event(JobEntity job, Instant at, String type, String detail) {
         events.save(new JobEventEntity(job.id(), at, type, detail));
     }
 
-    private static void authorize(List<JobEntity> targets, CurrentUser caller, String action) {
+    /**
+     * {@code found}, unless private jobs hide it from the caller: then 404 as for an id that does
+     * not exist, so a USER cannot even learn that another user's job id is taken.
+     */
+    private List<JobEntity> visible(List<JobEntity> found, String id, CurrentUser caller) {
+        if (properties.privateJobs() && !caller.mayActFor(found.get(0).user())) {
+            throw GantryException.notFound("Job", id);
+        }
+        return found;
+    }
+
+    private void authorize(List<JobEntity> targets, String id, CurrentUser caller, String action) {
+        visible(targets, id, caller);
         for (JobEntity job : targets) {
             if (!caller.mayActFor(job.user())) {
                 throw new GantryException(ProblemType.FORBIDDEN, "Job " + JobIds.format(job.jobId(), job.arrayTaskId())

@@ -25,8 +25,12 @@ public final class JobViews {
             @Schema(description = "Hostlist of the nodes it runs on") String allocatedNodes,
             List<JobAllocation> allocation, Integer exitCode, String dependency, int requeueCount, String array,
             Hold hold, int nice, String workdir, String stdout, String stderr, boolean requeue, String reservation,
-            Instant beginTime, String nodelist, String exclude, String comment, Map<String, String> environment,
-            String script, Long simulatedRunSeconds, Integer simulatedExitCode,
+            Instant beginTime, String nodelist, String exclude, String comment,
+            @Schema(description = "The environment it was submitted with; only for the job's owner, OPERATORs and "
+                    + "ADMINs (null for anyone else, and in lists)") Map<String, String> environment,
+            @Schema(description = "Its batch script; only for the job's owner, OPERATORs and ADMINs (null for "
+                    + "anyone else, and in lists)") String script,
+            Long simulatedRunSeconds, Integer simulatedExitCode,
             @Schema(description = "The umask it runs with (null: the node's default, 0077)") String umask,
             @Schema(description = "Signal sent before the time limit, as [B:]SIG@seconds") String signal,
             @Schema(description = "At most this many leaf switches, waited for up to so many seconds "

@@ -5,7 +5,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
  * {@code gantry.jobs.*}. {@code privateJobs}: USERs see only their own jobs (Slurm's
- * PrivateData=jobs); by default everyone sees the queue. {@code maxArraySize}: like Slurm's
+ * PrivateData=jobs) in every list, sacct, {@code /priority}, steps and the event stream, and
+ * another user's job id answers 404 as an unused one does (a dependency on it too); by default
+ * everyone sees the queue. Scripts and environments go only to owners and OPERATORs either way.
+ * {@code maxArraySize}: like Slurm's
  * MaxArraySize, task ids must be below it. {@code unlimitedTimeSeconds}: the time limit given to
  * a job when neither it nor its partition sets one, since backfill needs an end to plan with.
  */

@@ -8,24 +8,35 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
+import io.gantry.accounting.UserVisibility;
 import io.gantry.engine.Priority;
 import io.gantry.engine.PriorityWeights;
 import io.gantry.jobs.ActiveJob;
+import io.gantry.jobs.JobsProperties;
+import io.gantry.security.CurrentUser;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 
-/** {@code GET /priority}: pending jobs' priorities factor by factor, like sprio. */
+/**
+ * {@code GET /priority}: pending jobs' priorities factor by factor, like sprio. Private jobs keep a
+ * USER to their own jobs; private users keep the jobs but hide the names of users the caller may
+ * not see (their place in the queue is no secret, whose they are is).
+ */
 @RestController
 @RequestMapping("/api/v1")
 @Tag(name = "accounting")
 class PriorityController {
 
     private final PriorityBoard board;
+    private final JobsProperties jobsProperties;
+    private final UserVisibility visibility;
 
-    PriorityController(PriorityBoard board) {
+    PriorityController(PriorityBoard board, JobsProperties jobsProperties, UserVisibility visibility) {
         this.board = board;
+        this.jobsProperties = jobsProperties;
+        this.visibility = visibility;
     }
 
     @Schema(name = "PriorityFactors", description = "Each factor in [0,1]; the weighted sum minus nice is the priority")
@@ -38,7 +49,10 @@ class PriorityController {
              "reason":"Resources","nice":0,"factors":{"age":0.001,"fairShare":0.5,"jobSize":0.98,"partition":1.0,
              "qos":0.0,"shortJob":0.31,"expansion":0.02},
              "weighted":{"age":1000,"fairShare":5000,"jobSize":980,"partition":10000,"qos":0,"shortJob":9300,"expansion":0}}""")
-    record JobPriority(String jobId, String user, String account, String partition, String qos, long priority,
+    record JobPriority(String jobId,
+            @Schema(description = "Its owner; null when gantry.accounting.private-users hides the name from the "
+                    + "caller") String user,
+            String account, String partition, String qos, long priority,
             String reason, int nice, Factors factors, Factors weighted) {
     }
 
@@ -48,22 +62,30 @@ class PriorityController {
             List<JobPriority> jobs) {
     }
 
-    @Operation(operationId = "listPriorities", summary = "Pending jobs' priorities with each factor, like sprio")
+    @Operation(operationId = "listPriorities", summary = "Pending jobs' priorities with each factor, like sprio",
+            description = "With gantry.jobs.private-jobs a USER gets only their own jobs; with "
+                    + "gantry.accounting.private-users other users' names are null (and user= finds none of "
+                    + "their jobs) except in the accounts the caller coordinates. OPERATORs and ADMINs get all.")
     @GetMapping("/priority")
     PriorityList list(@Parameter(description = "Only this user's jobs") @RequestParam(required = false) String user,
-            @Parameter(description = "Only this account's jobs") @RequestParam(required = false) String account) {
+            @Parameter(description = "Only this account's jobs") @RequestParam(required = false) String account,
+            CurrentUser caller) {
+        boolean ownOnly = jobsProperties.privateJobs() && !caller.isOperator();
+        UserVisibility.Names names = visibility.of(caller);
         PriorityBoard.Board b = board.current();
         PriorityWeights w = b.weights();
         Factors weights = w == null ? null : new Factors(w.age(), w.fairShare(), w.jobSize(), w.partition(), w.qos(),
                 w.shortJob(), w.expansion());
         List<JobPriority> jobs = b.entries().stream()
-                .filter(e -> user == null || user.equals(e.job().user()))
+                .filter(e -> !ownOnly || caller.username().equals(e.job().user()))
                 .filter(e -> account == null || account.equals(e.job().account()))
-                .map(e -> view(e.job(), e.waiting(), w)).toList();
+                .map(e -> view(e.job(), e.waiting(), w, names.shows(e.job().account(), e.job().user())))
+                .filter(p -> user == null || user.equals(p.user())).toList();
         return new PriorityList(b.at(), weights, jobs);
     }
 
-    private static JobPriority view(ActiveJob job, io.gantry.engine.Waiting waiting, PriorityWeights w) {
+    private static JobPriority view(ActiveJob job, io.gantry.engine.Waiting waiting, PriorityWeights w,
+            boolean named) {
         Priority p = waiting.priority();
         Factors factors = new Factors(p.age(), p.fairShare(), p.jobSize(), p.partition(), p.qos(), p.shortJob(),
                 p.expansion());
@@ -71,7 +93,7 @@ class PriorityController {
                 Math.round(w.jobSize() * p.jobSize()), Math.round(w.partition() * p.partition()),
                 Math.round(w.qos() * p.qos()), Math.round(w.shortJob() * p.shortJob()),
                 Math.round(w.expansion() * p.expansion()));
-        return new JobPriority(job.displayId(), job.user(), job.account(), String.join(",", job.partitions()),
+        return new JobPriority(job.displayId(), named ? job.user() : null, job.account(), String.join(",", job.partitions()),
                 job.qos(), p.value(), waiting.reason().slurmName(), p.nice(), factors, weighted);
     }
 }

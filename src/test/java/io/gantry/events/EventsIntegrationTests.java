@@ -3,11 +3,9 @@ package io.gantry.events;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -22,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -39,6 +36,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.GantryIntegrationTest;
+import io.gantry.support.SseClient;
+import io.gantry.support.SseClient.Sse;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -289,83 +288,6 @@ class EventsIntegrationTests {
                         "defaultAccount", "root"));
         assertThat(created.status()).as(created.body()).isEqualTo(201);
         return name;
-    }
-
-    /** One server-sent event or comment as a client reads it. */
-    record Sse(String event, Long id, String data, String comment) {
-    }
-
-    /** A client that reads its stream as a browser would, on a thread of its own. */
-    static final class SseClient implements AutoCloseable {
-
-        private final int status;
-        private final InputStream body;
-        private final List<Sse> events = new CopyOnWriteArrayList<>();
-
-        private SseClient(int status, InputStream body) {
-            this.status = status;
-            this.body = body;
-        }
-
-        static SseClient open(int port, String token, Long lastEventId) throws IOException, InterruptedException {
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/events"))
-                    .header("Accept", "text/event-stream").header("Authorization", "Bearer " + token);
-            if (lastEventId != null) {
-                request.header("Last-Event-ID", Long.toString(lastEventId));
-            }
-            HttpResponse<InputStream> response = HttpClient.newHttpClient().send(request.build(),
-                    HttpResponse.BodyHandlers.ofInputStream());
-            SseClient client = new SseClient(response.statusCode(), response.body());
-            Thread reader = new Thread(client::read, "test-sse-reader");
-            reader.setDaemon(true);
-            reader.start();
-            return client;
-        }
-
-        int status() {
-            return status;
-        }
-
-        List<Sse> events() {
-            return events;
-        }
-
-        void awaitComment(String comment) {
-            await().atMost(PATIENCE).until(() -> events.stream().anyMatch(e -> comment.equals(e.comment())));
-        }
-
-        private void read() {
-            try (BufferedReader lines = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
-                String event = null;
-                Long id = null;
-                String data = null;
-                for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                    if (line.isEmpty()) {
-                        if (event != null || data != null) {
-                            events.add(new Sse(event, id, data, null));
-                        }
-                        event = null;
-                        id = null;
-                        data = null;
-                    } else if (line.startsWith(":")) {
-                        events.add(new Sse(null, null, null, line.substring(1).trim()));
-                    } else if (line.startsWith("event:")) {
-                        event = line.substring(6).trim();
-                    } else if (line.startsWith("id:")) {
-                        id = Long.parseLong(line.substring(3).trim());
-                    } else if (line.startsWith("data:")) {
-                        data = line.substring(5).trim();
-                    }
-                }
-            } catch (IOException closed) {
-                // the test closed the stream
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            body.close();
-        }
     }
 
     /**
