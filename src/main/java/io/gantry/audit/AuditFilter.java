@@ -1,0 +1,36 @@
+package io.gantry.audit;
+
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+
+import io.gantry.api.GantryException;
+
+/** {@code GET /audit}'s query: each part narrows the list; null leaves it open. */
+record AuditFilter(String actor, AuditEntity entity, String key, Instant since, Instant until) {
+
+    static AuditFilter of(String actor, String entity, String key, String since, String until) {
+        AuditEntity type = blank(entity) ? null : AuditEntity.parse(entity).orElseThrow(() -> GantryException
+                .badRequest("entity", "unknown entity type '" + entity + "'; use one of "
+                        + String.join(", ", java.util.Arrays.stream(AuditEntity.values()).map(AuditEntity::text)
+                                .toList())));
+        return new AuditFilter(blank(actor) ? null : actor, type, blank(key) ? null : key, instant("since", since),
+                instant("until", until));
+    }
+
+    private static Instant instant(String field, String text) {
+        if (blank(text)) {
+            return null;
+        }
+        try {
+            return OffsetDateTime.parse(text.strip()).toInstant();
+        } catch (DateTimeParseException e) {
+            throw GantryException.badRequest(field, "must be an ISO-8601 time with an offset, e.g. "
+                    + "2026-01-31T12:00:00Z");
+        }
+    }
+
+    private static boolean blank(String text) {
+        return text == null || text.isBlank();
+    }
+}
