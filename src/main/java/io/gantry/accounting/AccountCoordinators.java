@@ -144,8 +144,9 @@ class AccountCoordinators {
             String why = coordinated.contains(account)
                     ? "; a coordinator manages only the accounts below their own, whose shares and limits are an ADMIN's"
                     : "";
-            throw new GantryException(ProblemType.FORBIDDEN, "Only an ADMIN, or a coordinator of an account "
-                    + (strictlyBelow ? "above" : "at or above") + " '" + account + "', may " + action + why);
+            String who = strictlyBelow ? "a coordinator of an account above '" + account + "'"
+                    : "a coordinator of account '" + account + "' or of an account above it";
+            throw new GantryException(ProblemType.FORBIDDEN, "Only an ADMIN, or " + who + ", may " + action + why);
         }
         return new Management(Actor.coordinator(caller.username()), through);
     }
