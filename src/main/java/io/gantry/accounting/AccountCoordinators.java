@@ -123,7 +123,8 @@ class AccountCoordinators {
     /**
      * The caller's authority over {@code account}: ADMINs have it everywhere; a coordinator through
      * the accounts they coordinate at or above it ({@code strictlyBelow}: only above it). 403 when
-     * neither; an unknown account is left for the caller to report.
+     * neither, as for an unknown account, which is in no coordinator's sub-tree (an ADMIN gets the
+     * service's 400 or 404).
      */
     private Management managing(CurrentUser caller, String account, boolean strictlyBelow, String action) {
         if (caller.isAdmin()) {

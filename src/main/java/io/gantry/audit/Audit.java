@@ -34,6 +34,8 @@ public class Audit {
 
     private static final int MAX_ADDRESS = 64;
     private static final int MAX_KEY = 256;
+    /** The snapshot columns' size. */
+    private static final int MAX_SNAPSHOT = 1_048_576;
 
     private final JdbcTemplate jdbc;
     private final JsonMapper json;
@@ -100,8 +102,13 @@ public class Audit {
                 rs.getString("client_address"));
     }
 
+    /** The snapshot as JSON; one too large for its column is replaced by a note of its size, so the change still commits. */
     private String toJson(Object snapshot) {
-        return snapshot == null ? null : json.writeValueAsString(snapshot);
+        if (snapshot == null) {
+            return null;
+        }
+        String text = json.writeValueAsString(snapshot);
+        return text.length() <= MAX_SNAPSHOT ? text : "{\"truncated\":true,\"chars\":" + text.length() + "}";
     }
 
     private Object fromJson(String text) {

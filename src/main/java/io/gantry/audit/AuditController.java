@@ -34,9 +34,9 @@ class AuditController {
                     + "coordinators, reservation, node or job") @RequestParam(required = false) String entity,
             @Parameter(description = "Only changes to the entity with this name, id or job id")
             @RequestParam(required = false) String key,
-            @Parameter(description = "Only changes at or after this time (ISO-8601)")
+            @Parameter(description = "Only changes at or after this time (ISO-8601, or a date: midnight UTC)")
             @RequestParam(required = false) String since,
-            @Parameter(description = "Only changes before this time (ISO-8601)")
+            @Parameter(description = "Only changes before this time (ISO-8601, or a date: midnight UTC)")
             @RequestParam(required = false) String until,
             @RequestParam(required = false) Integer page, @RequestParam(required = false) Integer size) {
         return audit.list(AuditFilter.of(actor, entity, key, since, until), PageRequest.of(page, size));

@@ -1,13 +1,17 @@
 package io.gantry.audit;
 
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 
 import io.gantry.api.GantryException;
 
 /** {@code GET /audit}'s query: each part narrows the list; null leaves it open. */
 record AuditFilter(String actor, AuditEntity entity, String key, Instant since, Instant until) {
+
+    private static final int DATE_LENGTH = "2026-01-31".length();
 
     static AuditFilter of(String actor, String entity, String key, String since, String until) {
         AuditEntity type = blank(entity) ? null : AuditEntity.parse(entity).orElseThrow(() -> GantryException
@@ -22,11 +26,14 @@ record AuditFilter(String actor, AuditEntity entity, String key, Instant since, 
         if (blank(text)) {
             return null;
         }
+        // An unencoded '+' in an offset arrives as a space.
+        String value = text.strip().replace(' ', '+');
         try {
-            return OffsetDateTime.parse(text.strip()).toInstant();
+            return value.length() == DATE_LENGTH ? LocalDate.parse(value).atStartOfDay(ZoneOffset.UTC).toInstant()
+                    : OffsetDateTime.parse(value).toInstant();
         } catch (DateTimeParseException e) {
             throw GantryException.badRequest(field, "must be an ISO-8601 time with an offset, e.g. "
-                    + "2026-01-31T12:00:00Z");
+                    + "2026-01-31T12:00:00Z, or a date (midnight UTC), e.g. 2026-01-31");
         }
     }
 

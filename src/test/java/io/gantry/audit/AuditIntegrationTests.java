@@ -187,6 +187,8 @@ class AuditIntegrationTests {
         assertThat(events(key + "&since=" + before)).hasSize(2);
         assertThat(events(key + "&until=" + before)).isEmpty();
         assertThat(events(key + "&since=" + Instant.now().plusSeconds(3600))).isEmpty();
+        assertThat(events(key + "&since=2000-01-01&until=2000-01-02")).isEmpty();
+        assertThat(events(key + "&since=2000-01-01T00:00:00%2B01:00")).hasSize(2);
         assertThat(events("entity=user&key=" + account)).isEmpty();
         assertThat(events("actor=nobody-" + s)).isEmpty();
 
