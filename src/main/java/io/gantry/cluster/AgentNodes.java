@@ -131,10 +131,13 @@ public class AgentNodes {
 
     /** Forgets a node's credential (404 when there is no such node): its agent must join again with the join token. */
     @Transactional
-    public void revokeCredential(String name) {
+    public void revokeCredential(String name, String admin) {
         NodeEntity node = nodes.findById(name).orElseThrow(() -> GantryException.notFound("Node", name));
+        boolean had = node.hasCredential();
         node.revokeCredential();
         nodes.saveAndFlush(node);
+        audit.record(Actor.staff(admin, true), AuditAction.UPDATE, AuditEntity.NODE, name,
+                Map.of("name", name, "credential", had), Map.of("name", name, "credential", false));
     }
 
     private void joinAs(NodeEntity node, String name, Resources has, List<String> partitions) {

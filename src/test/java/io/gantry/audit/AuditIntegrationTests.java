@@ -82,6 +82,14 @@ class AuditIntegrationTests {
 
         assertThat(api.send("DELETE", "/api/v1/users/" + name, admin, null).status()).isEqualTo(204);
         assertThat(events("entity=user&key=" + name).get(0).get("action").asString()).isEqualTo("delete");
+
+        // A simulated node has no agent credential: revoking it changes nothing but is still recorded.
+        Instant revokedFrom = Instant.now().minusSeconds(1);
+        assertThat(api.send("DELETE", "/api/v1/agents/gpu013/credential", admin, null).status()).isEqualTo(204);
+        JsonNode revoked = events("entity=node&key=gpu013&since=" + revokedFrom).get(0);
+        assertThat(revoked.get("after").get("credential").asBoolean()).isFalse();
+        assertThat(api.send("DELETE", "/api/v1/agents/gpu999/credential", admin, null).status()).isEqualTo(404);
+        assertThat(events("entity=node&key=gpu999")).as("a failed change leaves no row").isEmpty();
     }
 
     @Test
