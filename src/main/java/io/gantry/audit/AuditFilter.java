@@ -12,6 +12,9 @@ import io.gantry.api.GantryException;
 record AuditFilter(String actor, AuditEntity entity, String key, Instant since, Instant until) {
 
     private static final int DATE_LENGTH = "2026-01-31".length();
+    /** What every store's timestamps hold. */
+    private static final Instant EARLIEST = Instant.parse("0001-01-01T00:00:00Z");
+    private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
 
     static AuditFilter of(String actor, String entity, String key, String since, String until) {
         AuditEntity type = blank(entity) ? null : AuditEntity.parse(entity).orElseThrow(() -> GantryException
@@ -29,8 +32,13 @@ record AuditFilter(String actor, AuditEntity entity, String key, Instant since, 
         // An unencoded '+' in an offset arrives as a space.
         String value = text.strip().replace(' ', '+');
         try {
-            return value.length() == DATE_LENGTH ? LocalDate.parse(value).atStartOfDay(ZoneOffset.UTC).toInstant()
+            Instant instant = value.length() == DATE_LENGTH
+                    ? LocalDate.parse(value).atStartOfDay(ZoneOffset.UTC).toInstant()
                     : OffsetDateTime.parse(value).toInstant();
+            if (instant.isBefore(EARLIEST) || instant.isAfter(LATEST)) {
+                throw GantryException.badRequest(field, "must be between years 1 and 9999, was '" + value + "'");
+            }
+            return instant;
         } catch (DateTimeParseException e) {
             throw GantryException.badRequest(field, "must be an ISO-8601 time with an offset, e.g. "
                     + "2026-01-31T12:00:00Z, or a date (midnight UTC), e.g. 2026-01-31");

@@ -27,6 +27,8 @@ class AuditFilterTests {
                 .isInstanceOfSatisfying(GantryException.class, e -> assertThat(e.errors().get(0).field()).isEqualTo("since"));
         assertThatThrownBy(() -> AuditFilter.of(null, null, null, null, "2026-13-01"))
                 .isInstanceOfSatisfying(GantryException.class, e -> assertThat(e.errors().get(0).field()).isEqualTo("until"));
+        assertThatThrownBy(() -> AuditFilter.of(null, null, null, "+999999999-12-31T23:59:59Z", null))
+                .isInstanceOfSatisfying(GantryException.class, e -> assertThat(e.errors().get(0).field()).isEqualTo("since"));
         assertThatThrownBy(() -> AuditFilter.of(null, "spaceship", null, null, null))
                 .isInstanceOfSatisfying(GantryException.class, e -> {
                     assertThat(e.errors().get(0).field()).isEqualTo("entity");
