@@ -31,7 +31,10 @@ import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 
-/** Accounts, associations and QOS, like sacctmgr: anyone signed in reads, an ADMIN writes. */
+/**
+ * Accounts, associations and QOS, like sacctmgr: anyone signed in reads; an ADMIN writes, and so
+ * does a coordinator below their account ({@link AccountCoordinators}); every write is audited.
+ */
 @RestController
 @RequestMapping("/api/v1")
 class AccountingController {
@@ -41,10 +44,12 @@ class AccountingController {
     private final AccountingService accounting;
 
     private final AccountCoordinators coordinators;
+    private final AccountingChanges changes;
 
-    AccountingController(AccountingService accounting, AccountCoordinators coordinators) {
+    AccountingController(AccountingService accounting, AccountCoordinators coordinators, AccountingChanges changes) {
         this.accounting = accounting;
         this.coordinators = coordinators;
+        this.changes = changes;
     }
 
     // --- accounts ---------------------------------------------------------------------------------
@@ -70,33 +75,25 @@ class AccountingController {
     @ApiResponse(responseCode = "409", description = "An account with this name exists")
     @PostMapping("/accounts")
     ResponseEntity<Account> createAccount(@RequestBody AccountRequest request, CurrentUser caller) {
-        coordinators.requireManager(caller, request == null || request.parent() == null ? "root" : request.parent(),
-                "create accounts under it");
-        Account account = accounting.createAccount(request);
+        Account account = changes.createAccount(caller, request);
         return ResponseEntity.created(location(account.name())).body(account);
     }
 
     @Tag(name = "accounts")
-    @Operation(operationId = "updateAccount", summary = "Change an account's parent, description, organization or shares (ADMIN, or its coordinator)")
+    @Operation(operationId = "updateAccount", summary = "Change an account's parent, description, organization or shares (ADMIN, or a coordinator of an account above it)")
     @PatchMapping("/accounts/{name}")
     Account updateAccount(@PathVariable String name, @RequestBody AccountRequest request, CurrentUser caller) {
-        coordinators.requireManager(caller, name, "change it");
-        if (request != null && request.parent() != null) {
-            coordinators.requireManager(caller, request.parent(), "move accounts under it");
-        }
-        return accounting.updateAccount(name, request);
+        return changes.updateAccount(caller, name, request);
     }
 
     @Tag(name = "accounts")
-    @Operation(operationId = "deleteAccount", summary = "Delete an account (not root; none with children, users or active jobs) (ADMIN)")
+    @Operation(operationId = "deleteAccount", summary = "Delete an account (not root; none with children, users or active jobs) (ADMIN, or a coordinator of an account above it)")
     @ApiResponse(responseCode = "204", description = "Deleted")
     @ApiResponse(responseCode = "409", description = "root, or the account has children, associations or active jobs")
     @DeleteMapping("/accounts/{name}")
     @ResponseStatus(HttpStatus.NO_CONTENT)
     void deleteAccount(@PathVariable String name, CurrentUser caller) {
-        coordinators.requireManager(caller, accounting.account(name).parent(), "delete accounts under it");
-        accounting.deleteAccount(name);
-        coordinators.forget(name);
+        changes.deleteAccount(caller, name);
     }
 
     @Tag(name = "accounts")
@@ -110,8 +107,9 @@ class AccountingController {
     @Operation(operationId = "setAccountCoordinators", summary = "Name the users who may manage the account's sub-tree (ADMIN)")
     @PreAuthorize(ADMIN)
     @PutMapping("/accounts/{name}/coordinators")
-    CoordinatorList setCoordinators(@PathVariable String name, @RequestBody CoordinatorList request) {
-        return new CoordinatorList(coordinators.set(name, request == null ? null : request.users()));
+    CoordinatorList setCoordinators(@PathVariable String name, @RequestBody CoordinatorList request,
+            CurrentUser caller) {
+        return new CoordinatorList(changes.setCoordinators(caller, name, request == null ? null : request.users()));
     }
 
     @io.swagger.v3.oas.annotations.media.Schema(name = "CoordinatorList")
@@ -123,34 +121,31 @@ class AccountingController {
     // Reading them is AssociationQueries', which hides other users' names when they are private.
 
     @Tag(name = "associations")
-    @Operation(operationId = "createAssociation", summary = "Add a user to an account, with shares and limits (ADMIN, or the account's coordinator)")
+    @Operation(operationId = "createAssociation", summary = "Add a user to an account, with shares and limits (ADMIN, or a coordinator of the account who is not that user, granting only QOS their account allows)")
     @ApiResponse(responseCode = "201", description = "Created; Location names the new association")
     @ApiResponse(responseCode = "409", description = "The user already has an association with this account")
     @PostMapping("/associations")
     ResponseEntity<Association> createAssociation(@RequestBody AssociationRequest request, CurrentUser caller) {
-        coordinators.requireManager(caller, request == null ? null : request.account(), "add users to it");
-        Association association = accounting.createAssociation(request);
+        Association association = changes.createAssociation(caller, request);
         return ResponseEntity.created(location(Long.toString(association.id()))).body(association);
     }
 
     @Tag(name = "associations")
-    @Operation(operationId = "updateAssociation", summary = "Change an association's shares, limits or QOS (ADMIN)")
+    @Operation(operationId = "updateAssociation", summary = "Change an association's shares, limits or QOS (ADMIN, or a coordinator within the bounds of createAssociation; an account's own association only below the coordinator's account)")
     @PatchMapping("/associations/{id}")
     Association updateAssociation(@PathVariable long id, @RequestBody AssociationRequest request, CurrentUser caller) {
-        coordinators.requireManager(caller, accounting.association(id).account(), "change its associations");
-        return accounting.updateAssociation(id, request);
+        return changes.updateAssociation(caller, id, request);
     }
 
     @Tag(name = "associations")
-    @Operation(operationId = "deleteAssociation", summary = "Remove a user from an account (ADMIN)")
+    @Operation(operationId = "deleteAssociation", summary = "Remove a user from an account (ADMIN, or a coordinator of the account who is not that user)")
     @ApiResponse(responseCode = "204", description = "Deleted")
     @ApiResponse(responseCode = "409", description = "An account's own association, the user's default account "
             + "while they have others, or the user has active jobs in it")
     @DeleteMapping("/associations/{id}")
     @ResponseStatus(HttpStatus.NO_CONTENT)
     void deleteAssociation(@PathVariable long id, CurrentUser caller) {
-        coordinators.requireManager(caller, accounting.association(id).account(), "remove its associations");
-        accounting.deleteAssociation(id);
+        changes.deleteAssociation(caller, id);
     }
 
     // --- QOS --------------------------------------------------------------------------------------
@@ -176,8 +171,8 @@ class AccountingController {
     @ApiResponse(responseCode = "409", description = "A QOS with this name exists")
     @PreAuthorize(ADMIN)
     @PostMapping("/qos")
-    ResponseEntity<Qos> createQos(@RequestBody QosRequest request) {
-        Qos qos = accounting.createQos(request);
+    ResponseEntity<Qos> createQos(@RequestBody QosRequest request, CurrentUser caller) {
+        Qos qos = changes.createQos(caller, request);
         return ResponseEntity.created(location(qos.name())).body(qos);
     }
 
@@ -185,8 +180,8 @@ class AccountingController {
     @Operation(operationId = "updateQos", summary = "Change a QOS's priority, limits or preemption (ADMIN)")
     @PreAuthorize(ADMIN)
     @PatchMapping("/qos/{name}")
-    Qos updateQos(@PathVariable String name, @RequestBody QosRequest request) {
-        return accounting.updateQos(name, request);
+    Qos updateQos(@PathVariable String name, @RequestBody QosRequest request, CurrentUser caller) {
+        return changes.updateQos(caller, name, request);
     }
 
     @Tag(name = "qos")
@@ -196,8 +191,8 @@ class AccountingController {
     @PreAuthorize(ADMIN)
     @DeleteMapping("/qos/{name}")
     @ResponseStatus(HttpStatus.NO_CONTENT)
-    void deleteQos(@PathVariable String name) {
-        accounting.deleteQos(name);
+    void deleteQos(@PathVariable String name, CurrentUser caller) {
+        changes.deleteQos(caller, name);
     }
 
     private static URI location(String name) {

@@ -103,7 +103,7 @@ class AgentCredentials {
 
     /** Revokes {@code node}'s credential (404 when there is no such node): its agent must join again. */
     void revoke(String node, String admin) {
-        nodes.revokeCredential(node);
+        nodes.revokeCredential(node, admin);
         forget(node);
         log.warn("The credential of node '{}' was revoked by {}; its agent must join again with the join token",
                 node, admin);

@@ -15,6 +15,10 @@ import org.springframework.transaction.annotation.Transactional;
 
 import io.gantry.api.GantryException;
 import io.gantry.api.ProblemType;
+import io.gantry.audit.Actor;
+import io.gantry.audit.Audit;
+import io.gantry.audit.AuditAction;
+import io.gantry.audit.AuditEntity;
 
 /**
  * Nodes as their agents see them: registering (a configured node takes its place; an unknown one
@@ -34,7 +38,11 @@ public class AgentNodes {
     private final JdbcTemplate jdbc;
     private final ApplicationEventPublisher events;
 
-    AgentNodes(ClusterService cluster, NodeRepository nodes, JdbcTemplate jdbc, ApplicationEventPublisher events) {
+    private final Audit audit;
+
+    AgentNodes(ClusterService cluster, NodeRepository nodes, JdbcTemplate jdbc, ApplicationEventPublisher events,
+            Audit audit) {
+        this.audit = audit;
         this.cluster = cluster;
         this.nodes = nodes;
         this.jdbc = jdbc;
@@ -108,22 +116,28 @@ public class AgentNodes {
     @Transactional
     public ClusterViews.NodeView approve(String name, String admin) {
         NodeEntity node = nodes.findById(name).orElseThrow(() -> GantryException.notFound("Node", name));
+        ClusterViews.NodeView before = ClusterService.view(node);
         if (!node.awaitingApproval()) {
             throw GantryException.conflict("Node '" + name + "' is not awaiting approval");
         }
         node.approve();
         NodeEntity saved = nodes.saveAndFlush(node);
         log.info("Node '{}' approved by {}; it is now {}", name, admin, saved.state());
+        ClusterViews.NodeView after = ClusterService.view(saved);
+        audit.record(Actor.staff(admin, true), AuditAction.UPDATE, AuditEntity.NODE, name, before, after);
         events.publishEvent(new NodeStateChanged(saved.name(), saved.state(), saved.reason()));
-        return ClusterService.view(saved);
+        return after;
     }
 
     /** Forgets a node's credential (404 when there is no such node): its agent must join again with the join token. */
     @Transactional
-    public void revokeCredential(String name) {
+    public void revokeCredential(String name, String admin) {
         NodeEntity node = nodes.findById(name).orElseThrow(() -> GantryException.notFound("Node", name));
+        boolean had = node.hasCredential();
         node.revokeCredential();
         nodes.saveAndFlush(node);
+        audit.record(Actor.staff(admin, true), AuditAction.UPDATE, AuditEntity.NODE, name,
+                Map.of("name", name, "credential", had), Map.of("name", name, "credential", false));
     }
 
     private void joinAs(NodeEntity node, String name, Resources has, List<String> partitions) {

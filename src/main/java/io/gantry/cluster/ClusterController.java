@@ -1,6 +1,5 @@
 package io.gantry.cluster;
 
-import java.security.Principal;
 import java.util.List;
 
 import org.springframework.security.access.prepost.PreAuthorize;
@@ -14,10 +13,12 @@ import org.springframework.web.bind.annotation.RestController;
 
 import io.gantry.api.PageRequest;
 import io.gantry.api.PageResponse;
+import io.gantry.audit.Actor;
 import io.gantry.cluster.ClusterViews.NodeUpdate;
 import io.gantry.cluster.ClusterViews.NodeView;
 import io.gantry.cluster.ClusterViews.PartitionView;
 import io.gantry.cluster.ClusterViews.TopologyView;
+import io.gantry.security.CurrentUser;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -53,8 +54,8 @@ class ClusterController {
     @Operation(operationId = "updateNode", summary = "Drain, resume or down a node (OPERATOR)")
     @PreAuthorize("hasRole('OPERATOR')")
     @PatchMapping("/nodes/{name}")
-    NodeView updateNode(@PathVariable String name, @RequestBody NodeUpdate update, Principal principal) {
-        return cluster.updateNode(name, update, principal.getName());
+    NodeView updateNode(@PathVariable String name, @RequestBody NodeUpdate update, CurrentUser caller) {
+        return cluster.updateNode(name, update, Actor.staff(caller.username(), caller.isAdmin()));
     }
 
     @Tag(name = "partitions")

@@ -19,6 +19,10 @@ import org.springframework.transaction.annotation.Transactional;
 import io.gantry.api.GantryException;
 import io.gantry.api.PageRequest;
 import io.gantry.api.PageResponse;
+import io.gantry.audit.Actor;
+import io.gantry.audit.Audit;
+import io.gantry.audit.AuditAction;
+import io.gantry.audit.AuditEntity;
 import io.gantry.engine.Hostlist;
 import io.gantry.cluster.ClusterViews.BlockView;
 import io.gantry.cluster.ClusterViews.NodeUpdate;
@@ -41,10 +45,12 @@ public class ClusterService {
     private final Clock clock;
     private final JdbcClient jdbc;
     private final org.springframework.jdbc.core.JdbcTemplate batch;
+    private final Audit audit;
 
     ClusterService(ClusterLayout layout, NodeRepository nodes, PartitionRepository partitions,
             ApplicationEventPublisher events, Clock clock, JdbcClient jdbc,
-            org.springframework.jdbc.core.JdbcTemplate batch) {
+            org.springframework.jdbc.core.JdbcTemplate batch, Audit audit) {
+        this.audit = audit;
         this.jdbc = jdbc;
         this.batch = batch;
         this.layout = layout;
@@ -251,8 +257,10 @@ public class ClusterService {
     }
 
     @Transactional
-    public NodeView updateNode(String name, NodeUpdate update, String user) {
+    public NodeView updateNode(String name, NodeUpdate update, Actor actor) {
+        String user = actor.username();
         NodeEntity node = find(name);
+        NodeView before = view(node);
         if (update == null || update.state() == null || update.state().isBlank()) {
             throw GantryException.badRequest("state", "is required: one of DRAIN, RESUME, DOWN");
         }
@@ -278,6 +286,7 @@ public class ClusterService {
                     "'" + update.state() + "' is not one of DRAIN, RESUME, DOWN");
         }
         NodeView view = view(nodes.saveAndFlush(node));
+        audit.record(actor, AuditAction.UPDATE, AuditEntity.NODE, name, before, view);
         events.publishEvent(new NodeStateChanged(view.name(), view.state(), view.reason()));
         return view;
     }

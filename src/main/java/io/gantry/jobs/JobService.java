@@ -17,6 +17,7 @@ import io.gantry.api.GantryException;
 import io.gantry.api.PageRequest;
 import io.gantry.api.PageResponse;
 import io.gantry.api.ProblemType;
+import io.gantry.audit.AuditAction;
 import io.gantry.engine.Hostlist;
 import io.gantry.jobs.JobViews.ActionResult;
 import io.gantry.jobs.JobViews.JobEventView;
@@ -41,10 +42,12 @@ public class JobService {
     private final ApplicationEventPublisher publisher;
     private final JobsProperties properties;
     private final Clock clock;
+    private final JobAudit audit;
 
     JobService(JobRepository jobs, JobLists lists, JobScripts scripts, JobEventRepository events,
             SubmissionCommitter committer, SubmissionResolver resolver, ApplicationEventPublisher publisher,
-            JobsProperties properties, Clock clock) {
+            JobsProperties properties, Clock clock, JobAudit audit) {
+        this.audit = audit;
         this.jobs = jobs;
         this.lists = lists;
         this.scripts = scripts;
@@ -118,6 +121,7 @@ public class JobService {
     public ActionResult cancel(String id, CurrentUser caller) {
         List<JobEntity> targets = findAll(id);
         authorize(targets, id, caller, "cancel");
+        JobAudit.Trail trail = audit.before(id, targets, caller);
         Instant now = clock.instant();
         List<String> done = new ArrayList<>();
         List<String> stopping = new ArrayList<>();
@@ -139,6 +143,7 @@ public class JobService {
                     + targets.get(0).state() + ")");
         }
         jobs.saveAll(targets);
+        trail.record(AuditAction.CANCEL);
         publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "CANCELLED"));
         if (!stopping.isEmpty()) {
             publisher.publishEvent(new JobCancelRequested(targets.stream()
@@ -152,6 +157,7 @@ public class JobService {
     public ActionResult hold(String id, CurrentUser caller) {
         List<JobEntity> targets = findAll(id);
         authorize(targets, id, caller, "hold");
+        JobAudit.Trail trail = audit.before(id, targets, caller);
         Hold hold = caller.isOperator() ? Hold.ADMIN : Hold.USER;
         Instant now = clock.instant();
         List<String> held = new ArrayList<>();
@@ -166,6 +172,7 @@ public class JobService {
             throw GantryException.conflict("Job " + id + " is not pending; only pending jobs can be held");
         }
         jobs.saveAll(targets);
+        trail.record(AuditAction.HOLD);
         publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "HELD"));
         return new ActionResult(held, List.of(), "held");
     }
@@ -174,6 +181,7 @@ public class JobService {
     public ActionResult release(String id, CurrentUser caller) {
         List<JobEntity> targets = findAll(id);
         authorize(targets, id, caller, "release");
+        JobAudit.Trail trail = audit.before(id, targets, caller);
         Instant now = clock.instant();
         List<String> released = new ArrayList<>();
         for (JobEntity job : targets) {
@@ -192,6 +200,7 @@ public class JobService {
             throw GantryException.conflict("Job " + id + " is not held");
         }
         jobs.saveAll(targets);
+        trail.record(AuditAction.RELEASE);
         publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "RELEASED"));
         return new ActionResult(released, List.of(), "released");
     }
@@ -200,6 +209,7 @@ public class JobService {
     public JobView update(String id, JobUpdate update, CurrentUser caller) {
         JobEntity job = findOne(id);
         authorize(List.of(job), id, caller, "update");
+        JobAudit.Trail trail = audit.before(id, List.of(job), caller);
         if (update == null) {
             throw GantryException.badRequest("body", "is required");
         }
@@ -220,6 +230,7 @@ public class JobService {
                 update.constraints());
         jobs.save(job);
         event(job, clock.instant(), "UPDATED", "changed by " + caller.username() + ": " + change.summary());
+        trail.record(AuditAction.UPDATE);
         publisher.publishEvent(new JobsChanged(job.jobId(), "UPDATED"));
         if (job.state() == JobState.RUNNING && change.timeLimitSeconds() != null && job.batchHost() != null) {
             publisher.publishEvent(new JobTimeLimitChanged(JobIds.format(job.jobId(), job.arrayTaskId()),
@@ -232,6 +243,7 @@ public class JobService {
     public ActionResult requeue(String id, CurrentUser caller) {
         List<JobEntity> targets = findAll(id);
         authorize(targets, id, caller, "requeue");
+        JobAudit.Trail trail = audit.before(id, targets, caller);
         List<String> requeued = new ArrayList<>();
         List<String> stopping = new ArrayList<>();
         Instant now = clock.instant();
@@ -252,6 +264,7 @@ public class JobService {
             throw GantryException.conflict("Job " + id + " has not ended (or was cancelled); nothing to requeue");
         }
         jobs.saveAll(targets);
+        trail.record(AuditAction.REQUEUE);
         publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "REQUEUED"));
         return new ActionResult(requeued, List.of(), "requeued");
     }

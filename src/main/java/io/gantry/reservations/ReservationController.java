@@ -47,7 +47,7 @@ class ReservationController {
     @PreAuthorize("hasRole('ADMIN')")
     @Operation(operationId = "createReservation", summary = "Create a reservation (ADMIN)")
     ResponseEntity<ReservationView> create(@RequestBody ReservationRequest request, CurrentUser caller) {
-        ReservationView created = reservations.create(request, caller.username());
+        ReservationView created = reservations.create(request, caller);
         return ResponseEntity.created(ServletUriComponentsBuilder.fromCurrentRequest().path("/{name}")
                 .buildAndExpand(created.name()).toUri()).body(created);
     }
@@ -55,15 +55,15 @@ class ReservationController {
     @PatchMapping("/{name}")
     @PreAuthorize("hasRole('ADMIN')")
     @Operation(operationId = "updateReservation", summary = "Change a reservation's window, nodes, users, accounts or flags (ADMIN)")
-    ReservationView update(@PathVariable String name, @RequestBody ReservationRequest change) {
-        return reservations.update(name, change);
+    ReservationView update(@PathVariable String name, @RequestBody ReservationRequest change, CurrentUser caller) {
+        return reservations.update(name, change, caller);
     }
 
     @DeleteMapping("/{name}")
     @PreAuthorize("hasRole('ADMIN')")
     @Operation(operationId = "deleteReservation", summary = "Delete a reservation (ADMIN)")
-    ResponseEntity<Void> delete(@PathVariable String name) {
-        reservations.delete(name);
+    ResponseEntity<Void> delete(@PathVariable String name, CurrentUser caller) {
+        reservations.delete(name, caller);
         return ResponseEntity.status(HttpStatus.NO_CONTENT).build();
     }
 }

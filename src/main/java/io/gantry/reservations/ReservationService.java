@@ -28,6 +28,11 @@ import io.gantry.jobs.JobAllocation;
 import io.gantry.jobs.ReservationAccess;
 import io.gantry.jobs.SchedulerJobs;
 import io.gantry.scheduling.ReservationSource;
+import io.gantry.audit.Actor;
+import io.gantry.audit.Audit;
+import io.gantry.audit.AuditAction;
+import io.gantry.audit.AuditEntity;
+import io.gantry.security.CurrentUser;
 import io.gantry.security.UserService;
 
 /**
@@ -46,9 +51,11 @@ class ReservationService implements ReservationAccess, ReservationSource {
     private final SchedulerJobs jobs;
     private final UserService users;
     private final Clock clock;
+    private final Audit audit;
 
     ReservationService(ReservationRepository reservations, ClusterService cluster, SchedulerJobs jobs,
-            UserService users, Clock clock) {
+            UserService users, Clock clock, Audit audit) {
+        this.audit = audit;
         this.reservations = reservations;
         this.cluster = cluster;
         this.jobs = jobs;
@@ -68,7 +75,8 @@ class ReservationService implements ReservationAccess, ReservationSource {
     }
 
     @Transactional
-    public ReservationView create(ReservationRequest request, String actor) {
+    public ReservationView create(ReservationRequest request, CurrentUser caller) {
+        String actor = caller.username();
         if (request == null) {
             throw GantryException.badRequest("body", "is required");
         }
@@ -80,12 +88,15 @@ class ReservationService implements ReservationAccess, ReservationSource {
         }
         ReservationEntity entity = new ReservationEntity(request.name(), actor, clock.instant());
         apply(entity, request, null, errors);
-        return view(reservations.saveAndFlush(entity));
+        ReservationView created = view(reservations.saveAndFlush(entity));
+        audit.record(actor(caller), AuditAction.CREATE, AuditEntity.RESERVATION, created.name(), null, created);
+        return created;
     }
 
     @Transactional
-    public ReservationView update(String name, ReservationRequest change) {
+    public ReservationView update(String name, ReservationRequest change, CurrentUser caller) {
         ReservationEntity entity = find(name);
+        ReservationView before = view(entity);
         if (change == null) {
             throw GantryException.badRequest("body", "is required");
         }
@@ -103,12 +114,22 @@ class ReservationService implements ReservationAccess, ReservationSource {
                 change.accounts() != null ? change.accounts() : entity.accounts(),
                 change.flags() != null ? change.flags() : entity.flags());
         apply(entity, merged, name, new ArrayList<>());
-        return view(reservations.saveAndFlush(entity));
+        ReservationView after = view(reservations.saveAndFlush(entity));
+        audit.record(actor(caller), AuditAction.UPDATE, AuditEntity.RESERVATION, name, before, after);
+        return after;
     }
 
     @Transactional
-    public void delete(String name) {
-        reservations.delete(find(name));
+    public void delete(String name, CurrentUser caller) {
+        ReservationEntity entity = find(name);
+        ReservationView before = view(entity);
+        reservations.delete(entity);
+        reservations.flush();
+        audit.record(actor(caller), AuditAction.DELETE, AuditEntity.RESERVATION, name, before, null);
+    }
+
+    private static Actor actor(CurrentUser caller) {
+        return Actor.staff(caller.username(), caller.isAdmin());
     }
 
     /** Reservations not yet over, as the engine takes them. */

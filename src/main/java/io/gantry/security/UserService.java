@@ -38,12 +38,14 @@ public class UserService {
     private final ApplicationEventPublisher events;
     private final AccountDirectory accounts;
     private final Clock clock;
+    private final UserAudit audit;
     /** Compared against when the user does not exist, so that both answers take as long. */
     private final String decoyHash;
 
     UserService(UserRepository users, PasswordEncoder passwords, ApplicationEventPublisher events,
-            AccountDirectory accounts, Clock clock) {
+            AccountDirectory accounts, Clock clock, UserAudit audit) {
         this.users = users;
+        this.audit = audit;
         this.accounts = accounts;
         this.passwords = passwords;
         this.events = events;
@@ -141,7 +143,9 @@ public class UserService {
             accounts.join(username, account, "defaultAccount");
         }
         events.publishEvent(new UserChanged(username, false));
-        return entity.toRecord();
+        User created = entity.toRecord();
+        audit.created(created);
+        return created;
     }
 
     /** Changes a user; {@code actor} is who asks, who may not lock themselves or everyone out. */
@@ -164,6 +168,7 @@ public class UserService {
         if (losesAdmin) {
             requireAnotherAdmin(username);
         }
+        User before = user.toRecord();
         Instant now = now();
         if (endsTokens(user, change)) {
             user.setTokenEpoch(TokenEpochs.next(), now);
@@ -183,7 +188,9 @@ public class UserService {
         }
         users.saveAndFlush(user);
         events.publishEvent(new UserChanged(username, false));
-        return user.toRecord();
+        User after = user.toRecord();
+        audit.changed(before, after, change.password() != null);
+        return after;
     }
 
     /**
@@ -217,10 +224,12 @@ public class UserService {
         if (user.enabled() && user.roles().contains(Role.ADMIN)) {
             requireAnotherAdmin(username);
         }
+        User before = user.toRecord();
         accounts.forget(username);
         users.delete(user);
         users.flush();
         events.publishEvent(new UserChanged(username, true));
+        audit.deleted(before);
     }
 
     private void requireAnotherAdmin(String username) {

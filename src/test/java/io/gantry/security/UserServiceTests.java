@@ -34,7 +34,7 @@ class UserServiceTests {
     private final PasswordEncoder passwords = spy(PasswordEncoderFactories.createDelegatingPasswordEncoder());
     private final ApplicationEventPublisher events = mock(ApplicationEventPublisher.class);
     private final UserService users = new UserService(repository, passwords, events, mock(AccountDirectory.class),
-            Clock.fixed(NOW, ZoneOffset.UTC));
+            Clock.fixed(NOW, ZoneOffset.UTC), mock(UserAudit.class));
 
     @Test
     void anUnknownUserCostsABcryptCheckAsExpensiveAsARealOne() {
