@@ -32,6 +32,13 @@ class UserAudit {
         record(AuditAction.UPDATE, after.username(), snapshot(before, false), snapshot(after, passwordChanged));
     }
 
+    /** An ADMIN ending another user's tokens; a user revoking their own is not a staff change. */
+    void tokensRevoked(User user) {
+        CurrentUser.find().filter(caller -> !caller.username().equals(user.username())).ifPresent(caller ->
+                audit.record(Actor.staff(caller.username(), caller.isAdmin()), AuditAction.REVOKE, AuditEntity.USER,
+                        user.username(), snapshot(user, false), Map.of("tokensRevoked", true)));
+    }
+
     void deleted(User before) {
         record(AuditAction.DELETE, before.username(), snapshot(before, false), null);
     }

@@ -213,6 +213,7 @@ public class UserService {
         user.setTokenEpoch(TokenEpochs.next(), now());
         users.saveAndFlush(user);
         events.publishEvent(new UserChanged(username, false));
+        audit.tokensRevoked(user.toRecord());
     }
 
     @Transactional

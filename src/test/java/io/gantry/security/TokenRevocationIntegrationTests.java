@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+
+import tools.jackson.databind.JsonNode;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 import io.gantry.support.ApiClient;
@@ -95,6 +97,8 @@ class TokenRevocationIntegrationTests {
         assertRevoked(api.get("/api/v1/auth/whoami", second));
         assertThat(api.get("/api/v1/auth/whoami", someoneElse).status()).as("only the caller's").isEqualTo(200);
         assertThat(api.get("/api/v1/auth/whoami", api.token(name, password(name))).status()).isEqualTo(200);
+        assertThat(api.get("/api/v1/audit?entity=user&key=" + name, admin).json().get("items"))
+                .as("revoking one's own tokens is not a staff change: only the creation is audited").hasSize(1);
     }
 
     @Test
@@ -109,6 +113,11 @@ class TokenRevocationIntegrationTests {
         String again = api.token(bob, password(bob));
         assertThat(api.send("POST", "/api/v1/auth/tokens/revoke", admin, Map.of("user", bob)).status()).isEqualTo(204);
         assertRevoked(api.get("/api/v1/auth/whoami", again));
+
+        JsonNode trail = api.get("/api/v1/audit?entity=user&key=" + bob, admin).json().get("items");
+        assertThat(trail).as("an ADMIN ending another user's tokens is audited, each time").hasSize(3);
+        assertThat(trail.get(0).get("action").asString()).isEqualTo("revoke");
+        assertThat(trail.get(1).get("action").asString()).isEqualTo("revoke");
 
         assertProblem(api.send("POST", "/api/v1/auth/tokens/revoke?user=ghost" + RUN, admin, null), 404, "not-found");
         assertProblem(api.send("POST", "/api/v1/auth/tokens/revoke?user=" + bob, admin, Map.of("user", "admin")), 400,
