@@ -229,7 +229,9 @@ final class Cycle {
                 continue;
             }
             // A job that names nodes fails for its own reasons: failures of other jobs say nothing of it.
-            PendingReason known = own == null && !shape.restricted() ? knownFailure(shape, duration) : null;
+            // A job with --time-min fails for sure only where even its shortest limit failed.
+            long shortest = shortestLimit(job, duration);
+            PendingReason known = own == null && !shape.restricted() ? knownFailure(shape, shortest) : null;
             if (known != null) {
                 reason = worse(reason, known);
                 blocked[p] = true;
@@ -237,24 +239,47 @@ final class Cycle {
             }
             restrict(own, end);
             int[] chosen = tryNow(shape, end);
-            if (chosen != null && waitsForSwitches(job, shape, chosen)) {
-                // It could start now, on more leaf switches than it asked for: it waits, holding nothing.
-                switchWait = true;
-                continue;
+            long until = end;
+            PendingReason why = null;
+            if (chosen == null) {
+                // Priority when only reservations for jobs ahead stand in the way; Resources otherwise;
+                // maintenance when an advance reservation with MAINT keeps nodes that would do.
+                int need = shape.others();
+                why = requiredWhy != null ? requiredWhy
+                        : keptForMaintenance && baseFit + keptForReservation >= need
+                        ? PendingReason.RESERVED_FOR_MAINTENANCE
+                        : baseFit >= need && usable < need ? PendingReason.PRIORITY
+                        : PendingReason.RESOURCES;
+                if (shortest < duration) {
+                    long limitFits = longestFitting(own, shape, shortest, duration);
+                    if (limitFits > 0) {
+                        until = Math.addExact(now, limitFits);
+                        restrict(own, until);
+                        chosen = tryNow(shape, until);
+                    }
+                }
             }
             if (chosen != null) {
-                starts.add(start(job, shape, chosen, end, blocked[p], e.priority));
-                limits.charge(job.user(), job.account(), job.qos(), tres);
+                Shape placed = shape;
+                Tres charged = tres;
+                Shape more = grown(job, shape, until, own);
+                if (more != null) {
+                    int[] wider = tryNow(more, until);
+                    if (wider != null) {
+                        placed = more;
+                        chosen = wider;
+                        charged = tresOf(more);
+                    }
+                }
+                if (waitsForSwitches(job, placed, chosen)) {
+                    // It could start now, on more leaf switches than it asked for: it waits, holding nothing.
+                    switchWait = true;
+                    continue;
+                }
+                starts.add(start(job, placed, chosen, until, blocked[p], e.priority));
+                limits.charge(job.user(), job.account(), job.qos(), charged);
                 return;
             }
-            // Priority when only reservations for jobs ahead stand in the way; Resources otherwise;
-            // maintenance when an advance reservation with MAINT keeps nodes that would do.
-            int need = shape.others();
-            PendingReason why = requiredWhy != null ? requiredWhy
-                    : keptForMaintenance && baseFit + keptForReservation >= need
-                    ? PendingReason.RESERVED_FOR_MAINTENANCE
-                    : baseFit >= need && usable < need ? PendingReason.PRIORITY
-                    : PendingReason.RESOURCES;
             if (own == null && !shape.restricted()) {
                 remember(shape, duration, why);
             }
@@ -355,6 +380,64 @@ final class Cycle {
         for (long[] h : holds.get(victim.id())) {
             a.hold((int) h[0], (int) h[1], h[2], h[3], h[4]);
         }
+    }
+
+    /** The shortest time limit the job accepts: its --time-min when that is below its limit. */
+    private static long shortestLimit(PendingJob job, long duration) {
+        long min = job.request().timeMinSeconds();
+        return min > 0 && min < duration ? min : duration;
+    }
+
+    /**
+     * The longest limit from {@code shortest} up to (not including) {@code duration} with which the
+     * shape fits now, or 0 when even the shortest does not (Slurm's --time-min). Fitting is monotone
+     * in the limit (a shorter run overlaps fewer reservations), so a binary search finds it.
+     */
+    private long longestFitting(Held own, Shape shape, long shortest, long duration) {
+        restrict(own, Math.addExact(now, shortest));
+        if (tryNow(shape, Math.addExact(now, shortest)) == null) {
+            return 0;
+        }
+        long lo = shortest;
+        long hi = duration - 1;
+        while (lo < hi) {
+            long mid = lo + (hi - lo + 1) / 2;
+            restrict(own, Math.addExact(now, mid));
+            if (tryNow(shape, Math.addExact(now, mid)) != null) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    /**
+     * For a job of {@code -N min-max} that just fit on its minimum: the shape on as many nodes as are
+     * usable now, up to its maximum (and no more nodes than tasks when it asked for tasks), within its
+     * limits; null when it cannot grow. Each node's share only shrinks as the count grows, so the
+     * nodes usable for the minimum are usable for this.
+     */
+    private Shape grown(PendingJob job, Shape shape, long until, Held own) {
+        Request r = job.request();
+        if (r.maxNodes() <= shape.nodes() || shape.restricted()) {
+            return null;
+        }
+        int most = Math.min(r.maxNodes(), usable + shape.required().length);
+        if (r.tasks() > 1) {
+            most = Math.min(most, Math.max(r.tasks(), shape.nodes()));
+        }
+        if (most <= shape.nodes()) {
+            return null;
+        }
+        Shape more = Shape.of(r.toBuilder().nodes(most).build(), c.parts[shape.partition()], c);
+        Tres tres = tresOf(more);
+        if (Limits.perJob(limits.qos(job.qos()), Math.subtractExact(until, now), tres) != null
+                || limits.check(job, tres) != null) {
+            return null;
+        }
+        restrict(own, until);
+        return more;
     }
 
     /**

@@ -13,6 +13,9 @@ import java.util.Objects;
  * {@code -x}), each a Slurm hostlist expression or null. {@code switches} (sbatch's
  * {@code --switches=N@wait}, 0 for none) is the most leaf switches the job wants to span; it waits
  * up to {@code switchWaitSeconds} after it became eligible for such an allocation, then takes any.
+ * {@code maxNodes} above {@code nodes} (sbatch's {@code -N min-max}) lets the job start on as many
+ * nodes as fit, up to it; {@code timeMinSeconds} (sbatch's {@code --time-min}, 0 for none) lets it
+ * start now with a shorter time limit, down to that, where its full limit would not fit.
  *
  * <p>A nodelist of more nodes than {@code nodes} raises the node count to the nodelist's, as in
  * Slurm; the other nodes of a bigger job are the engine's choice. A node named in the nodelist
@@ -25,11 +28,11 @@ import java.util.Objects;
  */
 public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int gpus, int gpusPerNode,
         String gpuType, Constraint constraint, boolean exclusive, boolean oneBlock, String nodelist,
-        String exclude, int switches, long switchWaitSeconds) {
+        String exclude, int switches, long switchWaitSeconds, int maxNodes, long timeMinSeconds) {
 
     public Request {
         if (nodes < 0 || tasks < 1 || cpusPerTask < 1 || memoryMb < 0 || gpus < 0 || gpusPerNode < 0
-                || switches < 0 || switchWaitSeconds < 0) {
+                || switches < 0 || switchWaitSeconds < 0 || maxNodes < 0 || timeMinSeconds < 0) {
             throw new IllegalArgumentException("invalid request: nodes=" + nodes + " tasks=" + tasks
                     + " cpusPerTask=" + cpusPerTask + " memoryMb=" + memoryMb + " gpus=" + gpus
                     + " gpusPerNode=" + gpusPerNode + " switches=" + switches + "@" + switchWaitSeconds);
@@ -47,7 +50,7 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
     public Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int gpus, int gpusPerNode, String gpuType,
             Constraint constraint, boolean exclusive, boolean oneBlock) {
         this(nodes, tasks, cpusPerTask, memoryMb, gpus, gpusPerNode, gpuType, constraint, exclusive, oneBlock, null,
-                null, 0, 0);
+                null, 0, 0, 0, 0);
     }
 
     /** Whether it names nodes to run on or to avoid. */
@@ -80,6 +83,8 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         b.exclude = exclude;
         b.switches = switches;
         b.switchWaitSeconds = switchWaitSeconds;
+        b.maxNodes = maxNodes;
+        b.timeMinSeconds = timeMinSeconds;
         return b;
     }
 
@@ -98,6 +103,8 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         private String exclude;
         private int switches;
         private long switchWaitSeconds;
+        private int maxNodes;
+        private long timeMinSeconds;
 
         public Builder nodes(int v) { nodes = v; return this; }
         public Builder tasks(int v) { tasks = v; return this; }
@@ -114,10 +121,12 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         public Builder exclude(String v) { exclude = v; return this; }
         public Builder switches(int v) { switches = v; return this; }
         public Builder switchWaitSeconds(long v) { switchWaitSeconds = v; return this; }
+        public Builder maxNodes(int v) { maxNodes = v; return this; }
+        public Builder timeMinSeconds(long v) { timeMinSeconds = v; return this; }
 
         public Request build() {
             return new Request(nodes, tasks, cpusPerTask, memoryMb, gpus, gpusPerNode, gpuType, constraint,
-                    exclusive, oneBlock, nodelist, exclude, switches, switchWaitSeconds);
+                    exclusive, oneBlock, nodelist, exclude, switches, switchWaitSeconds, maxNodes, timeMinSeconds);
         }
     }
 }

@@ -179,6 +179,8 @@ final class EngineFixtures {
         JobBuilder qos(String q) { qos = q; return this; }
         JobBuilder partitions(String... p) { partitions = List.of(p); return this; }
         JobBuilder nodes(int n) { request.nodes(n); return this; }
+        JobBuilder nodes(int min, int max) { request.nodes(min).maxNodes(max); return this; }
+        JobBuilder timeMin(long seconds) { request.timeMinSeconds(seconds); return this; }
         JobBuilder tasks(int n) { request.tasks(n); return this; }
         JobBuilder cpusPerTask(int n) { request.cpusPerTask(n); return this; }
         JobBuilder memoryMb(long m) { request.memoryMb(m); return this; }

@@ -71,10 +71,20 @@ final class Invariants {
             require(job.partitions().contains(st.partition()), "started in a partition it did not ask for");
             Partition part = parts.get(st.partition());
             require(part.up() && part.allows(job.timeLimitSeconds()), "partition down or time limit over max");
-            require(st.startTime() == s.now() && st.expectedEnd() == s.now() + job.timeLimitSeconds(), "times");
+            long limit = st.expectedEnd() - st.startTime();
+            long timeMin = job.request().timeMinSeconds();
+            require(st.startTime() == s.now() && (limit == job.timeLimitSeconds()
+                    || (timeMin > 0 && timeMin <= limit && limit < job.timeLimitSeconds())),
+                    "times: a run of " + limit + " s for a limit of " + job.timeLimitSeconds() + " (time-min " + timeMin + ")");
             Shape shape = Shape.of(job.request(), cluster.partsByName.get(st.partition()), cluster);
-            require(st.allocation().size() == shape.nodes(), "node count " + st.allocation().size() + " != "
-                    + shape.nodes() + " for " + st.job());
+            int most = Math.max(shape.nodes(), job.request().maxNodes());
+            require(st.allocation().size() >= shape.nodes() && st.allocation().size() <= most, "node count "
+                    + st.allocation().size() + " not in " + shape.nodes() + "-" + most + " for " + st.job());
+            if (st.allocation().size() != shape.nodes()) {
+                // -N min-max: laid out for the count it got.
+                shape = Shape.of(job.request().toBuilder().nodes(st.allocation().size()).build(),
+                        cluster.partsByName.get(st.partition()), cluster);
+            }
             Set<String> distinct = new HashSet<>();
             long cpus = 0;
             long gpus = 0;
@@ -185,7 +195,7 @@ final class Invariants {
                 if (member) {
                     require(r.start() <= s.now() && s.now() < r.end(), start.job() + " started outside its reservation's window");
                     require(r.nodes().containsAll(start.nodeNames()), start.job() + " left its reservation's nodes");
-                } else if (r.overlaps(s.now(), s.now() + job.timeLimitSeconds())) {
+                } else if (r.overlaps(s.now(), start.expectedEnd())) {
                     for (String node : start.nodeNames()) {
                         require(!r.nodes().contains(node), start.job() + " started on " + node
                                 + " that reservation " + r.name() + " holds during its run");
