@@ -414,7 +414,8 @@ final class Cycle {
 
     /**
      * For a job of {@code -N min-max} that just fit on its minimum: the shape on as many nodes as are
-     * usable now, up to its maximum (and no more nodes than tasks when it asked for tasks), within its
+     * usable now, up to its maximum (and no more nodes than tasks when it asked for more tasks than its
+     * minimum; with one task per node it gets one task on each node it gets), within its
      * limits; null when it cannot grow. Each node's share only shrinks as the count grows, so the
      * nodes usable for the minimum are usable for this.
      */
@@ -424,8 +425,9 @@ final class Cycle {
             return null;
         }
         int most = Math.min(r.maxNodes(), usable + shape.required().length);
-        if (r.tasks() > 1) {
-            most = Math.min(most, Math.max(r.tasks(), shape.nodes()));
+        if (r.tasks() > shape.nodes()) {
+            // More tasks than nodes were asked for: every node needs one.
+            most = Math.min(most, r.tasks());
         }
         if (most <= shape.nodes()) {
             return null;

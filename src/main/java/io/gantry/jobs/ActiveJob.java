@@ -7,7 +7,8 @@ import java.util.List;
  * A pending, running or completing job as the scheduler sees it. {@code row} and {@code version}
  * identify the stored row; a start is applied only if the version is still the same.
  * {@code nodelist} and {@code exclude} are the compressed hostlists of {@code -w} and {@code -x}, or null;
- * {@code switches} is {@link JobSwitches}'s stored form, or null.
+ * {@code switches} is {@link JobSwitches}'s stored form, or null; {@code maxNodes} and
+ * {@code timeMinSeconds} are {@code -N min-max}'s max and {@code --time-min}, or null.
  */
 public record ActiveJob(long row, long version, long jobId, int arrayTaskId, String name, String user, String account,
         String qos, List<String> partitions, JobState state, Hold hold, Instant submitTime, Instant eligibleTime,
@@ -15,7 +16,8 @@ public record ActiveJob(long row, long version, long jobId, int arrayTaskId, Str
         int gpusPerNode, String gpuType, String constraints, boolean exclusive, String dependency,
         Integer arrayMaxRunning, String partition, Instant startTime, List<JobAllocation> allocation,
         boolean requeue, Long simulatedRunSeconds, Integer simulatedExitCode, String reason, long priority,
-        Instant expectedStartTime, String reservation, String nodelist, String exclude, String switches) {
+        Instant expectedStartTime, String reservation, String nodelist, String exclude, String switches, Integer maxNodes,
+        Long timeMinSeconds) {
 
     public ActiveJob {
         partitions = List.copyOf(partitions);

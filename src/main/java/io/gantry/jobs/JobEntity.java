@@ -90,6 +90,7 @@ class JobEntity {
     private String signal;
     @Column(name = "switches_spec")
     private String switches;
+    private Long timeMinSeconds;
     private Integer exitCode;
     private String allocatedNodes;
     private String allocation;
@@ -160,6 +161,7 @@ class JobEntity {
         this.umask = spec.umask();
         this.signal = spec.signal();
         this.switches = spec.switches();
+        this.timeMinSeconds = spec.timeMinSeconds();
         this.defaultMemoryMb = spec.defaultMemoryMb();
     }
 
@@ -216,6 +218,7 @@ class JobEntity {
     String umask() { return umask; }
     String signal() { return signal; }
     String switches() { return switches; }
+    Long timeMinSeconds() { return timeMinSeconds; }
     Long defaultMemoryMb() { return defaultMemoryMb; }
     Integer exitCode() { return exitCode; }
     String allocatedNodes() { return allocatedNodes; }
@@ -231,7 +234,13 @@ class JobEntity {
         this.expectedStartTime = expectedStart;
     }
 
-    void start(String partition, Instant start, String allocatedNodes, String allocation, long priority) {
+    /**
+     * Starts the job on its allocation (a job of {@code -N min-max} on the nodes it got). One started
+     * under its {@code --time-min} keeps the shorter limit it runs with as its time limit, as in Slurm.
+     */
+    void start(String partition, Instant start, String allocatedNodes, String allocation, long priority,
+            long timeLimitSeconds) {
+        this.timeLimitSeconds = Math.min(this.timeLimitSeconds, timeLimitSeconds);
         this.state = JobState.RUNNING;
         this.reason = PendingReason.NONE.slurmName();
         this.partition = partition;

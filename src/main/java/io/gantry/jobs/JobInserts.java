@@ -33,9 +33,9 @@ class JobInserts {
             + " gpus, gpus_per_node, gpu_type, constraints, exclusive, nodelist, exclude, dependency, nice, workdir,"
             + " stdout_path, stderr_path, requeue, requeue_count, reservation, comment,"
             + " simulated_run_seconds, simulated_exit_code, cancel_requested, version, umask, signal_spec,"
-            + " default_memory_mb, switches_spec)"
+            + " default_memory_mb, switches_spec, time_min_seconds)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     private static final String INSERT_EVENTS = "INSERT INTO job_events (job_row, event_time, type, detail)"
             + " SELECT id, ?, ?, ? FROM jobs WHERE job_id = ?";
@@ -169,6 +169,11 @@ class JobInserts {
             ps.setLong(++i, job.defaultMemoryMb());
         }
         ps.setString(++i, job.switches());
+        if (job.timeMinSeconds() == null) {
+            ps.setNull(++i, Types.BIGINT);
+        } else {
+            ps.setLong(++i, job.timeMinSeconds());
+        }
     }
 
     private static void setInteger(PreparedStatement ps, int index, Integer value) throws SQLException {

@@ -54,5 +54,8 @@ public record JobSubmission(
                 + "(60 s when no time is given; B: the batch shell only)", example = "B:USR1@120") String signal,
         @Schema(description = "At most this many leaf switches, and how long to wait for them before taking more, "
                 + "as sbatch's --switches=count[@max-time] (the wait is at most and by default 5 minutes)",
-                example = "1@10:00") String switches) {
+                example = "1@10:00") String switches,
+        @Schema(description = "The shortest time limit, in seconds, the job accepts (--time-min): where its full "
+                + "limit would delay other jobs, it may start sooner with a limit down to this; at most its time limit",
+                example = "1800") Long timeMinSeconds) {
 }

@@ -35,6 +35,8 @@ public final class JobViews {
             @Schema(description = "Signal sent before the time limit, as [B:]SIG@seconds") String signal,
             @Schema(description = "At most this many leaf switches, waited for up to so many seconds "
                     + "(--switches), as count@seconds; null when not asked", example = "1@300") String switches,
+            @Schema(description = "The shortest time limit it accepts (--time-min), in seconds; null when none")
+            Long timeMinSeconds,
             @Schema(description = "Peak memory of its run as its node measured it (the job's cgroup), in bytes; "
                     + "null when not known (still running, never started, simulated node, node without cgroups)",
                     example = "126418944") Long maxRssBytes,

@@ -92,6 +92,7 @@ public final class SbatchDirectives {
         acted("comment", null, Arg.VALUE, (p, o, v) -> p.comment = text(v));
         acted("signal", null, Arg.VALUE, (p, o, v) -> p.signal = JobSignal.parse(v).toString());
         acted("switches", null, Arg.VALUE, (p, o, v) -> p.switches = JobSwitches.parse(v).toString());
+        acted("time-min", null, Arg.VALUE, (p, o, v) -> p.timeMinSeconds = timeMin(v));
         acted("wrap", null, Arg.VALUE, (p, o, v) -> {
             throw new IllegalArgumentException("wraps a command line into a script, which makes no sense inside a script");
         });
@@ -152,7 +153,6 @@ public final class SbatchDirectives {
         ignored("test-only", null, Arg.NO_VALUE);
         ignored("thread-spec", null, Arg.VALUE);
         ignored("threads-per-core", null, Arg.VALUE);
-        ignored("time-min", null, Arg.VALUE);
         ignored("tmp", null, Arg.VALUE);
         ignored("uid", null, Arg.VALUE);
         ignored("usage", null, Arg.NO_VALUE);
@@ -292,6 +292,15 @@ public final class SbatchDirectives {
         throw new IllegalArgumentException("'" + value + "' is out of range (+/- " + MAX_NICE + ")");
     }
 
+    /** {@code --time-min}: a duration in Slurm's formats; UNLIMITED would be no minimum at all. */
+    private static long timeMin(String value) {
+        long seconds = SlurmTime.parseSeconds(value);
+        if (seconds == SlurmTime.UNLIMITED) {
+            throw new IllegalArgumentException("a minimum time limit must be a duration, not UNLIMITED");
+        }
+        return seconds;
+    }
+
     private static String hostlist(String value) {
         if (value.indexOf('/') >= 0) {
             throw new IllegalArgumentException("reading host names from a file is not supported; list the hosts, as in node[01-04]");
@@ -384,6 +393,7 @@ public final class SbatchDirectives {
         String comment;
         String signal;
         String switches;
+        Long timeMinSeconds;
 
         /** The memory option given so far, for sbatch's rule that only one kind may be. */
         Memory memoryKind;
@@ -636,7 +646,7 @@ public final class SbatchDirectives {
                     this.gpusPerNode, this.gpusPerTask, this.cpusPerGpu, this.gpuType, this.timeLimitSeconds,
                     this.constraints, this.exclusive, this.dependency, this.array, this.hold, this.nice, this.workdir,
                     this.stdout, this.stderr, this.requeue, this.ntasksPerNode, this.nodelist, this.exclude,
-                    this.beginTime, this.reservation, this.export, this.comment, this.signal, this.switches, this.warnings,
+                    this.beginTime, this.reservation, this.export, this.comment, this.signal, this.switches, this.timeMinSeconds, this.warnings,
                     this.lines);
         }
     }

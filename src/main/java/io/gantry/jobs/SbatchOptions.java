@@ -30,6 +30,7 @@ import java.util.Map;
  * @param export {@code --export}, as given
  * @param signal {@code --signal} in {@link JobSignal}'s canonical form ({@code B:USR1@60})
  * @param switches {@code --switches} in {@link JobSwitches}'s stored form ({@code 2@300})
+ * @param timeMinSeconds {@code --time-min}, in seconds
  * @param warnings options that were accepted but that Gantry does not act on, with their
  *     lines; never null
  * @param lines the line each option was last given on, by its long name ({@code "nodelist"} for
@@ -72,6 +73,7 @@ public record SbatchOptions(
         String comment,
         String signal,
         String switches,
+        Long timeMinSeconds,
         List<String> warnings,
         Map<String, Integer> lines) {
 

@@ -165,6 +165,14 @@ class SubmissionResolver {
             timeLimit = Math.min(timeLimit, charge.limits().maxWallSeconds());
         }
 
+        Long timeMin = first(json.timeMinSeconds(), directives.timeMinSeconds(), null);
+        if (timeMin != null && (timeMin <= 0 || timeMin > timeLimit)) {
+            errors.add(new FieldError(fieldOf("timeMinSeconds", json.timeMinSeconds(), directives),
+                    "must be positive and at most the time limit (" + io.gantry.engine.SlurmTime.format(timeLimit)
+                            + "), was " + timeMin + " s"));
+            timeMin = null;
+        }
+
         String array = first(json.array(), directives.array(), null);
         List<Integer> taskIds = List.of();
         Integer arrayMaxRunning = null;
@@ -285,7 +293,8 @@ class SubmissionResolver {
                 .memoryMb(memoryMb).gpus(gpus).gpusPerNode(gpusPerNode).gpuType(gpuType).constraint(constraint)
                 .exclusive(exclusive).nodelist(nodelist).exclude(exclude)
                 .switches(switchLimit == null ? 0 : switchLimit.count())
-                .switchWaitSeconds(switchLimit == null ? 0 : switchLimit.waitSeconds()).build();
+                .switchWaitSeconds(switchLimit == null ? 0 : switchLimit.waitSeconds())
+                .maxNodes(maxNodes == null ? 0 : maxNodes).timeMinSeconds(timeMin == null ? 0 : timeMin).build();
         Feasibility feasibility = feasibility(request, partitions, timeLimit, caller, qos, account);
         if (!feasibility.fits()) {
             String field = switch (feasibility.cause()) {
@@ -301,7 +310,7 @@ class SubmissionResolver {
                 dependency, array, arrayMaxRunning, taskIds, held ? Hold.USER : Hold.NONE, nice,
                 workdir, environment, stdout, stderr, first(json.requeue(), directives.requeue(), true), reservation,
                 beginTime, nodelist, exclude, comment, simulatedRun, json.simulatedExitCode(), umask, signal,
-                switches, memoryMb > 0 ? null : defaultMemory(partitions, layout, minNodes, tasks, cpusPerTask, ntasksPerNode,
+                switches, timeMin, memoryMb > 0 ? null : defaultMemory(partitions, layout, minNodes, tasks, cpusPerTask, ntasksPerNode,
                         exclusive));
         return new Resolved(spec, warnings);
     }

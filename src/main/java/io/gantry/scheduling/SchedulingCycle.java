@@ -317,7 +317,7 @@ class SchedulingCycle {
                 }
                 String nodes = Hostlist.of(start.nodeNames()).compressed();
                 if (!jobs.start(job.row(), job.version(), start.partition(), now, allocation, nodes,
-                        start.priority().value(), start.backfilled())) {
+                        start.priority().value(), start.backfilled(), start.expectedEnd() - start.startTime())) {
                     continue;
                 }
                 for (NodeUse use : uses) {
@@ -379,7 +379,9 @@ class SchedulingCycle {
         Request request = Request.builder().nodes(job.minNodes()).tasks(job.tasks()).cpusPerTask(job.cpusPerTask())
                 .memoryMb(job.memoryMb()).gpus(job.gpus()).gpusPerNode(job.gpusPerNode()).gpuType(job.gpuType())
                 .constraint(Constraint.parse(job.constraints())).exclusive(job.exclusive())
-                .nodelist(job.nodelist()).exclude(job.exclude()).build();
+                .nodelist(job.nodelist()).exclude(job.exclude())
+                .maxNodes(job.maxNodes() == null ? 0 : job.maxNodes())
+                .timeMinSeconds(job.timeMinSeconds() == null ? 0 : job.timeMinSeconds()).build();
         if (job.switches() != null) {
             JobSwitches switches = JobSwitches.parse(job.switches());
             request = request.toBuilder().switches(switches.count()).switchWaitSeconds(switches.waitSeconds()).build();

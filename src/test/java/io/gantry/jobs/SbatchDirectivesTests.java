@@ -117,6 +117,8 @@ class SbatchDirectivesTests {
             --signal=R:10@0               | signal            | USR1@0
             --switches=2                  | switches          | 2@300
             --switches 1@2:00             | switches          | 1@120
+            --time-min=30                 | timeMinSeconds    | 1800
+            --time-min 1:00:00            | timeMinSeconds    | 3600
             """)
     void eachOptionInEachOfItsFormsSetsItsField(String directive, String field, String expected) {
         SbatchOptions options = SbatchDirectives.parse(script("#SBATCH " + directive));
@@ -365,7 +367,6 @@ class SbatchDirectivesTests {
             --test-only                 | --test-only
             --thread-spec=1             | --thread-spec
             --threads-per-core=1        | --threads-per-core
-            --time-min=30               | --time-min
             --tmp=10G                   | --tmp
             --uid=alice                 | --uid
             --usage                     | --usage

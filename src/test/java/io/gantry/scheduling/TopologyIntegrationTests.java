@@ -27,10 +27,11 @@ import io.gantry.support.TestDatabase;
 import tools.jackson.databind.JsonNode;
 
 /**
- * The switch tree as a user meets it, through the packaged controller on PostgreSQL: a cluster of
- * two pods under a spine, each pod two leaves of two nodes. A job lands under the lowest switch that
- * holds it, and {@code --switches=N@wait} keeps a job waiting (TopologyWait) for N leaves, or lets it
- * take more at once when it will not wait.
+ * The switch tree and flexible shapes as a user meets them, through the packaged controller on
+ * PostgreSQL: a cluster of two pods under a spine, each pod two leaves of two nodes. A job lands under
+ * the lowest switch that holds it; {@code --switches=N@wait} keeps a job waiting (TopologyWait) for N
+ * leaves, or lets it take more at once when it will not wait; {@code -N min-max} starts on what is
+ * free and {@code --time-min} starts a job in a hole its full limit would not fit.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TopologyIntegrationTests {
@@ -158,6 +159,42 @@ class TopologyIntegrationTests {
         JsonNode running = api.awaitJobState(now, admin, "RUNNING", Duration.ofSeconds(30));
         assertThat(leaves(running)).hasSize(2);
         assertThat(running.get("switches").asString()).isEqualTo("1@0");
+    }
+
+    @Test
+    void aJobOfTwoToEightNodesStartsOnTheFiveThatAreFree() {
+        for (String node : List.of("n1", "n2", "n3")) {
+            api.awaitJobState(submit(Map.of("nodes", 1, "exclusive", true, "nodelist", node)), admin, "RUNNING",
+                    Duration.ofSeconds(30));
+        }
+        long flexible = submit(Map.of("exclusive", true, "script", "#!/bin/bash\n#SBATCH -N 2-8\ntrue\n"));
+        JsonNode running = api.awaitJobState(flexible, admin, "RUNNING", Duration.ofSeconds(30));
+        assertThat(running.get("allocation")).hasSize(5);
+        assertThat(running.get("maxNodes").asInt()).isEqualTo(8);
+    }
+
+    @Test
+    void aJobWithATimeMinStartsInAHoleItsFullLimitWouldNotFit() {
+        // Half the nodes busy for 10 minutes, an 8-node job reserved behind them: a 30-minute job waits,
+        // one that accepts 5 minutes starts now with the limit that ends before the reservation.
+        long half = submit(Map.of("nodes", 4, "exclusive", true, "timeLimitSeconds", 600));
+        api.awaitJobState(half, admin, "RUNNING", Duration.ofSeconds(30));
+        long whole = submit(Map.of("nodes", 8, "exclusive", true, "timeLimitSeconds", 600));
+        long rigid = submit(Map.of("nodes", 1, "exclusive", true, "timeLimitSeconds", 1800));
+        long flexible = submit(Map.of("nodes", 1, "exclusive", true, "script",
+                "#!/bin/bash\n#SBATCH -t 30:00 --time-min=5\ntrue\n"));
+
+        JsonNode started = api.awaitJobState(flexible, admin, "RUNNING", Duration.ofSeconds(30));
+        assertThat(started.get("timeLimitSeconds").asLong()).isBetween(300L, 600L);
+        assertThat(started.get("timeMinSeconds").asLong()).isEqualTo(300);
+        JsonNode waiting = api.get("/api/v1/jobs/" + rigid, admin).json();
+        assertThat(waiting.get("state").asString()).isEqualTo("PENDING");
+        assertThat(api.get("/api/v1/jobs/" + whole, admin).json().get("state").asString()).isEqualTo("PENDING");
+
+        Response tooLong = api.send("POST", "/api/v1/jobs", admin, job(Map.of("timeLimitSeconds", 600,
+                "timeMinSeconds", 900)));
+        assertThat(tooLong.status()).isEqualTo(400);
+        assertThat(tooLong.json().get("errors").get(0).get("field").asString()).isEqualTo("timeMinSeconds");
     }
 
     @Test
