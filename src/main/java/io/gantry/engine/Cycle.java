@@ -249,6 +249,8 @@ final class Cycle {
                         : keptForMaintenance && baseFit + keptForReservation >= need
                         ? PendingReason.RESERVED_FOR_MAINTENANCE
                         : baseFit >= need && usable < need ? PendingReason.PRIORITY
+                        : usable >= need && c.blockCount > 0 && (shape.inOneBlock() || shape.segmented())
+                        ? PendingReason.TOPOLOGY_WAIT
                         : PendingReason.RESOURCES;
                 if (shortest < duration) {
                     long limitFits = longestFitting(own, shape, shortest, duration);
@@ -638,7 +640,7 @@ final class Cycle {
         if (need == 0) {
             return required.clone();
         }
-        if (s.oneBlock() && c.blockCount > 0) {
+        if (s.inOneBlock() && c.blockCount > 0) {
             int block = c.block[required[0]];
             int kept = 0;
             for (int k = 0; k < count; k++) {
@@ -766,7 +768,7 @@ final class Cycle {
                 windows(s, i, duration);
             }
         }
-        long start = s.oneBlock() && c.blockCount > 0 ? sweepPerBlock(s.nodes()) : sweep(s.nodes(), 0, intervals.size,
+        long start = s.inOneBlock() && c.blockCount > 0 ? sweepPerBlock(s.nodes()) : sweep(s.nodes(), 0, intervals.size,
                 intervals.start, intervals.end);
         if (start < 0) {
             return null;
@@ -820,7 +822,7 @@ final class Cycle {
                 return null;
             }
         }
-        int block = s.oneBlock() && c.blockCount > 0 ? c.block[required[0]] : -1;
+        int block = s.inOneBlock() && c.blockCount > 0 ? c.block[required[0]] : -1;
         for (int i = pool.nextSetBit(0); i >= 0; i = pool.nextSetBit(i + 1)) {
             if (s.capable(c, i) && (block < 0 || c.block[i] == block)) {
                 windows(s, i, duration);

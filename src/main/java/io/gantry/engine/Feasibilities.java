@@ -44,8 +44,11 @@ final class Feasibilities {
                     + s.nodes() + " node(s) with " + s.cpusPerNode() + " CPUs, " + s.memPerNode() + " MB and "
                     + s.gpusPerNode() + " GPUs each; partition " + part.name() + " has " + capable);
         }
-        if (s.oneBlock() && c.blockCount > 0) {
+        if (s.inOneBlock() && c.blockCount > 0) {
             return oneBlock(c, s, part);
+        }
+        if (s.segmented() && c.blockCount > 0) {
+            return segments(c, s, part);
         }
         return Feasibility.FITS;
     }
@@ -86,6 +89,28 @@ final class Feasibilities {
             }
         }
         return n;
+    }
+
+    /** Whether the blocks could ever hold the job's groups of {@code segment} nodes, each in one block. */
+    private static Feasibility segments(Cluster c, Shape s, Cluster.Part part) {
+        int groups = (s.nodes() + s.segment() - 1) / s.segment();
+        int held = 0;
+        int[][] blockAll = s.match().blockAll();
+        for (int b = 0; b < blockAll.length; b++) {
+            int n = 0;
+            for (int ci = 0; ci < c.classCount; ci++) {
+                if (s.capableClass(c, ci)) {
+                    n += blockAll[b][ci];
+                }
+            }
+            held += (n - excludedCapable(c, s, b)) / s.segment();
+        }
+        if (held < groups) {
+            return Feasibility.never(PendingReason.PARTITION_CONFIG, "the job needs " + groups + " groups of "
+                    + s.segment() + " nodes, each in one block; the blocks of partition " + part.name() + " hold "
+                    + held, s.excluded().length > 0 ? Feasibility.Cause.EXCLUDE : Feasibility.Cause.REQUEST);
+        }
+        return Feasibility.FITS;
     }
 
     private static Feasibility oneBlock(Cluster c, Shape s, Cluster.Part part) {

@@ -17,7 +17,11 @@ public enum PendingReason {
     PARTITION_CONFIG("PartitionConfig"),
     REQ_NODE_NOT_AVAIL("ReqNodeNotAvail"),
     BAD_CONSTRAINTS("BadConstraints"),
-    /** Waiting, up to its --switches wait, for an allocation on no more leaf switches than it asked for. */
+    /**
+     * Waiting for its topology: up to its --switches wait for an allocation on no more leaf switches
+     * than it asked for, or for a whole block (or whole blocks for its --segment groups) while enough
+     * nodes are free elsewhere.
+     */
     TOPOLOGY_WAIT("TopologyWait"),
     RESERVATION("Reservation"),
     RESERVED_FOR_MAINTENANCE("ReqNodeNotAvail, Reserved for maintenance"),

@@ -39,8 +39,11 @@ final class Placement {
             }
             return new int[] {best};
         }
+        if (c.blockCount > 0 && s.segmented()) {
+            return bySegments(c, a, s, usable, count, n);
+        }
         int poolSize = count;
-        boolean wantBlock = c.blockCount > 0 && (s.oneBlock() || s.gpusPerNode() > 0);
+        boolean wantBlock = c.blockCount > 0 && (s.inOneBlock() || s.gpusPerNode() > 0);
         if (wantBlock) {
             int[] perBlock = new int[c.blockCount];
             for (int k = 0; k < count; k++) {
@@ -62,7 +65,7 @@ final class Placement {
                         usable[poolSize++] = usable[k];
                     }
                 }
-            } else if (s.oneBlock()) {
+            } else if (s.inOneBlock()) {
                 return null;
             }
         }
@@ -72,6 +75,84 @@ final class Placement {
         }
         Arrays.sort(keyed);
         return c.hasInnerSwitches() ? byTree(c, keyed, n, s.switches()) : bySwitches(c, keyed, n);
+    }
+
+    /**
+     * {@code n} nodes in groups of the shape's segment, each group inside one block (Slurm's
+     * --segment): blocks are taken by how many whole groups they hold, biggest first and the
+     * smallest that holds the rest last, so the job spans the fewest blocks; within a block the best
+     * fitting nodes. Null when the blocks do not hold enough groups.
+     */
+    private static int[] bySegments(Cluster c, Availability a, Shape s, int[] usable, int count, int n) {
+        int segment = s.segment();
+        int groups = (n + segment - 1) / segment;
+        long[] keyed = new long[count];
+        int m = 0;
+        for (int k = 0; k < count; k++) {
+            if (c.block[usable[k]] >= 0) {
+                keyed[m++] = (key(c, a, s, usable[k]) << 24) | usable[k];
+            }
+        }
+        keyed = Arrays.copyOf(keyed, m);
+        Arrays.sort(keyed);
+        int[] perBlock = new int[c.blockCount];
+        for (long k : keyed) {
+            perBlock[c.block[(int) (k & 0xFFFFFF)]]++;
+        }
+        // Blocks by whole groups held, descending; the block index breaks ties.
+        long[] order = new long[c.blockCount];
+        int total = 0;
+        for (int b = 0; b < c.blockCount; b++) {
+            int held = perBlock[b] / segment;
+            total += held;
+            order[b] = ((long) (Integer.MAX_VALUE - held) << 32) | b;
+        }
+        if (total < groups) {
+            return null;
+        }
+        Arrays.sort(order);
+        int[] picks = new int[c.blockCount];
+        int[] groupsOf = new int[c.blockCount];
+        int picked = 0;
+        boolean[] taken = new boolean[c.blockCount];
+        int rem = groups;
+        for (int next = 0; rem > 0; ) {
+            while (taken[(int) order[next]]) {
+                next++;
+            }
+            int pick = (int) order[next];
+            if (perBlock[pick] / segment >= rem) {
+                // Best fit: the smallest block that still holds the rest.
+                for (int j = next + 1; j < order.length; j++) {
+                    int b = (int) order[j];
+                    if (perBlock[b] / segment < rem) {
+                        break;
+                    }
+                    if (!taken[b] && perBlock[b] < perBlock[pick]) {
+                        pick = b;
+                    }
+                }
+            }
+            taken[pick] = true;
+            groupsOf[pick] = Math.min(rem, perBlock[pick] / segment);
+            picks[picked++] = pick;
+            rem -= groupsOf[pick];
+        }
+        // Each chosen block gives its groups' nodes, best fitting first; whole groups stay in one block.
+        int[] chosen = new int[n];
+        int filled = 0;
+        for (int p = 0; p < picked && filled < n; p++) {
+            int b = picks[p];
+            int want = Math.min(groupsOf[b] * segment, n - filled);
+            for (int k = 0; k < keyed.length && want > 0; k++) {
+                int i = (int) (keyed[k] & 0xFFFFFF);
+                if (c.block[i] == b) {
+                    chosen[filled++] = i;
+                    want--;
+                }
+            }
+        }
+        return chosen;
     }
 
     /** How many distinct leaf switches {@code nodes} span. */

@@ -16,6 +16,8 @@ import java.util.Objects;
  * {@code maxNodes} above {@code nodes} (sbatch's {@code -N min-max}) lets the job start on as many
  * nodes as fit, up to it; {@code timeMinSeconds} (sbatch's {@code --time-min}, 0 for none) lets it
  * start now with a shorter time limit, down to that, where its full limit would not fit.
+ * {@code segment} (sbatch's {@code --segment}, 0 for none) puts the nodes in groups of that many,
+ * each group inside one block; a segment of the whole node count is {@code oneBlock}.
  *
  * <p>A nodelist of more nodes than {@code nodes} raises the node count to the nodelist's, as in
  * Slurm; the other nodes of a bigger job are the engine's choice. A node named in the nodelist
@@ -28,11 +30,11 @@ import java.util.Objects;
  */
 public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int gpus, int gpusPerNode,
         String gpuType, Constraint constraint, boolean exclusive, boolean oneBlock, String nodelist,
-        String exclude, int switches, long switchWaitSeconds, int maxNodes, long timeMinSeconds) {
+        String exclude, int switches, long switchWaitSeconds, int maxNodes, long timeMinSeconds, int segment) {
 
     public Request {
         if (nodes < 0 || tasks < 1 || cpusPerTask < 1 || memoryMb < 0 || gpus < 0 || gpusPerNode < 0
-                || switches < 0 || switchWaitSeconds < 0 || maxNodes < 0 || timeMinSeconds < 0) {
+                || switches < 0 || switchWaitSeconds < 0 || maxNodes < 0 || timeMinSeconds < 0 || segment < 0) {
             throw new IllegalArgumentException("invalid request: nodes=" + nodes + " tasks=" + tasks
                     + " cpusPerTask=" + cpusPerTask + " memoryMb=" + memoryMb + " gpus=" + gpus
                     + " gpusPerNode=" + gpusPerNode + " switches=" + switches + "@" + switchWaitSeconds);
@@ -50,7 +52,7 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
     public Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int gpus, int gpusPerNode, String gpuType,
             Constraint constraint, boolean exclusive, boolean oneBlock) {
         this(nodes, tasks, cpusPerTask, memoryMb, gpus, gpusPerNode, gpuType, constraint, exclusive, oneBlock, null,
-                null, 0, 0, 0, 0);
+                null, 0, 0, 0, 0, 0);
     }
 
     /** Whether it names nodes to run on or to avoid. */
@@ -85,6 +87,7 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         b.switchWaitSeconds = switchWaitSeconds;
         b.maxNodes = maxNodes;
         b.timeMinSeconds = timeMinSeconds;
+        b.segment = segment;
         return b;
     }
 
@@ -105,6 +108,7 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         private long switchWaitSeconds;
         private int maxNodes;
         private long timeMinSeconds;
+        private int segment;
 
         public Builder nodes(int v) { nodes = v; return this; }
         public Builder tasks(int v) { tasks = v; return this; }
@@ -123,10 +127,12 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         public Builder switchWaitSeconds(long v) { switchWaitSeconds = v; return this; }
         public Builder maxNodes(int v) { maxNodes = v; return this; }
         public Builder timeMinSeconds(long v) { timeMinSeconds = v; return this; }
+        public Builder segment(int v) { segment = v; return this; }
 
         public Request build() {
             return new Request(nodes, tasks, cpusPerTask, memoryMb, gpus, gpusPerNode, gpuType, constraint,
-                    exclusive, oneBlock, nodelist, exclude, switches, switchWaitSeconds, maxNodes, timeMinSeconds);
+                    exclusive, oneBlock, nodelist, exclude, switches, switchWaitSeconds, maxNodes, timeMinSeconds,
+                    segment);
         }
     }
 }

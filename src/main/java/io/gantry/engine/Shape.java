@@ -18,10 +18,11 @@ import java.util.List;
  * @param excluded   the nodes it must not use (sorted node indices; empty for none)
  * @param missing    nodes the nodelist names that the cluster does not have
  * @param switches   the most leaf switches the job wants (0: any number)
+ * @param segment    nodes per group that must share a block (0: none; the node count or more: one block)
  */
 record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, boolean wholeMemory, int gpusPerNode,
         int tasks, int cpusPerTask, int totalGpus, boolean exclusive, boolean oneBlock, Cluster.PartMatch match,
-        boolean nodesAsked, int[] required, int[] excluded, List<String> missing, int switches) {
+        boolean nodesAsked, int[] required, int[] excluded, List<String> missing, int switches, int segment) {
 
     static Shape of(Request r, Cluster.Part part, Cluster cluster) {
         Cluster.PartMatch match = cluster.partMatch(part, r.gpuType(), r.constraint());
@@ -47,7 +48,17 @@ record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, boolean
         boolean wholeMemory = !asked && part.memoryDefault().wholeNode();
         return new Shape(part.index(), n, cpn, mem, wholeMemory, gpn, tasks, r.cpusPerTask(), totalGpus,
                 r.exclusive(), r.oneBlock(), match, r.nodes() > 0, required.indices(), excluded.indices(),
-                required.unknown(), r.switches());
+                required.unknown(), r.switches(), r.segment());
+    }
+
+    /** Whether all of its nodes must share one block. */
+    boolean inOneBlock() {
+        return oneBlock || segment >= nodes;
+    }
+
+    /** Whether its nodes must come in groups that each share a block. */
+    boolean segmented() {
+        return segment > 0 && segment < nodes;
     }
 
     /** Whether the request names nodes to include or to avoid. */
@@ -106,7 +117,7 @@ record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, boolean
     /** Whether every node this shape needs is at least what {@code smaller} needs, with the same node filter. */
     boolean dominates(Shape smaller) {
         return match == smaller.match && !restricted() && !smaller.restricted() && exclusive == smaller.exclusive
-                && oneBlock == smaller.oneBlock && switches == smaller.switches
+                && oneBlock == smaller.oneBlock && switches == smaller.switches && segment == smaller.segment
                 && wholeMemory == smaller.wholeMemory
                 && nodes >= smaller.nodes && cpusPerNode >= smaller.cpusPerNode && memPerNode >= smaller.memPerNode
                 && gpusPerNode >= smaller.gpusPerNode;

@@ -162,7 +162,7 @@ class PlacementTests {
                 .runningOn(4, 64, 0, List.of(), 2_100_000).runningOn(5, 64, 0, List.of(), 2_100_000)
                 .with(job).plan();
         Waiting w = plan.waiting(job.id()).orElseThrow();
-        assertThat(w.reason()).isEqualTo(PendingReason.RESOURCES);
+        assertThat(w.reason()).as("four nodes are free, but no block has three").isEqualTo(PendingReason.TOPOLOGY_WAIT);
         assertThat(w.expectedStart()).hasValue(2_000_000);
         assertThat(w.reservedNodes()).hasSize(3).allMatch(n -> List.of("n000", "n001", "n002", "n003").contains(n));
     }

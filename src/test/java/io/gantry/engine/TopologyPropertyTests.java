@@ -16,7 +16,9 @@ import org.junit.jupiter.api.Test;
  * Placement on random switch trees (one to four levels, some nodes on no switch, some nodes busy):
  * a job lands under the lowest switch that could hold it, and a job that asks for at most N leaf
  * switches (--switches=N@wait) never spans more while it may still wait, waits (TopologyWait) only
- * when N leaves cannot hold it, and takes what there is once its wait is over.
+ * when N leaves cannot hold it, and takes what there is once its wait is over; a job that asks for
+ * one block, or for groups of nodes that each share a block (--segment), gets them whenever the
+ * blocks hold them and waits (TopologyWait) otherwise.
  */
 class TopologyPropertyTests {
 
@@ -159,6 +161,89 @@ class TopologyPropertyTests {
             Plan plan = plan(tree, want, 1 + r.nextInt(3), 300, 300 + r.nextInt(1000));
             assertThat(plan.starts().size()).as("seed %d", seed).isEqualTo(tree.free().size() >= want ? 1 : 0);
         }
+    }
+
+    @Test
+    void a_job_that_asks_for_one_block_or_segments_gets_them_whenever_the_blocks_hold_them() {
+        int started = 0;
+        int waited = 0;
+        for (long seed = 0; seed < CASES; seed++) {
+            SplittableRandom r = new SplittableRandom(seed);
+            List<Node> nodes = new ArrayList<>();
+            int blocks = 1 + r.nextInt(5);
+            for (int b = 0; b < blocks; b++) {
+                for (int k = 1 + r.nextInt(6); k > 0; k--) {
+                    nodes.add(new Node(EngineFixtures.nodeName(nodes.size()), CPUS, 16_000, 0, null, Set.of(),
+                            NodeState.UP, null, "b" + b));
+                }
+            }
+            for (int k = r.nextInt(3); k > 0; k--) {
+                nodes.add(node(nodes.size(), null));
+            }
+            Set<String> busy = new HashSet<>();
+            nodes.forEach(n -> {
+                if (r.nextInt(3) == 0) {
+                    busy.add(n.name());
+                }
+            });
+            int segment = 1 + r.nextInt(4);
+            int want = segment * (1 + r.nextInt(3));
+            boolean whole = r.nextBoolean();
+            if (whole) {
+                segment = want;
+            }
+            Map<String, Integer> freePerBlock = new HashMap<>();
+            for (Node n : nodes) {
+                if (!busy.contains(n.name()) && n.block() != null) {
+                    freePerBlock.merge(n.block(), 1, Integer::sum);
+                }
+            }
+            int seg = segment;
+            int groupsHeld = freePerBlock.values().stream().mapToInt(f -> f / seg).sum();
+            Request request = Request.builder().nodes(want).tasks(want).exclusive(true).segment(segment).build();
+            Plan plan = planOn(nodes, busy, request);
+            boolean fits = groupsHeld >= want / segment;
+            assertThat(plan.starts().size()).as("seed %d: %d nodes in groups of %d, blocks free %s", seed, want,
+                    segment, freePerBlock).isEqualTo(fits ? 1 : 0);
+            if (fits) {
+                started++;
+                Map<String, Integer> perBlock = new HashMap<>();
+                Map<String, Node> byName = new HashMap<>();
+                nodes.forEach(n -> byName.put(n.name(), n));
+                for (NodeAllocation a : plan.starts().get(0).allocation()) {
+                    String block = byName.get(a.node()).block();
+                    assertThat(block).as("seed %d: a node outside every block", seed).isNotNull();
+                    perBlock.merge(block, 1, Integer::sum);
+                }
+                assertThat(perBlock.values()).as("seed %d: whole groups in each block", seed)
+                        .allSatisfy(count -> assertThat(count % seg).isZero());
+            } else if (nodes.size() - busy.size() >= want) {
+                Map<String, Integer> perBlock = new HashMap<>();
+                nodes.stream().filter(n -> n.block() != null).forEach(n -> perBlock.merge(n.block(), 1, Integer::sum));
+                boolean ever = perBlock.values().stream().mapToInt(f -> f / seg).sum() >= want / seg;
+                waited += ever ? 1 : 0;
+                assertThat(plan.waiting().get(0).reason()).as("seed %d: enough nodes free, not in blocks", seed)
+                        .isEqualTo(ever ? PendingReason.TOPOLOGY_WAIT : PendingReason.PARTITION_CONFIG);
+            }
+        }
+        assertThat(started).isGreaterThan(CASES / 5);
+        assertThat(waited).isGreaterThan(CASES / 50);
+    }
+
+    private static Plan planOn(List<Node> nodes, Set<String> busy, Request request) {
+        long now = 1_000_000;
+        List<RunningJob> running = new ArrayList<>();
+        long id = 1;
+        for (String name : busy) {
+            running.add(new RunningJob(JobId.of(id++), "other", "acct", "normal", "p0",
+                    List.of(new NodeAllocation(name, CPUS, 0, List.of())), now - 100, now + 36_000));
+        }
+        PendingJob job = new PendingJob(JobId.of(100), "u", "acct", "normal", List.of("p0"), request, 3600, now - 60,
+                now - 60, 0, null);
+        List<String> names = nodes.stream().map(Node::name).toList();
+        Snapshot s = new Snapshot(now, nodes, List.of(new Partition("p0", names, 0, 0, true)), List.of(), running,
+                List.of(job), List.of(new Qos("normal", 0, 0, 0, null, null, null)), List.of(), Policy.easy());
+        return new Engine().plan(s);
     }
 
     @Test
