@@ -2,6 +2,8 @@ package io.gantry.accounting;
 
 import java.net.URI;
 
+import jakarta.validation.Valid;
+
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.access.prepost.PreAuthorize;
@@ -70,7 +72,7 @@ class AccountingController {
     @ApiResponse(responseCode = "201", description = "Created; Location names the new account")
     @ApiResponse(responseCode = "409", description = "An account with this name exists")
     @PostMapping("/accounts")
-    ResponseEntity<Account> createAccount(@RequestBody AccountRequest request, CurrentUser caller) {
+    ResponseEntity<Account> createAccount(@Valid @RequestBody AccountRequest request, CurrentUser caller) {
         coordinators.requireManager(caller, request == null || request.parent() == null ? "root" : request.parent(),
                 "create accounts under it");
         Account account = accounting.createAccount(request);
@@ -80,7 +82,7 @@ class AccountingController {
     @Tag(name = "accounts")
     @Operation(operationId = "updateAccount", summary = "Change an account's parent, description, organization or shares (ADMIN, or its coordinator)")
     @PatchMapping("/accounts/{name}")
-    Account updateAccount(@PathVariable String name, @RequestBody AccountRequest request, CurrentUser caller) {
+    Account updateAccount(@PathVariable String name, @Valid @RequestBody AccountRequest request, CurrentUser caller) {
         coordinators.requireManager(caller, name, "change it");
         if (request != null && request.parent() != null) {
             coordinators.requireManager(caller, request.parent(), "move accounts under it");
@@ -111,12 +113,14 @@ class AccountingController {
     @Operation(operationId = "setAccountCoordinators", summary = "Name the users who may manage the account's sub-tree (ADMIN)")
     @PreAuthorize(ADMIN)
     @PutMapping("/accounts/{name}/coordinators")
-    CoordinatorList setCoordinators(@PathVariable String name, @RequestBody CoordinatorList request) {
+    CoordinatorList setCoordinators(@PathVariable String name, @Valid @RequestBody CoordinatorList request) {
         return new CoordinatorList(coordinators.set(name, request == null ? null : request.users()));
     }
 
     @io.swagger.v3.oas.annotations.media.Schema(name = "CoordinatorList")
-    record CoordinatorList(java.util.List<String> users) {
+    record CoordinatorList(@jakarta.validation.constraints.Size(max = 1000)
+            java.util.List<@jakarta.validation.constraints.NotNull @jakarta.validation.constraints.Size(
+                    max = AccountingViews.NAME) String> users) {
     }
 
     // --- associations -----------------------------------------------------------------------------
@@ -143,7 +147,7 @@ class AccountingController {
     @ApiResponse(responseCode = "201", description = "Created; Location names the new association")
     @ApiResponse(responseCode = "409", description = "The user already has an association with this account")
     @PostMapping("/associations")
-    ResponseEntity<Association> createAssociation(@RequestBody AssociationRequest request, CurrentUser caller) {
+    ResponseEntity<Association> createAssociation(@Valid @RequestBody AssociationRequest request, CurrentUser caller) {
         coordinators.requireManager(caller, request == null ? null : request.account(), "add users to it");
         Association association = accounting.createAssociation(request);
         return ResponseEntity.created(location(Long.toString(association.id()))).body(association);
@@ -152,7 +156,8 @@ class AccountingController {
     @Tag(name = "associations")
     @Operation(operationId = "updateAssociation", summary = "Change an association's shares, limits or QOS (ADMIN)")
     @PatchMapping("/associations/{id}")
-    Association updateAssociation(@PathVariable long id, @RequestBody AssociationRequest request, CurrentUser caller) {
+    Association updateAssociation(@PathVariable long id, @Valid @RequestBody AssociationRequest request,
+            CurrentUser caller) {
         coordinators.requireManager(caller, accounting.association(id).account(), "change its associations");
         return accounting.updateAssociation(id, request);
     }
@@ -192,7 +197,7 @@ class AccountingController {
     @ApiResponse(responseCode = "409", description = "A QOS with this name exists")
     @PreAuthorize(ADMIN)
     @PostMapping("/qos")
-    ResponseEntity<Qos> createQos(@RequestBody QosRequest request) {
+    ResponseEntity<Qos> createQos(@Valid @RequestBody QosRequest request) {
         Qos qos = accounting.createQos(request);
         return ResponseEntity.created(location(qos.name())).body(qos);
     }
@@ -201,7 +206,7 @@ class AccountingController {
     @Operation(operationId = "updateQos", summary = "Change a QOS's priority, limits or preemption (ADMIN)")
     @PreAuthorize(ADMIN)
     @PatchMapping("/qos/{name}")
-    Qos updateQos(@PathVariable String name, @RequestBody QosRequest request) {
+    Qos updateQos(@PathVariable String name, @Valid @RequestBody QosRequest request) {
         return accounting.updateQos(name, request);
     }
 

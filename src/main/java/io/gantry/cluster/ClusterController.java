@@ -53,7 +53,7 @@ class ClusterController {
     @Operation(operationId = "updateNode", summary = "Drain, resume or down a node (OPERATOR)")
     @PreAuthorize("hasRole('OPERATOR')")
     @PatchMapping("/nodes/{name}")
-    NodeView updateNode(@PathVariable String name, @RequestBody NodeUpdate update, Principal principal) {
+    NodeView updateNode(@PathVariable String name, @jakarta.validation.Valid @RequestBody NodeUpdate update, Principal principal) {
         return cluster.updateNode(name, update, principal.getName());
     }
 

@@ -57,7 +57,7 @@ class NodelistSubmissionTests {
         Charges charges = (user, account, qos) -> new Charge("physics", "normal",
                 new Qos("normal", 0, 0, 0, null, null, null), null, null);
         resolver = new SubmissionResolver(cluster, charges, mock(AccountedJobs.class),
-                new JobsProperties(false, 1001, 31_536_000),
+                new JobsProperties(false, 1001, 31_536_000, org.springframework.util.unit.DataSize.ofMegabytes(4)),
                 Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC));
     }
 
@@ -139,7 +139,7 @@ class NodelistSubmissionTests {
                 null, null)));
         SubmissionResolver big = new SubmissionResolver(clusterOf(nodes), (u, a, q) -> new Charge("physics", "normal",
                 new Qos("normal", 0, 0, 0, null, null, null), null, null), mock(AccountedJobs.class),
-                new JobsProperties(false, 1001, 31_536_000), Clock.systemUTC());
+                new JobsProperties(false, 1001, 31_536_000, org.springframework.util.unit.DataSize.ofMegabytes(4)), Clock.systemUTC());
         String everyOther = Hostlist.of(many.stream().filter(n -> Integer.parseInt(n.substring(3)) % 2 == 0)
                 .toList()).compressed();
         GantryException e = catchThrowableOfType(GantryException.class,
