@@ -138,6 +138,17 @@ class ProblemHandler {
     }
 
     /**
+     * Spring Security's firewall refused a parameter name or value as it was read (a form body with odd
+     * names, say): a bad request, not a fault.
+     */
+    @ExceptionHandler(org.springframework.security.web.firewall.RequestRejectedException.class)
+    ResponseEntity<ProblemDetail> rejected(org.springframework.security.web.firewall.RequestRejectedException e) {
+        log.debug("Request rejected: {}", e.getMessage());
+        return respond(Problems.of(ProblemType.MALFORMED, "The request holds a parameter name or value that is not "
+                + "allowed (control characters, or characters no parameter name has)", List.of()));
+    }
+
+    /**
      * The store refused a text with a NUL character (PostgreSQL cannot hold one). Every field of the
      * public API refuses NUL before the store; this answers for any text that still got through.
      */

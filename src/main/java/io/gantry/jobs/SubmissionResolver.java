@@ -12,8 +12,8 @@ import java.util.function.LongPredicate;
 import org.springframework.stereotype.Component;
 
 import io.gantry.api.GantryException;
-import io.gantry.api.InputBounds;
 import io.gantry.api.GantryException.FieldError;
+import io.gantry.api.InputBounds;
 import io.gantry.api.ProblemType;
 import io.gantry.cluster.ClusterLayout;
 import io.gantry.cluster.ClusterService;
@@ -193,7 +193,8 @@ class SubmissionResolver {
         }
 
         String dependency = first(json.dependency(), directives.dependency(), null);
-        if (dependency != null) {
+        // One too long is refused with the other lengths below, unparsed: its job ids are not looked up one by one.
+        if (dependency != null && dependency.length() <= SubmissionLimits.DEPENDENCY) {
             try {
                 for (DependencySpec.Condition condition : DependencySpec.parse(dependency).conditions()) {
                     if (condition.jobId() > 0 && !jobExists.test(condition.jobId())) {
