@@ -68,15 +68,6 @@ public final class InputBounds {
         return "must lie between " + EARLIEST + " and " + LATEST + ", was " + value;
     }
 
-    /** {@code value} when it has at most {@code max} characters (or is null), else a 400 naming {@code field}. */
-    public static String text(String field, String value, int max) {
-        String wrong = textError(value, max);
-        if (wrong != null) {
-            throw GantryException.badRequest(field, wrong);
-        }
-        return value;
-    }
-
     /** Why {@code value} is too long, or null when it is not. */
     public static String textError(String value, int max) {
         return value != null && value.length() > max
@@ -103,30 +94,4 @@ public final class InputBounds {
         return list;
     }
 
-    /** {@code a * b}, or a 400 naming {@code field} when the product overflows a long. */
-    public static long multiply(String field, long a, long b) {
-        try {
-            return Math.multiplyExact(a, b);
-        } catch (ArithmeticException e) {
-            throw GantryException.badRequest(field, "is too large: " + a + " times " + b + " overflows");
-        }
-    }
-
-    /** {@code a + b}, or a 400 naming {@code field} when the sum overflows a long. */
-    public static long add(String field, long a, long b) {
-        try {
-            return Math.addExact(a, b);
-        } catch (ArithmeticException e) {
-            throw GantryException.badRequest(field, "is too large: " + a + " plus " + b + " overflows");
-        }
-    }
-
-    /** {@code seconds} when it is 0..{@link #MAX_DURATION}, else a 400 naming {@code field}. */
-    public static long seconds(String field, long seconds) {
-        if (seconds < 0 || seconds > MAX_DURATION.toSeconds()) {
-            throw GantryException.badRequest(field, "must be 0 to " + MAX_DURATION.toSeconds() + " seconds (100 years),"
-                    + " was " + seconds);
-        }
-        return seconds;
-    }
 }

@@ -208,11 +208,7 @@ class SubmissionResolver {
 
         boolean held = first(json.hold(), directives.hold(), false);
         int nice = first(json.nice(), directives.nice(), 0);
-        if (nice < -2147483645 || nice > 2147483645) {
-            errors.add(new FieldError("nice", "must be between -2147483645 and 2147483645"));
-        } else if (nice < 0 && !caller.isOperator()) {
-            errors.add(new FieldError("nice", "only an operator may set a negative nice value"));
-        }
+        checkNice(nice, caller, errors);
 
         Map<String, String> environment = new java.util.TreeMap<>(exported(directives.export()));
         if (json.environment() != null) {
@@ -332,8 +328,11 @@ class SubmissionResolver {
     }
 
     /** Checks a PATCH of a pending job against the same rules as a submission. */
-    Change checkUpdate(JobEntity job, JobViews.JobUpdate update) {
+    Change checkUpdate(JobEntity job, JobViews.JobUpdate update, CurrentUser caller) {
         List<FieldError> errors = new ArrayList<>();
+        if (update.nice() != null) {
+            checkNice(update.nice(), caller, errors);
+        }
         ClusterLayout layout = cluster.layout();
         List<String> partitions = update.partition() == null ? job.partitions()
                 : partitions(update.partition(), layout, errors);
@@ -707,6 +706,15 @@ class SubmissionResolver {
             return 0;
         }
         return value;
+    }
+
+    /** Slurm's range for nice values; only an operator may lower a job's below 0 (raise its priority). */
+    private static void checkNice(int nice, CurrentUser caller, List<FieldError> errors) {
+        if (nice < -2147483645 || nice > 2147483645) {
+            errors.add(new FieldError("nice", "must be between -2147483645 and 2147483645"));
+        } else if (nice < 0 && !caller.isOperator()) {
+            errors.add(new FieldError("nice", "only an operator may set a negative nice value"));
+        }
     }
 
     /** Marks a product of user numbers too large for a long. */

@@ -77,6 +77,20 @@ class InputBoundsIntegrationTests {
     }
 
     @Test
+    void aChangedNiceValueKeepsToTheSubmissionsRange() {
+        String name = unique("u");
+        Response created = api.send("POST", "/api/v1/users", admin, Map.of("username", name, "password",
+                "secret-password", "roles", List.of("USER"), "defaultAccount", "root"));
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        String user = api.token(name, "secret-password");
+        long id = api.submitJob(user, Map.of("hold", true, "partition", "cpu"));
+        assertRefused(api.send("PATCH", "/api/v1/jobs/" + id, user, Map.of("nice", -5)), "nice", "operator");
+        assertRefused(api.send("PATCH", "/api/v1/jobs/" + id, admin, Map.of("nice", Integer.MIN_VALUE)), "nice",
+                "between");
+        api.send("DELETE", "/api/v1/jobs/" + id, admin, null);
+    }
+
+    @Test
     void nullsInsideMapsAndListsAreRefusedNamingWhere() {
         Map<String, String> environment = new HashMap<>();
         environment.put("A", null);

@@ -394,6 +394,10 @@ public final class FuzzGenerator {
             if (!allowed.isEmpty() && random.nextInt(4) > 0) {
                 return String.valueOf(allowed.get(random.nextInt(allowed.size())));
             }
+            if (schema.get("maxLength") instanceof Number max && max.intValue() < 100_000 && random.nextInt(6) == 0) {
+                // Just within the documented maximum, or just past it.
+                return "z".repeat(max.intValue() + random.nextInt(2));
+            }
             if ("date-time".equals(schema.get("format")) && random.nextInt(3) > 0) {
                 return date();
             }
