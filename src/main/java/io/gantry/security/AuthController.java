@@ -7,6 +7,7 @@ import java.util.List;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.Positive;
+import jakarta.validation.constraints.Size;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -41,8 +42,8 @@ class AuthController {
     }
 
     record TokenRequest(
-            @NotBlank String username,
-            @NotBlank @Schema(accessMode = Schema.AccessMode.WRITE_ONLY) String password,
+            @NotBlank @Size(max = 64) String username,
+            @NotBlank @Size(max = 1024) @Schema(accessMode = Schema.AccessMode.WRITE_ONLY) String password,
             @Positive @Schema(description = "Defaults to gantry.security.default-token-lifetime (12 h); at most "
                     + "gantry.security.max-token-lifetime") Long lifetimeSeconds) {
     }
