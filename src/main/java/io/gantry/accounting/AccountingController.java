@@ -2,6 +2,8 @@ package io.gantry.accounting;
 
 import java.net.URI;
 
+import jakarta.validation.Valid;
+
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.access.prepost.PreAuthorize;
@@ -74,7 +76,7 @@ class AccountingController {
     @ApiResponse(responseCode = "201", description = "Created; Location names the new account")
     @ApiResponse(responseCode = "409", description = "An account with this name exists")
     @PostMapping("/accounts")
-    ResponseEntity<Account> createAccount(@RequestBody AccountRequest request, CurrentUser caller) {
+    ResponseEntity<Account> createAccount(@Valid @RequestBody AccountRequest request, CurrentUser caller) {
         Account account = changes.createAccount(caller, request);
         return ResponseEntity.created(location(account.name())).body(account);
     }
@@ -82,7 +84,7 @@ class AccountingController {
     @Tag(name = "accounts")
     @Operation(operationId = "updateAccount", summary = "Change an account's parent, description, organization or shares (ADMIN, or a coordinator of an account above it)")
     @PatchMapping("/accounts/{name}")
-    Account updateAccount(@PathVariable String name, @RequestBody AccountRequest request, CurrentUser caller) {
+    Account updateAccount(@PathVariable String name, @Valid @RequestBody AccountRequest request, CurrentUser caller) {
         return changes.updateAccount(caller, name, request);
     }
 
@@ -107,13 +109,15 @@ class AccountingController {
     @Operation(operationId = "setAccountCoordinators", summary = "Name the users who may manage the account's sub-tree (ADMIN)")
     @PreAuthorize(ADMIN)
     @PutMapping("/accounts/{name}/coordinators")
-    CoordinatorList setCoordinators(@PathVariable String name, @RequestBody CoordinatorList request,
+    CoordinatorList setCoordinators(@PathVariable String name, @Valid @RequestBody CoordinatorList request,
             CurrentUser caller) {
         return new CoordinatorList(changes.setCoordinators(caller, name, request == null ? null : request.users()));
     }
 
     @io.swagger.v3.oas.annotations.media.Schema(name = "CoordinatorList")
-    record CoordinatorList(java.util.List<String> users) {
+    record CoordinatorList(@jakarta.validation.constraints.Size(max = 1000)
+            java.util.List<@jakarta.validation.constraints.NotNull @jakarta.validation.constraints.Size(
+                    max = AccountingViews.NAME) String> users) {
     }
 
     // --- associations -----------------------------------------------------------------------------
@@ -125,7 +129,7 @@ class AccountingController {
     @ApiResponse(responseCode = "201", description = "Created; Location names the new association")
     @ApiResponse(responseCode = "409", description = "The user already has an association with this account")
     @PostMapping("/associations")
-    ResponseEntity<Association> createAssociation(@RequestBody AssociationRequest request, CurrentUser caller) {
+    ResponseEntity<Association> createAssociation(@Valid @RequestBody AssociationRequest request, CurrentUser caller) {
         Association association = changes.createAssociation(caller, request);
         return ResponseEntity.created(location(Long.toString(association.id()))).body(association);
     }
@@ -133,7 +137,7 @@ class AccountingController {
     @Tag(name = "associations")
     @Operation(operationId = "updateAssociation", summary = "Change an association's shares, limits or QOS (ADMIN, or a coordinator within the bounds of createAssociation; an account's own association only below the coordinator's account)")
     @PatchMapping("/associations/{id}")
-    Association updateAssociation(@PathVariable long id, @RequestBody AssociationRequest request, CurrentUser caller) {
+    Association updateAssociation(@PathVariable long id, @Valid @RequestBody AssociationRequest request, CurrentUser caller) {
         return changes.updateAssociation(caller, id, request);
     }
 
@@ -171,7 +175,7 @@ class AccountingController {
     @ApiResponse(responseCode = "409", description = "A QOS with this name exists")
     @PreAuthorize(ADMIN)
     @PostMapping("/qos")
-    ResponseEntity<Qos> createQos(@RequestBody QosRequest request, CurrentUser caller) {
+    ResponseEntity<Qos> createQos(@Valid @RequestBody QosRequest request, CurrentUser caller) {
         Qos qos = changes.createQos(caller, request);
         return ResponseEntity.created(location(qos.name())).body(qos);
     }
@@ -180,7 +184,7 @@ class AccountingController {
     @Operation(operationId = "updateQos", summary = "Change a QOS's priority, limits or preemption (ADMIN)")
     @PreAuthorize(ADMIN)
     @PatchMapping("/qos/{name}")
-    Qos updateQos(@PathVariable String name, @RequestBody QosRequest request, CurrentUser caller) {
+    Qos updateQos(@PathVariable String name, @Valid @RequestBody QosRequest request, CurrentUser caller) {
         return changes.updateQos(caller, name, request);
     }
 

@@ -3,13 +3,25 @@ package io.gantry.accounting;
 import java.time.Instant;
 import java.util.List;
 
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
+
 import io.swagger.v3.oas.annotations.media.Schema;
 
 /**
  * What the accounting API reads and writes. In a change, {@code null} leaves a field as it is; a
  * limit is cleared with {@code -1} (numbers) or {@code ""} (TRES), as {@code sacctmgr} does.
+ * Every text has the maximum length of its store column ({@code @Size}, shown in the OpenAPI document).
  */
 public final class AccountingViews {
+
+    /** Names of accounts, users and QOS: their store columns' size. */
+    static final int NAME = 64;
+    static final int DESCRIPTION = 1024;
+    static final int ORGANIZATION = 256;
+    static final int TRES = 256;
+    /** QOS named in one list (an association's, a QOS's preempt list): they are stored joined, in 1,024 characters. */
+    static final int MAX_QOS = 15;
 
     private AccountingViews() {
     }
@@ -21,9 +33,9 @@ public final class AccountingViews {
 
     @Schema(name = "AccountRequest", description = "A new account, or a change to one (null leaves a field)")
     public record AccountRequest(
-            @Schema(description = "Required when creating") String name,
-            @Schema(description = "Defaults to root when creating") String parent,
-            String description, String organization,
+            @Schema(description = "Required when creating") @Size(max = NAME) String name,
+            @Schema(description = "Defaults to root when creating") @Size(max = NAME) String parent,
+            @Size(max = DESCRIPTION) String description, @Size(max = ORGANIZATION) String organization,
             @Schema(description = "At least 1; defaults to 1") Integer shares) {
     }
 
@@ -38,11 +50,11 @@ public final class AccountingViews {
 
     @Schema(name = "AssociationRequest", description = "A new association, or a change to one (null leaves a field)")
     public record AssociationRequest(
-            @Schema(description = "Required when creating") String account,
-            @Schema(description = "Required when creating") String user,
+            @Schema(description = "Required when creating") @Size(max = NAME) String account,
+            @Schema(description = "Required when creating") @Size(max = NAME) String user,
             Integer shares, Integer maxJobs, Integer maxSubmitJobs,
-            @Schema(example = "cpu=64,gres/gpu=8") String grpTres,
-            String defaultQos, List<String> qos) {
+            @Schema(example = "cpu=64,gres/gpu=8") @Size(max = TRES) String grpTres,
+            @Size(max = NAME) String defaultQos, @Size(max = MAX_QOS) List<@NotNull @Size(max = NAME) String> qos) {
     }
 
     @Schema(name = "Qos")
@@ -58,10 +70,11 @@ public final class AccountingViews {
 
     @Schema(name = "QosRequest", description = "A new QOS, or a change to one (null leaves a field)")
     public record QosRequest(
-            @Schema(description = "Required when creating") String name,
-            String description, Integer priority, Long maxWallSeconds, Integer maxJobsPerUser,
-            Integer maxSubmitJobsPerUser, String maxTresPerUser, String maxTresPerJob, String grpTres,
-            List<String> preempt,
+            @Schema(description = "Required when creating") @Size(max = NAME) String name,
+            @Size(max = DESCRIPTION) String description, Integer priority, Long maxWallSeconds, Integer maxJobsPerUser,
+            Integer maxSubmitJobsPerUser, @Size(max = TRES) String maxTresPerUser,
+            @Size(max = TRES) String maxTresPerJob, @Size(max = TRES) String grpTres,
+            @Size(max = MAX_QOS) List<@NotNull @Size(max = NAME) String> preempt,
             @Schema(allowableValues = {"REQUEUE", "CANCEL"}) String preemptMode,
             Double usageFactor) {
     }

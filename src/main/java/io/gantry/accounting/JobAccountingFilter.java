@@ -2,10 +2,6 @@ package io.gantry.accounting;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -14,6 +10,7 @@ import java.util.Locale;
 import java.util.Set;
 
 import io.gantry.api.GantryException;
+import io.gantry.api.InputBounds;
 import io.gantry.jobs.JobHistory;
 import io.gantry.jobs.JobIds;
 import io.gantry.jobs.JobState;
@@ -60,24 +57,7 @@ record JobAccountingFilter(Instant start, Instant end, Set<String> users, Set<St
     }
 
     private static Instant instant(String parameter, String text) {
-        if (text == null || text.isBlank()) {
-            return null;
-        }
-        String t = text.strip();
-        try {
-            return Instant.parse(t);
-        } catch (DateTimeParseException notAnInstant) {
-            try {
-                return OffsetDateTime.parse(t).toInstant();
-            } catch (DateTimeParseException notOffset) {
-                try {
-                    return LocalDate.parse(t).atStartOfDay(ZoneOffset.UTC).toInstant();
-                } catch (DateTimeParseException notDate) {
-                    throw GantryException.badRequest(parameter, "'" + t + "' is not an ISO-8601 instant "
-                            + "(e.g. 2026-03-01T00:00:00Z, or a date 2026-03-01 for midnight UTC)");
-                }
-            }
-        }
+        return text == null || text.isBlank() ? null : InputBounds.parseInstant(parameter, text);
     }
 
     private static Set<String> names(String list) {

@@ -35,6 +35,7 @@ import io.gantry.agent.protocol.AgentProtocol.ReportsAccepted;
 import io.gantry.agent.protocol.AgentProtocol.StepReports;
 import io.gantry.agents.AgentAuthentication.AgentCaller;
 import io.gantry.api.GantryException;
+import io.gantry.api.InputBounds;
 import io.gantry.api.ProblemType;
 import io.gantry.cluster.AgentNodes;
 import io.gantry.cluster.ClusterViews.NodeView;
@@ -76,7 +77,14 @@ class AgentController {
     @Operation(operationId = "registerAgent", summary = "An agent joins (Bearer join token) or rejoins (Bearer node credential)")
     Registered register(@Parameter(hidden = true) @RequestAttribute(name = AgentAuthentication.CALLER, required = false)
             AgentCaller caller, @RequestBody Registration registration, HttpServletRequest request) {
-        return agents.register(checked(caller), registration, request.getRemoteAddr());
+        AgentCaller checked = checked(caller);
+        if (registration == null) {
+            throw GantryException.badRequest("body", "is required");
+        }
+        InputBounds.noNulls("gpus", registration.gpus());
+        InputBounds.noNulls("features", registration.features());
+        InputBounds.noNulls("runningJobs", registration.runningJobs());
+        return agents.register(checked, registration, request.getRemoteAddr());
     }
 
     @PostMapping(AgentProtocol.BASE + "/{node}/poll")
@@ -85,6 +93,9 @@ class AgentController {
             @Parameter(hidden = true) @RequestAttribute(name = AgentAuthentication.CALLER, required = false)
             AgentCaller caller, @RequestBody(required = false) Poll poll, HttpServletRequest request) {
         checked(caller, node);
+        if (poll != null) {
+            InputBounds.noNulls("runningJobs", poll.runningJobs());
+        }
         return agents.poll(node, poll, request.getRemoteAddr());
     }
 
@@ -99,7 +110,7 @@ class AgentController {
         if (reports == null || reports.reports() == null) {
             throw GantryException.badRequest("reports", "is required");
         }
-        return new ReportsAccepted(agents.report(node, reports.reports()));
+        return new ReportsAccepted(agents.report(node, InputBounds.noNulls("reports", reports.reports())));
     }
 
     @PostMapping(AgentProtocol.BASE + "/{node}/step-reports")
@@ -113,7 +124,7 @@ class AgentController {
         if (reports == null || reports.reports() == null) {
             throw GantryException.badRequest("reports", "is required");
         }
-        return new ReportsAccepted(steps.report(node, reports.reports()));
+        return new ReportsAccepted(steps.report(node, InputBounds.noNulls("reports", reports.reports())));
     }
 
     /** {@link AgentAuthentication} vouches for every agent call; without it (a misrouted request) nothing is trusted. */

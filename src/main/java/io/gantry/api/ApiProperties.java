@@ -8,11 +8,11 @@ import org.springframework.util.unit.DataSize;
  * {@code gantry.api.*}, web concerns every endpoint shares.
  *
  * @param maxRequestBytes the largest request body any endpoint reads; a larger one is answered 413
- *        before it is read. The default leaves room for the largest submission the jobs module takes,
- *        a 1 MiB script and a 1 MiB environment, with JSON's escapes on top.
+ *        before it is read. The default, 16 MB, leaves room for the largest submission the jobs module
+ *        takes (a 4 MB script and a 1 MiB environment) with JSON's escapes on top.
  */
 @ConfigurationProperties("gantry.api")
-public record ApiProperties(@DefaultValue("4MB") DataSize maxRequestBytes) {
+public record ApiProperties(@DefaultValue("16MB") DataSize maxRequestBytes) {
 
     public ApiProperties {
         if (maxRequestBytes.toBytes() < 1) {

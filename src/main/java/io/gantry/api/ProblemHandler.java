@@ -28,6 +28,8 @@ import org.springframework.web.method.annotation.MethodArgumentTypeMismatchExcep
 import org.springframework.web.servlet.resource.NoResourceFoundException;
 import org.springframework.web.util.DisconnectedClientHelper;
 
+import tools.jackson.core.JacksonException;
+
 /**
  * Maps every error a request can end with to RFC 9457 problem+json, in one place. First in line:
  * Boot's own {@code ProblemDetailsExceptionHandler} (spring.mvc.problemdetails) would otherwise
@@ -71,8 +73,8 @@ class ProblemHandler {
 
     @ExceptionHandler(MethodArgumentTypeMismatchException.class)
     ResponseEntity<ProblemDetail> typeMismatch(MethodArgumentTypeMismatchException e) {
-        String message = "cannot read '" + e.getValue() + "'"
-                + (e.getRequiredType() == null ? "" : " as " + e.getRequiredType().getSimpleName());
+        String message = "cannot read '" + InputText.shown(String.valueOf(e.getValue())) + "'"
+                + (e.getRequiredType() == null ? "" : ": expected " + InputText.describe(e.getRequiredType()));
         var error = new GantryException.FieldError(e.getName(), message);
         return respond(Problems.of(ProblemType.VALIDATION, e.getName() + ": " + message, List.of(error)));
     }
@@ -89,16 +91,76 @@ class ProblemHandler {
         return respond(Problems.of(ProblemType.VALIDATION, e.getHeaderName() + ": header is required", List.of(error)));
     }
 
+    /**
+     * A body that is not JSON, or JSON of the wrong shape. Jackson's and Spring's own messages name Java
+     * types and handler methods, so the answer is written here: the JSON path of the value at fault
+     * (e.g. {@code environment.A}, {@code qos[2]}) and what was expected there, in JSON's terms.
+     */
     @ExceptionHandler(HttpMessageNotReadableException.class)
     ResponseEntity<ProblemDetail> unreadable(HttpMessageNotReadableException e) {
+        JacksonException json = null;
         for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
             if (t instanceof RequestBodyTooLarge tooLarge) {
                 // The body crossed gantry.api.max-request-bytes while the JSON reader read it.
                 return gantry(tooLarge);
             }
+            if (json == null && t instanceof JacksonException found) {
+                json = found;
+            }
         }
+        if (json == null) {
+            String why = e.getMessage() != null && e.getMessage().startsWith("Required request body is missing")
+                    ? "the request body is missing" : "the request body cannot be read";
+            return respond(Problems.of(ProblemType.MALFORMED, "The request body is not valid JSON for this operation: "
+                    + why, List.of()));
+        }
+        String field = InputText.path(json);
+        String message = InputText.jsonProblem(json);
+        if (field.isEmpty()) {
+            return respond(Problems.of(ProblemType.MALFORMED, "The request body is not valid JSON for this operation: "
+                    + message, List.of()));
+        }
+        var error = new GantryException.FieldError(field, message);
         return respond(Problems.of(ProblemType.MALFORMED, "The request body is not valid JSON for this operation: "
-                + rootMessage(e), List.of()));
+                + field + ": " + message, List.of(error)));
+    }
+
+    /**
+     * Tomcat could not decode a form body's (or a query's) parameters: bad percent escapes, bytes that
+     * are not UTF-8, or a form body over its parameter limits. {@link QueryStringCheck} answers a bad
+     * query before this; a form body arrives here.
+     */
+    @ExceptionHandler(org.apache.tomcat.util.http.InvalidParameterException.class)
+    ResponseEntity<ProblemDetail> undecodableParameters(org.apache.tomcat.util.http.InvalidParameterException e) {
+        log.debug("Undecodable parameters: {}", e.getMessage());
+        return respond(Problems.of(ProblemType.MALFORMED, "The request's parameters cannot be decoded: percent "
+                + "escapes must encode UTF-8 text, and a form body must be small", List.of()));
+    }
+
+    /**
+     * Spring Security's firewall refused a parameter name or value as it was read (a form body with odd
+     * names, say): a bad request, not a fault.
+     */
+    @ExceptionHandler(org.springframework.security.web.firewall.RequestRejectedException.class)
+    ResponseEntity<ProblemDetail> rejected(org.springframework.security.web.firewall.RequestRejectedException e) {
+        log.debug("Request rejected: {}", e.getMessage());
+        return respond(Problems.of(ProblemType.MALFORMED, "The request holds a parameter name or value that is not "
+                + "allowed (control characters, or characters no parameter name has)", List.of()));
+    }
+
+    /**
+     * The store refused a text with a NUL character (PostgreSQL cannot hold one). Every field of the
+     * public API refuses NUL before the store; this answers for any text that still got through.
+     */
+    @ExceptionHandler(org.springframework.dao.DataIntegrityViolationException.class)
+    ResponseEntity<ProblemDetail> refusedByStore(org.springframework.dao.DataIntegrityViolationException e) {
+        String message = String.valueOf(e.getMostSpecificCause().getMessage());
+        if (message.contains("0x00")) {
+            log.warn("A text with a NUL character reached the store: {}", message);
+            return respond(Problems.of(ProblemType.VALIDATION, "A text in the request holds a NUL character, which "
+                    + "cannot be stored", List.of()));
+        }
+        return unexpected(e);
     }
 
     @ExceptionHandler(NoResourceFoundException.class)
@@ -173,14 +235,4 @@ class ProblemHandler {
                         .reduce((a, b) -> a + "; " + b).orElseThrow();
     }
 
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-        // Jackson appends the source location over several lines; the first line says what is wrong.
-        int newline = message.indexOf('\n');
-        return newline < 0 ? message : message.substring(0, newline);
-    }
 }

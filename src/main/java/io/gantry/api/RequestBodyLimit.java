@@ -5,8 +5,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
@@ -22,7 +20,6 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
-import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import tools.jackson.databind.json.JsonMapper;
@@ -73,16 +70,8 @@ public class RequestBodyLimit extends OncePerRequestFilter {
         // Answered ahead of the request log (which sits inside the security chain): say it here.
         log.info("{} {} refused 413: Content-Length {} over {} bytes", request.getMethod(), request.getRequestURI(),
                 request.getContentLengthLong(), maxBytes);
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("type", ProblemType.PAYLOAD_TOO_LARGE.uri().toString());
-        body.put("title", ProblemType.PAYLOAD_TOO_LARGE.title());
-        body.put("status", ProblemType.PAYLOAD_TOO_LARGE.status().value());
-        body.put("detail", new RequestBodyTooLarge(maxBytes).getMessage());
-        body.put("instance", request.getRequestURI());
-        response.setStatus(ProblemType.PAYLOAD_TOO_LARGE.status().value());
-        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-        response.setCharacterEncoding("UTF-8");
-        json.writeValue(response.getOutputStream(), body);
+        Problems.write(response, json, request.getRequestURI(), ProblemType.PAYLOAD_TOO_LARGE,
+                new RequestBodyTooLarge(maxBytes).getMessage(), java.util.List.of());
     }
 
     /** The request with a body stream that counts what is read and stops past the cap. */

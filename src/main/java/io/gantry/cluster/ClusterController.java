@@ -54,7 +54,7 @@ class ClusterController {
     @Operation(operationId = "updateNode", summary = "Drain, resume or down a node (OPERATOR)")
     @PreAuthorize("hasRole('OPERATOR')")
     @PatchMapping("/nodes/{name}")
-    NodeView updateNode(@PathVariable String name, @RequestBody NodeUpdate update, CurrentUser caller) {
+    NodeView updateNode(@PathVariable String name, @jakarta.validation.Valid @RequestBody NodeUpdate update, CurrentUser caller) {
         return cluster.updateNode(name, update, Actor.staff(caller.username(), caller.isAdmin()));
     }
 

@@ -46,6 +46,7 @@ public final class ClusterViews {
     @Schema(name = "NodeUpdate")
     public record NodeUpdate(
             @Schema(description = "DRAIN, RESUME or DOWN", requiredMode = Schema.RequiredMode.REQUIRED) String state,
-            @Schema(description = "Why; required for DRAIN and DOWN, as in Slurm") String reason) {
+            @Schema(description = "Why; required for DRAIN and DOWN, as in Slurm")
+            @jakarta.validation.constraints.Size(max = 1024) String reason) {
     }
 }

@@ -3,6 +3,8 @@ package io.gantry.jobs;
 import java.net.URI;
 import java.util.List;
 
+import jakarta.validation.Valid;
+
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -43,7 +45,8 @@ class JobController {
     @Operation(operationId = "submitJob", summary = "Submit a batch job, like sbatch")
     @ResponseStatus(HttpStatus.CREATED) // what ResponseEntity.created answers; tells the OpenAPI document so
     @PostMapping
-    ResponseEntity<SubmitResponse> submitJob(@RequestBody JobSubmission submission, CurrentUser caller) {
+    ResponseEntity<SubmitResponse> submitJob(@Valid @RequestBody JobSubmission submission,
+            CurrentUser caller) {
         SubmitResponse response = jobs.submit(submission, caller);
         return ResponseEntity.created(URI.create("/api/v1/jobs/" + response.jobId())).body(response);
     }
@@ -108,7 +111,7 @@ class JobController {
 
     @Operation(operationId = "updateJob", summary = "Change a pending job; raising a running job's time limit needs OPERATOR")
     @PatchMapping("/{id}")
-    JobView updateJob(@PathVariable String id, @RequestBody JobUpdate update, CurrentUser caller) {
+    JobView updateJob(@PathVariable String id, @Valid @RequestBody JobUpdate update, CurrentUser caller) {
         return retrying(() -> jobs.update(id, update, caller));
     }
 

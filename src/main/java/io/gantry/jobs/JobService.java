@@ -225,7 +225,7 @@ public class JobService {
         } else if (job.state() != JobState.PENDING) {
             throw GantryException.conflict("Job " + id + " is " + job.state() + "; only pending jobs can be changed");
         }
-        SubmissionResolver.Change change = resolver.checkUpdate(job, update);
+        SubmissionResolver.Change change = resolver.checkUpdate(job, update, caller);
         job.update(update.name(), change.timeLimitSeconds(), change.partitions(), update.qos(), update.nice(),
                 update.constraints());
         jobs.save(job);

@@ -3,19 +3,23 @@ package io.gantry.jobs;
 import java.time.Instant;
 import java.util.Map;
 
+import jakarta.validation.constraints.Size;
+
 import io.swagger.v3.oas.annotations.media.Schema;
 
 /**
  * {@code POST /api/v1/jobs}. Every field is optional; {@code #SBATCH} directives in {@code script}
  * fill what the JSON leaves out (JSON wins, as sbatch's command line wins over directives).
+ * Each text has a maximum length ({@link SubmissionLimits}), the script a maximum size in bytes.
  */
 @Schema(name = "JobSubmission")
 public record JobSubmission(
-        @Schema(description = "Job name (-J)") String name,
-        @Schema(description = "Batch script; its #SBATCH directives are read as sbatch reads them") String script,
-        @Schema(description = "Partition, or a comma list of partitions to choose from (-p)") String partition,
-        String account,
-        String qos,
+        @Schema(description = "Job name (-J)") @Size(max = SubmissionLimits.NAME) String name,
+        @Schema(description = "Batch script; its #SBATCH directives are read as sbatch reads them. At most "
+                + "gantry.jobs.max-script-bytes (4 MB by default) as UTF-8") String script,
+        @Schema(description = "Partition, or a comma list of partitions to choose from (-p)") @Size(max = SubmissionLimits.PARTITION) String partition,
+        @Size(max = SubmissionLimits.ACCOUNT) String account,
+        @Size(max = SubmissionLimits.QOS) String qos,
         @Schema(description = "Minimum node count (-N)") Integer nodes,
         @Schema(description = "Maximum node count (-N min-max)") Integer maxNodes,
         @Schema(description = "Tasks (-n)") Integer tasks,
@@ -28,33 +32,37 @@ public record JobSubmission(
         Integer gpusPerNode,
         Integer gpusPerTask,
         Integer cpusPerGpu,
-        String gpuType,
+        @Size(max = SubmissionLimits.GPU_TYPE) String gpuType,
         @Schema(description = "Time limit in seconds (-t); 0 or absent takes the partition default") Long timeLimitSeconds,
-        @Schema(description = "Features, with & (and) and | (or), e.g. h100&ib") String constraints,
+        @Schema(description = "Features, with & (and) and | (or), e.g. h100&ib") @Size(max = SubmissionLimits.CONSTRAINTS) String constraints,
         Boolean exclusive,
-        @Schema(description = "Slurm dependency expression, e.g. afterok:12:13 or afterany:5?afternotok:6") String dependency,
-        @Schema(description = "Array expression, e.g. 0-99%10, 1,3,5-7, 0-15:3") String array,
+        @Schema(description = "Slurm dependency expression, e.g. afterok:12:13 or afterany:5?afternotok:6")
+        @Size(max = SubmissionLimits.DEPENDENCY) String dependency,
+        @Schema(description = "Array expression, e.g. 0-99%10, 1,3,5-7, 0-15:3") @Size(max = SubmissionLimits.ARRAY) String array,
         Boolean hold,
         Integer nice,
-        String workdir,
+        @Size(max = SubmissionLimits.PATH) String workdir,
+        @Schema(description = "Variables the job gets; names as in a shell, values not null, at most 1 MiB in all")
         Map<String, String> environment,
-        @Schema(description = "Output file pattern (%j %A %a %x %u %N)") String stdout,
-        String stderr,
+        @Schema(description = "Output file pattern (%j %A %a %x %u %N)") @Size(max = SubmissionLimits.PATH) String stdout,
+        @Size(max = SubmissionLimits.PATH) String stderr,
         Boolean requeue,
-        String reservation,
-        Instant beginTime,
-        @Schema(description = "Hostlist of nodes the job must run on (-w)") String nodelist,
-        @Schema(description = "Hostlist of nodes the job must not run on (-x)") String exclude,
-        String comment,
+        @Size(max = SubmissionLimits.RESERVATION) String reservation,
+        @Schema(description = "When the job may start at the earliest (--begin); 1970 to 9999") Instant beginTime,
+        @Schema(description = "Hostlist of nodes the job must run on (-w)")
+        @Size(max = SubmissionLimits.HOSTLIST_EXPRESSION) String nodelist,
+        @Schema(description = "Hostlist of nodes the job must not run on (-x)")
+        @Size(max = SubmissionLimits.HOSTLIST_EXPRESSION) String exclude,
+        @Size(max = SubmissionLimits.COMMENT) String comment,
         @Schema(description = "How long the job runs on a simulated node (ignored by real agents)") Long simulatedRunSeconds,
         @Schema(description = "The exit code the job ends with on a simulated node") Integer simulatedExitCode,
         @Schema(description = "The umask the job runs with, 3 or 4 octal digits (e.g. 0022); when absent, "
-                + "SLURM_UMASK from environment, else the node's default (0077)", example = "0022") String umask,
+                + "SLURM_UMASK from environment, else the node's default (0077)", example = "0022") @Size(max = SubmissionLimits.UMASK) String umask,
         @Schema(description = "Signal sent before the time limit, as sbatch's --signal=[{R|B}:]SIG[@seconds] "
-                + "(60 s when no time is given; B: the batch shell only)", example = "B:USR1@120") String signal,
+                + "(60 s when no time is given; B: the batch shell only)", example = "B:USR1@120") @Size(max = SubmissionLimits.SIGNAL) String signal,
         @Schema(description = "At most this many leaf switches, and how long to wait for them before taking more, "
                 + "as sbatch's --switches=count[@max-time] (the wait is at most and by default 5 minutes)",
-                example = "1@10:00") String switches,
+                example = "1@10:00") @Size(max = SubmissionLimits.SWITCHES) String switches,
         @Schema(description = "The shortest time limit, in seconds, the job accepts (--time-min): where its full "
                 + "limit would delay other jobs, it may start sooner with a limit down to this; at most its time limit",
                 example = "1800") Long timeMinSeconds) {

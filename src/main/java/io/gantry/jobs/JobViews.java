@@ -53,8 +53,11 @@ public final class JobViews {
     }
 
     @Schema(name = "JobUpdate")
-    public record JobUpdate(String name, Long timeLimitSeconds, String partition, String qos, Integer nice,
-            String constraints) {
+    public record JobUpdate(@jakarta.validation.constraints.Size(max = SubmissionLimits.NAME) String name,
+            Long timeLimitSeconds,
+            @jakarta.validation.constraints.Size(max = SubmissionLimits.PARTITION) String partition,
+            @jakarta.validation.constraints.Size(max = SubmissionLimits.QOS) String qos, Integer nice,
+            @jakarta.validation.constraints.Size(max = SubmissionLimits.CONSTRAINTS) String constraints) {
     }
 
     @Schema(name = "JobActionResult")

@@ -49,7 +49,7 @@ public final class SbatchDirectives {
      * The most host names a {@code -w} or {@code -x} list may expand to: more than any cluster Gantry
      * runs has nodes, few enough that expanding one stays cheap.
      */
-    static final int MAX_HOSTLIST = 100_000;
+    static final int MAX_HOSTLIST = SubmissionResolver.MAX_HOSTS;
 
     private static final Map<String, Option> LONG = new LinkedHashMap<>();
 

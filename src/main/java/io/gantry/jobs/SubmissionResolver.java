@@ -13,6 +13,7 @@ import org.springframework.stereotype.Component;
 
 import io.gantry.api.GantryException;
 import io.gantry.api.GantryException.FieldError;
+import io.gantry.api.InputBounds;
 import io.gantry.api.ProblemType;
 import io.gantry.cluster.ClusterLayout;
 import io.gantry.cluster.ClusterService;
@@ -40,9 +41,13 @@ import io.gantry.security.CurrentUser;
 @Component
 class SubmissionResolver {
 
-    private static final int MAX_NAME = 256;
-    /** The most characters a script, or the environment as stored, may have: the store's column size. */
-    static final int MAX_SCRIPT = 1_048_576;
+    private static final int MAX_NAME = SubmissionLimits.NAME;
+    /** The most characters the environment as stored may have: the store's column size. */
+    static final int MAX_ENVIRONMENT = 1_048_576;
+    /** The most names a nodelist or exclude list may expand to; more is refused before expanding. */
+    static final int MAX_HOSTS = 65_536;
+    /** How many unknown node names an error shows before it only counts them. */
+    private static final int NAMES_SHOWN = 5;
     /** The most characters a compressed nodelist or exclude list may have: the store's column size. */
     static final int MAX_HOSTLIST_TEXT = 4000;
 
@@ -81,9 +86,11 @@ class SubmissionResolver {
         if (json == null) {
             throw GantryException.badRequest("body", "is required: a JSON object describing the job");
         }
-        if (json.script() != null && json.script().length() > MAX_SCRIPT) {
-            throw GantryException.badRequest("script", "is " + json.script().length() + " characters long; at most "
-                    + MAX_SCRIPT);
+        long maxScript = properties.maxScriptBytes().toBytes();
+        long scriptBytes = json.script() == null ? 0 : utf8Length(json.script());
+        if (scriptBytes > maxScript) {
+            throw GantryException.badRequest("script", "is " + scriptBytes + " bytes long (UTF-8); at most " + maxScript
+                    + " (gantry.jobs.max-script-bytes)");
         }
         Instant now = clock.instant();
         SbatchOptions directives = parseScript(json.script() == null ? "" : json.script());
@@ -117,7 +124,8 @@ class SubmissionResolver {
         }
         Integer tasksGiven = first(json.tasks(), directives.tasks(), null);
         int tasks = tasksGiven != null ? tasksGiven
-                : ntasksPerNode != null ? Math.max(minNodes, 1) * ntasksPerNode : Math.max(minNodes, 1);
+                : ntasksPerNode != null ? intProduct("ntasksPerNode", Math.max(minNodes, 1), ntasksPerNode, errors)
+                : Math.max(minNodes, 1);
         if (tasks < 1) {
             errors.add(new FieldError("tasks", "must be at least 1, was " + tasks));
         }
@@ -128,7 +136,7 @@ class SubmissionResolver {
             if (gpusPerTask < 1) {
                 errors.add(new FieldError("gpusPerTask", "must be at least 1, was " + gpusPerTask));
             } else if (gpus == 0 && gpusPerNode == 0) {
-                gpus = Math.multiplyExact(gpusPerTask, Math.max(tasks, 1));
+                gpus = intProduct("gpusPerTask", gpusPerTask, Math.max(tasks, 1), errors);
             }
         }
         if (gpus > 0 && gpusPerNode > 0) {
@@ -139,7 +147,13 @@ class SubmissionResolver {
         Integer cpusPerGpu = first(json.cpusPerGpu(), directives.cpusPerGpu(), null);
         if (cpusPerGpu != null && cpusPerGpu > 0 && (gpus > 0 || gpusPerNode > 0) && tasks > 0) {
             long totalGpus = gpus > 0 ? gpus : (long) gpusPerNode * Math.max(minNodes, 1);
-            cpusPerTask = (int) Math.max(cpusPerTask, ceilDiv(cpusPerGpu * totalGpus, tasks));
+            long perTask = Math.max(cpusPerTask, ceilDiv(cpusPerGpu * totalGpus, tasks));
+            if (perTask > Integer.MAX_VALUE) {
+                errors.add(new FieldError("cpusPerGpu", "asks for " + perTask + " CPUs per task; at most "
+                        + Integer.MAX_VALUE));
+            } else {
+                cpusPerTask = (int) perTask;
+            }
         }
         if (cpusPerTask < 1) {
             errors.add(new FieldError("cpusPerTask", "must be at least 1, was " + cpusPerTask));
@@ -187,7 +201,8 @@ class SubmissionResolver {
         }
 
         String dependency = first(json.dependency(), directives.dependency(), null);
-        if (dependency != null) {
+        // One too long is refused with the other lengths below, unparsed: its job ids are not looked up one by one.
+        if (dependency != null && dependency.length() <= SubmissionLimits.DEPENDENCY) {
             try {
                 for (DependencySpec.Condition condition : DependencySpec.parse(dependency).conditions()) {
                     if (condition.jobId() > 0 && !jobExists.test(condition.jobId())) {
@@ -201,31 +216,33 @@ class SubmissionResolver {
 
         boolean held = first(json.hold(), directives.hold(), false);
         int nice = first(json.nice(), directives.nice(), 0);
-        if (nice < -2147483645 || nice > 2147483645) {
-            errors.add(new FieldError("nice", "must be between -2147483645 and 2147483645"));
-        } else if (nice < 0 && !caller.isOperator()) {
-            errors.add(new FieldError("nice", "only an operator may set a negative nice value"));
-        }
+        checkNice(nice, caller, errors);
 
         Map<String, String> environment = new java.util.TreeMap<>(exported(directives.export()));
         if (json.environment() != null) {
-            environment.putAll(json.environment());
+            for (Map.Entry<String, String> variable : json.environment().entrySet()) {
+                if (variable.getValue() == null) {
+                    errors.add(new FieldError("environment." + variable.getKey(), "must not be null (leave the "
+                            + "variable out, or give \"\" for an empty value)"));
+                } else {
+                    environment.put(variable.getKey(), variable.getValue());
+                }
+            }
         }
         for (String key : environment.keySet()) {
             if (key == null || !key.matches("[A-Za-z_][A-Za-z0-9_]*")) {
                 errors.add(new FieldError("environment", "'" + key + "' is not a valid variable name"));
             }
         }
-        if (!environment.isEmpty() && EnvironmentText.encode(environment).length() > MAX_SCRIPT) {
-            errors.add(new FieldError("environment", "holds more than " + MAX_SCRIPT + " characters"));
+        if (!environment.isEmpty() && EnvironmentText.encode(environment).length() > MAX_ENVIRONMENT) {
+            errors.add(new FieldError("environment", "holds more than " + MAX_ENVIRONMENT + " characters"));
         }
         String reservation = first(json.reservation(), directives.reservation(), null);
         if (reservation != null) {
             reservations.refusal(reservation, caller.username(), account)
                     .ifPresent(why -> errors.add(new FieldError("reservation", why)));
         }
-        Instant beginTime = json.beginTime() != null ? json.beginTime()
-                : directives.beginTime() == null ? null : directives.beginTime().resolve(now, clock.getZone());
+        Instant beginTime = beginTime(json, directives, now, errors);
         String nodelistField = fieldOf("nodelist", json.nodelist(), directives);
         String excludeField = fieldOf("exclude", json.exclude(), directives);
         Hostlist listed = hostlist(nodelistField, first(json.nodelist(), directives.nodelist(), null), layout, errors);
@@ -245,6 +262,22 @@ class SubmissionResolver {
         String stdout = first(json.stdout(), directives.stdout(), null);
         String stderr = first(json.stderr(), directives.stderr(), null);
         String comment = first(json.comment(), directives.comment(), null);
+        // Field, its sbatch option (for the script line when a directive gave it), JSON value, value, limit.
+        Object[][] limits = {{"workdir", "chdir", json.workdir(), workdir, SubmissionLimits.PATH},
+            {"stdout", "output", json.stdout(), stdout, SubmissionLimits.PATH},
+            {"stderr", "error", json.stderr(), stderr, SubmissionLimits.PATH},
+            {"comment", "comment", json.comment(), comment, SubmissionLimits.COMMENT},
+            {"account", "account", json.account(), account, SubmissionLimits.ACCOUNT},
+            {"qos", "qos", json.qos(), qos, SubmissionLimits.QOS},
+            {"constraints", "constraint", json.constraints(), constraints, SubmissionLimits.CONSTRAINTS},
+            {"gpuType", "gpus", json.gpuType(), gpuType, SubmissionLimits.GPU_TYPE},
+            {"reservation", "reservation", json.reservation(), reservation, SubmissionLimits.RESERVATION},
+            {"dependency", "dependency", json.dependency(), dependency, SubmissionLimits.DEPENDENCY},
+            {"array", "array", json.array(), array, SubmissionLimits.ARRAY}};
+        for (Object[] limit : limits) {
+            InputBounds.text(where((String) limit[0], (String) limit[1], limit[2], directives), (String) limit[3],
+                    (int) limit[4], errors);
+        }
         String[][] texts = {{"name", name}, {"workdir", workdir}, {"stdout", stdout}, {"stderr", stderr},
             {"comment", comment}, {"account", account}, {"qos", qos}, {"partition", json.partition()},
             {"constraints", constraints}, {"gpuType", gpuType}, {"reservation", reservation},
@@ -275,13 +308,13 @@ class SubmissionResolver {
             errors.add(new FieldError("switches", e.getMessage()));
         }
         Long simulatedRun = json.simulatedRunSeconds();
-        if (simulatedRun != null && simulatedRun < 0) {
-            errors.add(new FieldError("simulatedRunSeconds", "must be 0 or more"));
+        if (simulatedRun != null && (simulatedRun < 0 || simulatedRun > InputBounds.MAX_DURATION.toSeconds())) {
+            errors.add(new FieldError("simulatedRunSeconds", "must be 0 to " + InputBounds.MAX_DURATION.toSeconds()));
         }
 
         if (charge != null && errors.isEmpty()) {
             long gpuTotal = gpus > 0 ? gpus : (long) gpusPerNode * Math.max(minNodes, 1);
-            Tres tres = new Tres((long) tasks * cpusPerTask, memoryMb * Math.max(minNodes, 1), gpuTotal,
+            Tres tres = new Tres((long) tasks * cpusPerTask, product(memoryMb, Math.max(minNodes, 1)), gpuTotal,
                     Math.max(minNodes, 1));
             submitLimits(charge, caller.username(), timeLimit, tres, taskIds.isEmpty() ? 1 : taskIds.size(), errors);
         }
@@ -316,8 +349,11 @@ class SubmissionResolver {
     }
 
     /** Checks a PATCH of a pending job against the same rules as a submission. */
-    Change checkUpdate(JobEntity job, JobViews.JobUpdate update) {
+    Change checkUpdate(JobEntity job, JobViews.JobUpdate update, CurrentUser caller) {
         List<FieldError> errors = new ArrayList<>();
+        if (update.nice() != null) {
+            checkNice(update.nice(), caller, errors);
+        }
         ClusterLayout layout = cluster.layout();
         List<String> partitions = update.partition() == null ? job.partitions()
                 : partitions(update.partition(), layout, errors);
@@ -538,6 +574,11 @@ class SubmissionResolver {
             errors.add(new FieldError("timeLimitSeconds", "must be positive, was " + given));
             return 1;
         }
+        if (given != null && given > InputBounds.MAX_DURATION.toSeconds()) {
+            errors.add(new FieldError("timeLimitSeconds", "must be at most " + InputBounds.MAX_DURATION.toSeconds()
+                    + " (100 years; -1 or UNLIMITED for no limit), was " + given));
+            return 1;
+        }
         long unlimited = properties.unlimitedTimeSeconds();
         long limit;
         ClusterLayout.PartitionSpec first = partitions.isEmpty() ? null : layout.partitions().get(partitions.get(0));
@@ -573,23 +614,35 @@ class SubmissionResolver {
         long tasksPerNode = ntasksPerNode != null ? ntasksPerNode : ceilDiv(tasks, nodes);
         long memory;
         if (perCpu != null) {
-            memory = perCpu * tasksPerNode * cpusPerTask;
+            memory = product(perCpu, tasksPerNode * cpusPerTask);
         } else if (perGpu != null) {
             long gpusPerNodeNow = gpusPerNode > 0 ? gpusPerNode : ceilDiv(gpus, nodes);
-            memory = perGpu * Math.max(gpusPerNodeNow, 1);
+            memory = product(perGpu, Math.max(gpusPerNodeNow, 1));
         } else {
             memory = perNode == null ? 0 : perNode;
         }
+        String field = perCpu != null ? "memPerCpuMb" : perGpu != null ? "memPerGpuMb" : "memoryMb";
+        if (memory == OVERFLOW) {
+            errors.add(new FieldError(field, "asks for more memory than can be counted (over " + Long.MAX_VALUE
+                    + " MB per node)"));
+            return 0;
+        }
         if (memory < 0) {
-            errors.add(new FieldError("memoryMb", "must be 0 or more, was " + memory));
+            errors.add(new FieldError(field, "must be 0 or more, was " + memory));
+            return 0;
+        }
+        if (product(memory, nodes) == OVERFLOW) {
+            errors.add(new FieldError(field, memory + " MB on each of " + nodes + " nodes is more memory than can be "
+                    + "counted"));
             return 0;
         }
         return memory;
     }
 
     /**
-     * A {@code -w}/{@code -x} list, expanded (at most {@link SbatchDirectives#MAX_HOSTLIST} names) and
-     * checked: every name a configured or registered node, the compressed form within the store's column.
+     * A {@code -w}/{@code -x} list, expanded (at most {@link #MAX_HOSTS} names, refused before expanding
+     * more) and checked: every name a configured or registered node, the compressed form within the store's
+     * column. Unknown names are reported as the first few and a count, so a huge list costs no huge message.
      * Null when none was given or it is invalid (the problem added to {@code errors}).
      */
     private static Hostlist hostlist(String field, String expression, ClusterLayout layout, List<FieldError> errors) {
@@ -598,22 +651,23 @@ class SubmissionResolver {
         }
         Hostlist hosts;
         try {
-            hosts = Hostlist.parse(expression, SbatchDirectives.MAX_HOSTLIST);
+            hosts = Hostlist.parse(expression, MAX_HOSTS);
         } catch (HostlistException e) {
             errors.add(new FieldError(field, e.getMessage()));
             return null;
         }
-        List<String> unknown = new ArrayList<>();
-        for (String host : hosts.hosts()) {
+        List<String> unknown = new ArrayList<>(NAMES_SHOWN);
+        int unknownCount = 0;
+        for (String host : new java.util.LinkedHashSet<>(hosts.hosts())) {
             if (!layout.nodes().containsKey(host)) {
-                unknown.add(host);
+                if (unknown.size() < NAMES_SHOWN) {
+                    unknown.add(host);
+                }
+                unknownCount++;
             }
         }
-        if (!unknown.isEmpty()) {
-            String named = Hostlist.of(unknown).compressed();
-            errors.add(new FieldError(field, (unknown.size() == 1 ? "unknown node '" : "unknown nodes '")
-                    + (named.length() > 200 ? named.substring(0, 200) + "...' (" + unknown.size() + " names)" : named
-                    + "'") + ": neither configured nor registered"));
+        if (unknownCount > 0) {
+            errors.add(new FieldError(field, unknownNodes(unknown, unknownCount)));
             return null;
         }
         String compressed = hosts.compressed();
@@ -623,6 +677,18 @@ class SubmissionResolver {
             return null;
         }
         return hosts;
+    }
+
+    /** "unknown nodes 'a', 'b', 'c' and 99,997 more (100,000 in all): ..." with at most {@link #NAMES_SHOWN} names. */
+    static String unknownNodes(List<String> shown, int count) {
+        return (count == 1 ? "unknown node " : "unknown nodes ") + io.gantry.api.InputText.someOf(shown, count)
+                + ": neither configured nor registered";
+    }
+
+    /** Where a value came from: the JSON field, else the script line of its directive {@code --option}. */
+    private static String where(String field, String option, Object json, SbatchOptions directives) {
+        Integer line = directives.lineOf(option);
+        return json == null && line != null ? "script:" + line : field;
     }
 
     /** Where a value came from, for errors: the JSON field, else the script line of its directive. */
@@ -691,6 +757,79 @@ class SubmissionResolver {
             return 0;
         }
         return value;
+    }
+
+    /** Slurm's range for nice values; only an operator may lower a job's below 0 (raise its priority). */
+    private static void checkNice(int nice, CurrentUser caller, List<FieldError> errors) {
+        if (nice < -2147483645 || nice > 2147483645) {
+            errors.add(new FieldError("nice", "must be between -2147483645 and 2147483645"));
+        } else if (nice < 0 && !caller.isOperator()) {
+            errors.add(new FieldError("nice", "only an operator may set a negative nice value"));
+        }
+    }
+
+    /** Marks a product of user numbers too large for a long. */
+    private static final long OVERFLOW = Long.MIN_VALUE;
+
+    /** {@code a * b}, or {@link #OVERFLOW}. */
+    private static long product(long a, long b) {
+        try {
+            return Math.multiplyExact(a, b);
+        } catch (ArithmeticException e) {
+            return OVERFLOW;
+        }
+    }
+
+    /** {@code a * b} as an int; when it overflows, an error naming {@code field} and 1 in its place. */
+    private static int intProduct(String field, int a, int b, List<FieldError> errors) {
+        long product = (long) a * b;
+        if (product > Integer.MAX_VALUE || product < Integer.MIN_VALUE) {
+            errors.add(new FieldError(field, a + " times " + b + " is " + product + "; at most " + Integer.MAX_VALUE));
+            return 1;
+        }
+        return (int) product;
+    }
+
+    /** The bytes {@code text} takes as UTF-8, counted without encoding it. */
+    static long utf8Length(String text) {
+        long bytes = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                bytes += 1;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
+                    && Character.isLowSurrogate(text.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else {
+                bytes += 3;
+            }
+        }
+        return bytes;
+    }
+
+    /**
+     * The begin time from JSON, else from {@code --begin} resolved against now; an error when it falls
+     * outside the years 1970..9999 ({@link InputBounds}), which no store column could hold.
+     */
+    private Instant beginTime(JobSubmission json, SbatchOptions directives, Instant now, List<FieldError> errors) {
+        Instant begin;
+        try {
+            begin = json.beginTime() != null ? json.beginTime()
+                    : directives.beginTime() == null ? null : directives.beginTime().resolve(now, clock.getZone());
+        } catch (java.time.DateTimeException | ArithmeticException e) {
+            errors.add(new FieldError(where("beginTime", "begin", json.beginTime(), directives),
+                    "lies beyond any time that can be stored; at most " + InputBounds.LATEST));
+            return null;
+        }
+        if (begin != null && !InputBounds.inRange(begin)) {
+            errors.add(new FieldError(where("beginTime", "begin", json.beginTime(), directives),
+                    InputBounds.rangeMessage(begin)));
+            return null;
+        }
+        return begin;
     }
 
     private static long ceilDiv(long a, long b) {

@@ -3,10 +3,8 @@ package io.gantry.reports;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +17,7 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
 import io.gantry.api.GantryException;
+import io.gantry.api.InputBounds;
 import io.gantry.jobs.JobUsage;
 import io.gantry.reports.UtilizationReport.Bucket;
 import io.gantry.reports.UtilizationReport.Figures;
@@ -161,20 +160,7 @@ class UtilizationService {
     }
 
     private static Instant instant(String field, String text) {
-        try {
-            return Instant.parse(text);
-        } catch (DateTimeParseException notInstant) {
-            try {
-                return OffsetDateTime.parse(text).toInstant();
-            } catch (DateTimeParseException notOffset) {
-                try {
-                    return LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant();
-                } catch (DateTimeParseException notDate) {
-                    throw GantryException.badRequest(field, "'" + text + "' is not an instant (2026-12-01T00:00:00Z) "
-                            + "or a date (2026-12-01)");
-                }
-            }
-        }
+        return InputBounds.parseInstant(field, text);
     }
 
     private static OffsetDateTime utc(Instant t) {

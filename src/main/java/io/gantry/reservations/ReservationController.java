@@ -2,6 +2,8 @@ package io.gantry.reservations;
 
 import java.util.List;
 
+import jakarta.validation.Valid;
+
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.access.prepost.PreAuthorize;
@@ -46,7 +48,7 @@ class ReservationController {
     @PostMapping
     @PreAuthorize("hasRole('ADMIN')")
     @Operation(operationId = "createReservation", summary = "Create a reservation (ADMIN)")
-    ResponseEntity<ReservationView> create(@RequestBody ReservationRequest request, CurrentUser caller) {
+    ResponseEntity<ReservationView> create(@Valid @RequestBody ReservationRequest request, CurrentUser caller) {
         ReservationView created = reservations.create(request, caller);
         return ResponseEntity.created(ServletUriComponentsBuilder.fromCurrentRequest().path("/{name}")
                 .buildAndExpand(created.name()).toUri()).body(created);
@@ -55,7 +57,7 @@ class ReservationController {
     @PatchMapping("/{name}")
     @PreAuthorize("hasRole('ADMIN')")
     @Operation(operationId = "updateReservation", summary = "Change a reservation's window, nodes, users, accounts or flags (ADMIN)")
-    ReservationView update(@PathVariable String name, @RequestBody ReservationRequest change, CurrentUser caller) {
+    ReservationView update(@PathVariable String name, @Valid @RequestBody ReservationRequest change, CurrentUser caller) {
         return reservations.update(name, change, caller);
     }
 

@@ -15,6 +15,8 @@ import java.util.regex.Pattern;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
+import io.gantry.api.InputBounds;
+import io.gantry.api.InputText;
 import io.gantry.api.GantryException;
 import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.ProblemType;
@@ -42,6 +44,10 @@ import io.gantry.security.UserService;
  */
 @Service
 class ReservationService implements ReservationAccess, ReservationSource {
+
+    /** The most names a reservation's node list may expand to; more is refused before expanding. */
+    private static final int MAX_HOSTS = 65_536;
+
 
     static final Set<String> FLAGS = Set.of("MAINT", "IGNORE_JOBS");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
@@ -169,15 +175,21 @@ class ReservationService implements ReservationAccess, ReservationSource {
         } else if (request.endTime() != null) {
             end = request.endTime();
         } else if (request.durationSeconds() != null) {
-            if (request.durationSeconds() <= 0) {
-                errors.add(new FieldError("durationSeconds", "must be positive"));
-            } else {
+            if (request.durationSeconds() <= 0 || request.durationSeconds() > InputBounds.MAX_DURATION.toSeconds()) {
+                errors.add(new FieldError("durationSeconds", "must be 1 to " + InputBounds.MAX_DURATION.toSeconds()
+                        + " (100 years), was " + request.durationSeconds()));
+            } else if (InputBounds.inRange(start)) {
                 end = start.plusSeconds(request.durationSeconds());
             }
         } else {
             errors.add(new FieldError("endTime", "is required (or durationSeconds)"));
         }
-        if (end != null && !end.isAfter(start)) {
+        if (!InputBounds.inRange(start)) {
+            errors.add(new FieldError("startTime", InputBounds.rangeMessage(start)));
+        } else if (end != null && !InputBounds.inRange(end)) {
+            errors.add(new FieldError(request.endTime() != null ? "endTime" : "durationSeconds",
+                    "ends the reservation at " + end + ": " + InputBounds.rangeMessage(end)));
+        } else if (end != null && !end.isAfter(start)) {
             errors.add(new FieldError("endTime", "must be after startTime (" + start + ")"));
         } else if (end != null && !end.isAfter(now)) {
             errors.add(new FieldError("endTime", "is in the past"));
@@ -212,10 +224,12 @@ class ReservationService implements ReservationAccess, ReservationSource {
             errors.add(new FieldError("nodes", "give nodes (a hostlist) or nodeCount with partition, one of them"));
         } else if (hasNodes) {
             try {
-                explicit = Hostlist.parse(request.nodes()).hosts();
-                List<String> unknown = explicit.stream().filter(n -> !layout.nodes().containsKey(n)).toList();
+                explicit = Hostlist.parse(request.nodes(), MAX_HOSTS).hosts();
+                List<String> unknown = explicit.stream().filter(n -> !layout.nodes().containsKey(n)).distinct()
+                        .toList();
                 if (!unknown.isEmpty()) {
-                    errors.add(new FieldError("nodes", "unknown nodes " + Hostlist.of(unknown)));
+                    errors.add(new FieldError("nodes", "unknown nodes "
+                            + InputText.someOf(unknown.subList(0, Math.min(5, unknown.size())), unknown.size())));
                 }
             } catch (HostlistException e) {
                 errors.add(new FieldError("nodes", e.getMessage()));

@@ -1,5 +1,7 @@
 package io.gantry.steps;
 
+import java.util.List;
+
 import java.net.URI;
 
 import org.springframework.http.HttpStatus;
@@ -20,6 +22,7 @@ import io.gantry.agent.protocol.StepProtocol.StepCreated;
 import io.gantry.agent.protocol.StepProtocol.StepIo;
 import io.gantry.agent.protocol.StepProtocol.StepRequest;
 import io.gantry.api.GantryException;
+import io.gantry.api.InputText;
 import io.gantry.api.ProblemType;
 import io.gantry.security.CurrentUser;
 import io.gantry.steps.StepViews.StepList;
@@ -67,8 +70,11 @@ class StepController {
         try {
             request = requests.treeToValue(body, StepRequest.class);
         } catch (JacksonException e) {
+            String field = InputText.path(e);
+            String message = InputText.jsonProblem(e);
             throw new GantryException(ProblemType.MALFORMED, "The request body is not a valid step request: "
-                    + e.getOriginalMessage());
+                    + (field.isEmpty() ? "" : field + ": ") + message,
+                    field.isEmpty() ? List.of() : List.of(new GantryException.FieldError(field, message)));
         }
         StepCreated created;
         try {

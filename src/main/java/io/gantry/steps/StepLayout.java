@@ -172,7 +172,8 @@ final class StepLayout {
         }
         Set<String> named;
         try {
-            named = new LinkedHashSet<>(Hostlist.parse(nodelist.trim()).hosts());
+            // No step can name more nodes than a job may hold; more is refused before expanding.
+            named = new LinkedHashSet<>(Hostlist.parse(nodelist.trim(), 65_536).hosts());
         } catch (HostlistException e) {
             throw new Refused("srun: error: Invalid node name specified: " + e.getMessage(), false);
         }

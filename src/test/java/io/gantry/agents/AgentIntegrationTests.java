@@ -317,6 +317,14 @@ class AgentIntegrationTests {
                         "state", "FAILED", "exitCode", 1))));
         assertThat(foreignReport.status()).isEqualTo(400);
         assertThat(foreignReport.body()).contains("reports[0].jobId");
+        Response nullReport = agentCall("/api/v1/agents/node1/reports", node1Credential,
+                Map.of("reports", java.util.Arrays.asList((Object) null)));
+        assertThat(nullReport.status()).as(nullReport.body()).isEqualTo(400);
+        assertThat(nullReport.body()).contains("reports[0]", "must not be null");
+        Response nullStepReport = agentCall("/api/v1/agents/node1/step-reports", node1Credential,
+                Map.of("reports", java.util.Arrays.asList((Object) null)));
+        assertThat(nullStepReport.status()).as(nullStepReport.body()).isEqualTo(400);
+        assertThat(nullStepReport.body()).contains("reports[0]", "must not be null");
         assertThat(awaitState(onNode2, "COMPLETED").get("exitCode").asInt()).isZero();
         assertThat(Files.readString(dir.resolve("controller/controller.log")))
                 .contains("Refused an agent registration", "Refused an agent call", "Refused reports from node 'node1'");

@@ -20,12 +20,12 @@ import io.gantry.support.GantryIntegrationTest;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** Request bodies over gantry.api.max-request-bytes (4 MB by default) are answered 413 problem+json, whole. */
+/** Request bodies over gantry.api.max-request-bytes (16 MB by default) are answered 413 problem+json, whole. */
 @GantryIntegrationTest
 class RequestBodyLimitIntegrationTests {
 
-    private static final int TEN_MB = 10 * 1024 * 1024;
-    private static final String DETAIL = "Request body exceeds " + 4 * 1024 * 1024 + " bytes";
+    private static final int TWENTY_MB = 20 * 1024 * 1024;
+    private static final String DETAIL = "Request body exceeds " + 16 * 1024 * 1024 + " bytes";
 
     @LocalServerPort
     int port;
@@ -39,14 +39,14 @@ class RequestBodyLimitIntegrationTests {
     }
 
     @Test
-    void aTenMegabyteSubmissionIsA413() throws Exception {
-        HttpResponse<String> response = post("/api/v1/jobs", admin, HttpRequest.BodyPublishers.ofByteArray(tenMbOfJson()));
+    void aTwentyMegabyteSubmissionIsA413() throws Exception {
+        HttpResponse<String> response = post("/api/v1/jobs", admin, HttpRequest.BodyPublishers.ofByteArray(twentyMbOfJson()));
         assertTooLarge(response);
     }
 
     @Test
-    void aTenMegabyteChunkedBodyIsA413Too() throws Exception {
-        byte[] body = tenMbOfJson();
+    void aTwentyMegabyteChunkedBodyIsA413Too() throws Exception {
+        byte[] body = twentyMbOfJson();
         // A publisher of unknown length: the client sends it chunked, without a Content-Length.
         HttpResponse<String> response = post("/api/v1/jobs", admin,
                 HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)));
@@ -55,8 +55,8 @@ class RequestBodyLimitIntegrationTests {
 
     @Test
     void anyEndpointAndNoTokenNeededToBeToldSo() throws Exception {
-        assertTooLarge(post("/api/v1/auth/tokens", null, HttpRequest.BodyPublishers.ofByteArray(tenMbOfJson())));
-        assertTooLarge(post("/api/v1/accounts", admin, HttpRequest.BodyPublishers.ofByteArray(tenMbOfJson())));
+        assertTooLarge(post("/api/v1/auth/tokens", null, HttpRequest.BodyPublishers.ofByteArray(twentyMbOfJson())));
+        assertTooLarge(post("/api/v1/accounts", admin, HttpRequest.BodyPublishers.ofByteArray(twentyMbOfJson())));
     }
 
     @Test
@@ -77,9 +77,9 @@ class RequestBodyLimitIntegrationTests {
         assertThat(problem.get("detail").asString()).isEqualTo(DETAIL);
     }
 
-    /** A JSON object whose script is ten megabytes of comment: valid, just too large. */
-    private static byte[] tenMbOfJson() {
-        char[] hashes = new char[TEN_MB];
+    /** A JSON object whose script is twenty megabytes of comment: valid, just too large. */
+    private static byte[] twentyMbOfJson() {
+        char[] hashes = new char[TWENTY_MB];
         Arrays.fill(hashes, '#');
         return ("{\"name\": \"huge\", \"hold\": true, \"script\": \"" + new String(hashes) + "\"}")
                 .getBytes(StandardCharsets.UTF_8);

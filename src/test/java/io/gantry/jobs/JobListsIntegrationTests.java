@@ -221,8 +221,8 @@ class JobListsIntegrationTests {
     }
 
     @Test
-    void aScriptOverOneMebibyteIsA400NamingTheScript() {
-        String script = "#!/bin/bash\n" + "#".repeat(SubmissionResolver.MAX_SCRIPT);
+    void aScriptOverFourMegabytesIsA400NamingTheScript() {
+        String script = "#!/bin/bash\n" + "#".repeat(4 * 1024 * 1024);
         Response response = api.send("POST", "/api/v1/jobs", admin, Map.of("name", tag + "-big", "hold", true,
                 "script", script));
         assertThat(response.status()).as(response.body()).isEqualTo(400);

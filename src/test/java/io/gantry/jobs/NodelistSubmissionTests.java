@@ -57,7 +57,7 @@ class NodelistSubmissionTests {
         Charges charges = (user, account, qos) -> new Charge("physics", "normal",
                 new Qos("normal", 0, 0, 0, null, null, null), null, null);
         resolver = new SubmissionResolver(cluster, charges, mock(AccountedJobs.class),
-                new JobsProperties(false, 1001, 31_536_000),
+                new JobsProperties(false, 1001, 31_536_000, org.springframework.util.unit.DataSize.ofMegabytes(4)),
                 Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC));
     }
 
@@ -73,7 +73,7 @@ class NodelistSubmissionTests {
     void a_node_the_cluster_does_not_have_is_refused_naming_the_json_field() {
         assertThat(refusal(Map.of("nodelist", "g1,x[1-3]"))).singleElement().satisfies(e -> {
             assertThat(e.field()).isEqualTo("nodelist");
-            assertThat(e.message()).contains("x[1-3]", "neither configured nor registered");
+            assertThat(e.message()).contains("'x1', 'x2', 'x3'", "neither configured nor registered");
         });
     }
 
@@ -112,6 +112,15 @@ class NodelistSubmissionTests {
     }
 
     @Test
+    void many_unknown_nodes_are_shown_as_the_first_five_and_a_count() {
+        assertThat(refusal(Map.of("nodelist", "x[1-60000]"))).singleElement().satisfies(e -> {
+            assertThat(e.field()).isEqualTo("nodelist");
+            assertThat(e.message()).isEqualTo("unknown nodes 'x1', 'x2', 'x3', 'x4', 'x5' and 59,995 more (60,000 in all)"
+                    + ": neither configured nor registered");
+        });
+    }
+
+    @Test
     void excluding_every_node_that_could_run_the_job_is_refused() {
         assertThat(refusal(Map.of("gpus", 16, "exclude", "g[2-4]"))).singleElement().satisfies(e -> {
             assertThat(e.field()).isEqualTo("exclude");
@@ -120,10 +129,10 @@ class NodelistSubmissionTests {
     }
 
     @Test
-    void a_hostlist_of_more_than_a_hundred_thousand_names_is_refused_before_expanding() {
-        assertThat(refusal(Map.of("exclude", "n[1-100001]"))).singleElement().satisfies(e -> {
+    void a_hostlist_of_more_than_65536_names_is_refused_before_expanding() {
+        assertThat(refusal(Map.of("exclude", "n[1-65537]"))).singleElement().satisfies(e -> {
             assertThat(e.field()).isEqualTo("exclude");
-            assertThat(e.message()).contains("100000");
+            assertThat(e.message()).contains("65536");
         });
     }
 
@@ -139,7 +148,7 @@ class NodelistSubmissionTests {
                 null, null)));
         SubmissionResolver big = new SubmissionResolver(clusterOf(nodes), (u, a, q) -> new Charge("physics", "normal",
                 new Qos("normal", 0, 0, 0, null, null, null), null, null), mock(AccountedJobs.class),
-                new JobsProperties(false, 1001, 31_536_000), Clock.systemUTC());
+                new JobsProperties(false, 1001, 31_536_000, org.springframework.util.unit.DataSize.ofMegabytes(4)), Clock.systemUTC());
         String everyOther = Hostlist.of(many.stream().filter(n -> Integer.parseInt(n.substring(3)) % 2 == 0)
                 .toList()).compressed();
         GantryException e = catchThrowableOfType(GantryException.class,

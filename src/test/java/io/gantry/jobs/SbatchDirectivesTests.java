@@ -150,12 +150,12 @@ class SbatchDirectivesTests {
     }
 
     @Test
-    void aNodeListOfMoreThanAHundredThousandNamesIsAnErrorAtItsLine() {
+    void aNodeListOfMoreThan65536NamesIsAnErrorAtItsLine() {
         assertThatExceptionOfType(SbatchException.class)
-                .isThrownBy(() -> SbatchDirectives.parse("#!/bin/bash\n#SBATCH -x n[1-100001]\n"))
+                .isThrownBy(() -> SbatchDirectives.parse("#!/bin/bash\n#SBATCH -x n[1-65537]\n"))
                 .satisfies(e -> assertThat(e.errors()).singleElement().satisfies(err -> {
                     assertThat(err.line()).isEqualTo(2);
-                    assertThat(err.message()).contains("100000");
+                    assertThat(err.message()).contains("65536");
                 }));
     }
 
