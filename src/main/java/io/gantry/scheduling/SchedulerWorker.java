@@ -114,6 +114,8 @@ class SchedulerWorker implements SmartLifecycle {
         }
         if (full) {
             lastFullPass = System.nanoTime();
+            // Off the start path: the pass's starts are written; now every pending job's expected start.
+            cycle.estimateStarts();
         }
         return outcome;
     }

@@ -33,6 +33,9 @@ import io.gantry.engine.Request;
 import io.gantry.engine.RunningJob;
 import io.gantry.engine.Snapshot;
 import io.gantry.engine.Start;
+import io.gantry.engine.StartEstimate;
+import io.gantry.engine.StartEstimates;
+import io.gantry.engine.StartEstimator;
 import io.gantry.jobs.ActiveJob;
 import io.gantry.jobs.JobAllocation;
 import io.gantry.jobs.JobSwitches;
@@ -64,6 +67,12 @@ class SchedulingCycle {
     private List<Long> ranked = List.of();
     private List<Long> reserved = List.of();
     private Instant lastPriorityWrite;
+    /** The last full pass not yet given expected starts: its snapshot, plan and jobs. */
+    private FullPass lastFull;
+
+    private record FullPass(Snapshot snapshot, Plan plan, Map<JobId, ActiveJob> byEngineId) {
+    }
+
     private volatile boolean outsideChange;
 
     SchedulingCycle(SchedulerJobs jobs, ClusterService cluster, AccountingService accounting, GpuLedger gpus,
@@ -192,6 +201,7 @@ class SchedulingCycle {
         Plan plan = engine.plan(snapshot);
         boolean writePriorities = false;
         if (full) {
+            lastFull = new FullPass(snapshot, plan, byEngineId);
             priorities.record(now, policy.weights(), plan, byEngineId);
             rank(plan, byEngineId);
             if (lastPriorityWrite == null || !now.isBefore(lastPriorityWrite.plus(properties.priorityWriteInterval()))) {
@@ -202,7 +212,9 @@ class SchedulingCycle {
         for (io.gantry.engine.Waiting w : plan.waiting()) {
             ActiveJob job = byEngineId.get(w.job());
             LiveJobs.Entry e = live.get(job.row());
-            Instant expected = w.expectedStart().isPresent() ? Instant.ofEpochSecond(w.expectedStart().getAsLong()) : null;
+            // A reservation's start, else the last estimate pass's until the next one (estimateStarts).
+            Instant expected = w.expectedStart().isPresent() ? Instant.ofEpochSecond(w.expectedStart().getAsLong())
+                    : e == null ? null : e.recorded.expectedStart();
             Waiting decision = new Waiting(w.reason().slurmName(), w.priority().value(), expected);
             if (e != null && (!Objects.equals(e.recorded.reason(), decision.reason())
                     || !Objects.equals(e.recorded.expectedStart(), decision.expectedStart())
@@ -219,6 +231,48 @@ class SchedulingCycle {
         if (e != null && (!Objects.equals(e.recorded.reason(), reason) || !Objects.equals(e.recorded.expectedStart(), expected))) {
             decided.put(e.job.row(), new Waiting(reason, e.recorded.priority(), expected));
         }
+    }
+
+    /**
+     * Gives every pending job the last full pass saw (and every job waiting for its begin time) an
+     * expected start, or none, from that pass's snapshot and plan, and writes those that changed:
+     * run after the pass is applied, so its cost never delays a start. Returns how many rows it wrote.
+     */
+    int estimateStarts() {
+        FullPass pass = lastFull;
+        lastFull = null;
+        if (pass == null) {
+            return 0;
+        }
+        Map<JobId, ActiveJob> rows = new HashMap<>(pass.byEngineId());
+        List<PendingJob> pending = new ArrayList<>(pass.snapshot().pending());
+        for (LiveJobs.Entry e : live.waitingForBegin()) {
+            PendingJob engineJob = e.engineJob();
+            if (rows.putIfAbsent(engineJob.id(), e.job) == null) {
+                pending.add(engineJob);
+            }
+        }
+        Snapshot snapshot = pass.snapshot().toBuilder().pending(pending).build();
+        StartEstimator.Budget budget = new StartEstimator.Budget(properties.estimateMaxJobs(),
+                properties.estimateTimeBudget().toNanos());
+        StartEstimates estimates = engine.estimateStarts(snapshot, pass.plan(), budget);
+        Map<Long, Waiting> changed = new HashMap<>();
+        for (StartEstimate estimate : estimates.estimates()) {
+            LiveJobs.Entry e = live.get(rows.get(estimate.job()).row());
+            if (e == null || e.job.state() != JobState.PENDING) {
+                continue;
+            }
+            Instant expected = estimate.start().isPresent() ? Instant.ofEpochSecond(estimate.start().getAsLong()) : null;
+            if (!Objects.equals(e.recorded.expectedStart(), expected)) {
+                changed.put(e.job.row(), new Waiting(e.recorded.reason(), e.recorded.priority(), expected));
+            }
+        }
+        if (changed.isEmpty()) {
+            return 0;
+        }
+        transaction.executeWithoutResult(status -> jobs.recordWaiting(changed));
+        changed.forEach((row, w) -> live.get(row).recorded = w);
+        return changed.size();
     }
 
     /** The rows a quick cycle plans: fresh ones, reserved ones and the highest-ranked ones still eligible. */
