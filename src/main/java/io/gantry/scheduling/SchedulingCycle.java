@@ -33,9 +33,6 @@ import io.gantry.engine.Request;
 import io.gantry.engine.RunningJob;
 import io.gantry.engine.Snapshot;
 import io.gantry.engine.Start;
-import io.gantry.engine.StartEstimate;
-import io.gantry.engine.StartEstimates;
-import io.gantry.engine.StartEstimator;
 import io.gantry.jobs.ActiveJob;
 import io.gantry.jobs.JobAllocation;
 import io.gantry.jobs.JobSwitches;
@@ -96,6 +93,13 @@ class SchedulingCycle {
     @org.springframework.beans.factory.annotation.Autowired
     void jobCompletion(JobCompletion completion) {
         this.completion = completion;
+    }
+
+    private ExpectedStarts expectedStarts;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    void expectedStarts(ExpectedStarts starts) {
+        this.expectedStarts = starts;
     }
 
     @org.springframework.beans.factory.annotation.Autowired
@@ -234,39 +238,41 @@ class SchedulingCycle {
     }
 
     /**
-     * Gives every pending job the last full pass saw (and every job waiting for its begin time) an
-     * expected start, or none, from that pass's snapshot and plan, and writes those that changed:
-     * run after the pass is applied, so its cost never delays a start. Returns how many rows it wrote.
+     * Writes the expected starts of the last finished estimate pass that changed, then hands the
+     * last full pass (its snapshot, with the jobs waiting for their begin time added, and its plan)
+     * to {@link ExpectedStarts}: run after a cycle is applied, so neither delays a start. Returns
+     * how many rows it wrote.
      */
     int estimateStarts() {
+        int written = writeExpectedStarts();
         FullPass pass = lastFull;
         lastFull = null;
-        if (pass == null) {
+        if (pass != null) {
+            Map<JobId, ActiveJob> rows = new HashMap<>(pass.byEngineId());
+            List<PendingJob> pending = new ArrayList<>(pass.snapshot().pending());
+            for (LiveJobs.Entry e : live.waitingForBegin()) {
+                PendingJob engineJob = e.engineJob();
+                if (rows.putIfAbsent(engineJob.id(), e.job) == null) {
+                    pending.add(engineJob);
+                }
+            }
+            expectedStarts.start(pass.snapshot().toBuilder().pending(pending).build(), pass.plan(), rows);
+        }
+        return written;
+    }
+
+    private int writeExpectedStarts() {
+        Map<Long, Instant> finished = expectedStarts.takeFinished();
+        if (finished == null) {
             return 0;
         }
-        Map<JobId, ActiveJob> rows = new HashMap<>(pass.byEngineId());
-        List<PendingJob> pending = new ArrayList<>(pass.snapshot().pending());
-        for (LiveJobs.Entry e : live.waitingForBegin()) {
-            PendingJob engineJob = e.engineJob();
-            if (rows.putIfAbsent(engineJob.id(), e.job) == null) {
-                pending.add(engineJob);
-            }
-        }
-        Snapshot snapshot = pass.snapshot().toBuilder().pending(pending).build();
-        StartEstimator.Budget budget = new StartEstimator.Budget(properties.estimateMaxJobs(),
-                properties.estimateTimeBudget().toNanos());
-        StartEstimates estimates = engine.estimateStarts(snapshot, pass.plan(), budget);
         Map<Long, Waiting> changed = new HashMap<>();
-        for (StartEstimate estimate : estimates.estimates()) {
-            LiveJobs.Entry e = live.get(rows.get(estimate.job()).row());
-            if (e == null || e.job.state() != JobState.PENDING) {
-                continue;
+        finished.forEach((row, expected) -> {
+            LiveJobs.Entry e = live.get(row);
+            if (e != null && e.job.state() == JobState.PENDING && !Objects.equals(e.recorded.expectedStart(), expected)) {
+                changed.put(row, new Waiting(e.recorded.reason(), e.recorded.priority(), expected));
             }
-            Instant expected = estimate.start().isPresent() ? Instant.ofEpochSecond(estimate.start().getAsLong()) : null;
-            if (!Objects.equals(e.recorded.expectedStart(), expected)) {
-                changed.put(e.job.row(), new Waiting(e.recorded.reason(), e.recorded.priority(), expected));
-            }
-        }
+        });
         if (changed.isEmpty()) {
             return 0;
         }
