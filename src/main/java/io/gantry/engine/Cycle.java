@@ -103,6 +103,30 @@ final class Cycle {
         }
     }
 
+    /** Takes into the profile (and charges to the limits) what every running job holds. */
+    private void holdRunning() {
+        for (RunningJob r : snapshot.running()) {
+            for (NodeAllocation alloc : r.allocation()) {
+                Integer i = c.nodeIndex.get(alloc.node());
+                if (i == null) {
+                    throw new IllegalArgumentException("running job " + r.id() + " is on unknown node " + alloc.node());
+                }
+                long mask = 0;
+                for (int g : alloc.gpuIndices()) {
+                    if (g < 0 || g >= c.gpus[i] || (mask & (1L << g)) != 0) {
+                        throw new IllegalArgumentException("running job " + r.id() + " holds bad GPU " + g
+                                + " on " + alloc.node());
+                    }
+                    mask |= 1L << g;
+                }
+                a.hold(i, alloc.cpus(), alloc.memoryMb(), mask, r.expectedEnd());
+                holds.computeIfAbsent(r.id(), k -> new ArrayList<>())
+                        .add(new long[] {i, alloc.cpus(), alloc.memoryMb(), mask, r.expectedEnd()});
+            }
+            limits.charge(r.user(), r.account(), r.qos(), r.tres());
+        }
+    }
+
     Plan run() {
         holdRunning();
 
@@ -127,30 +151,6 @@ final class Cycle {
             decide(e, starts, waiting);
         }
         return new Plan(now, starts, waiting, preemptions);
-    }
-
-    /** Takes into the profile (and charges to the limits) what every running job holds. */
-    private void holdRunning() {
-        for (RunningJob r : snapshot.running()) {
-            for (NodeAllocation alloc : r.allocation()) {
-                Integer i = c.nodeIndex.get(alloc.node());
-                if (i == null) {
-                    throw new IllegalArgumentException("running job " + r.id() + " is on unknown node " + alloc.node());
-                }
-                long mask = 0;
-                for (int g : alloc.gpuIndices()) {
-                    if (g < 0 || g >= c.gpus[i] || (mask & (1L << g)) != 0) {
-                        throw new IllegalArgumentException("running job " + r.id() + " holds bad GPU " + g
-                                + " on " + alloc.node());
-                    }
-                    mask |= 1L << g;
-                }
-                a.hold(i, alloc.cpus(), alloc.memoryMb(), mask, r.expectedEnd());
-                holds.computeIfAbsent(r.id(), k -> new ArrayList<>())
-                        .add(new long[] {i, alloc.cpus(), alloc.memoryMb(), mask, r.expectedEnd()});
-            }
-            limits.charge(r.user(), r.account(), r.qos(), r.tres());
-        }
     }
 
     /**
