@@ -4,6 +4,7 @@ import { api, ApiError } from '../api/client';
 import { PRIORITY_FACTORS, type Job, type PriorityFactor, type PriorityList } from '../api/types';
 import { queuePosition } from '../lib/accounting';
 import { useAuth } from '../lib/auth';
+import { explainStart } from '../lib/expectedStart';
 import { formatBytes, formatCpuTime, formatDuration, formatMemory, formatTime, isActive, reasonInWords, relative } from '../lib/format';
 import { href } from '../lib/router';
 import { sortSteps, stepCommand, stepExit } from '../lib/steps';
@@ -46,6 +47,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   }
 
   const held = j.state === 'PENDING' && (j.reason === 'JobHeldUser' || j.reason === 'JobHeldAdmin');
+  const start = explainStart(j.reason, j.expectedStartTime);
 
   return (
     <section aria-labelledby="job-title" data-testid="view-job">
@@ -73,9 +75,11 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
           <h2 className="callout-title">Why is it pending, and when will it start?</h2>
           <p><span data-testid="pending-reason">{reasonInWords(j.reason)}</span> <span className="muted">({j.reason ?? 'None'})</span></p>
           <p data-testid="expected-start">
-            {j.expectedStartTime
-              ? <>The scheduler expects it to start <strong>{relative(j.expectedStartTime)}</strong> (at {formatTime(j.expectedStartTime)}), if nothing ahead of it changes.</>
-              : <>The scheduler has no start time for it yet: {held ? 'it will not start while held.' : 'it plans one once resources it could use are in sight.'}</>}
+            {start.kind === 'expected'
+              ? start.overdue
+                ? <>The scheduler expected it to start by {formatTime(start.at)}: it should start at the next scheduling pass, if nothing ahead of it changes.</>
+                : <>The scheduler expects it to start <strong>{relative(start.at)}</strong> (at {formatTime(start.at)}){start.notBeforeBegin ? ', not before its begin time' : ''}, assuming every job ahead of it runs to its time limit (jobs usually start sooner).</>
+              : <>The scheduler has no start time for it: {start.why}</>}
           </p>
           <PriorityExplained id={id} partition={j.partition} list={priority.data} error={priority.error} loading={priority.isLoading} />
         </div>

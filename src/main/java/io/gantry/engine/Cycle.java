@@ -49,6 +49,8 @@ final class Cycle {
     private final BitSet deny;
     private final BitSet allow;
     private boolean onlyAllowed;
+    /** The earliest start {@link #earliest} may return: now, except for {@link #placeEarliest}'s later ones. */
+    private long notBefore;
 
     private record Held(AdvanceReservation reservation, BitSet nodes) {
     }
@@ -73,6 +75,7 @@ final class Cycle {
         this.c = cluster;
         this.now = snapshot.now();
         this.policy = snapshot.policy();
+        this.notBefore = now;
         this.a = new Availability(cluster, now);
         this.limits = new Limits(snapshot.qos(), snapshot.associations());
         long oldest = now;
@@ -100,7 +103,8 @@ final class Cycle {
         }
     }
 
-    Plan run() {
+    /** Takes into the profile (and charges to the limits) what every running job holds. */
+    private void holdRunning() {
         for (RunningJob r : snapshot.running()) {
             for (NodeAllocation alloc : r.allocation()) {
                 Integer i = c.nodeIndex.get(alloc.node());
@@ -121,6 +125,10 @@ final class Cycle {
             }
             limits.charge(r.user(), r.account(), r.qos(), r.tres());
         }
+    }
+
+    Plan run() {
+        holdRunning();
 
         List<Entry> order = new ArrayList<>(snapshot.pending().size());
         for (PendingJob job : snapshot.pending()) {
@@ -143,6 +151,94 @@ final class Cycle {
             decide(e, starts, waiting);
         }
         return new Plan(now, starts, waiting, preemptions);
+    }
+
+    /**
+     * For {@link StartEstimator}: loads the profile as {@code plan} left it (the running jobs less
+     * those it preempts, its starts until their ends, its reservations) instead of planning.
+     */
+    void replay(Plan plan) {
+        holdRunning();
+        for (Preemption p : plan.preemptions()) {
+            if (holds.containsKey(p.victim())) {
+                release(snapshot.running().stream().filter(r -> r.id().equals(p.victim())).findFirst().orElseThrow());
+            }
+        }
+        for (Start st : plan.starts()) {
+            for (NodeAllocation alloc : st.allocation()) {
+                int i = c.nodeIndex.get(alloc.node());
+                long mask = 0;
+                for (int g : alloc.gpuIndices()) {
+                    mask |= 1L << g;
+                }
+                a.hold(i, alloc.cpus(), alloc.memoryMb(), mask, st.expectedEnd());
+            }
+        }
+    }
+
+    /** Where {@link #placeEarliest} put a job: from {@code start}, in {@code partition}, on {@code nodes}. */
+    record Placed(long start, String partition, List<String> nodes) {
+    }
+
+    /**
+     * For {@link StartEstimator}: the earliest time at or after {@code notBefore} the job could start
+     * in one of its partitions for its whole time limit, with resources held for it from then on so
+     * that jobs estimated after it queue behind it; null when it never could (or names an advance
+     * reservation, whose nodes are its own to wait for).
+     */
+    Placed placeEarliest(PendingJob job, long notBefore) {
+        if (job.reservation() != null) {
+            return null;
+        }
+        List<Shape> candidates = new ArrayList<>(job.partitions().size());
+        candidates(job, candidates);
+        long duration = job.timeLimitSeconds();
+        long bestStart = Long.MAX_VALUE;
+        Shape bestShape = null;
+        int[] bestNodes = null;
+        this.notBefore = Math.max(now, notBefore);
+        try {
+            for (Shape s : candidates) {
+                long[] startOut = new long[1];
+                int[] chosen = earliest(s, duration, startOut);
+                if (chosen != null && startOut[0] < bestStart) {
+                    bestStart = startOut[0];
+                    bestShape = s;
+                    bestNodes = chosen;
+                }
+            }
+        } finally {
+            this.notBefore = now;
+        }
+        if (bestShape == null) {
+            return null;
+        }
+        List<String> names = holdFor(bestShape, bestNodes, bestStart, Math.addExact(bestStart, duration));
+        return new Placed(bestStart, c.parts[bestShape.partition()].name(), names);
+    }
+
+    /** Holds the shape's share of {@code nodes} in the profile from {@code start} to {@code end}; their names. */
+    private List<String> holdFor(Shape shape, int[] nodes, long start, long end) {
+        List<String> names = new ArrayList<>(nodes.length);
+        int[] sorted = nodes.clone();
+        Arrays.sort(sorted);
+        for (int i : sorted) {
+            a.reserve(i, start, end, shape.needCpu(c, i), shape.needMem(c, i), shape.needGpu(c, i));
+            names.add(c.names[i]);
+        }
+        return names;
+    }
+
+    /** For {@link StartEstimator}: holds a reservation the plan made, on the nodes it names. */
+    void replayReservation(PendingJob job, Waiting w) {
+        Cluster.Part part = c.partsByName.get(w.partition());
+        Shape shape = layoutOf(job.request()).shapes[part.index()];
+        int[] nodes = new int[w.reservedNodes().size()];
+        for (int k = 0; k < nodes.length; k++) {
+            nodes[k] = c.nodeIndex.get(w.reservedNodes().get(k));
+        }
+        long start = w.expectedStart().getAsLong();
+        holdFor(shape, nodes, start, Math.addExact(start, job.timeLimitSeconds()));
     }
 
     /** Partition tier, then starving jobs oldest first, then priority, then submit time, then job id. */
@@ -181,28 +277,8 @@ final class Cycle {
                 return;
             }
         }
-        Layout layout = layoutOf(job.request());
         List<Shape> candidates = new ArrayList<>(job.partitions().size());
-        PendingReason firstNo = null;
-        for (String name : job.partitions()) {
-            Cluster.Part part = c.partsByName.get(name);
-            PendingReason no;
-            if (part == null) {
-                no = PendingReason.PARTITION_CONFIG;
-            } else if (!part.up()) {
-                no = PendingReason.PARTITION_DOWN;
-            } else if (part.maxTime() > 0 && job.timeLimitSeconds() > part.maxTime()) {
-                no = PendingReason.PARTITION_TIME_LIMIT;
-            } else {
-                no = layout.no[part.index()];
-                if (no == null) {
-                    candidates.add(layout.shapes[part.index()]);
-                }
-            }
-            if (no != null && firstNo == null) {
-                firstNo = no;
-            }
-        }
+        PendingReason firstNo = candidates(job, candidates);
         if (candidates.isEmpty()) {
             waiting.add(waiting(job, firstNo, e.priority));
             return;
@@ -304,6 +380,35 @@ final class Cycle {
         // A job in an advance reservation waits for its nodes without holding others in the profile.
         Waiting reserved = own == null ? reserve(job, candidates, duration, reason, e.priority, e.starving) : null;
         waiting.add(reserved != null ? reserved : waiting(job, reason, e.priority));
+    }
+
+    /**
+     * Adds to {@code out} the job's shape in each of its partitions it could run in; returns why it
+     * cannot run in the first one it cannot (null when it can in all).
+     */
+    private PendingReason candidates(PendingJob job, List<Shape> out) {
+        Layout layout = layoutOf(job.request());
+        PendingReason firstNo = null;
+        for (String name : job.partitions()) {
+            Cluster.Part part = c.partsByName.get(name);
+            PendingReason no;
+            if (part == null) {
+                no = PendingReason.PARTITION_CONFIG;
+            } else if (!part.up()) {
+                no = PendingReason.PARTITION_DOWN;
+            } else if (part.maxTime() > 0 && job.timeLimitSeconds() > part.maxTime()) {
+                no = PendingReason.PARTITION_TIME_LIMIT;
+            } else {
+                no = layout.no[part.index()];
+                if (no == null) {
+                    out.add(layout.shapes[part.index()]);
+                }
+            }
+            if (no != null && firstNo == null) {
+                firstNo = no;
+            }
+        }
+        return firstNo;
     }
 
     /**
@@ -701,14 +806,7 @@ final class Cycle {
             return null;
         }
         reservations[bestShape.partition()]++;
-        long end = Math.addExact(bestStart, duration);
-        List<String> names = new ArrayList<>(bestNodes.length);
-        int[] sorted = bestNodes.clone();
-        Arrays.sort(sorted);
-        for (int i : sorted) {
-            a.reserve(i, bestStart, end, bestShape.needCpu(c, i), bestShape.needMem(c, i), bestShape.needGpu(c, i));
-            names.add(c.names[i]);
-        }
+        List<String> names = holdFor(bestShape, bestNodes, bestStart, Math.addExact(bestStart, duration));
         return new Waiting(job.id(), reason == null ? PendingReason.RESOURCES : reason, OptionalLong.of(bestStart),
                 c.parts[bestShape.partition()].name(), names, priority);
     }
@@ -794,6 +892,24 @@ final class Cycle {
         if (!held.isEmpty()) {
             clipToReservations(i, duration, first);
         }
+        if (notBefore > now) {
+            notBefore(first);
+        }
+    }
+
+    /** Cuts start times before {@link #notBefore} from the windows from index {@code first} on. */
+    private void notBefore(int first) {
+        int kept = first;
+        for (int k = first; k < intervals.size; k++) {
+            long from = Math.max(intervals.start[k], notBefore);
+            if (from < intervals.end[k]) {
+                intervals.node[kept] = intervals.node[k];
+                intervals.start[kept] = from;
+                intervals.end[kept] = intervals.end[k];
+                kept++;
+            }
+        }
+        intervals.size = kept;
     }
 
     /**
@@ -803,7 +919,7 @@ final class Cycle {
     private int[] earliestWithRequired(Shape s, long duration, long[] startOut) {
         int[] required = s.required();
         List<long[]> common = new ArrayList<>();
-        common.add(new long[] {now, Availability.FOREVER});
+        common.add(new long[] {notBefore, Availability.FOREVER});
         for (int i : required) {
             if (!pool.get(i)) {
                 return null;

@@ -15,6 +15,15 @@ public final class Engine {
     }
 
     /**
+     * An expected start for every pending job of {@code snapshot} after {@code plan} (the engine's
+     * plan of it), or why it has none; see {@link StartEstimator}. Meant to run after the plan is
+     * applied, not before: it never changes what starts.
+     */
+    public StartEstimates estimateStarts(Snapshot snapshot, Plan plan, StartEstimator.Budget budget) {
+        return new StartEstimator(snapshot, clusterOf(snapshot), budget).run(plan);
+    }
+
+    /**
      * Whether the job could ever run in at least one of its partitions (all nodes up and idle):
      * for the submit path to reject what would pend forever. When it cannot, the reason and
      * message are those of its first partition.

@@ -62,7 +62,9 @@ class JobController {
             @RequestParam(required = false) Long arrayJobId,
             @Parameter(description = "Sort keys, comma-separated, each one of id, submit, start, end, priority, user, "
                     + "state, with a leading '-' for descending (e.g. -submit or state,-priority); ties break by job "
-                    + "id and task id. Jobs not yet started (ended) sort after those that have, before them with '-'. "
+                    + "id and task id. start is a pending job's expected start (as squeue --start; ?state=PENDING&sort=start "
+                    + "lists the queue by it). Jobs without a start (not ended) sort after those with one, before them "
+                    + "with '-'. "
                     + "Default: pending jobs first by priority, highest first, then the others by id",
                     example = "-submit") @RequestParam(required = false) String sort,
             @RequestParam(required = false) Integer page, @RequestParam(required = false) Integer size,

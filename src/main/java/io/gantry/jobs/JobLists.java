@@ -34,7 +34,7 @@ class JobLists {
     private static final long SORT_MATCHES_UP_TO = 50_000;
     /** What any order reads: the columns of {@link JobSort#orderBy()} and the row id. */
     private static final String SORT_COLUMNS = "id, job_id, array_task_id, state, priority, submit_time, start_time,"
-            + " end_time, user_name";
+            + " expected_start_time, end_time, user_name";
 
     private final JdbcClient jdbc;
 

@@ -14,7 +14,8 @@ import io.gantry.api.GantryException;
  * The order of {@code GET /jobs}: {@code ?sort=-submit} or several keys, {@code ?sort=state,-priority}.
  * No keys is squeue's order, the queue order: pending jobs first, highest priority first, then the
  * others by id. Every order ends in the unique (job id, task id), so pages never overlap or skip a
- * job that ties with another on the keys.
+ * job that ties with another on the keys. {@code start} reads a pending job's expected start, so
+ * {@code ?state=PENDING&sort=start} lists the queue as {@code squeue --start} does.
  */
 record JobSort(List<Key> keys) {
 
@@ -22,7 +23,8 @@ record JobSort(List<Key> keys) {
     enum Field {
         ID("id", "job_id", false),
         SUBMIT("submit", "submit_time", false),
-        START("start", "start_time", true),
+        /** When it started, or for a job not yet started when it is expected to (squeue --start). */
+        START("start", "COALESCE(start_time, expected_start_time)", true),
         END("end", "end_time", true),
         PRIORITY("priority", "priority", false),
         USER("user", "user_name", false),
@@ -86,8 +88,9 @@ record JobSort(List<Key> keys) {
 
     /**
      * The ORDER BY list. The (job id, task id) tie-break runs the way the last key does, so a
-     * one-key order is one index read forwards or backwards. A job not yet started (or ended) sorts
-     * as if it started (or ends) later than every job that has: last ascending, first descending.
+     * one-key order is one index read forwards or backwards. A job without a start (not started
+     * and no expected start) or not yet ended sorts as if it started (or ends) later than every job
+     * that has: last ascending, first descending.
      */
     String orderBy() {
         if (keys.isEmpty()) {

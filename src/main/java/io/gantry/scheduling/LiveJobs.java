@@ -319,6 +319,11 @@ final class LiveJobs {
         return eligible.values();
     }
 
+    /** The pending jobs waiting only for their begin time, soonest first. */
+    Collection<Entry> waitingForBegin() {
+        return beginTimes;
+    }
+
     /** Takes the rows that became eligible since the last call. */
     Set<Long> takeFresh() {
         Set<Long> taken = new HashSet<>(fresh);

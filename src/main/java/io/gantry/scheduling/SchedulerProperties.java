@@ -12,6 +12,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * eligible job planned, with backfill), as Slurm's backfill interval; {@code quick-depth} how many of
  * the highest-priority eligible jobs a quick cycle plans besides the new and the reserved ones;
  * {@code priority-write-interval} how often priorities that changed only by age are written back;
+ * {@code estimate-max-jobs} and {@code estimate-time-budget} bound the pass after each full pass that
+ * gives every pending job an expected start (0: no bound; jobs past it get none that pass);
  * {@code policy} is one of the engine's named policies (default, easy, fifo); {@code enabled=false}
  * stops this process scheduling at all.
  */
@@ -23,5 +25,14 @@ public record SchedulerProperties(
         @DefaultValue("4242") long advisoryLockKey,
         @DefaultValue("5s") Duration fullPassInterval,
         @DefaultValue("500") int quickDepth,
-        @DefaultValue("60s") Duration priorityWriteInterval) {
+        @DefaultValue("60s") Duration priorityWriteInterval,
+        @DefaultValue("0") int estimateMaxJobs,
+        @DefaultValue("2s") Duration estimateTimeBudget) {
+
+    public SchedulerProperties {
+        if (estimateMaxJobs < 0 || estimateTimeBudget.isNegative()) {
+            throw new IllegalArgumentException("gantry.scheduler.estimate-max-jobs and estimate-time-budget must not"
+                    + " be negative");
+        }
+    }
 }

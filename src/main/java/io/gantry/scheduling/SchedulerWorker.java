@@ -115,6 +115,9 @@ class SchedulerWorker implements SmartLifecycle {
         if (full) {
             lastFullPass = System.nanoTime();
         }
+        // Off the start path: expected starts are worked out on their own thread from the last full
+        // pass; each cycle writes those of a finished one.
+        cycle.estimateStarts();
         return outcome;
     }
 

@@ -64,6 +64,12 @@ class SchedulingCycle {
     private List<Long> ranked = List.of();
     private List<Long> reserved = List.of();
     private Instant lastPriorityWrite;
+    /** The last full pass not yet given expected starts: its snapshot, plan and jobs. */
+    private FullPass lastFull;
+
+    private record FullPass(Snapshot snapshot, Plan plan, Map<JobId, ActiveJob> byEngineId) {
+    }
+
     private volatile boolean outsideChange;
 
     SchedulingCycle(SchedulerJobs jobs, ClusterService cluster, AccountingService accounting, GpuLedger gpus,
@@ -87,6 +93,13 @@ class SchedulingCycle {
     @org.springframework.beans.factory.annotation.Autowired
     void jobCompletion(JobCompletion completion) {
         this.completion = completion;
+    }
+
+    private ExpectedStarts expectedStarts;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    void expectedStarts(ExpectedStarts starts) {
+        this.expectedStarts = starts;
     }
 
     @org.springframework.beans.factory.annotation.Autowired
@@ -192,6 +205,7 @@ class SchedulingCycle {
         Plan plan = engine.plan(snapshot);
         boolean writePriorities = false;
         if (full) {
+            lastFull = new FullPass(snapshot, plan, byEngineId);
             priorities.record(now, policy.weights(), plan, byEngineId);
             rank(plan, byEngineId);
             if (lastPriorityWrite == null || !now.isBefore(lastPriorityWrite.plus(properties.priorityWriteInterval()))) {
@@ -202,7 +216,9 @@ class SchedulingCycle {
         for (io.gantry.engine.Waiting w : plan.waiting()) {
             ActiveJob job = byEngineId.get(w.job());
             LiveJobs.Entry e = live.get(job.row());
-            Instant expected = w.expectedStart().isPresent() ? Instant.ofEpochSecond(w.expectedStart().getAsLong()) : null;
+            // A reservation's start, else the last estimate pass's until the next one (estimateStarts).
+            Instant expected = w.expectedStart().isPresent() ? Instant.ofEpochSecond(w.expectedStart().getAsLong())
+                    : e == null ? null : e.recorded.expectedStart();
             Waiting decision = new Waiting(w.reason().slurmName(), w.priority().value(), expected);
             if (e != null && (!Objects.equals(e.recorded.reason(), decision.reason())
                     || !Objects.equals(e.recorded.expectedStart(), decision.expectedStart())
@@ -219,6 +235,50 @@ class SchedulingCycle {
         if (e != null && (!Objects.equals(e.recorded.reason(), reason) || !Objects.equals(e.recorded.expectedStart(), expected))) {
             decided.put(e.job.row(), new Waiting(reason, e.recorded.priority(), expected));
         }
+    }
+
+    /**
+     * Writes the expected starts of the last finished estimate pass that changed, then hands the
+     * last full pass (its snapshot, with the jobs waiting for their begin time added, and its plan)
+     * to {@link ExpectedStarts}: run after a cycle is applied, so neither delays a start. Returns
+     * how many rows it wrote.
+     */
+    int estimateStarts() {
+        int written = writeExpectedStarts();
+        FullPass pass = lastFull;
+        lastFull = null;
+        if (pass != null) {
+            Map<JobId, ActiveJob> rows = new HashMap<>(pass.byEngineId());
+            List<PendingJob> pending = new ArrayList<>(pass.snapshot().pending());
+            for (LiveJobs.Entry e : live.waitingForBegin()) {
+                PendingJob engineJob = e.engineJob();
+                if (rows.putIfAbsent(engineJob.id(), e.job) == null) {
+                    pending.add(engineJob);
+                }
+            }
+            expectedStarts.start(pass.snapshot().toBuilder().pending(pending).build(), pass.plan(), rows);
+        }
+        return written;
+    }
+
+    private int writeExpectedStarts() {
+        Map<Long, Instant> finished = expectedStarts.takeFinished();
+        if (finished == null) {
+            return 0;
+        }
+        Map<Long, Waiting> changed = new HashMap<>();
+        finished.forEach((row, expected) -> {
+            LiveJobs.Entry e = live.get(row);
+            if (e != null && e.job.state() == JobState.PENDING && !Objects.equals(e.recorded.expectedStart(), expected)) {
+                changed.put(row, new Waiting(e.recorded.reason(), e.recorded.priority(), expected));
+            }
+        });
+        if (changed.isEmpty()) {
+            return 0;
+        }
+        transaction.executeWithoutResult(status -> jobs.recordWaiting(changed));
+        changed.forEach((row, w) -> live.get(row).recorded = w);
+        return changed.size();
     }
 
     /** The rows a quick cycle plans: fresh ones, reserved ones and the highest-ranked ones still eligible. */

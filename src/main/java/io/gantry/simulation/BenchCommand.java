@@ -14,6 +14,8 @@ import io.gantry.engine.Qos;
 import io.gantry.engine.Request;
 import io.gantry.engine.RunningJob;
 import io.gantry.engine.Snapshot;
+import io.gantry.engine.StartEstimates;
+import io.gantry.engine.StartEstimator;
 import io.gantry.engine.Switch;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -29,7 +31,9 @@ import java.util.SplittableRandom;
 /**
  * {@code gantry bench [--nodes 12500] [--gpus-per-node 8] [--pending 100000] [--seed 1]}: a cluster
  * of that many nodes x GPUs x 128 CPUs (leaf switches of 32 nodes, blocks of 18), about 90% busy,
- * and that many pending jobs of mixed shapes; runs full cycles and prints one line with the median.
+ * and that many pending jobs of mixed shapes; runs full cycles and prints one line with the median,
+ * then times the expected-start pass after the plan within {@code --estimate-budget-ms} (the
+ * controller's default, 2000; 0 for none).
  */
 public final class BenchCommand {
 
@@ -53,18 +57,24 @@ public final class BenchCommand {
         int gpus;
         int pendingCount;
         long seed;
+        long estimateBudgetMs;
         try {
-            o = Options.parse(args, "--nodes", "--gpus-per-node", "--pending", "--seed");
+            o = Options.parse(args, "--nodes", "--gpus-per-node", "--pending", "--seed", "--estimate-budget-ms");
             nodes = o.intValue("--nodes", 12_500);
             gpus = o.intValue("--gpus-per-node", 8);
             pendingCount = o.intValue("--pending", 100_000);
             seed = o.longValue("--seed", 1);
+            estimateBudgetMs = o.longValue("--estimate-budget-ms", 2000);
             if (nodes <= 0 || gpus < 0 || gpus > Node.MAX_GPUS || pendingCount < 0) {
                 throw new IllegalArgumentException("--nodes must be positive, --gpus-per-node in 0..64");
             }
+            if (estimateBudgetMs < 0 || estimateBudgetMs > 3_600_000) {
+                throw new IllegalArgumentException("--estimate-budget-ms must be in 0..3600000");
+            }
         } catch (IllegalArgumentException e) {
             err.println("bench: " + e.getMessage());
-            err.println("usage: bench [--nodes 12500] [--gpus-per-node 8] [--pending 100000] [--seed 1]");
+            err.println("usage: bench [--nodes 12500] [--gpus-per-node 8] [--pending 100000] [--seed 1]"
+                    + " [--estimate-budget-ms 2000]");
             return 2;
         }
         Snapshot snapshot = build(nodes, gpus, pendingCount, seed);
@@ -86,6 +96,21 @@ public final class BenchCommand {
         }
         Arrays.sort(ms);
         Arrays.sort(cpuMs);
+        // The expected-start pass after the plan, within the budget (0: none; slow with 100,000 jobs).
+        double[] estimateMs = new double[MEASURED];
+        double[] estimateCpuMs = new double[MEASURED];
+        StartEstimates estimates = null;
+        for (int k = 0; k < WARMUP + MEASURED; k++) {
+            long c0 = threads.getCurrentThreadCpuTime();
+            long t0 = System.nanoTime();
+            estimates = engine.estimateStarts(snapshot, plan, new StartEstimator.Budget(0, estimateBudgetMs * 1_000_000L));
+            if (k >= WARMUP) {
+                estimateMs[k - WARMUP] = (System.nanoTime() - t0) / 1e6;
+                estimateCpuMs[k - WARMUP] = (threads.getCurrentThreadCpuTime() - c0) / 1e6;
+            }
+        }
+        Arrays.sort(estimateMs);
+        Arrays.sort(estimateCpuMs);
         long heapPeak = 0;
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP && pool.getPeakUsage() != null) {
@@ -99,6 +124,10 @@ public final class BenchCommand {
         // CPU time of the planning thread: what the cycle costs when the machine is shared.
         err.println(String.format(Locale.ROOT, "reserved=%d min_cycle_ms=%.1f max_cycle_ms=%.1f cycle_cpu_ms=%.1f",
                 reserved, ms[0], ms[MEASURED - 1], cpuMs[MEASURED / 2]));
+        err.println(String.format(Locale.ROOT, "estimate_budget_ms=%d estimate_ms=%.1f estimate_cpu_ms=%.1f estimated=%d"
+                + " without_estimate=%d cut_short=%b", estimateBudgetMs, estimateMs[MEASURED / 2],
+                estimateCpuMs[MEASURED / 2], estimates.estimated(), estimates.estimates().size() - estimates.estimated(),
+                estimates.cutShort()));
         return 0;
     }
 

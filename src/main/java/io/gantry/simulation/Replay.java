@@ -10,6 +10,8 @@ import io.gantry.engine.Request;
 import io.gantry.engine.RunningJob;
 import io.gantry.engine.Snapshot;
 import io.gantry.engine.Start;
+import io.gantry.engine.StartEstimate;
+import io.gantry.engine.StartEstimator;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -33,16 +35,26 @@ public final class Replay {
 
     /** The schedule and how long the engine took. */
     public record Result(List<Scheduled> schedule, long cycles, double totalCycleMs, double maxCycleMs,
-            int neverFit) {
+            int neverFit, EstimateErrors estimates) {
     }
 
     private final SimulatedCluster cluster;
     private final Policy policy;
     private final Engine engine = new Engine();
+    private boolean estimates;
 
     public Replay(int nodes, int cpusPerNode, int gpusPerNode, Policy policy) {
         this.cluster = SimulatedCluster.of(nodes, cpusPerNode, gpusPerNode);
         this.policy = policy;
+    }
+
+    /**
+     * Also gives every job still pending after the cycle that first saw it an expected start (a
+     * {@link StartEstimator} pass after that cycle, not timed with it) and reports their error.
+     */
+    public Replay withEstimates() {
+        estimates = true;
+        return this;
     }
 
     public long totalProcs() {
@@ -99,6 +111,7 @@ public final class Replay {
         long cycles = 0;
         double totalMs = 0;
         double maxMs = 0;
+        EstimateErrors errors = estimates ? new EstimateErrors() : null;
         while (next < jobs.size() || !completions.isEmpty()) {
             long now = Long.MAX_VALUE;
             if (next < jobs.size()) {
@@ -128,6 +141,13 @@ public final class Replay {
             totalMs += ms;
             maxMs = Math.max(maxMs, ms);
             for (Start s : plan.starts()) {
+                if (errors != null) {
+                    if (errors.seen(s.job().id())) {
+                        errors.started(s.job().id(), now);
+                    } else {
+                        errors.startedAtOnce();
+                    }
+                }
                 PendingJob p = pending.remove(s.job());
                 SwfJob j = byId.get(s.job().id());
                 long end = Math.addExact(now, j.runTime());
@@ -137,12 +157,35 @@ public final class Replay {
                 schedule.add(new Scheduled(j.id(), j.submit(), now, end, j.procs(),
                         s.allocation().stream().map(NodeAllocation::node).toList()));
             }
+            if (errors != null) {
+                estimateNew(snapshot, plan, pending, errors);
+            }
         }
         if (!pending.isEmpty()) {
             throw new IllegalStateException(pending.size() + " jobs never started: the engine left them "
                     + "waiting with nothing running");
         }
-        return new Result(schedule, cycles, totalMs, maxMs, neverFit);
+        return new Result(schedule, cycles, totalMs, maxMs, neverFit, errors);
+    }
+
+    /** Records the expected start of each job this cycle saw pending for the first time. */
+    private void estimateNew(Snapshot snapshot, Plan plan, Map<JobId, PendingJob> pending, EstimateErrors errors) {
+        List<JobId> fresh = new ArrayList<>();
+        for (JobId id : pending.keySet()) {
+            if (!errors.seen(id.id())) {
+                fresh.add(id);
+            }
+        }
+        if (fresh.isEmpty()) {
+            return;
+        }
+        long t0 = System.nanoTime();
+        Map<JobId, StartEstimate> byJob = engine.estimateStarts(snapshot, plan, StartEstimator.Budget.UNLIMITED).byJob();
+        errors.passTook((System.nanoTime() - t0) / 1e6);
+        for (JobId id : fresh) {
+            StartEstimate e = byJob.get(id);
+            errors.firstSeenPending(id.id(), e.start().isPresent() ? e.start().getAsLong() : EstimateErrors.NONE);
+        }
     }
 
     private PendingJob pendingJob(SwfJob j, long guess) {

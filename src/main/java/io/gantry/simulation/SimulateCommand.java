@@ -12,8 +12,9 @@ import java.util.Locale;
 
 /**
  * {@code gantry simulate --trace FILE.swf --nodes N --cpus-per-node C [--gpus-per-node G]
- * [--policy fifo|easy|default] [--max-jobs N] --out schedule.csv}: replays a trace and prints one
- * line of figures (and, on stderr, the longest wait and what was skipped).
+ * [--policy fifo|easy|default] [--max-jobs N] [--estimates yes|no] --out schedule.csv}: replays a trace
+ * and prints one line of figures (and, on stderr, the longest wait and what was skipped; with
+ * {@code --estimates yes} a second line with the expected starts' error).
  */
 public final class SimulateCommand {
 
@@ -28,11 +29,11 @@ public final class SimulateCommand {
         Options o;
         try {
             o = Options.parse(args, "--trace", "--nodes", "--cpus-per-node", "--gpus-per-node", "--policy", "--out",
-                    "--max-jobs");
+                    "--max-jobs", "--estimates");
         } catch (IllegalArgumentException e) {
             err.println("simulate: " + e.getMessage());
             err.println("usage: simulate --trace FILE.swf --nodes N --cpus-per-node C [--gpus-per-node G] "
-                    + "[--policy fifo|easy|default] [--max-jobs N] --out schedule.csv");
+                    + "[--policy fifo|easy|default] [--max-jobs N] [--estimates yes|no] --out schedule.csv");
             return 2;
         }
         try {
@@ -43,12 +44,19 @@ public final class SimulateCommand {
             Policy policy = Policy.named(o.value("--policy", "default"));
             Path outFile = Path.of(o.required("--out"));
             int maxJobs = o.intValue("--max-jobs", 0);
+            String estimates = o.value("--estimates", "no");
+            if (!estimates.equals("yes") && !estimates.equals("no")) {
+                throw new IllegalArgumentException("--estimates must be yes or no, not '" + estimates + "'");
+            }
             if (nodes <= 0 || cpus <= 0) {
                 throw new IllegalArgumentException("--nodes and --cpus-per-node are required and positive");
             }
             long wallStart = System.nanoTime();
             SwfReader.Trace t = SwfReader.read(trace, maxJobs);
             Replay replay = new Replay(nodes, cpus, gpus, policy);
+            if (estimates.equals("yes")) {
+                replay.withEstimates();
+            }
             Replay.Result r = replay.run(t.jobs());
             write(outFile, r);
             double wall = (System.nanoTime() - wallStart) / 1e9;
@@ -56,6 +64,9 @@ public final class SimulateCommand {
             out.println(f.line(r.cycles(), r.cycles() == 0 ? 0 : r.totalCycleMs() / r.cycles(), r.maxCycleMs(), wall));
             err.println(String.format(Locale.ROOT, "policy=%s max_wait_s=%d skipped_records=%d skipped_too_big=%d",
                     policy.name(), f.maxWait(), t.skipped(), r.neverFit()));
+            if (r.estimates() != null) {
+                err.println(r.estimates().line());
+            }
             return 0;
         } catch (IllegalArgumentException e) {
             err.println("simulate: " + e.getMessage());

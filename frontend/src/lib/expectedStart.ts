@@ -1,0 +1,40 @@
+/**
+ * What the why-pending panel says about when a pending job starts. The scheduler gives every
+ * pending job it could place an expected start (as squeue --start); jobs held, waiting on a
+ * dependency or a limit, or unable to run as the cluster is get none. The text follows the job's
+ * reason first, so a stale time (the reason changed since the last estimate pass) is never shown
+ * beside a reason that contradicts it.
+ */
+export type StartExplanation =
+  | { kind: 'expected'; at: string; notBeforeBegin: boolean; overdue: boolean }
+  | { kind: 'none'; why: string };
+
+const HELD = new Set(['JobHeldUser', 'JobHeldAdmin']);
+const DEPENDENCY = new Set(['Dependency', 'DependencyNeverSatisfied']);
+/** Reasons that keep a job from ever running as things are: no time can be promised. */
+const NEVER = new Set([
+  'PartitionConfig', 'PartitionTimeLimit', 'PartitionNodeLimit', 'PartitionDown', 'BadConstraints', 'InvalidQOS',
+  'QOSMaxWallDurationPerJobLimit', 'QOSMaxGRESPerJob', 'QOSMaxCpuPerJobLimit', 'QOSMaxNodePerJobLimit',
+]);
+
+function isLimit(reason: string): boolean {
+  return (reason.startsWith('QOS') || reason.startsWith('Assoc') || reason === 'JobArrayTaskLimit') && !NEVER.has(reason);
+}
+
+export function explainStart(reason: string | null | undefined, expectedStartTime: string | null | undefined,
+  now = Date.now()): StartExplanation {
+  const r = reason ?? '';
+  if (HELD.has(r)) return { kind: 'none', why: 'it will not start while held; release it to get a start time.' };
+  if (r === 'DependencyNeverSatisfied') return { kind: 'none', why: 'its dependency can never be satisfied, so it will never start.' };
+  if (DEPENDENCY.has(r)) return { kind: 'none', why: 'it starts only once its dependency is satisfied; no time can be given before then.' };
+  if (NEVER.has(r)) return { kind: 'none', why: 'it cannot run as the cluster and its limits are now (see the reason).' };
+  if (isLimit(r)) return { kind: 'none', why: 'a limit keeps it waiting until other jobs of the same user, account or QOS end.' };
+  if (r === 'Reservation') return { kind: 'none', why: 'it waits for its advance reservation to begin.' };
+  if (!expectedStartTime) {
+    return { kind: 'none', why: 'the scheduler has not placed it yet (it plans every pending job after each full pass, as time allows).' };
+  }
+  return {
+    kind: 'expected', at: expectedStartTime, notBeforeBegin: r === 'BeginTime',
+    overdue: new Date(expectedStartTime).getTime() <= now,
+  };
+}

@@ -1,0 +1,154 @@
+package io.gantry.engine;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Expected starts for every pending job, computed after a plan and off the start path (as
+ * Slurm's backfill estimates that {@code squeue --start} shows). The profile is the plan's: running
+ * jobs end at their time limits, the plan's starts run to theirs, its reservations are held and
+ * advance reservations are kept clear. Jobs are then walked in the plan's priority order (jobs the
+ * plan did not see, such as those waiting for their begin time, after them, earliest eligible
+ * first); each gets the earliest time it fits for its whole limit and is placed there, so that
+ * later jobs queue behind it. A job that cannot be placed says why (held, dependency, limit, never
+ * fits). A budget of jobs and time keeps a queue of 100,000 cheap: jobs past it get no estimate.
+ *
+ * <p>Pure and deterministic for a given snapshot and plan when the budget has no time limit.
+ */
+public final class StartEstimator {
+
+    /** A job to estimate and what the plan said of it (null when the plan did not see it). */
+    private record Entry(PendingJob job, Waiting waiting) {
+    }
+
+    /**
+     * How much one pass may do: at most {@code maxJobs} placements (0: no limit) and at most
+     * {@code maxNanos} of elapsed time (0: no limit; a time limit makes the result depend on the machine).
+     */
+    public record Budget(int maxJobs, long maxNanos) {
+
+        public static final Budget UNLIMITED = new Budget(0, 0);
+
+        public Budget {
+            if (maxJobs < 0 || maxNanos < 0) {
+                throw new IllegalArgumentException("budget must not be negative");
+            }
+        }
+    }
+
+    /** Limits that hold until jobs of the same user, account or QOS end (per-job limits never pass). */
+    private static final Set<PendingReason> WAIT_FOR_LIMIT = EnumSet.of(PendingReason.JOB_ARRAY_TASK_LIMIT,
+            PendingReason.QOS_MAX_JOBS_PER_USER_LIMIT, PendingReason.QOS_MAX_GRES_PER_USER,
+            PendingReason.QOS_MAX_CPU_PER_USER_LIMIT, PendingReason.QOS_GRP_GRES, PendingReason.QOS_GRP_CPU_LIMIT,
+            PendingReason.ASSOC_MAX_JOBS_LIMIT, PendingReason.ASSOC_GRP_GRES, PendingReason.ASSOC_GRP_CPU_LIMIT,
+            PendingReason.ASSOC_GRP_MEM_LIMIT, PendingReason.ASSOC_GRP_NODE_LIMIT);
+
+    private static final Set<PendingReason> NEVER = EnumSet.of(PendingReason.INVALID_QOS,
+            PendingReason.QOS_MAX_WALL_DURATION_PER_JOB_LIMIT, PendingReason.QOS_MAX_GRES_PER_JOB,
+            PendingReason.QOS_MAX_CPU_PER_JOB_LIMIT, PendingReason.QOS_MAX_NODE_PER_JOB_LIMIT,
+            PendingReason.PARTITION_CONFIG, PendingReason.PARTITION_TIME_LIMIT, PendingReason.PARTITION_NODE_LIMIT,
+            PendingReason.PARTITION_DOWN, PendingReason.BAD_CONSTRAINTS, PendingReason.DEPENDENCY_NEVER_SATISFIED);
+
+    private final Snapshot snapshot;
+    private final Cluster cluster;
+    private final Budget budget;
+
+    StartEstimator(Snapshot snapshot, Cluster cluster, Budget budget) {
+        this.snapshot = snapshot;
+        this.cluster = cluster;
+        this.budget = budget;
+    }
+
+    StartEstimates run(Plan plan) {
+        long begin = System.nanoTime();
+        Cycle profile = new Cycle(snapshot, cluster);
+        profile.replay(plan);
+        Map<JobId, PendingJob> byId = new HashMap<>(snapshot.pending().size() * 2);
+        for (PendingJob job : snapshot.pending()) {
+            byId.put(job.id(), job);
+        }
+        for (Waiting w : plan.waiting()) {
+            if (w.reserved()) {
+                profile.replayReservation(byId.get(w.job()), w);
+            }
+        }
+        List<StartEstimate> out = new ArrayList<>(snapshot.pending().size());
+        Set<JobId> seen = new HashSet<>();
+        for (Start s : plan.starts()) {
+            seen.add(s.job());
+        }
+        int placed = 0;
+        boolean cutShort = false;
+        List<Entry> order = new ArrayList<>(snapshot.pending().size());
+        for (Waiting w : plan.waiting()) {
+            if (seen.add(w.job()) && byId.containsKey(w.job())) {
+                order.add(new Entry(byId.get(w.job()), w));
+            }
+        }
+        List<PendingJob> unplanned = new ArrayList<>();
+        for (PendingJob job : snapshot.pending()) {
+            if (!seen.contains(job.id())) {
+                unplanned.add(job);
+            }
+        }
+        unplanned.sort(Comparator.comparingLong(PendingJob::eligibleFrom).thenComparing(PendingJob::id));
+        for (PendingJob job : unplanned) {
+            order.add(new Entry(job, null));
+        }
+        for (Entry entry : order) {
+            PendingJob job = entry.job();
+            Waiting w = entry.waiting();
+            if (w != null && w.reserved()) {
+                out.add(StartEstimate.at(job.id(), w.expectedStart().getAsLong(), w.partition(), w.reservedNodes()));
+                continue;
+            }
+            StartEstimate.Missing why = missing(job, w == null ? job.heldBy() : w.reason());
+            if (why != null) {
+                out.add(StartEstimate.none(job.id(), why));
+                continue;
+            }
+            if (cutShort || (budget.maxJobs() > 0 && placed >= budget.maxJobs())
+                    || (budget.maxNanos() > 0 && System.nanoTime() - begin >= budget.maxNanos())) {
+                cutShort = true;
+                out.add(StartEstimate.none(job.id(), StartEstimate.Missing.OVER_BUDGET));
+                continue;
+            }
+            placed++;
+            Cycle.Placed at = profile.placeEarliest(job, job.eligibleFrom());
+            out.add(at != null ? StartEstimate.at(job.id(), at.start(), at.partition(), at.nodes())
+                    : StartEstimate.none(job.id(), StartEstimate.Missing.NEVER_FITS));
+        }
+        return new StartEstimates(snapshot.now(), out, cutShort, System.nanoTime() - begin);
+    }
+
+    /** Why a job waiting for {@code reason} gets no estimate at all; null when it should be placed. */
+    static StartEstimate.Missing missing(PendingJob job, PendingReason reason) {
+        PendingReason held = job.heldBy() == null || job.heldBy() == PendingReason.NONE ? null : job.heldBy();
+        PendingReason r = held != null ? held : reason;
+        if (r == null) {
+            return job.reservation() != null ? StartEstimate.Missing.RESERVATION : null;
+        }
+        if (r == PendingReason.DEPENDENCY) {
+            return StartEstimate.Missing.DEPENDENCY;
+        }
+        if (NEVER.contains(r)) {
+            return StartEstimate.Missing.NEVER_FITS;
+        }
+        if (WAIT_FOR_LIMIT.contains(r)) {
+            return StartEstimate.Missing.LIMIT;
+        }
+        if (held != null) {
+            return StartEstimate.Missing.HELD;
+        }
+        if (r == PendingReason.RESERVATION || job.reservation() != null) {
+            return StartEstimate.Missing.RESERVATION;
+        }
+        return null;
+    }
+}

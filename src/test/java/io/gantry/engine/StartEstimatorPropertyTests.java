@@ -1,0 +1,170 @@
+package io.gantry.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.LongFunction;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Expected starts over random snapshots: every pending job that could run on its own gets one (at
+ * or after now and its begin time) unless it is held, waits on a dependency, a limit or an advance
+ * reservation; placing all estimated jobs where the estimator put them never needs more than a
+ * node has at any moment nor touches an advance reservation; the same input gives the same estimates.
+ */
+class StartEstimatorPropertyTests {
+
+    private static final Set<StartEstimate.Missing> NOT_ABOUT_RESOURCES = EnumSet.of(StartEstimate.Missing.HELD,
+            StartEstimate.Missing.DEPENDENCY, StartEstimate.Missing.LIMIT, StartEstimate.Missing.RESERVATION);
+
+    @Test
+    void random_snapshots_get_sound_estimates() {
+        check(RandomSnapshots::of, 1500);
+    }
+
+    @Test
+    void random_snapshots_with_node_lists_get_sound_estimates() {
+        check(RandomSnapshots::withNodeLists, 500);
+    }
+
+    @Test
+    void random_switch_trees_get_sound_estimates() {
+        check(RandomSnapshots::withSwitchTree, 300);
+    }
+
+    @Test
+    void the_same_snapshot_gives_the_same_estimates_from_a_fresh_or_a_used_engine() {
+        Engine used = new Engine();
+        for (long seed = 0; seed < 300; seed++) {
+            Snapshot s = RandomSnapshots.of(seed);
+            Plan plan = used.plan(s);
+            List<StartEstimate> first = used.estimateStarts(s, plan, StartEstimator.Budget.UNLIMITED).estimates();
+            Engine fresh = new Engine();
+            assertThat(fresh.estimateStarts(s, fresh.plan(s), StartEstimator.Budget.UNLIMITED).estimates())
+                    .as("seed %d", seed).isEqualTo(first);
+            assertThat(used.estimateStarts(s, plan, StartEstimator.Budget.UNLIMITED).estimates())
+                    .as("seed %d", seed).isEqualTo(first);
+        }
+    }
+
+    private static void check(LongFunction<Snapshot> snapshots, int count) {
+        Engine engine = new Engine();
+        int estimated = 0;
+        int later = 0;
+        for (long seed = 0; seed < count; seed++) {
+            Snapshot s = snapshots.apply(seed);
+            Plan plan = engine.plan(s);
+            StartEstimates estimates = engine.estimateStarts(s, plan, StartEstimator.Budget.UNLIMITED);
+            assertThat(estimates.cutShort()).isFalse();
+            checkOne(s, plan, estimates, "seed " + seed);
+            estimated += estimates.estimated();
+            later += (int) estimates.estimates().stream()
+                    .filter(e -> e.start().isPresent() && e.start().getAsLong() > s.now()).count();
+        }
+        // The random snapshots must exercise the estimator, not just held jobs and empty queues.
+        assertThat(estimated).isGreaterThan(count / 2);
+        assertThat(later).isGreaterThan(count / 10);
+    }
+
+    private static void checkOne(Snapshot s, Plan plan, StartEstimates estimates, String what) {
+        Map<JobId, PendingJob> pending = new HashMap<>();
+        s.pending().forEach(j -> pending.put(j.id(), j));
+        Set<JobId> started = new HashSet<>();
+        plan.starts().forEach(st -> started.add(st.job()));
+        assertThat(estimates.estimates()).as(what).hasSize(s.pending().size() - started.size());
+        Cluster cluster = new Cluster(s.nodes(), s.partitions(), s.switches());
+        Map<String, List<long[]>> claims = new HashMap<>();
+        Set<JobId> victims = new HashSet<>();
+        plan.preemptions().forEach(p -> victims.add(p.victim()));
+        for (RunningJob r : s.running()) {
+            if (!victims.contains(r.id())) {
+                r.allocation().forEach(a -> claim(claims, a.node(), s.now(), Math.max(r.expectedEnd(), s.now() + 1),
+                        a.cpus(), a.memoryMb(), a.gpus()));
+            }
+        }
+        for (Start st : plan.starts()) {
+            st.allocation().forEach(a -> claim(claims, a.node(), st.startTime(), st.expectedEnd(), a.cpus(),
+                    a.memoryMb(), a.gpus()));
+        }
+        for (StartEstimate e : estimates.estimates()) {
+            PendingJob job = pending.get(e.job());
+            assertThat(job).as(what).isNotNull();
+            assertThat(started).as(what).doesNotContain(e.job());
+            String who = what + " job " + e.job();
+            if (e.start().isEmpty()) {
+                assertThat(e.missing()).as(who).isNotEqualTo(StartEstimate.Missing.OVER_BUDGET);
+                if (!NOT_ABOUT_RESOURCES.contains(e.missing())) {
+                    assertThat(runsAlone(s, job)).as(who + " has no estimate (" + e.missing() + ") but runs alone")
+                            .isFalse();
+                }
+                continue;
+            }
+            long start = e.start().getAsLong();
+            long end = start + job.timeLimitSeconds();
+            assertThat(start).as(who).isGreaterThanOrEqualTo(s.now()).isGreaterThanOrEqualTo(job.eligibleFrom());
+            assertThat(job.heldBy() == null || job.heldBy() == PendingReason.NONE).as(who + " is held").isTrue();
+            assertThat(job.partitions()).as(who).contains(e.partition());
+            Shape shape = Shape.of(job.request(), cluster.partsByName.get(e.partition()), cluster);
+            assertThat(e.nodes()).as(who).hasSize(shape.nodes()).doesNotHaveDuplicates();
+            for (String name : e.nodes()) {
+                int i = cluster.nodeIndex.get(name);
+                assertThat(shape.candidates().get(i) && cluster.up.get(i) && shape.capable(cluster, i))
+                        .as(who + " placed on unusable " + name).isTrue();
+                assertThat(shape.excludes(i)).as(who).isFalse();
+                claim(claims, name, start, end, shape.needCpu(cluster, i), shape.needMem(cluster, i),
+                        shape.needGpu(cluster, i));
+                for (AdvanceReservation r : s.reservations()) {
+                    assertThat(r.nodes().contains(name) && r.overlaps(start, end))
+                            .as(who + " placed in advance reservation " + r.name()).isFalse();
+                }
+            }
+            for (int i : shape.required()) {
+                assertThat(e.nodes()).as(who).contains(cluster.names[i]);
+            }
+        }
+        Map<String, Node> nodes = new HashMap<>();
+        s.nodes().forEach(n -> nodes.put(n.name(), n));
+        claims.forEach((name, list) -> {
+            Node n = nodes.get(name);
+            TreeSet<Long> points = new TreeSet<>();
+            list.forEach(c -> points.add(c[0]));
+            for (long t : points) {
+                long cpu = 0;
+                long mem = 0;
+                long gpu = 0;
+                for (long[] c : list) {
+                    if (c[0] <= t && t < c[1]) {
+                        cpu += c[2];
+                        mem += c[3];
+                        gpu += c[4];
+                    }
+                }
+                assertThat(cpu <= n.cpus() && mem <= n.memoryMb() && gpu <= n.gpus())
+                        .as(what + ": node " + name + " over capacity at " + t).isTrue();
+            }
+        });
+    }
+
+    /**
+     * Whether the job would start (or wait only for a better switch set) on the cluster with nothing
+     * running and no advance reservation, once eligible: i.e. whether it can ever run.
+     */
+    private static boolean runsAlone(Snapshot s, PendingJob job) {
+        Snapshot alone = s.toBuilder().now(Math.max(s.now(), job.eligibleFrom())).running(new ArrayList<>())
+                .pending(new ArrayList<>(List.of(job))).reservations(List.of()).build();
+        Plan plan = new Engine().plan(alone);
+        return !plan.starts().isEmpty() || plan.waiting().get(0).reason() == PendingReason.TOPOLOGY_WAIT;
+    }
+
+    private static void claim(Map<String, List<long[]>> claims, String node, long from, long to, long cpus, long mem,
+            long gpus) {
+        claims.computeIfAbsent(node, k -> new ArrayList<>()).add(new long[] {from, to, cpus, mem, gpus});
+    }
+}

@@ -1,0 +1,170 @@
+package io.gantry.engine;
+
+import static io.gantry.engine.EngineFixtures.aCluster;
+import static io.gantry.engine.EngineFixtures.aJob;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Expected starts on small clusters, and why some jobs get none. */
+class StartEstimatorTests {
+
+    private static StartEstimates estimate(EngineFixtures.Scenario scenario) {
+        return estimate(scenario.snapshot(), StartEstimator.Budget.UNLIMITED);
+    }
+
+    private static StartEstimates estimate(Snapshot s, StartEstimator.Budget budget) {
+        Engine engine = new Engine();
+        return engine.estimateStarts(s, engine.plan(s), budget);
+    }
+
+    private static StartEstimate of(StartEstimates estimates, EngineFixtures.JobBuilder job) {
+        return estimates.of(job.id()).orElseThrow();
+    }
+
+    @Test
+    void a_job_kept_back_by_priority_is_expected_after_the_jobs_ahead() {
+        var idle = aCluster().nodes(4).gpusPerNode(8).scenario().policy(Policy.fifo());
+        var first = aJob().nodes(4).exclusive();
+        var small = aJob().gpus(1);
+        // FIFO keeps the small job waiting behind the first (Priority), though one GPU is all it needs.
+        StartEstimates fifo = estimate(idle.allBusyUntil(idle.now + 100).with(first, small));
+        assertThat(of(fifo, small).start()).hasValue(idle.now + 100 + 3600);
+    }
+
+    @Test
+    void a_job_alone_on_an_idle_cluster_is_expected_now() {
+        var scenario = aCluster().nodes(4).gpusPerNode(8).scenario();
+        var job = aJob().gpus(4);
+        Snapshot s = scenario.with(job).snapshot();
+        Engine engine = new Engine();
+        // An empty plan: the estimator alone decides.
+        StartEstimates e = engine.estimateStarts(s, new Plan(s.now(), List.of(), List.of(new Waiting(job.id(),
+                PendingReason.PRIORITY, java.util.OptionalLong.empty(), null, List.of(), null))),
+                StartEstimator.Budget.UNLIMITED);
+        assertThat(of(e, job).start()).hasValue(s.now());
+        assertThat(of(e, job).nodes()).hasSize(1);
+    }
+
+    @Test
+    void the_second_of_two_whole_cluster_jobs_is_expected_when_the_first_ends() {
+        var scenario = aCluster().nodes(4).gpusPerNode(8).scenario();
+        long now = scenario.now;
+        var first = aJob().nodes(4).exclusive().timeLimit(7200);
+        var second = aJob().nodes(4).exclusive().timeLimit(3600);
+        var third = aJob().nodes(2).exclusive().timeLimit(600);
+        StartEstimates e = estimate(scenario.allBusyUntil(now + 1000).with(first, second, third));
+        // The plan reserves the first at now+1000; the second queues behind it, the third behind both
+        // (it cannot backfill before the first: that would delay it).
+        assertThat(of(e, first).start()).hasValue(now + 1000);
+        assertThat(of(e, second).start()).hasValue(now + 1000 + 7200);
+        assertThat(of(e, third).start()).hasValue(now + 1000 + 7200 + 3600);
+        assertThat(of(e, second).nodes()).hasSize(4);
+    }
+
+    @Test
+    void a_small_job_is_expected_in_a_hole_before_a_big_one() {
+        var scenario = aCluster().nodes(2).scenario();
+        long now = scenario.now;
+        var big = aJob().nodes(2).exclusive().timeLimit(3600);
+        var bigger = aJob().nodes(2).exclusive().timeLimit(3600);
+        var small = aJob().nodes(1).exclusive().timeLimit(500);
+        scenario.runningOn(0, 64, 1000, List.of(), now + 1000).runningOn(1, 64, 1000, List.of(), now + 2000);
+        StartEstimates e = estimate(scenario.with(big, bigger, small));
+        assertThat(of(e, big).start()).hasValue(now + 2000);
+        assertThat(of(e, bigger).start()).hasValue(now + 2000 + 3600);
+        // Node 0 is free from now+1000 to now+2000: the 500 s job fits there.
+        assertThat(of(e, small).start()).hasValue(now + 1000);
+    }
+
+    @Test
+    void a_job_waiting_for_its_begin_time_is_expected_no_sooner() {
+        var scenario = aCluster().nodes(2).scenario();
+        var later = aJob().nodes(1).eligibleAt(scenario.now + 5000);
+        StartEstimates e = estimate(scenario.with(later));
+        assertThat(of(e, later).start()).hasValue(scenario.now + 5000);
+    }
+
+    @Test
+    void advance_reservations_are_kept_clear() {
+        var scenario = aCluster().nodes(2).scenario();
+        long now = scenario.now;
+        var job = aJob().nodes(2).exclusive().timeLimit(3600);
+        Snapshot s = scenario.with(job).snapshot().toBuilder().reservations(List.of(
+                new AdvanceReservation("maint", Set.of("n000"), now + 600, now + 1800, true))).build();
+        StartEstimates e = estimate(s, StartEstimator.Budget.UNLIMITED);
+        assertThat(of(e, job).start()).hasValue(now + 1800);
+    }
+
+    @Test
+    void held_and_dependent_jobs_get_no_estimate() {
+        var scenario = aCluster().nodes(2).scenario();
+        var user = aJob().heldBy(PendingReason.JOB_HELD_USER);
+        var admin = aJob().heldBy(PendingReason.JOB_HELD_ADMIN);
+        var dependent = aJob().heldBy(PendingReason.DEPENDENCY);
+        var never = aJob().heldBy(PendingReason.DEPENDENCY_NEVER_SATISFIED);
+        var free = aJob();
+        StartEstimates e = estimate(scenario.with(user, admin, dependent, never, free));
+        assertThat(of(e, user).missing()).isEqualTo(StartEstimate.Missing.HELD);
+        assertThat(of(e, admin).missing()).isEqualTo(StartEstimate.Missing.HELD);
+        assertThat(of(e, dependent).missing()).isEqualTo(StartEstimate.Missing.DEPENDENCY);
+        assertThat(of(e, never).missing()).isEqualTo(StartEstimate.Missing.NEVER_FITS);
+        assertThat(of(e, user).start()).isEmpty();
+        assertThat(e.of(free.id())).isEmpty(); // started by the plan: no longer pending
+    }
+
+    @Test
+    void a_job_over_a_per_user_limit_waits_for_the_limit() {
+        var scenario = aCluster().nodes(2).scenario()
+                .qos(new Qos("normal", 0, 0, 1, Tres.UNLIMITED, Tres.UNLIMITED, Tres.UNLIMITED));
+        var first = aJob().user("carol");
+        var second = aJob().user("carol");
+        StartEstimates e = estimate(scenario.with(first, second));
+        assertThat(of(e, second).missing()).isEqualTo(StartEstimate.Missing.LIMIT);
+    }
+
+    @Test
+    void a_job_that_cannot_run_as_the_cluster_is_gets_no_estimate() {
+        var scenario = aCluster().nodes(2).gpusPerNode(4).state(1, NodeState.DOWN).scenario();
+        var tooBig = aJob().nodes(2);
+        var badFeature = aJob().constraint("nosuch");
+        var tooLong = aJob().partitions("short").timeLimit(7200);
+        scenario = aCluster().nodes(2).gpusPerNode(4).state(1, NodeState.DOWN).partition("short", 0, 2, 0, 3600)
+                .scenario();
+        StartEstimates e = estimate(scenario.with(tooBig, badFeature, tooLong));
+        assertThat(of(e, tooBig).missing()).isEqualTo(StartEstimate.Missing.NEVER_FITS);
+        assertThat(of(e, badFeature).missing()).isEqualTo(StartEstimate.Missing.NEVER_FITS);
+        assertThat(of(e, tooLong).missing()).isEqualTo(StartEstimate.Missing.NEVER_FITS);
+    }
+
+    @Test
+    void a_job_in_an_advance_reservation_waits_for_it_without_an_estimate() {
+        var scenario = aCluster().nodes(2).scenario();
+        long now = scenario.now;
+        Snapshot s = scenario.snapshot();
+        PendingJob inRes = new PendingJob(JobId.of(9001), "alice", "physics", "normal", List.of("main"),
+                Request.oneCpu(), 600, now - 10, 0, 0, null, 0, "team");
+        s = s.toBuilder().pending(List.of(inRes)).reservations(List.of(
+                new AdvanceReservation("team", Set.of("n000"), now + 600, now + 1800, false))).build();
+        StartEstimates e = estimate(s, StartEstimator.Budget.UNLIMITED);
+        assertThat(e.of(inRes.id()).orElseThrow().missing()).isEqualTo(StartEstimate.Missing.RESERVATION);
+    }
+
+    @Test
+    void jobs_past_the_budget_get_no_estimate() {
+        var scenario = aCluster().nodes(1).scenario();
+        var a = aJob().nodes(1).exclusive();
+        var b = aJob().nodes(1).exclusive();
+        var c = aJob().nodes(1).exclusive();
+        var held = aJob().heldBy(PendingReason.JOB_HELD_USER);
+        Snapshot s = scenario.allBusyUntil(scenario.now + 60).with(a, b, c, held).snapshot();
+        StartEstimates e = estimate(s, new StartEstimator.Budget(1, 0));
+        assertThat(e.cutShort()).isTrue();
+        assertThat(of(e, a).start()).hasValue(scenario.now + 60); // the plan's reservation costs nothing
+        assertThat(of(e, b).start()).hasValue(scenario.now + 60 + 3600);
+        assertThat(of(e, c).missing()).isEqualTo(StartEstimate.Missing.OVER_BUDGET);
+        assertThat(of(e, held).missing()).isEqualTo(StartEstimate.Missing.HELD);
+    }
+}
