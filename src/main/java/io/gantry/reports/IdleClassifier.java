@@ -30,7 +30,8 @@ import io.gantry.engine.PendingReason;
  * <li>{@code topology}: jobs that would fit but for their topology request (TopologyWait, or a
  * one-block job that fits only across blocks): they claim it on the nodes they fit on;</li>
  * <li>{@code fragmented}: every other job that wants GPUs and waits for resources (Resources,
- * Priority, maintenance, or a limit or topology job that would not fit anyway): it cannot use
+ * Priority, maintenance, ReqNodeNotAvail: more nodes than are up, or a limit or topology job that
+ * would not fit anyway): it cannot use
  * what is free (too few per node, too few together, or the CPUs, memory or time beside them are
  * taken), and claims what is available on the nodes it may run on;</li>
  * <li>{@code noDemand}: whatever no pending job claimed. Jobs held, waiting on a dependency, a
@@ -188,7 +189,7 @@ final class IdleClassifier {
     /** Jobs that would start if GPUs (or limits, or topology) allowed: the ones free GPUs are idle for. */
     private static boolean waitsForResources(PendingReason reason) {
         return reason == PendingReason.RESOURCES || reason == PendingReason.PRIORITY
-                || reason == PendingReason.RESERVED_FOR_MAINTENANCE || reason == PendingReason.TOPOLOGY_WAIT
+                || reason == PendingReason.RESERVED_FOR_MAINTENANCE || reason == PendingReason.REQ_NODE_NOT_AVAIL || reason == PendingReason.TOPOLOGY_WAIT
                 || isLimit(reason);
     }
 

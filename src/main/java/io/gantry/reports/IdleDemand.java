@@ -11,6 +11,7 @@ import org.springframework.stereotype.Component;
 
 import io.gantry.cluster.ClusterService;
 import io.gantry.engine.Constraint;
+import io.gantry.engine.Hostlist;
 import io.gantry.engine.Node;
 import io.gantry.engine.Partition;
 import io.gantry.engine.Waiting;
@@ -76,15 +77,21 @@ class IdleDemand {
         return new Known(held, demand, blocks);
     }
 
-    /** The nodes of the job's partitions with its GPU type and features. */
+    /**
+     * The nodes of the job's partitions with its GPU type and features, less those it excludes; a
+     * job naming nodes (-w) wants GPUs on those only (the rest of a bigger job's nodes are left out).
+     */
     private static Set<String> candidates(ActiveJob job, Map<String, List<String>> partitions, Map<String, Node> nodes) {
         Constraint constraint = Constraint.parse(job.constraints());
+        Set<String> named = job.nodelist() == null ? null : new HashSet<>(Hostlist.parse(job.nodelist()).hosts());
+        Set<String> excluded = job.exclude() == null ? Set.of() : new HashSet<>(Hostlist.parse(job.exclude()).hosts());
         Set<String> candidates = new HashSet<>();
         for (String partition : job.partitions()) {
             for (String name : partitions.getOrDefault(partition, List.of())) {
                 Node node = nodes.get(name);
                 if (node != null && (job.gpuType() == null || job.gpuType().equals(node.gpuType()))
-                        && constraint.matches(node.features())) {
+                        && constraint.matches(node.features()) && (named == null || named.contains(name))
+                        && !excluded.contains(name)) {
                     candidates.add(name);
                 }
             }

@@ -81,6 +81,9 @@ class IdleClassifierTests {
     void aJobNeedingMoreNodesTogetherThanFreeMakesThemFragmented() {
         IdleCauses c = IdleClassifier.classify(nodes(8, 8, 0, 0), List.of(job(PendingReason.RESOURCES, 3, 8)));
         assertThat(c).isEqualTo(new IdleCauses(0, 0, 16, 0, 0, 0, 0));
+        IdleCauses moreThanUp = IdleClassifier.classify(nodes(8, 8, 0, 0),
+                List.of(job(PendingReason.REQ_NODE_NOT_AVAIL, 5, 8)));
+        assertThat(moreThanUp).as("more nodes than are up").isEqualTo(new IdleCauses(0, 0, 16, 0, 0, 0, 0));
     }
 
     @Test
