@@ -84,7 +84,7 @@ export const IDLE_CAUSES: { key: keyof IdleCauses; label: string; help: string; 
   { key: 'reserved', label: 'reserved', help: 'held by an advance reservation or for a pending job\'s reservation', color: '#6d28d9' },
   { key: 'limits', label: 'limits', help: 'pending jobs that would use them wait only for a QOS or association limit', color: '#db2777' },
   { key: 'topology', label: 'topology', help: 'pending jobs would use them but for their --switches or block request', color: '#0891b2' },
-  { key: 'fragmented', label: 'fragmented', help: 'pending jobs need more per node, or more together, than is free', color: '#ca8a04' },
+  { key: 'fragmented', label: 'fragmented', help: 'pending jobs need more per node, or more together, than is free', color: '#64748b' },
   { key: 'noDemand', label: 'no demand', help: 'nothing pending could use them', color: '#3aa56a' },
 ];
 
