@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import io.gantry.engine.PendingReason;
@@ -80,6 +81,30 @@ final class IdleClassifier {
         LIMITS, TOPOLOGY, FRAGMENTED
     }
 
+    /** What a job's claim depends on; its allowed nodes by identity (jobs alike share one set). */
+    private record Shape(PendingReason reason, int nodes, int gpus, int gpusPerNode, boolean exclusive,
+            boolean oneBlock, IdentityKey candidates) {
+
+        static Shape of(Demand d) {
+            return new Shape(d.reason(), d.nodes(), d.gpus(), d.gpusPerNode(), d.exclusive(), d.oneBlock(),
+                    new IdentityKey(d.candidates()));
+        }
+    }
+
+    /** Equal only to a key of the very same set: comparing thousands of node names per job would cost more. */
+    private record IdentityKey(Set<String> set) {
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof IdentityKey k && k.set == set;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(set);
+        }
+    }
+
     static IdleCauses classify(List<NodeSample> nodes, List<Demand> demand) {
         long down = 0;
         long draining = 0;
@@ -104,14 +129,15 @@ final class IdleClassifier {
         for (Claim c : Claim.values()) {
             byClaim.put(c, new ArrayList<>());
         }
+        // Jobs of one shape (same reason, request and allowed nodes) make the same claim: judged once.
+        Map<Shape, Optional<Claim>> judged = new HashMap<>();
         for (Demand d : demand) {
-            Claim c = claim(d, byName, available);
-            if (c != null) {
-                byClaim.get(c).add(d);
-            }
+            Optional<Claim> c = judged.computeIfAbsent(Shape.of(d),
+                    k -> Optional.ofNullable(claim(d, byName, available)));
+            c.ifPresent(claim -> byClaim.get(claim).add(d));
         }
         // The fit of each job is judged on what is available before anyone claims: claims only share it out.
-        Map<String, Integer> left = new LinkedHashMap<>(available);
+        Map<String, Integer> left = new HashMap<>(available);
         long limits = claimAll(byClaim.get(Claim.LIMITS), byName, available, left, true);
         long topology = claimAll(byClaim.get(Claim.TOPOLOGY), byName, available, left, true);
         long fragmented = claimAll(byClaim.get(Claim.FRAGMENTED), byName, available, left, false);
@@ -152,34 +178,56 @@ final class IdleClassifier {
 
     /**
      * Shares out what is left among the jobs, in priority order, each up to its GPUs, node by node in
-     * the nodes' order; {@code fitOnly}: only where one node's share fits.
+     * the nodes' order; {@code fitOnly}: only where one node's share fits. Jobs of one shape walk one
+     * list of the nodes they may take, past the nodes emptied before them, so a long queue of alike
+     * jobs costs about one pass over the nodes.
      */
     private static long claimAll(List<Demand> jobs, Map<String, NodeSample> nodes, Map<String, Integer> available,
             Map<String, Integer> left, boolean fitOnly) {
         long claimed = 0;
+        Map<Shape, Pool> pools = new HashMap<>();
         for (Demand d : jobs) {
-            int n = nodeCount(d, nodes);
-            long want = totalGpus(d, n, nodes);
-            for (Map.Entry<String, Integer> e : left.entrySet()) {
-                if (want == 0) {
-                    break;
-                }
-                int there = e.getValue();
-                if (there == 0 || !d.candidates().contains(e.getKey())) {
-                    continue;
-                }
-                NodeSample node = nodes.get(e.getKey());
-                if (fitOnly && !fits(d, n, node, available.get(e.getKey()))) {
-                    continue;
-                }
-                int perNode = fitOnly ? Math.min(there, need(d, n, node)) : there;
+            Pool pool = pools.computeIfAbsent(Shape.of(d), k -> Pool.of(d, nodes, available, fitOnly));
+            long want = pool.gpus;
+            for (int i = pool.cursor; i < pool.nodes.size() && want > 0; i++) {
+                String name = pool.nodes.get(i);
+                int there = left.getOrDefault(name, 0);
+                int perNode = fitOnly ? Math.min(there, need(d, pool.count, nodes.get(name))) : there;
                 int take = (int) Math.min(perNode, want);
-                e.setValue(there - take);
                 want -= take;
                 claimed += take;
+                left.put(name, there - take);
+                if (there == take && i == pool.cursor) {
+                    pool.cursor++; // emptied: no later job of this shape looks at it again
+                }
             }
         }
         return claimed;
+    }
+
+    /** The nodes jobs of one shape may claim on, in the nodes' order, and how far they are used up. */
+    private static final class Pool {
+        final List<String> nodes;
+        final int count;
+        final long gpus;
+        int cursor;
+
+        private Pool(List<String> nodes, int count, long gpus) {
+            this.nodes = nodes;
+            this.count = count;
+            this.gpus = gpus;
+        }
+
+        static Pool of(Demand d, Map<String, NodeSample> nodes, Map<String, Integer> available, boolean fitOnly) {
+            int n = nodeCount(d, nodes);
+            List<String> eligible = new ArrayList<>();
+            available.forEach((name, g) -> {
+                if (g > 0 && d.candidates().contains(name) && (!fitOnly || fits(d, n, nodes.get(name), g))) {
+                    eligible.add(name);
+                }
+            });
+            return new Pool(eligible, n, totalGpus(d, n, nodes));
+        }
     }
 
     private static boolean wantsGpus(Demand d) {
@@ -189,7 +237,8 @@ final class IdleClassifier {
     /** Jobs that would start if GPUs (or limits, or topology) allowed: the ones free GPUs are idle for. */
     private static boolean waitsForResources(PendingReason reason) {
         return reason == PendingReason.RESOURCES || reason == PendingReason.PRIORITY
-                || reason == PendingReason.RESERVED_FOR_MAINTENANCE || reason == PendingReason.REQ_NODE_NOT_AVAIL || reason == PendingReason.TOPOLOGY_WAIT
+                || reason == PendingReason.RESERVED_FOR_MAINTENANCE || reason == PendingReason.REQ_NODE_NOT_AVAIL
+                || reason == PendingReason.TOPOLOGY_WAIT
                 || isLimit(reason);
     }
 

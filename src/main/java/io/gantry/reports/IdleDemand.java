@@ -31,6 +31,10 @@ class IdleDemand {
     record Known(Map<String, Integer> held, List<Demand> demand, Map<String, String> blocks) {
     }
 
+    /** What decides where a job may run. */
+    private record Where(List<String> partitions, String gpuType, String constraints, String nodelist, String exclude) {
+    }
+
     private final WaitingJobs waiting;
     private final ClusterService cluster;
 
@@ -59,6 +63,7 @@ class IdleDemand {
             }
         }
         Map<String, Integer> held = new HashMap<>();
+        Map<Where, Set<String>> candidates = new HashMap<>();
         List<Demand> demand = new ArrayList<>(pending.size());
         for (WaitingJobs.Pending p : pending) {
             ActiveJob job = p.job();
@@ -71,8 +76,11 @@ class IdleDemand {
                 held.merge(name, gpus, Integer::sum);
             }
             // Jobs carry no block request yet (the engine's oneBlock is not stored): none asks for one block.
+            // Jobs alike share one set: a queue of thousands names a handful of partitions and constraints.
+            Set<String> allowed = candidates.computeIfAbsent(new Where(job.partitions(), job.gpuType(),
+                    job.constraints(), job.nodelist(), job.exclude()), k -> candidates(job, partitions, nodes));
             demand.add(new Demand(w.reason(), job.minNodes(), job.gpus(), job.gpusPerNode(), job.exclusive(), false,
-                    candidates(job, partitions, nodes)));
+                    allowed));
         }
         return new Known(held, demand, blocks);
     }
