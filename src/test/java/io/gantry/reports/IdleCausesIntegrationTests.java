@@ -25,8 +25,8 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * The idle-cause report on the whole controller and real PostgreSQL: a drained node, a down node,
- * an advance reservation, a job blocked by its association's GPU limit and a job wanting more GPUs
- * per node than are free each show up as their cause, and in every bucket the causes add up
+ * an advance reservation, a job blocked by its association's GPU limit, a job waiting for one leaf
+ * switch and a job wanting more nodes than are up each show up as their cause, and in every bucket the causes add up
  * exactly to the non-allocated GPU-seconds (idle + down + reserved).
  */
 @GantryIntegrationTest
@@ -88,7 +88,11 @@ class IdleCausesIntegrationTests {
             // the free GPUs of the others are too few together for it.
             long wide = submit(admin, Map.of("nodes", 16, "gpusPerNode", 8));
             jobs.add(wide);
-            await().atMost(Duration.ofSeconds(30)).until(() -> planned(limited, "AssocGrpGRES") && planned(wide, null));
+            // Five nodes under one leaf switch (of four nodes): it could start now on two, and waits.
+            long leafBound = submit(admin, Map.of("nodes", 5, "gpusPerNode", 1, "switches", "1@5:00"));
+            jobs.add(leafBound);
+            await().atMost(Duration.ofSeconds(30)).until(() -> planned(limited, "AssocGrpGRES") && planned(wide, null)
+                    && planned(leafBound, "TopologyWait"));
 
             Map<String, Long> before = causes(report(window));
             // Past any sample another test took ahead of the clock, so both samples count.
@@ -98,7 +102,7 @@ class IdleCausesIntegrationTests {
             JsonNode after = report(window);
             Map<String, Long> added = causes(after);
             added.replaceAll((cause, seconds) -> seconds - before.get(cause));
-            for (String cause : List.of("draining", "down", "reserved", "limits", "fragmented")) {
+            for (String cause : List.of("draining", "down", "reserved", "limits", "topology", "fragmented")) {
                 assertThat(added.get(cause)).as(cause + " in " + added).isPositive();
             }
             assertThat(added.get("down")).as("gpu015's 8 GPUs, at least the 30 s between the samples")
