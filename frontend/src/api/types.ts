@@ -98,5 +98,7 @@ export interface PriorityList { computedAt?: string | null; jobs: JobPriority[];
 
 /** GET /api/v1/reports/utilization (sreport): hours per group per interval; down includes drained. */
 export interface UtilizationHours { allocated: number; idle: number; down: number; reserved?: number; total: number }
-export interface UtilizationBucket { start: string; end: string; group: string | null; gpuHours: UtilizationHours; cpuHours?: UtilizationHours }
+/** Why GPUs were not allocated, in GPU-seconds; adds up to the bucket's gpuHours idle + down + reserved (times 3600). */
+export interface IdleCauses { noDemand: number; reserved: number; fragmented: number; topology: number; limits: number; draining: number; down: number }
+export interface UtilizationBucket { start: string; end: string; group: string | null; gpuHours: UtilizationHours; cpuHours?: UtilizationHours; idleCauses?: IdleCauses | null }
 export interface UtilizationReport { buckets: UtilizationBucket[] }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AccountingRecord, Job, JobPriority } from '../api/types';
 import { compareJobIds, efficiency, fairShareTree, gpuHoursPerAccountPerDay, queuePosition } from './accounting';
 import { DEFAULT_COLUMNS, loadColumns, saveColumns, sortJobs } from './columns';
-import { accountDailyUsage, addSample, clusterGpuSeries } from './utilization';
+import { accountDailyUsage, addSample, clusterGpuSeries, idleCauseTotals } from './utilization';
 
 const row = (account: string, start: string, hours: number, gpus: number, end?: string | null): AccountingRecord => ({
   jobId: `${account}-${start}`, user: 'u', account, state: 'COMPLETED', startTime: start,
@@ -129,5 +129,25 @@ describe('utilization', () => {
     const daily = accountDailyUsage({ buckets: [bucket('2026-03-01T00:00:00Z', '2026-03-02T00:00:00Z', 'bio', 5),
       bucket('2026-03-02T00:00:00Z', '2026-03-03T00:00:00Z', 'physics', 7), bucket('2026-03-02T00:00:00Z', '2026-03-03T00:00:00Z', 'none', 0)] });
     expect(daily).toEqual({ days: ['2026-03-01', '2026-03-02'], accounts: ['physics', 'bio'], hours: { bio: [5, 0], physics: [0, 7], none: [0, 0] } });
+  });
+});
+
+describe('idle causes on the overview', () => {
+  const causes = (noDemand: number, fragmented: number, down: number) =>
+    ({ noDemand, reserved: 0, fragmented, topology: 0, limits: 0, draining: 0, down });
+  const bucket = (idleCauses: ReturnType<typeof causes> | null) => ({ start: '2026-03-01T00:00:00Z', end: '2026-03-01T01:00:00Z',
+    group: null, gpuHours: { allocated: 0, idle: 0, down: 0, total: 0 }, idleCauses });
+
+  it('sums GPU-seconds per cause into GPU-hours in precedence order, with shares of the whole', () => {
+    const totals = idleCauseTotals({ buckets: [bucket(causes(3600, 7200, 0)), bucket(causes(0, 3600, 7200)), bucket(null)] })!;
+    expect(totals.map((t) => t.key)).toEqual(['down', 'draining', 'reserved', 'limits', 'topology', 'fragmented', 'noDemand']);
+    expect(totals.find((t) => t.key === 'fragmented')).toMatchObject({ hours: 3, share: 0.5 });
+    expect(totals.find((t) => t.key === 'noDemand')).toMatchObject({ hours: 1, share: 1 / 6 });
+    expect(totals.reduce((a, t) => a + t.share, 0)).toBeCloseTo(1);
+  });
+
+  it('gives nothing for a report without causes and no shares when nothing was idle', () => {
+    expect(idleCauseTotals({ buckets: [bucket(null)] })).toBeNull();
+    expect(idleCauseTotals({ buckets: [bucket(causes(0, 0, 0))] })!.every((t) => t.share === 0)).toBe(true);
   });
 });

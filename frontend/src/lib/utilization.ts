@@ -1,4 +1,4 @@
-import type { UtilizationReport } from '../api/types';
+import type { IdleCauses, UtilizationReport } from '../api/types';
 import type { GpuSummary } from './cluster';
 import type { DailyUsage } from './accounting';
 
@@ -75,6 +75,32 @@ export function accountDailyUsage(report: UtilizationReport, window?: string[]):
   const total = (a: string) => hours[a].reduce((x, y) => x + y, 0);
   const accounts = Object.keys(hours).filter((a) => total(a) > 0).sort((a, b) => total(b) - total(a) || a.localeCompare(b));
   return { days, accounts, hours };
+}
+
+/** The idle causes in the report's precedence order (down wins over draining, and so on), as the overview names them. */
+export const IDLE_CAUSES: { key: keyof IdleCauses; label: string; help: string; color: string }[] = [
+  { key: 'down', label: 'down', help: 'on nodes down or not responding', color: '#b91c1c' },
+  { key: 'draining', label: 'draining', help: 'on nodes draining or drained', color: '#d97706' },
+  { key: 'reserved', label: 'reserved', help: 'held by an advance reservation or for a pending job\'s reservation', color: '#6d28d9' },
+  { key: 'limits', label: 'limits', help: 'pending jobs that would use them wait only for a QOS or association limit', color: '#db2777' },
+  { key: 'topology', label: 'topology', help: 'pending jobs would use them but for their --switches or block request', color: '#0891b2' },
+  { key: 'fragmented', label: 'fragmented', help: 'pending jobs need more per node, or more together, than is free', color: '#64748b' },
+  { key: 'noDemand', label: 'no demand', help: 'nothing pending could use them', color: '#3aa56a' },
+];
+
+export interface IdleCauseTotal { key: keyof IdleCauses; label: string; help: string; color: string; hours: number; share: number }
+
+/**
+ * GPU-hours per idle cause over the report's cluster buckets, in precedence order, with each
+ * cause's share of all non-allocated GPU-hours; null when no bucket gives causes (an older
+ * controller), and shares of 0 when nothing was idle.
+ */
+export function idleCauseTotals(report: UtilizationReport): IdleCauseTotal[] | null {
+  const withCauses = report.buckets.filter((b) => b.idleCauses);
+  if (withCauses.length === 0) return null;
+  const seconds = IDLE_CAUSES.map((c) => withCauses.reduce((sum, b) => sum + (b.idleCauses![c.key] ?? 0), 0));
+  const all = seconds.reduce((a, b) => a + b, 0);
+  return IDLE_CAUSES.map((c, i) => ({ ...c, hours: round(seconds[i] / 3600), share: all > 0 ? seconds[i] / all : 0 }));
 }
 
 function round(v: number): number {

@@ -5,7 +5,8 @@ import type { ClusterNode } from '../api/types';
 import { Chart } from '../charts/Chart';
 import { groupNodes, gpuSummary, type GpuSummary } from '../lib/cluster';
 import { href } from '../lib/router';
-import { addSample, clusterGpuSeries, loadSamples, samplesSeries, saveSamples, type GpuSeries } from '../lib/utilization';
+import { addSample, clusterGpuSeries, idleCauseTotals, loadSamples, samplesSeries, saveSamples, type GpuSeries } from '../lib/utilization';
+import type { UtilizationReport } from '../api/types';
 import { ErrorBox, Loading, Stat } from './common';
 
 /** Past this many nodes the map draws compact cells without names: 1,000 cells stay on one screen. */
@@ -118,8 +119,42 @@ function GpuHistory({ now, ready }: { now: GpuSummary; ready: boolean }) {
             : 'Since this tab opened, sampled every 30 s, until the utilization report answers.'}
       </p>
       <Chart option={option} height={200} label="GPUs allocated, idle, drained and down over the last 24 hours" testId="gpu-history-chart" />
+      {report.data && <IdleCauseBreakdown report={report.data} />}
     </div>
   );
+}
+
+/**
+ * Why GPUs were not allocated over the report's 24 h, one bar split by cause (the report's
+ * precedence: down, draining, reserved, limits, topology, fragmented, no demand) and the GPU-hours
+ * of each. The causes add up to the non-allocated GPU-hours exactly.
+ */
+function IdleCauseBreakdown({ report }: { report: UtilizationReport }) {
+  const causes = idleCauseTotals(report);
+  if (!causes) return null;
+  const idle = causes.reduce((a, c) => a + c.hours, 0);
+  return (
+    <div className="idle-causes" data-testid="idle-causes">
+      <h3>Why GPUs were not allocated <span className="muted small">({fmtHours(idle)} GPU-hours)</span></h3>
+      <div className="idle-bar" role="img" aria-label={causes.map((c) => `${c.label} ${fmtHours(c.hours)} GPU-hours`).join(', ')}>
+        {causes.filter((c) => c.share > 0).map((c) => (
+          <span key={c.key} title={`${c.label}: ${fmtHours(c.hours)} GPU-hours`} style={{ width: `${c.share * 100}%`, background: c.color }} />
+        ))}
+      </div>
+      <ul className="legend">
+        {causes.map((c) => (
+          <li key={c.key} title={c.help} data-testid={`idle-cause-${c.key}`}>
+            <span className="swatch" style={{ background: c.color }} />
+            {c.label}: {fmtHours(c.hours)} GPU-h{idle > 0 ? ` (${Math.round(c.share * 100)}%)` : ''}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function fmtHours(h: number): string {
+  return h >= 100 ? Math.round(h).toLocaleString() : (Math.round(h * 10) / 10).toString();
 }
 
 function gpuChartOption(s: GpuSeries, fromReport: boolean, end: number) {

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -31,7 +32,9 @@ import io.gantry.jobs.JobUsage;
  * <li>the cluster's capacity is sampled: all CPUs and GPUs, those down (DOWN, DRAINED or not
  * responding, less what jobs still hold there) and those reserved (in an active advance
  * reservation, less what jobs hold there), times the seconds since the last sample, into
- * {@code cluster_hourly}.</li>
+ * {@code cluster_hourly};</li>
+ * <li>with it, every GPU not allocated gets its cause ({@link IdleClassifier}, from the last full
+ * scheduling pass's pending jobs), times the same seconds, into the {@code idle_*} columns.</li>
  * </ul>
  */
 @Component
@@ -46,9 +49,11 @@ class UtilizationRecorder {
     private final LeaderLock leader;
     private final Clock clock;
     private final Duration period;
+    private final IdleDemand demand;
 
     UtilizationRecorder(JdbcTemplate jdbc, JobUsage jobs, TransactionTemplate transaction, LeaderLock leader,
-            Clock clock, ReportsProperties properties) {
+            Clock clock, ReportsProperties properties, IdleDemand demand) {
+        this.demand = demand;
         this.jdbc = jdbc;
         this.jobs = jobs;
         this.transaction = transaction;
@@ -182,57 +187,84 @@ class UtilizationRecorder {
             }
             Duration cap = period.multipliedBy(2);
             Instant from = last == null || Duration.between(last, now).compareTo(cap) > 0 ? now.minus(period) : last;
-            long[] capacity = capacity(now);
+            Sample sample = capacity(now);
+            long[] capacity = sample.capacity();
             Map<Instant, Long> pieces = new TreeMap<>();
             Hours.split(from, now, pieces::put);
             for (Map.Entry<Instant, Long> piece : pieces.entrySet()) {
                 long s = piece.getValue();
+                IdleCauses causes = sample.causes().times(s);
                 Object[] add = {capacity[0] * s, capacity[1] * s, capacity[2] * s, capacity[3] * s, capacity[4] * s,
-                        capacity[5] * s, utc(piece.getKey())};
+                        capacity[5] * s, causes.noDemand(), causes.reserved(), causes.fragmented(), causes.topology(),
+                        causes.limits(), causes.draining(), causes.down(), utc(piece.getKey())};
                 int updated = jdbc.update("""
                         UPDATE cluster_hourly SET total_cpu_seconds = total_cpu_seconds + ?,
                                total_gpu_seconds = total_gpu_seconds + ?, down_cpu_seconds = down_cpu_seconds + ?,
                                down_gpu_seconds = down_gpu_seconds + ?, reserved_cpu_seconds = reserved_cpu_seconds + ?,
-                               reserved_gpu_seconds = reserved_gpu_seconds + ?
+                               reserved_gpu_seconds = reserved_gpu_seconds + ?,
+                               idle_no_demand_gpu_seconds = idle_no_demand_gpu_seconds + ?,
+                               idle_reserved_gpu_seconds = idle_reserved_gpu_seconds + ?,
+                               idle_fragmented_gpu_seconds = idle_fragmented_gpu_seconds + ?,
+                               idle_topology_gpu_seconds = idle_topology_gpu_seconds + ?,
+                               idle_limits_gpu_seconds = idle_limits_gpu_seconds + ?,
+                               idle_draining_gpu_seconds = idle_draining_gpu_seconds + ?,
+                               idle_down_gpu_seconds = idle_down_gpu_seconds + ?
                          WHERE hour_start = ?""", add);
                 if (updated == 0) {
                     jdbc.update("""
                             INSERT INTO cluster_hourly (total_cpu_seconds, total_gpu_seconds, down_cpu_seconds,
-                                   down_gpu_seconds, reserved_cpu_seconds, reserved_gpu_seconds, hour_start)
-                            VALUES (?, ?, ?, ?, ?, ?, ?)""", add);
+                                   down_gpu_seconds, reserved_cpu_seconds, reserved_gpu_seconds,
+                                   idle_no_demand_gpu_seconds, idle_reserved_gpu_seconds, idle_fragmented_gpu_seconds,
+                                   idle_topology_gpu_seconds, idle_limits_gpu_seconds, idle_draining_gpu_seconds,
+                                   idle_down_gpu_seconds, hour_start)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", add);
                 }
             }
             jdbc.update("UPDATE utilization_state SET sampled_at = ? WHERE id = 1", utc(now));
         });
     }
 
-    /** total CPUs, total GPUs, down CPUs, down GPUs, reserved CPUs, reserved GPUs (free parts only). */
-    private long[] capacity(Instant now) {
+    /**
+     * One sample: total CPUs, total GPUs, down CPUs, down GPUs, reserved CPUs, reserved GPUs (free
+     * parts only), and the cause of every GPU not allocated.
+     */
+    private record Sample(long[] capacity, IdleCauses causes) {
+    }
+
+    private Sample capacity(Instant now) {
         Set<String> reserved = new HashSet<>();
         jdbc.query("SELECT nodes FROM reservations WHERE start_time <= ? AND end_time > ?",
                 rs -> {
                     reserved.addAll(Hostlist.parse(rs.getString(1)).hosts());
                 }, utc(now), utc(now));
+        IdleDemand.Known known = demand.now();
+        List<IdleClassifier.NodeSample> nodes = new ArrayList<>();
         long[] c = new long[6];
         jdbc.query("""
                 SELECT name, cpus, gpus, alloc_cpus, alloc_gpus, admin_state, simulated, agent_state FROM nodes""", rs -> {
+            String name = rs.getString(1);
             int cpus = rs.getInt(2);
             int gpus = rs.getInt(3);
             int freeCpus = Math.max(0, cpus - rs.getInt(4));
             int freeGpus = Math.max(0, gpus - rs.getInt(5));
             String admin = rs.getString(6);
             boolean agentDown = !rs.getBoolean(7) && !"UP".equals(rs.getString(8));
+            boolean isReserved = reserved.contains(name);
             c[0] += cpus;
             c[1] += gpus;
-            if ("DOWN".equals(admin) || "DRAIN".equals(admin) || agentDown) {
+            IdleClassifier.Condition condition = "DOWN".equals(admin) || agentDown ? IdleClassifier.Condition.DOWN
+                    : "DRAIN".equals(admin) ? IdleClassifier.Condition.DRAINING : IdleClassifier.Condition.UP;
+            if (condition != IdleClassifier.Condition.UP) {
                 c[2] += freeCpus;
                 c[3] += freeGpus;
-            } else if (reserved.contains(rs.getString(1))) {
+            } else if (isReserved) {
                 c[4] += freeCpus;
                 c[5] += freeGpus;
             }
+            nodes.add(new IdleClassifier.NodeSample(name, gpus, freeGpus, condition, isReserved,
+                    known.held().getOrDefault(name, 0), known.blocks().get(name)));
         });
-        return c;
+        return new Sample(c, IdleClassifier.classify(nodes, known.demand()));
     }
 
     static OffsetDateTime utc(Instant t) {

@@ -31,6 +31,8 @@ class UtilizationService {
 
     private static final long MAX_BUCKETS = 20_000;
     private static final double HOUR = 3600.0;
+    /** cluster_hourly's sums: CPU and GPU total, down, reserved, then the seven GPU idle causes. */
+    private static final int CAPACITY_COLUMNS = 13;
 
     private final JdbcTemplate jdbc;
     private final JobUsage jobs;
@@ -105,11 +107,13 @@ class UtilizationService {
         if (groupBy.equals("cluster")) {
             jdbc.query("""
                     SELECT hour_start, total_cpu_seconds, total_gpu_seconds, down_cpu_seconds, down_gpu_seconds,
-                           reserved_cpu_seconds, reserved_gpu_seconds FROM cluster_hourly
+                           reserved_cpu_seconds, reserved_gpu_seconds, idle_no_demand_gpu_seconds,
+                           idle_reserved_gpu_seconds, idle_fragmented_gpu_seconds, idle_topology_gpu_seconds,
+                           idle_limits_gpu_seconds, idle_draining_gpu_seconds, idle_down_gpu_seconds FROM cluster_hourly
                      WHERE hour_start >= ? AND hour_start < ?""", rs -> {
                 long[] c = capacity.computeIfAbsent(bucket(rs.getObject(1, OffsetDateTime.class).toInstant(), unit),
-                        k -> new long[6]);
-                for (int i = 0; i < 6; i++) {
+                        k -> new long[CAPACITY_COLUMNS]);
+                for (int i = 0; i < CAPACITY_COLUMNS; i++) {
                     c[i] += rs.getLong(2 + i);
                 }
             }, utc(from), utc(to));
@@ -121,14 +125,14 @@ class UtilizationService {
             Map<String, long[]> groups = allocated.getOrDefault(b, Map.of());
             if (groupBy.equals("cluster")) {
                 long[] a = groups.getOrDefault("", new long[2]);
-                long[] c = capacity.getOrDefault(b, new long[6]);
+                long[] c = capacity.getOrDefault(b, new long[CAPACITY_COLUMNS]);
                 buckets.add(new Bucket(b, bucketEnd, null, figures(a[1], c[1], c[3], c[5]),
-                        figures(a[0], c[0], c[2], c[4])));
+                        figures(a[0], c[0], c[2], c[4]), idleCauses(a[1], c)));
             } else {
                 for (Map.Entry<String, long[]> g : new TreeMap<>(groups).entrySet()) {
                     buckets.add(new Bucket(b, bucketEnd, g.getKey(),
                             new Figures(g.getValue()[1] / HOUR, null, null, null, null),
-                            new Figures(g.getValue()[0] / HOUR, null, null, null, null)));
+                            new Figures(g.getValue()[0] / HOUR, null, null, null, null), null));
                 }
             }
         }
@@ -143,6 +147,19 @@ class UtilizationService {
         long accounted = allocated + down + reserved;
         long whole = Math.max(total, accounted);
         return new Figures(allocated / HOUR, (whole - accounted) / HOUR, down / HOUR, reserved / HOUR, whole / HOUR);
+    }
+
+    /**
+     * The bucket's GPU idle causes, adding up exactly to its non-allocated GPU-seconds (total less
+     * allocated, as {@link #figures} counts them): see {@link IdleShares}.
+     */
+    private static IdleCauses idleCauses(long allocated, long[] c) {
+        long down = c[3];
+        long reserved = c[5];
+        long accounted = allocated + down + reserved;
+        long idle = Math.max(c[1], accounted) - accounted;
+        IdleCauses sampled = new IdleCauses(c[6], c[7], c[8], c[9], c[10], c[11], c[12]);
+        return IdleShares.reconcile(down, reserved, idle, sampled);
     }
 
     private static void add(Map<Instant, Map<String, long[]>> into, Instant bucket, String group, long cpu, long gpu) {
