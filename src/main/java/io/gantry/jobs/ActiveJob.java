@@ -8,7 +8,8 @@ import java.util.List;
  * identify the stored row; a start is applied only if the version is still the same.
  * {@code nodelist} and {@code exclude} are the compressed hostlists of {@code -w} and {@code -x}, or null;
  * {@code switches} is {@link JobSwitches}'s stored form, or null; {@code maxNodes} and
- * {@code timeMinSeconds} are {@code -N min-max}'s max and {@code --time-min}, or null.
+ * {@code timeMinSeconds} are {@code -N min-max}'s max and {@code --time-min}, or null; {@code segment}
+ * is {@code --segment}, or null.
  */
 public record ActiveJob(long row, long version, long jobId, int arrayTaskId, String name, String user, String account,
         String qos, List<String> partitions, JobState state, Hold hold, Instant submitTime, Instant eligibleTime,
@@ -17,7 +18,7 @@ public record ActiveJob(long row, long version, long jobId, int arrayTaskId, Str
         Integer arrayMaxRunning, String partition, Instant startTime, List<JobAllocation> allocation,
         boolean requeue, Long simulatedRunSeconds, Integer simulatedExitCode, String reason, long priority,
         Instant expectedStartTime, String reservation, String nodelist, String exclude, String switches, Integer maxNodes,
-        Long timeMinSeconds) {
+        Long timeMinSeconds, Integer segment) {
 
     public ActiveJob {
         partitions = List.copyOf(partitions);

@@ -91,6 +91,8 @@ class JobEntity {
     @Column(name = "switches_spec")
     private String switches;
     private Long timeMinSeconds;
+    @Column(name = "segment_size")
+    private Integer segment;
     private Integer exitCode;
     private String allocatedNodes;
     private String allocation;
@@ -162,6 +164,7 @@ class JobEntity {
         this.signal = spec.signal();
         this.switches = spec.switches();
         this.timeMinSeconds = spec.timeMinSeconds();
+        this.segment = spec.segment();
         this.defaultMemoryMb = spec.defaultMemoryMb();
     }
 
@@ -219,6 +222,7 @@ class JobEntity {
     String signal() { return signal; }
     String switches() { return switches; }
     Long timeMinSeconds() { return timeMinSeconds; }
+    Integer segment() { return segment; }
     Long defaultMemoryMb() { return defaultMemoryMb; }
     Integer exitCode() { return exitCode; }
     String allocatedNodes() { return allocatedNodes; }

@@ -33,9 +33,10 @@ class JobInserts {
             + " gpus, gpus_per_node, gpu_type, constraints, exclusive, nodelist, exclude, dependency, nice, workdir,"
             + " stdout_path, stderr_path, requeue, requeue_count, reservation, comment,"
             + " simulated_run_seconds, simulated_exit_code, cancel_requested, version, umask, signal_spec,"
-            + " default_memory_mb, switches_spec, time_min_seconds)"
+            + " default_memory_mb, switches_spec, time_min_seconds,"
+            + " segment_size)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     private static final String INSERT_EVENTS = "INSERT INTO job_events (job_row, event_time, type, detail)"
             + " SELECT id, ?, ?, ? FROM jobs WHERE job_id = ?";
@@ -174,6 +175,7 @@ class JobInserts {
         } else {
             ps.setLong(++i, job.timeMinSeconds());
         }
+        setInteger(ps, ++i, job.segment());
     }
 
     private static void setInteger(PreparedStatement ps, int index, Integer value) throws SQLException {

@@ -334,7 +334,7 @@ public class JobService {
                 j.dependency(), j.requeueCount(), j.arraySpec(), j.hold(), j.nice(), j.workdir(), j.stdout(),
                 j.stderr(), j.requeue(), j.reservation(), j.beginTime(), j.nodelist(), j.exclude(), j.comment(),
                 script.environment() == null ? null : EnvironmentText.decode(script.environment()), script.script(),
-                j.simulatedRunSeconds(), j.simulatedExitCode(), j.umask(), j.signal(), j.switches(), j.timeMinSeconds(),
+                j.simulatedRunSeconds(), j.simulatedExitCode(), j.umask(), j.signal(), j.switches(), j.timeMinSeconds(), j.segment(),
                 j.maxRssBytes(),
                 j.totalCpuMillis());
     }

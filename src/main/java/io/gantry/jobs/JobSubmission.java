@@ -65,5 +65,8 @@ public record JobSubmission(
                 example = "1@10:00") @Size(max = SubmissionLimits.SWITCHES) String switches,
         @Schema(description = "The shortest time limit, in seconds, the job accepts (--time-min): where its full "
                 + "limit would delay other jobs, it may start sooner with a limit down to this; at most its time limit",
-                example = "1800") Long timeMinSeconds) {
+                example = "1800") Long timeMinSeconds,
+        @Schema(description = "Nodes per group that must share one block (--segment, Slurm's topology/block); "
+                + "the node count must be a multiple of it, and a segment of the whole node count keeps the job in "
+                + "one block", example = "4", minimum = "1") Integer segment) {
 }

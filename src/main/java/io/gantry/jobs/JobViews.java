@@ -37,6 +37,7 @@ public final class JobViews {
                     + "(--switches), as count@seconds; null when not asked", example = "1@300") String switches,
             @Schema(description = "The shortest time limit it accepts (--time-min), in seconds; null when none")
             Long timeMinSeconds,
+            @Schema(description = "Nodes per group that shares one block (--segment); null when none") Integer segment,
             @Schema(description = "Peak memory of its run as its node measured it (the job's cgroup), in bytes; "
                     + "null when not known (still running, never started, simulated node, node without cgroups)",
                     example = "126418944") Long maxRssBytes,

@@ -93,6 +93,7 @@ public final class SbatchDirectives {
         acted("signal", null, Arg.VALUE, (p, o, v) -> p.signal = JobSignal.parse(v).toString());
         acted("switches", null, Arg.VALUE, (p, o, v) -> p.switches = JobSwitches.parse(v).toString());
         acted("time-min", null, Arg.VALUE, (p, o, v) -> p.timeMinSeconds = timeMin(v));
+        acted("segment", null, Arg.VALUE, (p, o, v) -> p.segment = positive(v, "a segment size"));
         acted("wrap", null, Arg.VALUE, (p, o, v) -> {
             throw new IllegalArgumentException("wraps a command line into a script, which makes no sense inside a script");
         });
@@ -292,6 +293,19 @@ public final class SbatchDirectives {
         throw new IllegalArgumentException("'" + value + "' is out of range (+/- " + MAX_NICE + ")");
     }
 
+    /** A whole number of at least 1 (and at most 1,000,000: more nodes than any cluster has). */
+    private static int positive(String value, String what) {
+        try {
+            int n = Integer.parseInt(value.trim());
+            if (n >= 1 && n <= 1_000_000) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        throw new IllegalArgumentException("'" + value + "' is not " + what + " (a whole number from 1 to 1000000)");
+    }
+
     /** {@code --time-min}: a duration in Slurm's formats; UNLIMITED would be no minimum at all. */
     private static long timeMin(String value) {
         long seconds = SlurmTime.parseSeconds(value);
@@ -394,6 +408,7 @@ public final class SbatchDirectives {
         String signal;
         String switches;
         Long timeMinSeconds;
+        Integer segment;
 
         /** The memory option given so far, for sbatch's rule that only one kind may be. */
         Memory memoryKind;
@@ -646,7 +661,8 @@ public final class SbatchDirectives {
                     this.gpusPerNode, this.gpusPerTask, this.cpusPerGpu, this.gpuType, this.timeLimitSeconds,
                     this.constraints, this.exclusive, this.dependency, this.array, this.hold, this.nice, this.workdir,
                     this.stdout, this.stderr, this.requeue, this.ntasksPerNode, this.nodelist, this.exclude,
-                    this.beginTime, this.reservation, this.export, this.comment, this.signal, this.switches, this.timeMinSeconds, this.warnings,
+                    this.beginTime, this.reservation, this.export, this.comment, this.signal, this.switches, this.timeMinSeconds, this.segment,
+                    this.warnings,
                     this.lines);
         }
     }

@@ -31,6 +31,7 @@ import java.util.Map;
  * @param signal {@code --signal} in {@link JobSignal}'s canonical form ({@code B:USR1@60})
  * @param switches {@code --switches} in {@link JobSwitches}'s stored form ({@code 2@300})
  * @param timeMinSeconds {@code --time-min}, in seconds
+ * @param segment {@code --segment}: nodes per group that shares one block
  * @param warnings options that were accepted but that Gantry does not act on, with their
  *     lines; never null
  * @param lines the line each option was last given on, by its long name ({@code "nodelist"} for
@@ -74,6 +75,7 @@ public record SbatchOptions(
         String signal,
         String switches,
         Long timeMinSeconds,
+        Integer segment,
         List<String> warnings,
         Map<String, Integer> lines) {
 

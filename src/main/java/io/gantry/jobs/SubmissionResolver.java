@@ -187,6 +187,14 @@ class SubmissionResolver {
             timeMin = null;
         }
 
+        Integer segment = first(json.segment(), directives.segment(), null);
+        if (segment != null && (segment < 1 || minNodes < 1 || minNodes % segment != 0)) {
+            errors.add(new FieldError(fieldOf("segment", json.segment(), directives), minNodes < 1
+                    ? "needs a node count (-N) that is a multiple of it, and none was given"
+                    : "must be at least 1 and divide the node count (" + minNodes + "), was " + segment));
+            segment = null;
+        }
+
         String array = first(json.array(), directives.array(), null);
         List<Integer> taskIds = List.of();
         Integer arrayMaxRunning = null;
@@ -327,7 +335,8 @@ class SubmissionResolver {
                 .exclusive(exclusive).nodelist(nodelist).exclude(exclude)
                 .switches(switchLimit == null ? 0 : switchLimit.count())
                 .switchWaitSeconds(switchLimit == null ? 0 : switchLimit.waitSeconds())
-                .maxNodes(maxNodes == null ? 0 : maxNodes).timeMinSeconds(timeMin == null ? 0 : timeMin).build();
+                .maxNodes(maxNodes == null ? 0 : maxNodes).timeMinSeconds(timeMin == null ? 0 : timeMin)
+                .segment(segment == null ? 0 : segment).build();
         Feasibility feasibility = feasibility(request, partitions, timeLimit, caller, qos, account);
         if (!feasibility.fits()) {
             String field = switch (feasibility.cause()) {
@@ -343,7 +352,7 @@ class SubmissionResolver {
                 dependency, array, arrayMaxRunning, taskIds, held ? Hold.USER : Hold.NONE, nice,
                 workdir, environment, stdout, stderr, first(json.requeue(), directives.requeue(), true), reservation,
                 beginTime, nodelist, exclude, comment, simulatedRun, json.simulatedExitCode(), umask, signal,
-                switches, timeMin, memoryMb > 0 ? null : defaultMemory(partitions, layout, minNodes, tasks, cpusPerTask, ntasksPerNode,
+                switches, timeMin, segment, memoryMb > 0 ? null : defaultMemory(partitions, layout, minNodes, tasks, cpusPerTask, ntasksPerNode,
                         exclusive));
         return new Resolved(spec, warnings);
     }

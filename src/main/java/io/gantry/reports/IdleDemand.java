@@ -75,11 +75,12 @@ class IdleDemand {
                         : job.gpusPerNode() > 0 ? job.gpusPerNode() : ceilDiv(job.gpus(), reservedOn);
                 held.merge(name, gpus, Integer::sum);
             }
-            // Jobs carry no block request yet (the engine's oneBlock is not stored): none asks for one block.
             // Jobs alike share one set: a queue of thousands names a handful of partitions and constraints.
             Set<String> allowed = candidates.computeIfAbsent(new Where(job.partitions(), job.gpuType(),
                     job.constraints(), job.nodelist(), job.exclude()), k -> candidates(job, partitions, nodes));
-            demand.add(new Demand(w.reason(), job.minNodes(), job.gpus(), job.gpusPerNode(), job.exclusive(), false,
+            // A --segment of the whole node count asks for one block (smaller segments count as any job).
+            boolean oneBlock = job.segment() != null && job.segment() >= Math.max(job.minNodes(), 1);
+            demand.add(new Demand(w.reason(), job.minNodes(), job.gpus(), job.gpusPerNode(), job.exclusive(), oneBlock,
                     allowed));
         }
         return new Known(held, demand, blocks);

@@ -441,7 +441,8 @@ class SchedulingCycle {
                 .constraint(Constraint.parse(job.constraints())).exclusive(job.exclusive())
                 .nodelist(job.nodelist()).exclude(job.exclude())
                 .maxNodes(job.maxNodes() == null ? 0 : job.maxNodes())
-                .timeMinSeconds(job.timeMinSeconds() == null ? 0 : job.timeMinSeconds()).build();
+                .timeMinSeconds(job.timeMinSeconds() == null ? 0 : job.timeMinSeconds())
+                .segment(job.segment() == null ? 0 : job.segment()).build();
         if (job.switches() != null) {
             JobSwitches switches = JobSwitches.parse(job.switches());
             request = request.toBuilder().switches(switches.count()).switchWaitSeconds(switches.waitSeconds()).build();

@@ -119,6 +119,7 @@ class SbatchDirectivesTests {
             --switches 1@2:00             | switches          | 1@120
             --time-min=30                 | timeMinSeconds    | 1800
             --time-min 1:00:00            | timeMinSeconds    | 3600
+            --segment=4                   | segment           | 4
             """)
     void eachOptionInEachOfItsFormsSetsItsField(String directive, String field, String expected) {
         SbatchOptions options = SbatchDirectives.parse(script("#SBATCH " + directive));

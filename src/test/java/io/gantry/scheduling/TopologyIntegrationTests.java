@@ -88,7 +88,11 @@ class TopologyIntegrationTests {
                       - name: leafD
                         parent: pod2
                         nodes: n[7-8]
-                    blocks: []
+                    blocks:
+                      - name: b1
+                        nodes: n[1-4]
+                      - name: b2
+                        nodes: n[5-8]
                   agents:
                     default-partitions: [sim]
                 """);
@@ -195,6 +199,36 @@ class TopologyIntegrationTests {
                 "timeMinSeconds", 900)));
         assertThat(tooLong.status()).isEqualTo(400);
         assertThat(tooLong.json().get("errors").get(0).get("field").asString()).isEqualTo("timeMinSeconds");
+    }
+
+    @Test
+    void segmentsKeepEachGroupOfNodesInOneBlock() {
+        // n1 and n5 busy: six nodes are free, three in each block. Four nodes in one block must wait,
+        // saying why; four in groups of two start at once, one group in each block.
+        for (String node : List.of("n1", "n5")) {
+            api.awaitJobState(submit(Map.of("nodes", 1, "exclusive", true, "nodelist", node)), admin, "RUNNING",
+                    Duration.ofSeconds(30));
+        }
+        long whole = submit(Map.of("nodes", 4, "exclusive", true, "script",
+                "#!/bin/bash\n#SBATCH --segment=4\ntrue\n"));
+        long pairs = submit(Map.of("nodes", 4, "exclusive", true, "segment", 2));
+
+        JsonNode running = api.awaitJobState(pairs, admin, "RUNNING", Duration.ofSeconds(30));
+        Map<String, Long> perBlock = running.get("allocation").valueStream()
+                .collect(Collectors.groupingBy(a -> Integer.parseInt(a.get("node").asString().substring(1)) <= 4
+                        ? "b1" : "b2", Collectors.counting()));
+        assertThat(perBlock).containsEntry("b1", 2L).containsEntry("b2", 2L);
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            JsonNode job = api.get("/api/v1/jobs/" + whole, admin).json();
+            assertThat(job.get("reason").asString()).isEqualTo("TopologyWait");
+            assertThat(job.get("segment").asInt()).isEqualTo(4);
+        });
+
+        Response uneven = api.send("POST", "/api/v1/jobs", admin, job(Map.of("nodes", 4, "segment", 3)));
+        assertThat(uneven.status()).isEqualTo(400);
+        assertThat(uneven.json().get("errors").get(0).get("field").asString()).isEqualTo("segment");
+        Response never = api.send("POST", "/api/v1/jobs", admin, job(Map.of("nodes", 6, "segment", 6)));
+        assertThat(never.status()).as("no block holds six nodes").isEqualTo(400);
     }
 
     @Test
