@@ -18,7 +18,7 @@ class JobSortTests {
             -id         | job_id DESC, array_task_id DESC
             submit      | submit_time ASC, job_id ASC, array_task_id ASC
             -submit     | submit_time DESC, job_id DESC, array_task_id DESC
-            start       | start_time ASC NULLS LAST, job_id ASC, array_task_id ASC
+            start       | COALESCE(start_time, expected_start_time) ASC NULLS LAST, job_id ASC, array_task_id ASC
             -end        | end_time DESC NULLS FIRST, job_id DESC, array_task_id DESC
             -priority   | priority DESC, job_id DESC, array_task_id DESC
             user        | user_name ASC, job_id ASC, array_task_id ASC
