@@ -211,18 +211,19 @@ class TopologyIntegrationTests {
         }
         long whole = submit(Map.of("nodes", 4, "exclusive", true, "script",
                 "#!/bin/bash\n#SBATCH --segment=4\ntrue\n"));
-        long pairs = submit(Map.of("nodes", 4, "exclusive", true, "segment", 2));
-
-        JsonNode running = api.awaitJobState(pairs, admin, "RUNNING", Duration.ofSeconds(30));
-        Map<String, Long> perBlock = running.get("allocation").valueStream()
-                .collect(Collectors.groupingBy(a -> Integer.parseInt(a.get("node").asString().substring(1)) <= 4
-                        ? "b1" : "b2", Collectors.counting()));
-        assertThat(perBlock).containsEntry("b1", 2L).containsEntry("b2", 2L);
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             JsonNode job = api.get("/api/v1/jobs/" + whole, admin).json();
             assertThat(job.get("reason").asString()).isEqualTo("TopologyWait");
             assertThat(job.get("segment").asInt()).isEqualTo(4);
         });
+
+        // Short enough to backfill before the whole-block job's reservation, which starts when n1 or n5 frees.
+        long pairs = submit(Map.of("nodes", 4, "exclusive", true, "segment", 2, "timeLimitSeconds", 60));
+        JsonNode running = api.awaitJobState(pairs, admin, "RUNNING", Duration.ofSeconds(30));
+        Map<String, Long> perBlock = running.get("allocation").valueStream()
+                .collect(Collectors.groupingBy(a -> Integer.parseInt(a.get("node").asString().substring(1)) <= 4
+                        ? "b1" : "b2", Collectors.counting()));
+        assertThat(perBlock).containsEntry("b1", 2L).containsEntry("b2", 2L);
 
         Response uneven = api.send("POST", "/api/v1/jobs", admin, job(Map.of("nodes", 4, "segment", 3)));
         assertThat(uneven.status()).isEqualTo(400);
