@@ -59,6 +59,11 @@ class PasswordChecks {
         }
     }
 
+    /** How many checks are waiting for a slot right now (an estimate, as the semaphore gives it). */
+    int waiting() {
+        return running.getQueueLength();
+    }
+
     private static SignInRefused busy() {
         return new SignInRefused(ProblemType.UNAVAILABLE, "Too many sign-ins are being checked right now; retry in "
                 + SignInRefused.seconds(RETRY_AFTER) + " s (Retry-After)", RETRY_AFTER);

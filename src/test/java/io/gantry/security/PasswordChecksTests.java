@@ -2,6 +2,7 @@ package io.gantry.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -56,7 +57,7 @@ class PasswordChecksTests {
         Future<?> running = threads.submit(() -> checks.run(() -> hold(started)));
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
         Future<String> waiting = threads.submit(() -> checks.run(() -> "after the first"));
-        Thread.sleep(200);
+        await().atMost(Duration.ofSeconds(10)).until(() -> checks.waiting() == 1);
 
         assertThat(waiting).as("waits while the first check runs").isNotDone();
         release.countDown();
