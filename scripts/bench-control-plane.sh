@@ -34,7 +34,8 @@
 #
 # Environment: PGHOST (127.0.0.1), PGUSER (postgres, trust auth), DB (gantry_bench_cp; dropped and
 # recreated per part, dropped at the end), PORT (8080), JAR (target/gantry.jar), CONTROLLER_OPTS
-# (-Xms1g -Xmx2g), START_TIMEOUT (600 s), CLIENTS (16), SUBMIT_SECONDS (30), SUBMIT_WARMUP (5), SLURM (1),
+# (-Xms1g -Xmx2g), START_TIMEOUT (600 s), CLIENTS (16), SUBMIT_SECONDS (30), SUBMIT_WARMUP (60),
+# SUBMIT_LOADGEN (wrk, or java), SLURM (1),
 # SLURM_REF (../shared/tools/slurm-ref.sh), SLURM_URL (http://127.0.0.1:6820), SLURM_PARTITION (cpu),
 # FINISHED (1000000), QUEUED_HELD (90000), QUEUED_PENDING (10000), ARRAY_SIZE (10000; at most
 # gantry.jobs.max-array-size), LATENCY_JOBS (200), LIST_REQUESTS (200), MAX_SECONDS (300: the latency
@@ -56,7 +57,10 @@ CONTROLLER_OPTS=${CONTROLLER_OPTS:--Xms1g -Xmx2g}
 START_TIMEOUT=${START_TIMEOUT:-600}
 CLIENTS=${CLIENTS:-16}
 SUBMIT_SECONDS=${SUBMIT_SECONDS:-30}
-SUBMIT_WARMUP=${SUBMIT_WARMUP:-5}
+SUBMIT_WARMUP=${SUBMIT_WARMUP:-60}
+# The submit part's load generator: wrk (C, event loop; installed from Debian's packages when missing)
+# or java (the jar's own loadtest, which takes about 0.4 of a core from the 2 it measures).
+SUBMIT_LOADGEN=${SUBMIT_LOADGEN:-wrk}
 SLURM=${SLURM:-1}
 SLURM_REF=${SLURM_REF:-../shared/tools/slurm-ref.sh}
 SLURM_URL=${SLURM_URL:-http://127.0.0.1:6820}
@@ -213,6 +217,82 @@ start_heap_sampler() {
     SAMPLER_PID=$!
 }
 
+# cpu_ticks PID...: the user + system CPU time of these processes, in ticks of 1/100 s.
+cpu_ticks() {
+    local total=0 pid
+    for pid in "$@"; do
+        if [ -r "/proc/$pid/stat" ]; then
+            total=$((total + $(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null || echo 0)))
+        fi
+    done
+    echo "$total"
+}
+
+ensure_wrk() {
+    command -v wrk >/dev/null && return 0
+    echo "# installing wrk (apt-get install wrk)"
+    { apt-get install -y wrk || { apt-get update && apt-get install -y wrk; }; } >"$WORK/wrk-install.out" 2>&1 \
+        || { cat "$WORK/wrk-install.out" >&2; echo "no wrk: set SUBMIT_LOADGEN=java" >&2; exit 1; }
+}
+
+# in_ms VALUE: wrk's latency (e.g. 812.00us, 3.21ms, 1.02s) in milliseconds.
+in_ms() {
+    awk -v v="$1" 'BEGIN {
+        n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
+        if (u == "us") n /= 1000; else if (u == "s") n *= 1000; else if (u == "m") n *= 60000
+        printf "%.1f", n }'
+}
+
+# wrk_ok FILE: the requests of a wrk run answered 2xx (all, less non-2xx answers and socket errors).
+wrk_ok() {
+    awk '/requests in/ { n = $1 } /Non-2xx/ { bad += $NF }
+        /Socket errors/ { gsub(/,/, ""); bad += $4 + $6 + $8 + $10 } END { print n - bad }' "$1"
+}
+
+# wrk_load NAME URL BODY-FILE PIDS [HEADER: VALUE]...: CLIENTS connections POST the body back to back
+# for SUBMIT_WARMUP s (not counted), then SUBMIT_SECONDS; prints a loadtest= line as the jar's
+# loadtest does (server CPU: the processes PIDS, comma-separated; PostgreSQL's alongside) and keeps it
+# in $WORK/last. Non-2xx answers and socket errors count as errors, not submissions.
+wrk_load() {
+    local name=$1 url=$2 body=$3 pids=$4
+    shift 4
+    local lua="$WORK/$name.lua" header
+    {
+        echo 'wrk.method = "POST"'
+        echo "local f = io.open(\"$body\", \"rb\"); wrk.body = f:read(\"*a\"); f:close()"
+        echo 'wrk.headers["Content-Type"] = "application/json"'
+        echo 'wrk.headers["Accept"] = "application/json"'
+        for header in "$@"; do
+            echo "wrk.headers[\"${header%%:*}\"] = \"${header#*: }\""
+        done
+    } >"$lua"
+    if [ "$SUBMIT_WARMUP" -gt 0 ]; then
+        wrk -t2 -c"$CLIENTS" -d"${SUBMIT_WARMUP}s" -s "$lua" "$url" >"$WORK/$name-warmup.out" 2>&1
+    fi
+    local server0 pg0 server1 pg1
+    server0=$(cpu_ticks ${pids//,/ })
+    pg0=$(cpu_ticks $(pgrep -x postgres))
+    wrk -t2 -c"$CLIENTS" -d"${SUBMIT_SECONDS}s" --latency -s "$lua" "$url" >"$WORK/$name.out" 2>&1
+    server1=$(cpu_ticks ${pids//,/ })
+    pg1=$(cpu_ticks $(pgrep -x postgres))
+    local out="$WORK/$name.out"
+    local requests elapsed ok
+    requests=$(awk '/requests in/ { print $1 }' "$out")
+    elapsed=$(awk '/requests in/ { sub(/s,?$/, "", $4); print $4 }' "$out")
+    ok=$(wrk_ok "$out")
+    awk -v name="$name" -v clients="$CLIENTS" -v seconds="$SUBMIT_SECONDS" -v warmup="$SUBMIT_WARMUP" \
+        -v ok="$ok" -v elapsed="$elapsed" -v errors="$((requests - ok))" \
+        -v p50="$(in_ms "$(awk '$1 == "50%" { print $2 }' "$out")")" \
+        -v p90="$(in_ms "$(awk '$1 == "90%" { print $2 }' "$out")")" \
+        -v p99="$(in_ms "$(awk '$1 == "99%" { print $2 }' "$out")")" \
+        -v server=$((server1 - server0)) -v pg=$((pg1 - pg0)) -v la="$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,)" \
+        'BEGIN {
+            printf "loadtest=%s loadgen=wrk clients=%d seconds=%d warmup_s=%d submitted=%d rate_per_s=%.0f", name, clients, seconds, warmup, ok, ok / elapsed
+            printf " p50_ms=%s p90_ms=%s p99_ms=%s errors=%d", p50, p90, p99, errors
+            printf " server_cpu_ms_per_job=%.2f server_cores_busy=%.2f postgres_cpu_ms_per_job=%.2f load=%s\n", ok ? server * 10 / ok : -1, server / 100 / elapsed, ok ? pg * 10 / ok : -1, la
+        }' | tee "$WORK/last" | sed 's/^/  /'
+}
+
 part_submit() {
     echo "## submit: $CLIENTS clients, held jobs, ${SUBMIT_WARMUP} s warm-up + ${SUBMIT_SECONDS} s"
     local slurm_token=""
@@ -226,7 +306,18 @@ part_submit() {
     fi
     fresh_database
     start_controller submit
-    run_loadtest submit --clients "$CLIENTS" --seconds "$SUBMIT_SECONDS" --warmup "$SUBMIT_WARMUP" --array-rounds 0
+    if [ "$SUBMIT_LOADGEN" = wrk ]; then
+        ensure_wrk
+        printf '%s' '{"name":"bench-submit","script":"#!/bin/bash\n#SBATCH --ntasks=1\n#SBATCH --time=10:00\nsleep 600\n","hold":true,"simulatedRunSeconds":600}' \
+            >"$WORK/gantry-job.json"
+        TOKEN=$(token)
+        wrk_load submit "$URL/api/v1/jobs" "$WORK/gantry-job.json" "$CONTROLLER_PID" "Authorization: Bearer $TOKEN"
+        local answered=$(( $(wrk_ok "$WORK/submit.out") + ( SUBMIT_WARMUP > 0 ? $(wrk_ok "$WORK/submit-warmup.out") : 0 ) ))
+        echo "  stored=$(psql -Atq -h "$PGHOST" -U "$PGUSER" "$DB" -c "select count(*) from jobs where name = 'bench-submit'")" \
+            "answered_2xx=$answered (warm-up included: every job answered 201 is in the store)"
+    else
+        run_loadtest submit --clients "$CLIENTS" --seconds "$SUBMIT_SECONDS" --warmup "$SUBMIT_WARMUP" --array-rounds 0
+    fi
     local rate p50 p99 cpu
     rate=$(field rate_per_s) p50=$(field p50_ms) p99=$(field p99_ms) cpu=$(field server_cpu_ms_per_job)
     stop_controller
@@ -239,9 +330,18 @@ part_submit() {
             pgrep -x slurmrestd -P "$(cat "$SLURM_STATE/slurmrestd.pid" 2>/dev/null || echo 0)" || true
         )
         pids=$(echo "$pids" | grep -E '^[0-9]+$' | paste -sd, -)
-        java -jar "$JAR" loadtest slurm-submit --url "$SLURM_URL" --token-file "$slurm_token" \
-            --partition "$SLURM_PARTITION" --cpu-pids "$pids" --clients "$CLIENTS" --seconds "$SUBMIT_SECONDS" \
-            --warmup "$SUBMIT_WARMUP" | tee "$WORK/last" | sed 's/^/  /'
+        if [ "$SUBMIT_LOADGEN" = wrk ]; then
+            # The body loadtest slurm-submit sends: a held batch job, as sbatch --hold would.
+            printf '%s' "{\"job\":{\"name\":\"bench-submit\",\"partition\":\"$SLURM_PARTITION\",\"hold\":true,\"current_working_directory\":\"/tmp\",\"environment\":{\"PATH\":\"/usr/bin:/bin\"},\"time_limit\":10},\"script\":\"#!/bin/bash\\nsleep 600\\n\"}" \
+                >"$WORK/slurm-job.json"
+            wrk_load slurm-submit "$SLURM_URL/slurm/v0.0.38/job/submit" "$WORK/slurm-job.json" "$pids" \
+                "X-SLURM-USER-NAME: root" "X-SLURM-USER-TOKEN: $(cat "$slurm_token")"
+            echo "  stored=$(SLURM_CONF="$SLURM_STATE/slurm.conf" squeue -h -n bench-submit 2>/dev/null | wc -l) (held jobs in slurmctld's queue)"
+        else
+            java -jar "$JAR" loadtest slurm-submit --url "$SLURM_URL" --token-file "$slurm_token" \
+                --partition "$SLURM_PARTITION" --cpu-pids "$pids" --clients "$CLIENTS" --seconds "$SUBMIT_SECONDS" \
+                --warmup "$SUBMIT_WARMUP" | tee "$WORK/last" | sed 's/^/  /'
+        fi
         srate=$(field rate_per_s) sp50=$(field p50_ms) sp99=$(field p99_ms) scpu=$(field server_cpu_ms_per_job)
         # The held jobs would otherwise stay in slurmctld's queue for the next run.
         SLURM_CONF="$SLURM_STATE/slurm.conf" scancel --name=bench-submit >/dev/null 2>&1 || true
