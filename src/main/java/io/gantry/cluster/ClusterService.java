@@ -150,10 +150,23 @@ public class ClusterService {
 
     /** Every configured node as the engine sees it, all UP: what "could this ever fit" is asked of. */
     public List<io.gantry.engine.Node> engineShapes() {
-        return layout.nodes().values().stream()
+        return engineShapes(layout).nodes();
+    }
+
+    /**
+     * Every configured or joined node as if up, with the partitions of the same layout (naming only
+     * those nodes), and the layout they come from: what a submission's feasibility is checked against.
+     */
+    public EngineLayout engineShapes(ClusterLayout current) {
+        List<io.gantry.engine.Node> all = current.nodes().values().stream()
                 .sorted(Comparator.comparing(ClusterLayout.NodeSpec::name, Hostlist.HOST_ORDER))
                 .map(n -> engineNode(n, io.gantry.engine.NodeState.UP))
                 .toList();
+        return new EngineLayout(all, enginePartitions(current, current.nodes().keySet()));
+    }
+
+    /** Nodes and partitions taken from one layout together: every node a partition names is in the list. */
+    public record EngineLayout(List<io.gantry.engine.Node> nodes, List<io.gantry.engine.Partition> partitions) {
     }
 
     /**
@@ -163,11 +176,9 @@ public class ClusterService {
      * leaves a partition naming a node the list lacks; the same lists each cycle also let the engine
      * reuse its index of them.
      */
-    private volatile EngineView engineView;
+    private volatile EngineLayout engineView;
     private final java.util.concurrent.atomic.AtomicLong nodeGeneration = new java.util.concurrent.atomic.AtomicLong();
 
-    private record EngineView(List<io.gantry.engine.Node> nodes, List<io.gantry.engine.Partition> partitions) {
-    }
 
     @org.springframework.transaction.event.TransactionalEventListener(
             phase = org.springframework.transaction.event.TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
@@ -177,20 +188,30 @@ public class ClusterService {
         engineView = null;
     }
 
-    /** Every node as the engine sees it now: DRAIN and DOWN from the store, unheard agents DOWN. */
+    /**
+     * Every node as the engine sees it now (DRAIN and DOWN from the store, unheard agents DOWN) and
+     * the partitions (one not UP starts nothing), from one layout: a cycle takes both from one call, or
+     * a node joining between two calls leaves a partition naming a node the cycle's list lacks.
+     */
+    @Transactional(readOnly = true)
+    public EngineLayout engineLayout() {
+        return engineView();
+    }
+
+    /** Every node as the engine sees it now; with the partitions, use {@link #engineLayout()}. */
     @Transactional(readOnly = true)
     public List<io.gantry.engine.Node> engineNodes() {
         return engineView().nodes();
     }
 
-    /** Partitions as the engine sees them; a partition not UP starts nothing. */
+    /** Partitions as the engine sees them; with the nodes, use {@link #engineLayout()}. */
     @Transactional(readOnly = true)
     public List<io.gantry.engine.Partition> enginePartitions() {
         return engineView().partitions();
     }
 
-    private EngineView engineView() {
-        EngineView cached = engineView;
+    private EngineLayout engineView() {
+        EngineLayout cached = engineView;
         if (cached != null) {
             return cached;
         }
@@ -199,19 +220,23 @@ public class ClusterService {
         List<io.gantry.engine.Node> nodes = readEngineNodes(current);
         Set<String> names = new java.util.HashSet<>();
         nodes.forEach(n -> names.add(n.name()));
+        EngineLayout view = new EngineLayout(nodes, enginePartitions(current, names));
+        if (nodeGeneration.get() == generation) {
+            engineView = view;
+        }
+        return view;
+    }
+
+    /** The layout's partitions naming only nodes in {@code names}, in name order, UP as their rows say. */
+    private List<io.gantry.engine.Partition> enginePartitions(ClusterLayout current, Set<String> names) {
         Map<String, PartitionState> states = new HashMap<>();
         partitions.findAll().forEach(p -> states.put(p.name(), p.state()));
-        List<io.gantry.engine.Partition> parts = current.partitions().values().stream()
+        return current.partitions().values().stream()
                 .sorted(Comparator.comparing(ClusterLayout.PartitionSpec::name))
                 .map(p -> new io.gantry.engine.Partition(p.name(), p.nodes().stream().filter(names::contains).toList(),
                         p.maxTimeSeconds() == null ? 0 : p.maxTimeSeconds(), p.priorityTier(),
                         states.getOrDefault(p.name(), p.state()) == PartitionState.UP, p.memoryDefault()))
                 .toList();
-        EngineView view = new EngineView(nodes, parts);
-        if (nodeGeneration.get() == generation) {
-            engineView = view;
-        }
-        return view;
     }
 
     private List<io.gantry.engine.Node> readEngineNodes(ClusterLayout current) {

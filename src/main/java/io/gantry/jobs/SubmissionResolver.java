@@ -734,7 +734,8 @@ class SubmissionResolver {
         if (built == null || built.layout() != layout) {
             // Through a snapshot, so the lists kept are the snapshot's own immutable copies, which later
             // snapshots reuse as they are (List.copyOf of such a list is that list).
-            Snapshot first = Snapshot.builder().nodes(cluster.engineShapes()).partitions(cluster.enginePartitions())
+            io.gantry.cluster.ClusterService.EngineLayout shaped = cluster.engineShapes(layout);
+            Snapshot first = Snapshot.builder().nodes(shaped.nodes()).partitions(shaped.partitions())
                     .switches(cluster.engineSwitches()).build();
             built = new Shapes(layout, first.nodes(), first.partitions(), first.switches());
             shapes = built;

@@ -50,14 +50,15 @@ class IdleDemand {
         }
         Map<String, Node> nodes = new HashMap<>();
         Map<String, String> blocks = new HashMap<>();
-        for (Node n : cluster.engineNodes()) {
+        io.gantry.cluster.ClusterService.EngineLayout layout = cluster.engineLayout();
+        for (Node n : layout.nodes()) {
             nodes.put(n.name(), n);
             if (n.block() != null) {
                 blocks.put(n.name(), n.block());
             }
         }
         Map<String, List<String>> partitions = new HashMap<>();
-        for (Partition p : cluster.enginePartitions()) {
+        for (Partition p : layout.partitions()) {
             if (p.up()) {
                 partitions.put(p.name(), p.nodes());
             }

@@ -198,8 +198,9 @@ class SchedulingCycle {
         }
 
         EngineLimits limits = accounting.engineLimits();
-        Snapshot snapshot = Snapshot.builder().now(now.getEpochSecond()).nodes(cluster.engineNodes())
-                .partitions(cluster.enginePartitions()).switches(cluster.engineSwitches()).running(running)
+        ClusterService.EngineLayout layout = cluster.engineLayout();
+        Snapshot snapshot = Snapshot.builder().now(now.getEpochSecond()).nodes(layout.nodes())
+                .partitions(layout.partitions()).switches(cluster.engineSwitches()).running(running)
                 .pending(schedulable).qos(limits.qos()).associations(limits.associations()).policy(policy)
                 .reservations(reservations.current()).build();
         Plan plan = engine.plan(snapshot);

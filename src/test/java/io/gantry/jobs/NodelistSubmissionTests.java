@@ -50,9 +50,9 @@ class NodelistSubmissionTests {
                 NAMES, true, 3600L, null, 0, PartitionState.UP, 1000L, null)), List.of(), List.of());
         ClusterService cluster = mock(ClusterService.class);
         when(cluster.layout()).thenReturn(layout);
-        when(cluster.engineShapes()).thenReturn(NAMES.stream().map(n -> new Node(n, 64, 512_000, 8, "h100", Set.of(),
-                NodeState.UP, null, null)).toList());
-        when(cluster.enginePartitions()).thenReturn(List.of(new Partition("gpu", NAMES, 0, 0, true)));
+        when(cluster.engineShapes(layout)).thenReturn(new ClusterService.EngineLayout(NAMES.stream()
+                .map(n -> new Node(n, 64, 512_000, 8, "h100", Set.of(), NodeState.UP, null, null)).toList(),
+                List.of(new Partition("gpu", NAMES, 0, 0, true))));
         when(cluster.engineSwitches()).thenReturn(List.of());
         Charges charges = (user, account, qos) -> new Charge("physics", "normal",
                 new Qos("normal", 0, 0, 0, null, null, null), null, null);
@@ -162,11 +162,12 @@ class NodelistSubmissionTests {
     private static ClusterService clusterOf(Map<String, ClusterLayout.NodeSpec> nodes) {
         List<String> names = List.copyOf(nodes.keySet());
         ClusterService cluster = mock(ClusterService.class);
-        when(cluster.layout()).thenReturn(new ClusterLayout("big", nodes, Map.of("gpu",
+        ClusterLayout layout = new ClusterLayout("big", nodes, Map.of("gpu",
                 new ClusterLayout.PartitionSpec("gpu", names, true, 3600L, null, 0, PartitionState.UP, null, 1L)),
-                List.of(), List.of()));
-        when(cluster.engineShapes()).thenReturn(names.stream().map(n -> Node.of(n, 1, 1, 0)).toList());
-        when(cluster.enginePartitions()).thenReturn(List.of(new Partition("gpu", names, 0, 0, true)));
+                List.of(), List.of());
+        when(cluster.layout()).thenReturn(layout);
+        when(cluster.engineShapes(layout)).thenReturn(new ClusterService.EngineLayout(
+                names.stream().map(n -> Node.of(n, 1, 1, 0)).toList(), List.of(new Partition("gpu", names, 0, 0, true))));
         when(cluster.engineSwitches()).thenReturn(List.of());
         return cluster;
     }
