@@ -126,7 +126,8 @@ class AuthController {
             description = "Job credentials (GANTRY_JOB_TOKEN) end with their job and are not affected. Other "
                     + "controllers refuse the revoked tokens within gantry.security.user-cache-ttl.")
     @ApiResponse(responseCode = "204", description = "Revoked: the user's older tokens are now answered 401")
-    @ApiResponse(responseCode = "403", description = "Another user's tokens, and you are not an ADMIN")
+    @ApiResponse(responseCode = "403", description = "Another user's tokens, and you are not an ADMIN; or the caller "
+            + "presented a job credential")
     @ApiResponse(responseCode = "404", description = "No such user")
     void revokeTokens(
             @Parameter(description = "Whose tokens to revoke; the same as the body's user")
@@ -137,6 +138,11 @@ class AuthController {
         if (fromBody != null && fromQuery != null && !fromBody.equals(fromQuery)) {
             throw GantryException.badRequest("user", "names '" + fromQuery + "' in the query and '" + fromBody
                     + "' in the body; name one user");
+        }
+        if (CurrentUser.credentialJob().isPresent()) {
+            // Anything a job runs can read its credential: it must not sign its owner out everywhere.
+            throw new GantryException(ProblemType.FORBIDDEN, "A job credential (GANTRY_JOB_TOKEN) cannot revoke "
+                    + "tokens; sign in as the user to revoke them");
         }
         String user = fromBody != null ? fromBody : fromQuery != null ? fromQuery : caller.username();
         if (!user.equals(caller.username()) && !caller.isAdmin()) {

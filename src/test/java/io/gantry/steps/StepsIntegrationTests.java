@@ -143,6 +143,10 @@ class StepsIntegrationTests {
         long followUp = submit(jobToken, Map.of("name", "follow-up", "hold", true, "script", "#!/bin/bash\ntrue\n"));
         assertThat(api.get("/api/v1/jobs/" + followUp, admin).json().get("user").asString()).isEqualTo("alice");
         api.send("DELETE", "/api/v1/jobs/" + followUp, admin, null);
+        // A program in the job may not sign its owner out everywhere.
+        Response revoke = api.send("POST", "/api/v1/auth/tokens/revoke", jobToken, null);
+        assertThat(revoke.status()).as(revoke.body()).isEqualTo(403);
+        assertThat(api.get("/api/v1/auth/whoami", alice).status()).as("the owner's token still works").isEqualTo(200);
     }
 
     @Test
