@@ -88,6 +88,14 @@ class EventStreams implements DisposableBean {
      * oldest instead would let two auto-reconnecting tabs too many knock each other out forever.
      */
     SseEmitter open(String user, boolean seesAll, Long lastEventId) {
+        return open(user, seesAll, lastEventId, () -> true);
+    }
+
+    /**
+     * As {@link #open(String, boolean, Long)}, for a caller whose token {@code stillValid} checks:
+     * at each heartbeat a stream whose token was revoked or expired meanwhile is ended.
+     */
+    SseEmitter open(String user, boolean seesAll, Long lastEventId, java.util.function.BooleanSupplier stillValid) {
         SseEmitter emitter = new SseEmitter(0L);
         Stream stream;
         synchronized (this) {
@@ -114,7 +122,7 @@ class EventStreams implements DisposableBean {
             } else {
                 replay = new Chunk(Set.of(), 0);
             }
-            stream = new Stream(user, seesAll, emitter, properties.clientQueue() + replay.events());
+            stream = new Stream(user, seesAll, emitter, properties.clientQueue() + replay.events(), stillValid);
             stream.offer(replay);
             stream.offer(new Chunk(CONNECTED, 1));
             streams.add(stream);
@@ -171,10 +179,27 @@ class EventStreams implements DisposableBean {
         }
     }
 
-    /** A comment line on every stream: keeps proxies from closing it, and finds clients gone silently. */
-    synchronized void heartbeat() {
-        Chunk heartbeat = new Chunk(HEARTBEAT, 1);
-        streams.forEach(s -> s.offer(heartbeat));
+    /**
+     * A comment line on every stream: keeps proxies from closing it, and finds clients gone silently.
+     * A stream whose token no longer holds (revoked, expired, its user disabled) is ended instead.
+     */
+    void heartbeat() {
+        List<Stream> revoked = new ArrayList<>();
+        synchronized (this) {
+            Chunk heartbeat = new Chunk(HEARTBEAT, 1);
+            for (Stream stream : streams) {
+                if (stream.stillValid.getAsBoolean()) {
+                    stream.offer(heartbeat);
+                } else {
+                    revoked.add(stream);
+                }
+            }
+            streams.removeAll(revoked);
+        }
+        for (Stream stream : revoked) {
+            log.info("Ended an event stream of {}: its token was revoked or expired, or its user disabled", stream.user);
+            stream.end();
+        }
     }
 
     synchronized int openStreams() {
@@ -241,6 +266,8 @@ class EventStreams implements DisposableBean {
         /** Carries every event; else only those that concern its user (private jobs). */
         final boolean seesAll;
         final SseEmitter emitter;
+        /** Whether the token the stream was opened with would still be accepted. */
+        final java.util.function.BooleanSupplier stillValid;
         private final Queue<Chunk> queue = new ConcurrentLinkedQueue<>();
         private final AtomicInteger pending = new AtomicInteger();
         private final int capacity;
@@ -250,7 +277,9 @@ class EventStreams implements DisposableBean {
         /** Over: completed, failed or timed out; nothing more is written. */
         volatile boolean gone;
 
-        Stream(String user, boolean seesAll, SseEmitter emitter, int capacity) {
+        Stream(String user, boolean seesAll, SseEmitter emitter, int capacity,
+                java.util.function.BooleanSupplier stillValid) {
+            this.stillValid = stillValid;
             this.user = user;
             this.seesAll = seesAll;
             this.emitter = emitter;

@@ -13,6 +13,7 @@ import io.gantry.jobs.JobsChanged;
 import io.gantry.jobs.JobsProperties;
 import io.gantry.scheduling.JobEnded;
 import io.gantry.scheduling.JobStarted;
+import io.gantry.security.CallerStanding;
 import io.gantry.security.CurrentUser;
 import io.gantry.steps.StepChanged;
 
@@ -28,11 +29,13 @@ import io.gantry.steps.StepChanged;
 class LiveEvents {
 
     private final EventRelay relay;
+    private final CallerStanding standing;
     private final EventStreams streams;
     private final JobsProperties jobs;
     private final Clock clock;
 
-    LiveEvents(EventRelay relay, EventStreams streams, JobsProperties jobs, Clock clock) {
+    LiveEvents(EventRelay relay, EventStreams streams, JobsProperties jobs, Clock clock, CallerStanding standing) {
+        this.standing = standing;
         this.relay = relay;
         this.streams = streams;
         this.jobs = jobs;
@@ -44,7 +47,8 @@ class LiveEvents {
      * their own jobs' events, as {@code GET /jobs} keeps them to their own jobs.
      */
     SseEmitter subscribe(CurrentUser caller, Long lastEventId) {
-        return streams.open(caller.username(), !jobs.privateJobs() || caller.isOperator(), lastEventId);
+        return streams.open(caller.username(), !jobs.privateJobs() || caller.isOperator(), lastEventId,
+                standing.ofCurrentCaller());
     }
 
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)

@@ -19,6 +19,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.GantryIntegrationTest;
+import io.gantry.support.SseClient;
 
 /**
  * Tokens end when their terms change (a new password, other roles, the user deleted and created
@@ -99,6 +100,26 @@ class TokenRevocationIntegrationTests {
         assertThat(api.get("/api/v1/auth/whoami", api.token(name, password(name))).status()).isEqualTo(200);
         assertThat(api.get("/api/v1/audit?entity=user&key=" + name, admin).json().get("items"))
                 .as("revoking one's own tokens is not a staff change: only the creation is audited").hasSize(1);
+    }
+
+    @Test
+    void anEventStreamOpenedWithARevokedTokenEndsAtTheNextHeartbeat() throws Exception {
+        String name = createUser("USER");
+        String token = api.token(name, password(name));
+        String other = createUser("USER");
+        try (SseClient revoked = SseClient.open(port, token, null);
+                SseClient kept = SseClient.open(port, api.token(other, password(other)), null)) {
+            revoked.awaitComment("connected");
+            kept.awaitComment("connected");
+
+            assertThat(api.send("POST", "/api/v1/auth/tokens/revoke", token, null).status()).isEqualTo(204);
+
+            revoked.awaitEnd();
+            kept.awaitComment("keep-alive");
+            try (SseClient again = SseClient.open(port, token, null)) {
+                assertThat(again.status()).as("and it cannot be reopened").isEqualTo(401);
+            }
+        }
     }
 
     @Test

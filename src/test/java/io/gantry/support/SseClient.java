@@ -27,6 +27,7 @@ public final class SseClient implements AutoCloseable {
     private final int status;
     private final InputStream body;
     private final List<Sse> events = new CopyOnWriteArrayList<>();
+    private volatile boolean ended;
 
     private SseClient(int status, InputStream body) {
         this.status = status;
@@ -57,6 +58,11 @@ public final class SseClient implements AutoCloseable {
         return events;
     }
 
+    /** Waits until the server ends the stream (the body reaches its end). */
+    public void awaitEnd() {
+        await().atMost(PATIENCE).until(() -> ended);
+    }
+
     public void awaitComment(String comment) {
         await().atMost(PATIENCE).until(() -> events.stream().anyMatch(e -> comment.equals(e.comment())));
     }
@@ -84,6 +90,7 @@ public final class SseClient implements AutoCloseable {
                     data = line.substring(5).trim();
                 }
             }
+            ended = true;
         } catch (IOException closed) {
             // the test closed the stream
         }
