@@ -54,7 +54,8 @@ final class Invariants {
                 continue;
             }
             for (NodeAllocation a : r.allocation()) {
-                claim(claims, a.node(), new Claim("running " + r.id(), s.now(), Math.max(r.expectedEnd(), s.now() + 1),
+                claim(claims, a.node(), new Claim("running " + r.id(), s.now(),
+                        Math.max(r.plannedEnd(s.now(), s.policy().predictRunning()), s.now() + 1),
                         a.cpus(), a.memoryMb(), a.gpus()));
                 for (int g : a.gpuIndices()) {
                     require(gpusTaken.computeIfAbsent(a.node(), k -> new HashSet<>()).add(g),
@@ -140,8 +141,10 @@ final class Invariants {
         require(seen.size() == s.pending().size(), "plan covers " + seen.size() + " of " + s.pending().size()
                 + " pending jobs");
 
-        // Starts, running jobs and reservations together never need more than a node has, at any
-        // moment: so nothing started (backfilled or not) can delay a reservation.
+        // Starts (to their time limit), running jobs (to the end the engine plans for them: with
+        // predictions, the predicted one while it lies ahead) and reservations together never need
+        // more than a node has, at any moment: so nothing started (backfilled or not) can delay a
+        // reservation, whatever the guesses of the started jobs.
         for (Map.Entry<String, List<Claim>> e : claims.entrySet()) {
             Node n = nodes.get(e.getKey());
             TreeSet<Long> points = new TreeSet<>();
