@@ -333,6 +333,8 @@ final class Cycle {
 
         long duration = job.timeLimitSeconds();
         long end = Math.addExact(now, duration);
+        // What it must fit before: its limit, or with backfill on predictions its predicted end.
+        long fit = policy.predictBackfill() ? Math.addExact(now, job.runEstimate()) : end;
         PendingReason reason = null;
         boolean switchWait = false;
         for (Shape shape : candidates) {
@@ -344,15 +346,17 @@ final class Cycle {
             // A job that names nodes fails for its own reasons: failures of other jobs say nothing of it.
             // A job with --time-min fails for sure only where even its shortest limit failed.
             long shortest = shortestLimit(job, duration);
-            PendingReason known = own == null && !shape.restricted() ? knownFailure(shape, shortest) : null;
+            PendingReason known = own == null && !shape.restricted()
+                    ? knownFailure(shape, Math.min(shortest, fit - now)) : null;
             if (known != null) {
                 reason = worse(reason, known);
                 blocked[p] = true;
                 continue;
             }
             restrict(own, end);
-            int[] chosen = tryNow(shape, end);
+            int[] chosen = tryNow(shape, fit);
             long until = end;
+            long holdUntil = fit;
             PendingReason why = null;
             if (chosen == null) {
                 // Priority when only reservations for jobs ahead stand in the way; Resources otherwise;
@@ -369,8 +373,9 @@ final class Cycle {
                     long limitFits = longestFitting(own, shape, shortest, duration);
                     if (limitFits > 0) {
                         until = Math.addExact(now, limitFits);
+                        holdUntil = Math.min(fit, until);
                         restrict(own, until);
-                        chosen = tryNow(shape, until);
+                        chosen = tryNow(shape, holdUntil);
                     }
                 }
             }
@@ -379,7 +384,7 @@ final class Cycle {
                 Tres charged = tres;
                 Shape more = grown(job, shape, until, own);
                 if (more != null) {
-                    int[] wider = tryNow(more, until);
+                    int[] wider = tryNow(more, holdUntil);
                     if (wider != null) {
                         placed = more;
                         chosen = wider;
@@ -391,12 +396,12 @@ final class Cycle {
                     switchWait = true;
                     continue;
                 }
-                starts.add(start(job, placed, chosen, until, blocked[p], e.priority));
+                starts.add(start(job, placed, chosen, until, holdUntil, blocked[p], e.priority));
                 limits.charge(job.user(), job.account(), job.qos(), charged);
                 return;
             }
             if (own == null && !shape.restricted()) {
-                remember(shape, duration, why);
+                remember(shape, fit - now, why);
             }
             reason = worse(reason, why);
             blocked[p] = true;
@@ -501,7 +506,7 @@ final class Cycle {
             preempted.add(victim.id());
             preemptions.add(new Preemption(victim.id(), job.id(), qos.preemptMode()));
         }
-        return start(job, fit, nodes, end, blockedParts[fit.partition()], priority);
+        return start(job, fit, nodes, end, end, blockedParts[fit.partition()], priority);
     }
 
     private Shape fittingShape(List<Shape> candidates, long end) {
@@ -801,7 +806,9 @@ final class Cycle {
         return all;
     }
 
-    private Start start(PendingJob job, Shape s, int[] chosen, long end, boolean backfilled, Priority priority) {
+    /** Starts the job on {@code chosen} with a limit up to {@code end}, held in the profile until {@code holdUntil}. */
+    private Start start(PendingJob job, Shape s, int[] chosen, long end, long holdUntil, boolean backfilled,
+            Priority priority) {
         List<NodeAllocation> allocation = new ArrayList<>(chosen.length);
         int[] sorted = chosen.clone();
         Arrays.sort(sorted);
@@ -811,7 +818,7 @@ final class Cycle {
             int gpus = s.exclusive() ? c.gpus[i] : s.gpusOn(k);
             long mem = s.needMem(c, i);
             long mask = a.pickGpus(i, gpus);
-            a.hold(i, cpus, mem, mask, end);
+            a.hold(i, cpus, mem, mask, holdUntil);
             List<Integer> indices = new ArrayList<>(gpus);
             for (long m = mask; m != 0; m &= m - 1) {
                 indices.add(Long.numberOfTrailingZeros(m));

@@ -86,6 +86,9 @@ final class Invariants {
                 shape = Shape.of(job.request().toBuilder().nodes(st.allocation().size()).build(),
                         cluster.partsByName.get(st.partition()), cluster);
             }
+            // Backfill on predictions holds a job until its guess; anything else until its limit.
+            long heldUntil = s.policy().predictBackfill()
+                    ? Math.min(st.expectedEnd(), st.startTime() + job.runEstimate()) : st.expectedEnd();
             Set<String> distinct = new HashSet<>();
             long cpus = 0;
             long gpus = 0;
@@ -110,7 +113,7 @@ final class Invariants {
                 }
                 cpus += a.cpus();
                 gpus += a.gpus();
-                claim(claims, a.node(), new Claim("start " + st.job(), st.startTime(), st.expectedEnd(), a.cpus(),
+                claim(claims, a.node(), new Claim("start " + st.job(), st.startTime(), heldUntil, a.cpus(),
                         a.memoryMb(), a.gpus()));
             }
             checkNodeLists(job, st.nodeNames(), "started");

@@ -12,10 +12,12 @@ import org.junit.jupiter.api.Test;
  * predictions are often wrong: too short, too long, already outlived. Whatever they are, every start
  * (held to its time limit, not its guess), every running job (held to the end the engine planned
  * for it) and every reservation fit together at every moment, so no backfilled job can delay a
- * reservation; and a prediction acts only as an earlier end of the job it was made for.
+ * reservation; and a prediction acts only as an earlier end of the job it was made for. Full
+ * EASY++ (backfill on guesses, {@code predict=2}) keeps this only while the guesses hold.
  */
 class PredictionPropertyTests {
 
+    /** Policies that keep every reservation safe from backfill. */
     private static final String[] POLICIES = {
         "easy:predict=1",
         "default:predict=1",
@@ -25,13 +27,33 @@ class PredictionPropertyTests {
         "default:depth=0,adaptive=1",
     };
 
+    /** Full EASY++: backfill on guesses, safe only as long as they hold. */
+    private static final String[] BACKFILL_ON_GUESSES = {
+        "easy:predict=2",
+        "default:predict=2",
+        "default:predict=2,depth=0,adaptive=1",
+    };
+
     @Test
     void backfill_never_collides_with_a_reservation_however_wrong_the_predictions() {
+        checkPlans(POLICIES);
+    }
+
+    /**
+     * With backfill on guesses the plan is consistent only as long as they hold: the invariants are
+     * checked with each start held until its guess (see {@link Invariants}).
+     */
+    @Test
+    void backfill_on_guesses_collides_with_no_reservation_while_the_guesses_hold() {
+        checkPlans(BACKFILL_ON_GUESSES);
+    }
+
+    private static void checkPlans(String[] policies) {
         Engine engine = new Engine();
         int reserved = 0;
         int backfilledBesideReservation = 0;
         for (long seed = 0; seed < 2000; seed++) {
-            Snapshot s = withPredictions(seed);
+            Snapshot s = withPredictions(seed, policies);
             Plan plan = engine.plan(s);
             Invariants.check(s, plan);
             boolean anyReserved = plan.waiting().stream().anyMatch(Waiting::reserved);
@@ -49,11 +71,11 @@ class PredictionPropertyTests {
     void a_prediction_changes_the_plan_only_as_an_earlier_end_of_its_running_job() {
         Engine engine = new Engine();
         for (long seed = 0; seed < 1000; seed++) {
-            Snapshot s = withPredictions(seed);
+            Snapshot s = withPredictions(seed, POLICIES);
             Plan predicted = engine.plan(s);
             Policy p = s.policy();
             Snapshot planned = asPlanned(s).toBuilder().policy(new Policy(p.name(), p.weights(), p.backfill(),
-                    p.reservationDepth(), p.starvationSeconds(), false, p.reserveSlowdown(),
+                    p.reservationDepth(), p.starvationSeconds(), false, false, p.reserveSlowdown(),
                     p.adaptiveReservations())).build();
             assertThat(engine.plan(planned)).as("seed %d", seed).isEqualTo(predicted);
         }
@@ -62,7 +84,7 @@ class PredictionPropertyTests {
     @Test
     void the_same_snapshot_gives_the_same_plan() {
         for (long seed = 0; seed < 300; seed++) {
-            Snapshot s = withPredictions(seed);
+            Snapshot s = withPredictions(seed, seed % 2 == 0 ? POLICIES : BACKFILL_ON_GUESSES);
             assertThat(new Engine().plan(s)).as("seed %d", seed).isEqualTo(new Engine().plan(s));
         }
     }
@@ -71,7 +93,7 @@ class PredictionPropertyTests {
      * {@link RandomSnapshots#of} with predicted ends on running jobs (none, outlived, before the limit,
      * past it), run-time guesses on pending jobs (often wrong), and a predicting or selective policy.
      */
-    static Snapshot withPredictions(long seed) {
+    static Snapshot withPredictions(long seed, String[] policies) {
         Snapshot s = RandomSnapshots.of(seed);
         SplittableRandom r = new SplittableRandom(seed * 31 + 7);
         long now = s.now();
@@ -93,7 +115,7 @@ class PredictionPropertyTests {
                     j.timeLimitSeconds(), j.submitTime(), j.eligibleTime(), j.nice(), j.heldBy(), guess,
                     j.reservation()));
         }
-        return s.toBuilder().running(running).pending(pending).policy(Policy.named(POLICIES[r.nextInt(POLICIES.length)]))
+        return s.toBuilder().running(running).pending(pending).policy(Policy.named(policies[r.nextInt(policies.length)]))
                 .build();
     }
 

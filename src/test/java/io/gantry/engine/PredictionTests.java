@@ -42,6 +42,25 @@ class PredictionTests {
     }
 
     @Test
+    void backfill_on_guesses_fits_a_job_by_its_guess_and_a_wrong_guess_then_delays_the_reservation() {
+        var big = aJob().nodes(2).submittedAt(NOW - 20);
+        var small = aJob().nodes(1).timeLimit(500).guess(50).submittedAt(NOW - 10);
+        Plan plan = oneJobPredictedShort(big, small).policy(Policy.named("easy:predict=2")).plan();
+        assertThat(plan.waiting(big.id()).orElseThrow().expectedStart()).hasValue(NOW + 100);
+        Start backfilled = plan.start(small.id()).orElseThrow();
+        assertThat(backfilled.expectedEnd()).as("still killed at its limit").isEqualTo(NOW + 500);
+
+        // At NOW + 120 the first job has ended as predicted, but the backfilled one outlived its 50 s:
+        // it is planned to its limit, and the reservation moves there (the guarantee given up).
+        var again = aCluster().nodes(2).cpusPerNode(1).scenario().at(NOW + 120);
+        again.running.add(new RunningJob(small.id(), "alice", "physics", "normal", "main",
+                backfilled.allocation(), NOW, NOW + 500, NOW + 50));
+        again.pending.add(big.build());
+        Plan later = again.policy(Policy.named("easy:predict=2")).plan();
+        assertThat(later.waiting(big.id()).orElseThrow().expectedStart()).hasValue(NOW + 500);
+    }
+
+    @Test
     void a_prediction_past_the_limit_is_not_believed() {
         var big = aJob().nodes(2);
         Plan plan = aCluster().nodes(2).cpusPerNode(1).scenario().runningPredicted(0, NOW + 1000, NOW + 5000)
@@ -102,8 +121,12 @@ class PredictionTests {
         assertThat(p.reserveSlowdown()).isEqualTo(5);
         assertThat(p.adaptiveReservations()).isTrue();
         assertThat(p.reservationDepth()).isZero();
+        assertThat(p.predictBackfill()).isFalse();
+        assertThat(Policy.named("easy:predict=2").predictBackfill()).isTrue();
         assertThat(Policy.defaults().predictRunning()).isFalse();
         assertThat(Policy.defaults().selectiveReservations()).isFalse();
+        assertThatThrownBy(() -> Policy.named("default:predict=3")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("predict");
         assertThatThrownBy(() -> Policy.named("default:slowdown=-1")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("slowdown");
     }
