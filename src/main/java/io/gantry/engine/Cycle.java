@@ -67,7 +67,8 @@ final class Cycle {
     private record Failure(Shape shape, long duration, PendingReason reason) {
     }
 
-    private record Entry(PendingJob job, Priority priority, int tier, boolean starving) {
+    /** {@code selected}: its slowdown so far reached the policy's threshold, so it is reserved whatever the depth. */
+    private record Entry(PendingJob job, Priority priority, int tier, boolean starving, boolean selected) {
     }
 
     Cycle(Snapshot snapshot, Cluster cluster) {
@@ -106,6 +107,7 @@ final class Cycle {
     /** Takes into the profile (and charges to the limits) what every running job holds. */
     private void holdRunning() {
         for (RunningJob r : snapshot.running()) {
+            long end = r.plannedEnd(now, policy.predictRunning());
             for (NodeAllocation alloc : r.allocation()) {
                 Integer i = c.nodeIndex.get(alloc.node());
                 if (i == null) {
@@ -119,9 +121,9 @@ final class Cycle {
                     }
                     mask |= 1L << g;
                 }
-                a.hold(i, alloc.cpus(), alloc.memoryMb(), mask, r.expectedEnd());
+                a.hold(i, alloc.cpus(), alloc.memoryMb(), mask, end);
                 holds.computeIfAbsent(r.id(), k -> new ArrayList<>())
-                        .add(new long[] {i, alloc.cpus(), alloc.memoryMb(), mask, r.expectedEnd()});
+                        .add(new long[] {i, alloc.cpus(), alloc.memoryMb(), mask, end});
             }
             limits.charge(r.user(), r.account(), r.qos(), r.tres());
         }
@@ -131,6 +133,7 @@ final class Cycle {
         holdRunning();
 
         List<Entry> order = new ArrayList<>(snapshot.pending().size());
+        double threshold = reservationThreshold();
         for (PendingJob job : snapshot.pending()) {
             int tier = 0;
             for (String name : job.partitions()) {
@@ -141,7 +144,8 @@ final class Cycle {
             }
             boolean starving = policy.starvationSeconds() > 0
                     && now - job.eligibleFrom() >= policy.starvationSeconds();
-            order.add(new Entry(job, priorities.of(job, tier), tier, starving));
+            boolean selected = policy.selectiveReservations() && slowdownSoFar(job) >= threshold;
+            order.add(new Entry(job, priorities.of(job, tier), tier, starving, selected));
         }
         order.sort(Cycle::byPriority);
 
@@ -151,6 +155,39 @@ final class Cycle {
             decide(e, starts, waiting);
         }
         return new Plan(now, starts, waiting, preemptions);
+    }
+
+    /** A job's bounded slowdown if it started now and ran its run estimate. */
+    private double slowdownSoFar(PendingJob job) {
+        long run = job.runEstimate();
+        long waited = Math.max(0, now - job.eligibleFrom());
+        return (double) (waited + run) / Math.max(run, Policy.SLOWDOWN_TAU_SECONDS);
+    }
+
+    /**
+     * The slowdown from which a blocked job is reserved whatever the depth: the policy's threshold,
+     * raised with adaptive reservations to the mean slowdown so far of the jobs that could start now
+     * (not held, eligible); infinite when reservations are not selective.
+     */
+    private double reservationThreshold() {
+        if (!policy.selectiveReservations()) {
+            return Double.POSITIVE_INFINITY;
+        }
+        double threshold = policy.reserveSlowdown();
+        if (policy.adaptiveReservations()) {
+            double sum = 0;
+            int n = 0;
+            for (PendingJob job : snapshot.pending()) {
+                if ((job.heldBy() == null || job.heldBy() == PendingReason.NONE) && job.eligibleFrom() <= now) {
+                    sum += slowdownSoFar(job);
+                    n++;
+                }
+            }
+            if (n > 0) {
+                threshold = Math.max(threshold, sum / n);
+            }
+        }
+        return threshold;
     }
 
     /**
@@ -296,6 +333,8 @@ final class Cycle {
 
         long duration = job.timeLimitSeconds();
         long end = Math.addExact(now, duration);
+        // What it must fit before: its limit, or with backfill on predictions its predicted end.
+        long fit = policy.predictBackfill() ? Math.addExact(now, job.runEstimate()) : end;
         PendingReason reason = null;
         boolean switchWait = false;
         for (Shape shape : candidates) {
@@ -307,15 +346,17 @@ final class Cycle {
             // A job that names nodes fails for its own reasons: failures of other jobs say nothing of it.
             // A job with --time-min fails for sure only where even its shortest limit failed.
             long shortest = shortestLimit(job, duration);
-            PendingReason known = own == null && !shape.restricted() ? knownFailure(shape, shortest) : null;
+            PendingReason known = own == null && !shape.restricted()
+                    ? knownFailure(shape, Math.min(shortest, fit - now)) : null;
             if (known != null) {
                 reason = worse(reason, known);
                 blocked[p] = true;
                 continue;
             }
             restrict(own, end);
-            int[] chosen = tryNow(shape, end);
+            int[] chosen = tryNow(shape, fit);
             long until = end;
+            long holdUntil = fit;
             PendingReason why = null;
             if (chosen == null) {
                 // Priority when only reservations for jobs ahead stand in the way; Resources otherwise;
@@ -332,8 +373,9 @@ final class Cycle {
                     long limitFits = longestFitting(own, shape, shortest, duration);
                     if (limitFits > 0) {
                         until = Math.addExact(now, limitFits);
+                        holdUntil = Math.min(fit, until);
                         restrict(own, until);
-                        chosen = tryNow(shape, until);
+                        chosen = tryNow(shape, holdUntil);
                     }
                 }
             }
@@ -342,7 +384,7 @@ final class Cycle {
                 Tres charged = tres;
                 Shape more = grown(job, shape, until, own);
                 if (more != null) {
-                    int[] wider = tryNow(more, until);
+                    int[] wider = tryNow(more, holdUntil);
                     if (wider != null) {
                         placed = more;
                         chosen = wider;
@@ -354,12 +396,12 @@ final class Cycle {
                     switchWait = true;
                     continue;
                 }
-                starts.add(start(job, placed, chosen, until, blocked[p], e.priority));
+                starts.add(start(job, placed, chosen, until, holdUntil, blocked[p], e.priority));
                 limits.charge(job.user(), job.account(), job.qos(), charged);
                 return;
             }
             if (own == null && !shape.restricted()) {
-                remember(shape, duration, why);
+                remember(shape, fit - now, why);
             }
             reason = worse(reason, why);
             blocked[p] = true;
@@ -378,7 +420,7 @@ final class Cycle {
             }
         }
         // A job in an advance reservation waits for its nodes without holding others in the profile.
-        Waiting reserved = own == null ? reserve(job, candidates, duration, reason, e.priority, e.starving) : null;
+        Waiting reserved = own == null ? reserve(job, candidates, duration, reason, e.priority, e.starving || e.selected) : null;
         waiting.add(reserved != null ? reserved : waiting(job, reason, e.priority));
     }
 
@@ -464,7 +506,7 @@ final class Cycle {
             preempted.add(victim.id());
             preemptions.add(new Preemption(victim.id(), job.id(), qos.preemptMode()));
         }
-        return start(job, fit, nodes, end, blockedParts[fit.partition()], priority);
+        return start(job, fit, nodes, end, end, blockedParts[fit.partition()], priority);
     }
 
     private Shape fittingShape(List<Shape> candidates, long end) {
@@ -764,7 +806,9 @@ final class Cycle {
         return all;
     }
 
-    private Start start(PendingJob job, Shape s, int[] chosen, long end, boolean backfilled, Priority priority) {
+    /** Starts the job on {@code chosen} with a limit up to {@code end}, held in the profile until {@code holdUntil}. */
+    private Start start(PendingJob job, Shape s, int[] chosen, long end, long holdUntil, boolean backfilled,
+            Priority priority) {
         List<NodeAllocation> allocation = new ArrayList<>(chosen.length);
         int[] sorted = chosen.clone();
         Arrays.sort(sorted);
@@ -774,7 +818,7 @@ final class Cycle {
             int gpus = s.exclusive() ? c.gpus[i] : s.gpusOn(k);
             long mem = s.needMem(c, i);
             long mask = a.pickGpus(i, gpus);
-            a.hold(i, cpus, mem, mask, end);
+            a.hold(i, cpus, mem, mask, holdUntil);
             List<Integer> indices = new ArrayList<>(gpus);
             for (long m = mask; m != 0; m &= m - 1) {
                 indices.add(Long.numberOfTrailingZeros(m));
@@ -784,7 +828,10 @@ final class Cycle {
         return new Start(job.id(), c.parts[s.partition()].name(), now, end, allocation, backfilled, priority);
     }
 
-    /** Reserves the earliest start among the job's partitions that still take reservations (starving jobs always do). */
+    /**
+     * Reserves the earliest start among the job's partitions that still take reservations (starving
+     * jobs, and those selected by their slowdown, always do).
+     */
     private Waiting reserve(PendingJob job, List<Shape> candidates, long duration, PendingReason reason,
             Priority priority, boolean starving) {
         long bestStart = Long.MAX_VALUE;

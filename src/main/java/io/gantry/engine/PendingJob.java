@@ -9,7 +9,9 @@ import java.util.Objects;
  * reason the caller already knows the job cannot start for (Dependency, JobHeldUser, ...), else null:
  * the engine passes it through and gives such a job nothing. {@code expectedRunSeconds} is the
  * caller's guess of the real run time (e.g. from the user's recent jobs; 0 = none): it only orders
- * jobs (the short-job factor), while reservations and backfill always trust the time limit.
+ * jobs (the short-job factor), while reservations and backfill always trust the time limit (a
+ * policy that {@link Policy#predictRunning() predicts} uses it for the job once it runs, through
+ * {@link RunningJob#predictedEnd()}).
  * {@code reservation} names the advance reservation it must run in, or is null.
  */
 public record PendingJob(JobId id, String user, String account, String qos, List<String> partitions,

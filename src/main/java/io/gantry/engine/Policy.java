@@ -7,9 +7,34 @@ package io.gantry.engine;
  * goes ahead of every job of its partition tier that has not waited as long, oldest first, so that
  * favouring short jobs cannot starve long or big ones: it gets a reservation and backfill must
  * respect it.
+ *
+ * <p>{@code predictRunning} (EASY++, Tsafrir et al. 2007): the profile frees a running job's
+ * resources at its predicted end ({@link RunningJob#predictedEnd()}) instead of at its time limit,
+ * so reservations are placed where the machine will most likely be free rather than at the
+ * worst case. A job still running at its predicted end is taken to run to its limit from then on
+ * (the prediction is extended), so a wrong prediction only makes a reservation later, never
+ * unsafe. Backfill is still checked against reservations with each candidate's time limit, so a
+ * backfilled job can never delay a reservation, however wrong its own prediction.
+ *
+ * <p>{@code predictBackfill} (Tsafrir's full EASY++; implies {@code predictRunning}): a job with a
+ * run-time guess below its limit is also fitted, and held in this pass's profile, until its
+ * predicted end, so it may backfill into a hole its limit would not fit. This gives up the
+ * guarantee above: a backfilled job that outlives its guess can delay a reservation (by at most
+ * its overrun, and the next pass plans it to its limit). Its start still carries its time limit.
+ *
+ * <p>{@code reserveSlowdown} (selective reservations, Srinivasan et al. 2002; 0 = off): a blocked
+ * job whose bounded slowdown so far ({@code (wait + run estimate) / max(run estimate, 10 s)})
+ * reached this threshold gets a reservation whatever the reservation depth; with
+ * {@code adaptiveReservations} the threshold is instead the larger of it and the mean bounded
+ * slowdown so far of all eligible pending jobs, so that only the jobs faring worse than the
+ * others hold nodes back. Jobs below the threshold only get the {@code reservationDepth} ones.
  */
 public record Policy(String name, PriorityWeights weights, boolean backfill, int reservationDepth,
-        long starvationSeconds) {
+        long starvationSeconds, boolean predictRunning, boolean predictBackfill, long reserveSlowdown,
+        boolean adaptiveReservations) {
+
+    /** The tau of bounded slowdown, in seconds: shorter jobs count as this long. */
+    public static final long SLOWDOWN_TAU_SECONDS = 10;
 
     public Policy {
         if (reservationDepth < 0) {
@@ -18,11 +43,28 @@ public record Policy(String name, PriorityWeights weights, boolean backfill, int
         if (starvationSeconds < 0) {
             throw new IllegalArgumentException("starvation threshold must not be negative");
         }
+        if (predictBackfill && !predictRunning) {
+            throw new IllegalArgumentException("backfill on predictions needs running jobs planned to theirs too");
+        }
+        if (reserveSlowdown < 0) {
+            throw new IllegalArgumentException("reservation slowdown threshold must not be negative");
+        }
+    }
+
+    /** A policy without predictions or selective reservations. */
+    public Policy(String name, PriorityWeights weights, boolean backfill, int reservationDepth,
+            long starvationSeconds) {
+        this(name, weights, backfill, reservationDepth, starvationSeconds, false, false, 0, false);
     }
 
     /** A policy without a starvation threshold. */
     public Policy(String name, PriorityWeights weights, boolean backfill, int reservationDepth) {
         this(name, weights, backfill, reservationDepth, 0);
+    }
+
+    /** Whether blocked jobs get reservations by their slowdown as well as by depth. */
+    public boolean selectiveReservations() {
+        return reserveSlowdown > 0 || adaptiveReservations;
     }
 
     /** Strict priority order (first come, first served) and no backfill. */
@@ -51,7 +93,9 @@ public record Policy(String name, PriorityWeights weights, boolean backfill, int
     /**
      * A named policy ({@code fifo}, {@code easy}, {@code default}), or the default one with some
      * settings changed: {@code default:age=100000,short=60000,maxage=172800,depth=8,size=1000}
-     * (for trying variants in the simulator).
+     * (for trying variants in the simulator); {@code predict=1} plans running jobs to their predicted
+     * end, {@code predict=2} also backfills on predicted run times, {@code slowdown=N} reserves for every blocked job whose bounded slowdown reached N and
+     * {@code adaptive=1} raises that threshold to the pending jobs' mean slowdown.
      */
     public static Policy named(String spec) {
         int colon = spec.indexOf(':');
@@ -77,6 +121,10 @@ public record Policy(String name, PriorityWeights weights, boolean backfill, int
         boolean backfill = base.backfill();
         int depth = base.reservationDepth();
         long starvation = base.starvationSeconds();
+        boolean predict = base.predictRunning();
+        boolean predictBackfill = base.predictBackfill();
+        long slowdown = base.reserveSlowdown();
+        boolean adaptive = base.adaptiveReservations();
         for (String kv : spec.substring(colon + 1).split(",")) {
             String[] p = kv.split("=", 2);
             if (p.length != 2) {
@@ -100,10 +148,20 @@ public record Policy(String name, PriorityWeights weights, boolean backfill, int
                 case "backfill" -> backfill = v != 0;
                 case "depth" -> depth = (int) Math.min(Integer.MAX_VALUE, v);
                 case "starvation" -> starvation = v;
+                case "predict" -> {
+                    if (v < 0 || v > 2) {
+                        throw new IllegalArgumentException("policy setting predict must be 0, 1 or 2, not " + v);
+                    }
+                    predict = v >= 1;
+                    predictBackfill = v == 2;
+                }
+                case "slowdown" -> slowdown = v;
+                case "adaptive" -> adaptive = v != 0;
                 default -> throw new IllegalArgumentException("unknown policy setting '" + p[0] + "'");
             }
         }
         return new Policy(spec, new PriorityWeights(age, fairShare, size, partition, qos, shortJob, expansion, maxAge,
-                true), backfill, depth, starvation);
+                true), backfill, depth, starvation, predict, predictBackfill,
+                slowdown, adaptive);
     }
 }

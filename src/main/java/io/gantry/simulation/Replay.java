@@ -22,7 +22,8 @@ import java.util.PriorityQueue;
 /**
  * Replays a trace through the production engine on a virtual clock. A cycle runs at every
  * instant something is submitted or completes (Slurm's event-triggered scheduling); jobs run for
- * their trace run time, while the engine only knows their time limit.
+ * their trace run time, while the engine only knows their time limit and, once they run, the
+ * run-time guess they were submitted with (as their predicted end, for policies that use it).
  */
 public final class Replay {
 
@@ -151,8 +152,9 @@ public final class Replay {
                 PendingJob p = pending.remove(s.job());
                 SwfJob j = byId.get(s.job().id());
                 long end = Math.addExact(now, j.runTime());
+                long predictedEnd = p.expectedRunSeconds() > 0 ? Math.addExact(now, p.runEstimate()) : 0;
                 running.put(s.job(), new RunningJob(s.job(), p.user(), p.account(), p.qos(), s.partition(),
-                        s.allocation(), now, s.expectedEnd()));
+                        s.allocation(), now, s.expectedEnd(), predictedEnd));
                 completions.add(new Completion(end, j.id()));
                 schedule.add(new Scheduled(j.id(), j.submit(), now, end, j.procs(),
                         s.allocation().stream().map(NodeAllocation::node).toList()));

@@ -127,6 +127,15 @@ final class EngineFixtures {
             return this;
         }
 
+        /** A job running on all of node {@code node} until its limit {@code end}, predicted to end at {@code predictedEnd}. */
+        Scenario runningPredicted(int node, long end, long predictedEnd) {
+            Node n = nodes.get(node);
+            running.add(new RunningJob(aJob().build().id(), "bob", "physics", "normal", "main",
+                    List.of(new NodeAllocation(n.name(), n.cpus(), n.memoryMb(), List.of())), now - 100, end,
+                    predictedEnd));
+            return this;
+        }
+
         /** Every node fully busy until {@code end}. */
         Scenario allBusyUntil(long end) {
             for (int i = 0; i < nodes.size(); i++) {
@@ -169,6 +178,7 @@ final class EngineFixtures {
         private long eligible;
         private int nice;
         private PendingReason held;
+        private long guess;
 
         JobBuilder(long id) {
             this.id = id;
@@ -197,6 +207,8 @@ final class EngineFixtures {
         JobBuilder eligibleAt(long t) { eligible = t; return this; }
         JobBuilder nice(int n) { nice = n; return this; }
         JobBuilder heldBy(PendingReason r) { held = r; return this; }
+        /** The caller's guess of its run time (0 = none). */
+        JobBuilder guess(long seconds) { guess = seconds; return this; }
 
         JobId id() {
             return JobId.of(id);
@@ -205,7 +217,7 @@ final class EngineFixtures {
         PendingJob build() {
             long s = submit == Long.MIN_VALUE ? 0 : submit;
             return new PendingJob(JobId.of(id), user, account, qos, partitions, request.build(), timeLimit, s,
-                    eligible, nice, held);
+                    eligible, nice, held, guess);
         }
     }
 }

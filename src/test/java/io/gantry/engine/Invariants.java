@@ -54,7 +54,8 @@ final class Invariants {
                 continue;
             }
             for (NodeAllocation a : r.allocation()) {
-                claim(claims, a.node(), new Claim("running " + r.id(), s.now(), Math.max(r.expectedEnd(), s.now() + 1),
+                claim(claims, a.node(), new Claim("running " + r.id(), s.now(),
+                        Math.max(r.plannedEnd(s.now(), s.policy().predictRunning()), s.now() + 1),
                         a.cpus(), a.memoryMb(), a.gpus()));
                 for (int g : a.gpuIndices()) {
                     require(gpusTaken.computeIfAbsent(a.node(), k -> new HashSet<>()).add(g),
@@ -85,6 +86,9 @@ final class Invariants {
                 shape = Shape.of(job.request().toBuilder().nodes(st.allocation().size()).build(),
                         cluster.partsByName.get(st.partition()), cluster);
             }
+            // Backfill on predictions holds a job until its guess; anything else until its limit.
+            long heldUntil = s.policy().predictBackfill()
+                    ? Math.min(st.expectedEnd(), st.startTime() + job.runEstimate()) : st.expectedEnd();
             Set<String> distinct = new HashSet<>();
             long cpus = 0;
             long gpus = 0;
@@ -109,7 +113,7 @@ final class Invariants {
                 }
                 cpus += a.cpus();
                 gpus += a.gpus();
-                claim(claims, a.node(), new Claim("start " + st.job(), st.startTime(), st.expectedEnd(), a.cpus(),
+                claim(claims, a.node(), new Claim("start " + st.job(), st.startTime(), heldUntil, a.cpus(),
                         a.memoryMb(), a.gpus()));
             }
             checkNodeLists(job, st.nodeNames(), "started");
@@ -140,8 +144,10 @@ final class Invariants {
         require(seen.size() == s.pending().size(), "plan covers " + seen.size() + " of " + s.pending().size()
                 + " pending jobs");
 
-        // Starts, running jobs and reservations together never need more than a node has, at any
-        // moment: so nothing started (backfilled or not) can delay a reservation.
+        // Starts (to their time limit), running jobs (to the end the engine plans for them: with
+        // predictions, the predicted one while it lies ahead) and reservations together never need
+        // more than a node has, at any moment: so nothing started (backfilled or not) can delay a
+        // reservation, whatever the guesses of the started jobs.
         for (Map.Entry<String, List<Claim>> e : claims.entrySet()) {
             Node n = nodes.get(e.getKey());
             TreeSet<Long> points = new TreeSet<>();

@@ -43,7 +43,8 @@ class ReplayTests {
     }
 
     @ParameterizedTest(name = "policy {0}")
-    @ValueSource(strings = {"fifo", "easy", "default"})
+    @ValueSource(strings = {"fifo", "easy", "default", "easy:predict=1", "default:predict=2,depth=0,adaptive=1",
+        "default:slowdown=100"})
     void a_replayed_schedule_starts_nothing_early_runs_each_job_its_time_and_never_exceeds_capacity(String policy)
             throws IOException {
         List<SwfJob> trace = slice();
