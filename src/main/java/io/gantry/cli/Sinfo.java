@@ -17,7 +17,7 @@ import tools.jackson.databind.JsonNode;
 final class Sinfo {
 
     static final String DEFAULT_FORMAT = "%#P %.5a %.10l %.6D %.6t %N";
-    static final String NODE_FORMAT = "%#N %.6D %#P %6t";
+    static final String NODE_FORMAT = "%#N %.6D %.#P %6t";
     static final String LONG_FORMAT = "%#P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N";
     private static final Pattern FIELD = Pattern.compile("%(\\.)?(#|\\d+)?([a-zA-Z%])");
 
@@ -153,7 +153,7 @@ final class Sinfo {
             boolean right = m.group(1) != null;
             Integer width = null;
             if ("#".equals(m.group(2))) {
-                width = letter == 'N' ? 10 : 9;
+                width = 9;
             } else if (m.group(2) != null) {
                 width = Integer.valueOf(m.group(2));
             }
