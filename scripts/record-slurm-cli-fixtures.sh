@@ -17,17 +17,19 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
 n=0
-# record NAME COMMAND-LINE: runs it, stores "$ line", "? rc", then stdout and stderr sections. Job ids are
+# record NAME COMMAND-LINE: runs it, stores "$ line", "? rc", "@ when" (epoch seconds, for the run times
+# printed), then stdout and stderr sections. Job ids are
 # written as {J1}..{J9} so the corpus reads the same whatever ids the reference Slurm gave.
 record() {
   local name=$1 line=$2
   n=$((n + 1))
   local file=$OLDPWD/$OUT/$(printf '%02d' $n)-$name.txt
+  local at; at=$(date +%s)
   set +e
   sh -c "$line" >"$WORK/out" 2>"$WORK/err" </dev/null
   local rc=$?
   set -e
-  { echo "\$ $(ids "$line")"; echo "? $rc"; echo "--- stdout"; ids "$(cat "$WORK/out")"; echo "--- stderr";
+  { echo "\$ $(ids "$line")"; echo "? $rc"; echo "@ $at"; echo "--- stdout"; ids "$(cat "$WORK/out")"; echo "--- stderr";
     ids "$(cat "$WORK/err")"; } | sed -e "s/$(hostname -s)/{CTLHOST}/g" \
       -e 's/Submitted batch job [0-9]*/Submitted batch job {NEW}/' >"$file"
 }

@@ -38,7 +38,9 @@ public final class Cli {
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
         PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
         CliEnvironment[] holder = new CliEnvironment[1];
-        holder[0] = new CliEnvironment(System.getenv(), Path.of(System.getProperty("user.home")),
+        String home = System.getenv("HOME");
+        holder[0] = new CliEnvironment(System.getenv(),
+                Path.of(home != null && !home.isBlank() ? home : System.getProperty("user.home")),
                 Path.of("").toAbsolutePath(), System.in, out, err, Clock.systemUTC(), ZoneId.systemDefault(),
                 () -> connect(holder[0], command));
         try {

@@ -48,6 +48,12 @@ final class Sinfo {
             env.out().println("slurm 22.05.8");
             return 0;
         }
+        for (String unsupported : List.of("summarize", "exact", "dead", "responding")) {
+            if (line.has(unsupported)) {
+                env.err().println("sinfo: error: --" + unsupported + " is not supported by Gantry yet");
+                return 1;
+            }
+        }
         List<String> states = new ArrayList<>();
         for (String word : line.list("states")) {
             String lower = word.toLowerCase(Locale.ROOT);

@@ -55,6 +55,12 @@ final class Squeue {
             env.out().println("slurm 22.05.8");
             return 0;
         }
+        for (String unsupported : List.of("long", "sort", "steps")) {
+            if (line.has(unsupported)) {
+                env.err().println("squeue: error: --" + unsupported + " is not supported by Gantry yet");
+                return 1;
+            }
+        }
         Set<String> states = new LinkedHashSet<>();
         for (String word : line.list("states")) {
             if (word.equalsIgnoreCase("all")) {
@@ -95,7 +101,9 @@ final class Squeue {
         List<String> accounts = line.list("account");
         List<String> names = line.list("name");
         List<String> qos = line.list("qos");
-        Set<String> wanted = states.isEmpty() ? Set.of("PENDING", "RUNNING", "COMPLETING", "SUSPENDED") : states;
+        // Named jobs show in any state, as in squeue (a finished job until the controller forgets it).
+        Set<String> wanted = !states.isEmpty() ? states : !ids.isEmpty() ? new LinkedHashSet<>(SlurmText.JOB_STATES)
+                : Set.of("PENDING", "RUNNING", "COMPLETING", "SUSPENDED");
         jobs.removeIf(j -> !wanted.contains(j.path("state").asString())
                 || !users.isEmpty() && !users.contains(j.path("user").asString())
                 || !partitions.isEmpty() && !partitions.contains(j.path("partition").asString())

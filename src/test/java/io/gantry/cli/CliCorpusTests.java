@@ -50,7 +50,7 @@ class CliCorpusTests {
         }
     }
 
-    record Fixture(String name, String command, int exit, String stdout, String stderr) {
+    record Fixture(String name, String command, int exit, Instant at, String stdout, String stderr) {
         @Override
         public String toString() {
             return name + ": " + command;
@@ -75,9 +75,10 @@ class CliCorpusTests {
         String[] lines = text.split("\n", -1);
         String command = lines[0].substring(2);
         int exit = Integer.parseInt(lines[1].substring(2));
+        Instant at = Instant.ofEpochSecond(Long.parseLong(lines[2].substring(2)));
         int stdoutAt = text.indexOf("--- stdout\n") + "--- stdout\n".length();
         int stderrAt = text.indexOf("--- stderr\n");
-        return new Fixture(name, command, exit, text.substring(stdoutAt, stderrAt),
+        return new Fixture(name, command, exit, at, text.substring(stdoutAt, stderrAt),
                 text.substring(stderrAt + "--- stderr\n".length()));
     }
 
@@ -142,7 +143,8 @@ class CliCorpusTests {
     record Result(int exit, String stdout, String stderr) {
     }
 
-    private Result run(FakeController controller, String line) {
+    /** Runs a recorded line at the second it was recorded, so run times print as Slurm printed them. */
+    private Result run(FakeController controller, String line, Instant at) {
         String stdin = "";
         String commandLine = ids(line);
         int pipe = commandLine.indexOf(" | ");
@@ -157,7 +159,7 @@ class CliCorpusTests {
         CliEnvironment env = new CliEnvironment(Map.of("USER", "root"), dir, dir,
                 new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                Clock.fixed(Instant.parse("2026-12-03T15:30:00Z"), ZoneOffset.UTC), ZoneOffset.UTC, () -> controller);
+                Clock.fixed(at, ZoneOffset.UTC), ZoneOffset.UTC, () -> controller);
         int exit = Cli.run(env, words.get(0), words.subList(1, words.size()));
         return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
@@ -173,7 +175,7 @@ class CliCorpusTests {
         assertThat(fixtures).as("the corpus (issue 18 asks for at least 40 command lines)").hasSizeGreaterThanOrEqualTo(40);
         List<String> mismatches = new ArrayList<>();
         for (Fixture fixture : fixtures) {
-            Result result = run(controller, fixture.command());
+            Result result = run(controller, fixture.command(), fixture.at());
             String expected = "exit " + fixture.exit() + "\n" + normalized(fixture.stdout()) + "\n--- stderr\n"
                     + normalized(fixture.stderr());
             String actual = "exit " + result.exit() + "\n" + normalized(result.stdout()) + "\n--- stderr\n"
