@@ -41,6 +41,10 @@ ids() {
   done
   printf '%s\n' "$text"
 }
+# sinfo's lines print the node's state: wait until the jobs of a previous recording have left it.
+for _ in $(seq 1 600); do
+  case "$(sinfo -h -n ref2 -o %t)" in *comp*|*unk*) sleep 1 ;; *) break ;; esac
+done
 # The jobs: J1 runs on ref2 (cpu), J2 is held, J3 waits on J1, J4 is a held array, J5 runs on gpu.
 J1=$(sbatch --parsable -J fix-run -p cpu -t 10:00 --mem=1G --wrap "sleep 900")
 J2=$(sbatch --parsable -J fix-held -H -p cpu -t 1:00:00 --mem=1G --wrap "sleep 900")

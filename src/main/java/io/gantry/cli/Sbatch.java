@@ -149,10 +149,13 @@ final class Sbatch {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("script", withDirectives(script, directives));
         body.put("environment", exported(local.get("export")));
-        if (!directivesName(directives) && !local.containsKey("wrap") && !operands.isEmpty()) {
-            body.put("name", Path.of(operands.get(0)).getFileName().toString());
-        } else if (!directivesName(directives) && local.containsKey("wrap") && !scriptNames(script)) {
-            body.put("name", "wrap");
+        // sbatch's default name, which the JSON would make win over a -J in the script: only when nothing names the job.
+        if (!directivesName(directives) && !scriptNames(script)) {
+            if (local.containsKey("wrap")) {
+                body.put("name", "wrap");
+            } else {
+                body.put("name", operands.isEmpty() ? "sbatch" : Path.of(operands.get(0)).getFileName().toString());
+            }
         }
         if (!hasDirective(directives, "chdir") && !scriptHas(script, "chdir", 'D')) {
             body.put("workdir", env.cwd().toString());

@@ -101,9 +101,8 @@ final class Squeue {
         List<String> accounts = line.list("account");
         List<String> names = line.list("name");
         List<String> qos = line.list("qos");
-        // Named jobs show in any state, as in squeue (a finished job until the controller forgets it).
-        Set<String> wanted = !states.isEmpty() ? states : !ids.isEmpty() ? new LinkedHashSet<>(SlurmText.JOB_STATES)
-                : Set.of("PENDING", "RUNNING", "COMPLETING", "SUSPENDED");
+        // Even a job named with -j is left out once it ended, as Slurm 22.05's squeue leaves it out (recorded).
+        Set<String> wanted = states.isEmpty() ? Set.of("PENDING", "RUNNING", "COMPLETING", "SUSPENDED") : states;
         jobs.removeIf(j -> !wanted.contains(j.path("state").asString())
                 || !users.isEmpty() && !users.contains(j.path("user").asString())
                 || !partitions.isEmpty() && !partitions.contains(j.path("partition").asString())
