@@ -50,10 +50,6 @@ class CliCorpusTests {
         // "comp" and "idle" have the same width, so the columns stay where Slurm put them.
         return idleCompleting ? slurm.replaceAll("(?<=\\s)comp(?=\\s|$)", "idle") : slurm;
     }
-        String compact = Map.of("IDLE", "idle", "MIXED", "mix", "ALLOCATED", "alloc").get(baseState);
-        return slurm.replaceAll("(?<=\\s)comp(?=\\s|$)", compact.length() <= 4 ? compact : compact)
-                .replaceAll("(?m)^(.*\\S) {2}" + compact + "(\\s|$)", "$1  " + compact + "$2");
-    }
 
     @TempDir
     Path dir;
