@@ -124,7 +124,7 @@ final class Sacct {
                 List<String> header = new ArrayList<>();
                 List<String> dashes = new ArrayList<>();
                 for (int i = 0; i < names.size(); i++) {
-                    header.add(SlurmText.fit(FIELDS.get(names.get(i)).header(), widths.get(i), true));
+                    header.add(SlurmText.fit(FIELDS.get(names.get(i)).header(), widths.get(i), rightJustified(names.get(i))));
                     dashes.add("-".repeat(widths.get(i)));
                 }
                 env.out().println(String.join(" ", header) + " ");
@@ -141,7 +141,7 @@ final class Sacct {
                     // sacct cuts a value too wide for its column and marks the cut with '+'.
                     int width = widths.get(i);
                     String fitted = value.length() > width ? value.substring(0, width - 1) + "+" : value;
-                    cells.add(SlurmText.fit(fitted, width, true));
+                    cells.add(SlurmText.fit(fitted, width, rightJustified(names.get(i))));
                 }
             }
             env.out().println(String.join(parsable ? delimiter : " ", cells) + (parsable ? trailer : " "));
@@ -170,6 +170,11 @@ final class Sacct {
         } catch (DateTimeParseException | NumberFormatException e) {
             throw new IllegalArgumentException("Invalid time specification: " + text);
         }
+    }
+
+    /** sacct left-justifies the job id columns (their widths are negative in its field table) and right-justifies the rest. */
+    private static boolean rightJustified(String field) {
+        return !field.equals("jobid") && !field.equals("jobidraw");
     }
 
     private static String s(JsonNode r, String field) {

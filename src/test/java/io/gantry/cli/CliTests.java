@@ -163,6 +163,67 @@ class CliTests {
         assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("squeue: error: no controller: set GANTRY_URL\n");
     }
 
+    /** Answers GET /api/v1/accounting/jobs with one finished job and one that ended by signal 9. */
+    private static final class Accounting extends ControllerApiStub {
+        final List<String> asked = new ArrayList<>();
+
+        @Override
+        public JsonNode get(String path) {
+            asked.add(path);
+            return HttpControllerApi.JSON.readTree("""
+                    {"items":[{"jobId":"42","name":"wrap","user":"alice","account":"physics","partition":"gpu",
+                    "state":"COMPLETED","exitCode":0,"elapsedSeconds":3725,"allocTres":"cpu=4,mem=16G,node=1",
+                    "nodeList":"gpu001"},
+                    {"jobId":"43_7","name":"a-very-long-name","user":"alice","account":"physics","partition":"gpu",
+                    "state":"FAILED","exitCode":137,"elapsedSeconds":5,"allocTres":"cpu=1,mem=1G,node=1",
+                    "nodeList":"gpu002"}],"page":0,"size":1000,"total":2}
+                    """);
+        }
+    }
+
+    private abstract static class ControllerApiStub implements ControllerApi {
+        @Override
+        public JsonNode post(String path, Object body) {
+            throw new AssertionError(path);
+        }
+
+        @Override
+        public JsonNode patch(String path, Object body) {
+            throw new AssertionError(path);
+        }
+
+        @Override
+        public JsonNode delete(String path) {
+            throw new AssertionError(path);
+        }
+
+        @Override
+        public String host() {
+            return "controller";
+        }
+    }
+
+    @Test
+    void sacctPrintsWhatWorkflowEnginesParse() {
+        Accounting api = new Accounting();
+        assertThat(Cli.run(env(Map.of(), "", api), "sacct", List.of("-X", "-P", "-n", "-j", "42,43_7", "-o",
+                "JobIDRaw,State,ExitCode,Elapsed,NodeList"))).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo(
+                "42|COMPLETED|0:0|01:02:05|gpu001\n43_7|FAILED|0:9|00:00:05|gpu002\n");
+        assertThat(api.asked.get(0)).contains("jobId=42%2C43_7").contains("includeSteps=false").doesNotContain("start=");
+    }
+
+    @Test
+    void sacctsDefaultLayoutHasFixedColumnsAndMarksCutValues() {
+        assertThat(Cli.run(env(Map.of(), "", new Accounting()), "sacct", List.of("-j", "42"))).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("""
+                JobID           JobName  Partition    Account  AllocCPUS      State ExitCode\s
+                ------------ ---------- ---------- ---------- ---------- ---------- --------\s
+                42                 wrap        gpu    physics          4  COMPLETED      0:0\s
+                43_7         a-very-lo+        gpu    physics          1     FAILED      0:9\s
+                """);
+    }
+
     @Test
     void hostlistsExpandAndCompressAsScontrolDoes() {
         assertThat(SlurmText.expand("ref[1-3],vm,gpu[08-10]")).containsExactly("ref1", "ref2", "ref3", "vm", "gpu08",
