@@ -102,7 +102,8 @@ final class Squeue {
         List<String> names = line.list("name");
         List<String> qos = line.list("qos");
         // Even a job named with -j is left out once it ended, as Slurm 22.05's squeue leaves it out (recorded).
-        Set<String> wanted = states.isEmpty() ? Set.of("PENDING", "RUNNING", "COMPLETING", "SUSPENDED") : states;
+        Set<String> wanted = !states.isEmpty() ? states : line.has("start") ? Set.of("PENDING")
+                : Set.of("PENDING", "RUNNING", "COMPLETING", "SUSPENDED");
         jobs.removeIf(j -> !wanted.contains(j.path("state").asString())
                 || !users.isEmpty() && !users.contains(j.path("user").asString())
                 || !partitions.isEmpty() && !partitions.contains(j.path("partition").asString())

@@ -155,6 +155,17 @@ class CliIntegrationTests {
                 "squeue: error: Unable to contact the Gantry controller at http://127.0.0.1:1 (ConnectException)");
     }
 
+    @Test
+    void anUnknownWordPrintsTheUsageInsteadOfStartingAController() throws Exception {
+        Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                ControllerProcess.JAR.toAbsolutePath().toString(), "frobnicate").redirectErrorStream(true).start();
+        assertThat(process.waitFor(2, TimeUnit.MINUTES)).as("it exits instead of serving").isTrue();
+        String said = new String(process.getInputStream().readAllBytes());
+        assertThat(process.exitValue()).isEqualTo(2);
+        assertThat(said).startsWith("gantry: unknown command 'frobnicate'\nusage: java -jar gantry.jar")
+                .contains("cli install --prefix DIR");
+    }
+
     private static String value(List<String> lines, String prefix) {
         return lines.stream().filter(l -> l.startsWith(prefix)).findFirst().orElseThrow().substring(prefix.length());
     }
