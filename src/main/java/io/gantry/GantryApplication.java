@@ -29,7 +29,16 @@ public class GantryApplication {
                     return;
                 }
                 default -> {
-                    // anything else is a Spring argument for the controller
+                    if (io.gantry.cli.Cli.handles(args[0])) {
+                        System.exit(io.gantry.cli.Cli.run(args[0], rest));
+                    }
+                    // Options (--server.port=...) are Spring's, for the controller; a word it does not
+                    // know is a mistake, not a request to start one.
+                    if (!args[0].startsWith("-")) {
+                        System.err.println("gantry: unknown command '" + args[0] + "'");
+                        System.err.print(io.gantry.cli.Cli.usage());
+                        System.exit(2);
+                    }
                 }
             }
         }

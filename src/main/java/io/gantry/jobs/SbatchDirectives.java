@@ -209,6 +209,25 @@ public final class SbatchDirectives {
         return !content.isEmpty() && content.charAt(0) != '#';
     }
 
+    /**
+     * The options sbatch's command line takes, long name to whether each takes a value (Slurm's
+     * getopt: {@code true} required, {@code false} none, {@code null} only as {@code --opt=value}), so the
+     * CLI's sbatch tells its options from the script's name with the same registry the controller reads
+     * directives with.
+     */
+    public static Map<String, Boolean> commandLineOptions() {
+        Map<String, Boolean> options = new LinkedHashMap<>();
+        LONG.forEach((name, o) -> options.put(name, o.arg() == Arg.OPTIONAL_VALUE ? null : o.arg() == Arg.VALUE));
+        return options;
+    }
+
+    /** Short option letter to its long name. */
+    public static Map<Character, String> shortOptions() {
+        Map<Character, String> options = new LinkedHashMap<>();
+        SHORT.forEach((letter, o) -> options.put(letter, o.longName()));
+        return options;
+    }
+
     private static void acted(String longName, Character shortName, Arg arg, Handler handler) {
         Option option = new Option(longName, shortName, arg, handler);
         LONG.put(longName, option);

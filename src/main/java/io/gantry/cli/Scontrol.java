@@ -1,0 +1,396 @@
+package io.gantry.cli;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * {@code scontrol}: {@code show job|node|partition|hostnames|hostlist}, {@code hold}, {@code release},
+ * {@code requeue}, {@code update JobId=..|NodeName=..} and {@code ping}, printed in Slurm's key=value layout.
+ */
+final class Scontrol {
+
+    private final CliEnvironment env;
+
+    Scontrol(CliEnvironment env) {
+        this.env = env;
+    }
+
+    int run(List<String> args) {
+        List<String> words = new ArrayList<>();
+        boolean oneLiner = false;
+        for (String arg : args) {
+            if (arg.equals("-o") || arg.equals("--oneliner")) {
+                oneLiner = true;
+            } else if (arg.equals("-d") || arg.equals("-dd") || arg.equals("--details")) {
+                continue;
+            } else if (arg.startsWith("-") && words.isEmpty()) {
+                throw new CommandLine.UsageError(arg.startsWith("--") ? "unrecognized option '" + arg + "'"
+                        : "invalid option -- '" + arg.charAt(1) + "'");
+            } else {
+                words.add(arg);
+            }
+        }
+        if (words.isEmpty()) {
+            env.err().println("scontrol: error: no command given (try show, update, hold, release, requeue, ping)");
+            return 1;
+        }
+        String command = words.get(0).toLowerCase(Locale.ROOT);
+        List<String> rest = words.subList(1, words.size());
+        return switch (command) {
+            case "show" -> show(rest, oneLiner);
+            case "hold", "uhold" -> action(rest, "hold");
+            case "release" -> action(rest, "release");
+            case "requeue" -> action(rest, "requeue");
+            case "update" -> update(rest);
+            case "ping" -> ping();
+            case "version", "--version" -> {
+                env.out().println("slurm 22.05.8");
+                yield 0;
+            }
+            default -> {
+                env.err().println("invalid keyword: " + words.get(0));
+                yield 1;
+            }
+        };
+    }
+
+    private int show(List<String> rest, boolean oneLiner) {
+        if (rest.isEmpty()) {
+            env.err().println("invalid entity: for keyword: show");
+            return 1;
+        }
+        String entity = rest.get(0).toLowerCase(Locale.ROOT);
+        String name = rest.size() > 1 ? rest.get(1) : null;
+        switch (entity) {
+            case "hostnames" -> {
+                for (String host : SlurmText.expand(name == null ? env.env().getOrDefault("SLURM_JOB_NODELIST", "") : name)) {
+                    env.out().println(host);
+                }
+                return 0;
+            }
+            case "hostlist", "hostlistsorted" -> {
+                List<String> hosts = SlurmText.expand(name == null ? "" : name);
+                if (entity.equals("hostlistsorted")) {
+                    hosts = new ArrayList<>(hosts);
+                    hosts.sort(null);
+                }
+                env.out().println(SlurmText.compress(hosts));
+                return 0;
+            }
+            case "job", "jobid", "jobs" -> {
+                ControllerApi api = env.api().get();
+                List<JsonNode> jobs = name == null ? Jobs.list(api, Map.of("state", "PENDING,RUNNING,COMPLETING"))
+                        : Jobs.byId(api, name);
+                if (jobs.isEmpty() && name != null) {
+                    env.err().println("slurm_load_jobs error: Invalid job id specified");
+                    return 1;
+                }
+                if (jobs.isEmpty()) {
+                    env.out().println("No jobs in the system");
+                    return 0;
+                }
+                for (JsonNode job : jobs) {
+                    JsonNode full = job.hasNonNull("script") ? job : api.get("/api/v1/jobs/" + Jobs.id(job));
+                    print(job(full == null ? job : full), oneLiner);
+                }
+                return 0;
+            }
+            case "node", "nodes" -> {
+                ControllerApi api = env.api().get();
+                List<JsonNode> nodes = new ArrayList<>();
+                if (name == null) {
+                    api.get("/api/v1/nodes?size=1000").path("items").forEach(nodes::add);
+                } else {
+                    for (String host : SlurmText.expand(name)) {
+                        JsonNode node = api.get("/api/v1/nodes/" + HttpControllerApi.encode(host));
+                        if (node == null) {
+                            env.out().println("Node " + host + " not found");
+                            return 1;
+                        }
+                        nodes.add(node);
+                    }
+                }
+                for (JsonNode node : nodes) {
+                    print(node(node), oneLiner);
+                }
+                return 0;
+            }
+            case "partition", "partitions" -> {
+                ControllerApi api = env.api().get();
+                List<JsonNode> partitions = new ArrayList<>();
+                if (name == null) {
+                    api.get("/api/v1/partitions?size=1000").path("items").forEach(partitions::add);
+                } else {
+                    JsonNode partition = api.get("/api/v1/partitions/" + HttpControllerApi.encode(name));
+                    if (partition == null) {
+                        env.out().println("Partition " + name + " not found");
+                        return 1;
+                    }
+                    partitions.add(partition);
+                }
+                for (JsonNode partition : partitions) {
+                    print(partition(partition), oneLiner);
+                }
+                return 0;
+            }
+            default -> {
+                env.err().println("invalid entity: " + rest.get(0) + " for keyword: show");
+                return 1;
+            }
+        }
+    }
+
+    /** Lines of key=value pairs, as scontrol groups them; one line with {@code -o}; a blank line after each record. */
+    private void print(List<List<String>> lines, boolean oneLiner) {
+        if (oneLiner) {
+            List<String> all = new ArrayList<>();
+            lines.forEach(all::addAll);
+            env.out().println(String.join(" ", all));
+            return;
+        }
+        boolean first = true;
+        for (List<String> line : lines) {
+            env.out().println((first ? "" : "   ") + String.join(" ", line));
+            first = false;
+        }
+        env.out().println();
+    }
+
+    private String t(JsonNode job, String field, String fallback) {
+        return SlurmText.time(job.get(field), env.zone(), fallback);
+    }
+
+    private List<List<String>> job(JsonNode j) {
+        String id = j.path("jobId").asString();
+        boolean pending = "PENDING".equals(j.path("state").asString());
+        Instant start = SlurmText.instant(j.get("startTime"));
+        Instant end = SlurmText.instant(j.get("endTime"));
+        long run = start == null || pending ? 0 : Duration.between(start, end != null ? end : env.clock().instant()).getSeconds();
+        long limit = j.path("timeLimitSeconds").asLong();
+        Integer exit = j.hasNonNull("exitCode") ? j.get("exitCode").asInt() : null;
+        String workdir = SlurmText.text(j, "workdir", env.cwd().toString());
+        String nodes = SlurmText.text(j, "allocatedNodes", "");
+        int nodeCount = nodes.isEmpty() || pending ? Math.max(1, j.path("nodes").asInt()) : SlurmText.expand(nodes).size();
+        int cpus = Math.max(1, j.path("tasks").asInt(1)) * Math.max(1, j.path("cpusPerTask").asInt(1));
+        long mem = j.path("memoryMb").asLong();
+        String memText = mem % 1024 == 0 && mem > 0 ? mem / 1024 + "G" : mem + "M";
+        String tres = "cpu=" + cpus + ",mem=" + memText + ",node=" + nodeCount + ",billing=" + cpus
+                + (j.path("gpus").asInt() > 0 ? ",gres/gpu=" + j.path("gpus").asInt() : "");
+        String stdout = SlurmText.text(j, "stdout", workdir + "/slurm-" + (j.hasNonNull("arrayTaskId")
+                ? id + "_" + j.get("arrayTaskId").asString() : id) + ".out");
+        String stderr = SlurmText.text(j, "stderr", stdout);
+        List<String> first = new ArrayList<>(List.of("JobId=" + (j.hasNonNull("arrayTaskId")
+                ? id + " ArrayJobId=" + j.path("arrayJobId").asString() + " ArrayTaskId=" + j.get("arrayTaskId").asString()
+                : id), "JobName=" + SlurmText.text(j, "name", "")));
+        return List.of(first,
+                List.of("UserId=" + SlurmText.text(j, "user", "") + "(" + 0 + ")", "GroupId=" + SlurmText.text(j, "user", "") + "(0)",
+                        "MCS_label=N/A"),
+                List.of("Priority=" + j.path("priority").asLong(), "Nice=" + j.path("nice").asInt(),
+                        "Account=" + SlurmText.text(j, "account", "(null)"), "QOS=" + SlurmText.text(j, "qos", "(null)")),
+                List.of("JobState=" + j.path("state").asString(), "Reason=" + SlurmText.text(j, "reason", "None")
+                        .replace(' ', '_'), "Dependency=" + SlurmText.text(j, "dependency", "(null)")),
+                List.of("Requeue=" + (j.path("requeue").asBoolean(true) ? 1 : 0), "Restarts=" + j.path("requeueCount").asInt(),
+                        "BatchFlag=1", "Reboot=0", "ExitCode=" + (exit == null ? "0:0" : exitCode(exit))),
+                List.of("RunTime=" + SlurmText.clock(run), "TimeLimit=" + (limit <= 0 ? "UNLIMITED" : SlurmText.clock(limit)),
+                        "TimeMin=" + (j.hasNonNull("timeMinSeconds") ? SlurmText.clock(j.get("timeMinSeconds").asLong()) : "N/A")),
+                List.of("SubmitTime=" + t(j, "submitTime", "Unknown"), "EligibleTime=" + t(j, "eligibleTime", "Unknown")),
+                List.of("AccrueTime=" + t(j, "eligibleTime", "Unknown")),
+                List.of("StartTime=" + (pending ? t(j, "expectedStartTime", "Unknown") : t(j, "startTime", "Unknown")),
+                        "EndTime=" + (end != null ? t(j, "endTime", "Unknown") : start != null && limit > 0 && !pending
+                                ? SlurmText.time(tools.jackson.databind.node.StringNode.valueOf(start.plusSeconds(limit).toString()), env.zone(), "Unknown")
+                                : "Unknown"), "Deadline=N/A"),
+                List.of("SuspendTime=None", "SecsPreSuspend=0", "LastSchedEval=" + t(j, "submitTime", "Unknown"),
+                        "Scheduler=Main"),
+                List.of("Partition=" + SlurmText.text(j, "partition", ""), "AllocNode:Sid=" + "(null)"),
+                List.of("ReqNodeList=" + SlurmText.text(j, "nodelist", "(null)"),
+                        "ExcNodeList=" + SlurmText.text(j, "exclude", "(null)")),
+                List.of("NodeList=" + (pending ? "" : nodes)),
+                List.of("NumNodes=" + nodeCount, "NumCPUs=" + cpus, "NumTasks=" + Math.max(1, j.path("tasks").asInt(1)),
+                        "CPUs/Task=" + Math.max(1, j.path("cpusPerTask").asInt(1)), "ReqB:S:C:T=0:0:*:*"),
+                List.of("TRES=" + tres),
+                List.of("Socks/Node=*", "NtasksPerN:B:S:C=" + j.path("ntasksPerNode").asInt(0) + ":0:*:*", "CoreSpec=*"),
+                List.of("MinCPUsNode=" + Math.max(1, j.path("cpusPerTask").asInt(1)), "MinMemoryNode=" + memText,
+                        "MinTmpDiskNode=0"),
+                List.of("Features=" + SlurmText.text(j, "constraints", "(null)"), "DelayBoot=00:00:00"),
+                List.of("OverSubscribe=" + (j.path("exclusive").asBoolean() ? "NO" : "OK"), "Contiguous=0",
+                        "Licenses=(null)", "Network=(null)"),
+                List.of("Command=(null)"),
+                List.of("WorkDir=" + workdir),
+                List.of("StdErr=" + stderr),
+                List.of("StdIn=/dev/null"),
+                List.of("StdOut=" + stdout),
+                List.of("Power="));
+    }
+
+    private static String exitCode(int code) {
+        return code > 128 ? "0:" + (code - 128) : code + ":0";
+    }
+
+    private List<List<String>> node(JsonNode n) {
+        String name = n.path("name").asString();
+        String state = n.path("state").asString();
+        String gres = n.path("gpus").asInt() > 0
+                ? "gpu:" + (n.hasNonNull("gpuType") ? n.get("gpuType").asString() + ":" : "") + n.path("gpus").asInt()
+                : "(null)";
+        String features = SlurmText.text(n, "features", "(null)");
+        long mem = n.path("memoryMb").asLong();
+        List<List<String>> lines = new ArrayList<>();
+        lines.add(List.of("NodeName=" + name, "Arch=x86_64", "CoresPerSocket=1", ""));
+        lines.add(List.of("CPUAlloc=" + n.path("allocCpus").asInt(), "CPUEfctv=" + n.path("cpus").asInt(),
+                "CPUTot=" + n.path("cpus").asInt(), "CPULoad=N/A"));
+        lines.add(List.of("AvailableFeatures=" + features));
+        lines.add(List.of("ActiveFeatures=" + features));
+        lines.add(List.of("Gres=" + gres));
+        lines.add(List.of("NodeAddr=" + name, "NodeHostName=" + name, ""));
+        lines.add(List.of("RealMemory=" + mem, "AllocMem=" + n.path("allocMemoryMb").asLong(), "FreeMem=N/A",
+                "Sockets=" + n.path("cpus").asInt(), "Boards=1"));
+        lines.add(List.of("State=" + state, "ThreadsPerCore=1", "TmpDisk=0", "Weight=1", "Owner=N/A", "MCS_label=N/A"));
+        lines.add(List.of("Partitions=" + SlurmText.text(n, "partitions", ""), ""));
+        lines.add(List.of("BootTime=None", "SlurmdStartTime=" + SlurmText.time(n.get("lastHeartbeat"), env.zone(), "None")));
+        lines.add(List.of("LastBusyTime=" + SlurmText.time(n.get("lastHeartbeat"), env.zone(), "Unknown")));
+        String memTres = mem % 1024 == 0 ? mem / 1024 + "G" : mem + "M";
+        lines.add(List.of("CfgTRES=cpu=" + n.path("cpus").asInt() + ",mem=" + memTres + ",billing=" + n.path("cpus").asInt()
+                + (n.path("gpus").asInt() > 0 ? ",gres/gpu=" + n.path("gpus").asInt() : "")));
+        lines.add(List.of("AllocTRES=" + (n.path("allocCpus").asInt() > 0 ? "cpu=" + n.path("allocCpus").asInt()
+                + ",mem=" + n.path("allocMemoryMb").asLong() + "M" : "")));
+        lines.add(List.of("CapWatts=n/a"));
+        lines.add(List.of("CurrentWatts=0", "AveWatts=0"));
+        lines.add(List.of("ExtSensorsJoules=n/s", "ExtSensorsWatts=0", "ExtSensorsTemp=n/s"));
+        if (n.hasNonNull("reason")) {
+            lines.add(List.of("Reason=" + n.get("reason").asString() + " [" + SlurmText.text(n, "reasonUser", "root") + "@"
+                    + SlurmText.time(n.get("reasonTime"), env.zone(), "Unknown") + "]"));
+        }
+        return lines;
+    }
+
+    private List<List<String>> partition(JsonNode p) {
+        return List.of(List.of("PartitionName=" + p.path("name").asString()),
+                List.of("AllowGroups=ALL", "AllowAccounts=ALL", "AllowQos=ALL"),
+                List.of("AllocNodes=ALL", "Default=" + (p.path("isDefault").asBoolean() ? "YES" : "NO"), "QoS=N/A"),
+                List.of("DefaultTime=" + (p.hasNonNull("defaultTimeSeconds") ? SlurmText.clock(p.get("defaultTimeSeconds").asLong()) : "NONE"),
+                        "DisableRootJobs=NO", "ExclusiveUser=NO", "GraceTime=0", "Hidden=NO"),
+                List.of("MaxNodes=UNLIMITED", "MaxTime=" + (p.hasNonNull("maxTimeSeconds")
+                        ? SlurmText.clock(p.get("maxTimeSeconds").asLong()) : "UNLIMITED"), "MinNodes=0", "LLN=NO",
+                        "MaxCPUsPerNode=UNLIMITED"),
+                List.of("Nodes=" + p.path("nodes").asString()),
+                List.of("PriorityJobFactor=1", "PriorityTier=" + p.path("priorityTier").asInt(1), "RootOnly=NO",
+                        "ReqResv=NO", "OverSubscribe=NO"),
+                List.of("OverTimeLimit=NONE", "PreemptMode=OFF"),
+                List.of("State=" + p.path("state").asString(), "TotalCPUs=" + p.path("totalCpus").asLong(),
+                        "TotalNodes=" + p.path("totalNodes").asInt(), "SelectTypeParameters=NONE"),
+                List.of("JobDefaults=(null)"),
+                List.of("DefMemPerNode=" + (p.hasNonNull("defaultMemPerNodeMb") ? p.get("defaultMemPerNodeMb").asString() : "UNLIMITED"),
+                        "MaxMemPerNode=UNLIMITED"),
+                List.of("TRES=cpu=" + p.path("totalCpus").asLong() + ",node=" + p.path("totalNodes").asInt() + ",billing="
+                        + p.path("totalCpus").asLong() + (p.path("totalGpus").asLong() > 0 ? ",gres/gpu=" + p.path("totalGpus").asLong() : "")));
+    }
+
+    private int action(List<String> ids, String action) {
+        if (ids.isEmpty()) {
+            env.err().println("scontrol: error: " + action + " needs a job id");
+            return 1;
+        }
+        ControllerApi api = env.api().get();
+        int code = 0;
+        for (String operand : ids) {
+            for (String id : Scancel.expandIds(operand)) {
+                try {
+                    api.post("/api/v1/jobs/" + HttpControllerApi.encode(id) + "/" + action, null);
+                } catch (ControllerApi.ApiException e) {
+                    env.err().println(e.status() == 404 ? "Invalid job id specified for job " + id
+                            : "scontrol: error: " + action + " of job " + id + ": " + e.getMessage());
+                    code = 1;
+                }
+            }
+        }
+        return code;
+    }
+
+    private int update(List<String> words) {
+        Map<String, String> pairs = new LinkedHashMap<>();
+        for (String word : words) {
+            int eq = word.indexOf('=');
+            if (eq <= 0) {
+                env.err().println("scontrol: error: Invalid input: " + word);
+                env.err().println("Request aborted");
+                return 1;
+            }
+            pairs.put(word.substring(0, eq).toLowerCase(Locale.ROOT), word.substring(eq + 1));
+        }
+        ControllerApi api = env.api().get();
+        try {
+            if (pairs.containsKey("jobid") || pairs.containsKey("job")) {
+                String id = pairs.containsKey("jobid") ? pairs.remove("jobid") : pairs.remove("job");
+                Map<String, Object> body = new LinkedHashMap<>();
+                for (Map.Entry<String, String> e : pairs.entrySet()) {
+                    switch (e.getKey()) {
+                        case "timelimit" -> body.put("timeLimitSeconds", TimeLimit.seconds(e.getValue()));
+                        case "partition" -> body.put("partition", e.getValue());
+                        case "qos" -> body.put("qos", e.getValue());
+                        case "nice" -> body.put("nice", Integer.valueOf(e.getValue()));
+                        case "name", "jobname" -> body.put("name", e.getValue());
+                        case "features" -> body.put("constraints", e.getValue());
+                        default -> {
+                            env.err().println("Update of this parameter is not supported: " + e.getKey() + "=" + e.getValue());
+                            env.err().println("Request aborted");
+                            return 1;
+                        }
+                    }
+                }
+                api.patch("/api/v1/jobs/" + HttpControllerApi.encode(id), body);
+                return 0;
+            }
+            if (pairs.containsKey("nodename")) {
+                String hosts = pairs.remove("nodename");
+                String state = pairs.remove("state");
+                String reason = pairs.remove("reason");
+                if (state == null || !pairs.isEmpty()) {
+                    env.err().println("Update of this parameter is not supported: " + String.join(" ", words));
+                    env.err().println("Request aborted");
+                    return 1;
+                }
+                for (String host : SlurmText.expand(hosts)) {
+                    Map<String, Object> body = new LinkedHashMap<>();
+                    body.put("state", state.toUpperCase(Locale.ROOT).startsWith("UNDRAIN") ? "RESUME"
+                            : state.toUpperCase(Locale.ROOT));
+                    if (reason != null) {
+                        body.put("reason", reason);
+                    }
+                    api.patch("/api/v1/nodes/" + HttpControllerApi.encode(host), body);
+                }
+                return 0;
+            }
+        } catch (IllegalArgumentException e) {
+            env.err().println("scontrol: error: " + e.getMessage());
+            return 1;
+        } catch (ControllerApi.ApiException e) {
+            env.err().println(e.status() == 404 ? "slurm_update error: Invalid job id specified"
+                    : "slurm_update error: " + e.getMessage());
+            return 1;
+        }
+        env.err().println("No valid entity in update command");
+        env.err().println("Input line must include \"NodeName\", \"PartitionName\", \"Reservation/ReservationName\", or \"JobId\"");
+        return 1;
+    }
+
+    private int ping() {
+        ControllerApi api = env.api().get();
+        try {
+            api.get("/api/v1/auth/whoami");
+            env.out().println("Slurmctld(primary) at " + api.host() + " is UP");
+            return 0;
+        } catch (ControllerApi.Unreachable e) {
+            env.out().println("Slurmctld(primary) at " + api.host() + " is DOWN");
+            env.out().println("*****************************************");
+            env.out().println("** RESTORE SLURMCTLD DAEMON TO SERVICE **");
+            env.out().println("*****************************************");
+            return 1;
+        }
+    }
+}

@@ -1,0 +1,235 @@
+package io.gantry.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+class CliTests {
+
+    @TempDir
+    Path dir;
+
+    /** Records what was posted and answers like the controller's submit and token endpoints. */
+    private static final class Recording implements ControllerApi {
+        final List<JsonNode> posted = new ArrayList<>();
+
+        @Override
+        public JsonNode get(String path) {
+            return null;
+        }
+
+        @Override
+        public JsonNode post(String path, Object body) {
+            JsonNode json = HttpControllerApi.JSON.valueToTree(body);
+            posted.add(json);
+            ObjectNode answer = HttpControllerApi.JSON.createObjectNode();
+            if (path.equals("/api/v1/auth/tokens")) {
+                if (!json.path("password").asString().equals("secret")) {
+                    throw new ApiException(401, "Bad credentials");
+                }
+                answer.put("token", "the-token");
+                answer.put("expiresAt", "2026-12-04T00:00:00Z");
+            } else {
+                answer.put("jobId", 42);
+            }
+            return answer;
+        }
+
+        @Override
+        public JsonNode patch(String path, Object body) {
+            return null;
+        }
+
+        @Override
+        public JsonNode delete(String path) {
+            return null;
+        }
+
+        @Override
+        public String host() {
+            return "controller";
+        }
+    }
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private CliEnvironment env(Map<String, String> variables, String stdin, ControllerApi api) {
+        return new CliEnvironment(variables, dir, dir, new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                Clock.fixed(Instant.parse("2026-12-03T12:00:00Z"), ZoneOffset.UTC), ZoneOffset.UTC, () -> api);
+    }
+
+    @Test
+    void commandLineOptionsBecomeDirectivesAfterTheScriptsOwnSoTheyWin() throws Exception {
+        Files.writeString(dir.resolve("job.sh"), "#!/bin/bash\n#SBATCH -J from-script\n#SBATCH -t 5\n\necho hi\n");
+        Recording api = new Recording();
+        int exit = Cli.run(env(Map.of(), "", api), "sbatch", List.of("-t", "10:00", "--comment", "two words", "job.sh"));
+        assertThat(exit).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("Submitted batch job 42\n");
+        assertThat(api.posted.get(0).path("script").asString()).isEqualTo("""
+                #!/bin/bash
+                #SBATCH -J from-script
+                #SBATCH -t 5
+
+                # Options given on sbatch's command line:
+                #SBATCH --time=10:00
+                #SBATCH --comment="two words"
+                echo hi
+                """);
+        assertThat(api.posted.get(0).path("workdir").asString()).isEqualTo(dir.toString());
+    }
+
+    @Test
+    void wrapMakesSbatchsScriptAndParsablePrintsTheIdAlone() {
+        Recording api = new Recording();
+        assertThat(Cli.run(env(Map.of(), "", api), "sbatch", List.of("--parsable", "--wrap", "hostname"))).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("42\n");
+        assertThat(api.posted.get(0).path("script").asString())
+                .isEqualTo("#!/bin/sh\n# This script was created by sbatch --wrap.\n\nhostname\n");
+        assertThat(api.posted.get(0).path("name").asString()).isEqualTo("wrap");
+    }
+
+    @Test
+    void exportAllNeverCarriesTheTokenOrTheJobCredentialIntoTheJob() {
+        Recording api = new Recording();
+        Cli.run(env(Map.of("PATH", "/bin", "GANTRY_TOKEN", "t", "GANTRY_JOB_TOKEN", "j", "BASH_FUNC_x%%", "() {}"), "",
+                api), "sbatch", List.of("--wrap", "true"));
+        assertThat(api.posted.get(0).path("environment").propertyNames()).containsExactly("PATH");
+        Cli.run(env(Map.of("PATH", "/bin", "HOME", "/h"), "", api), "sbatch", List.of("--export=HOME,A=1", "--wrap", "true"));
+        assertThat(api.posted.get(1).path("environment").toString()).isEqualTo("{\"A\":\"1\",\"HOME\":\"/h\"}");
+    }
+
+    @Test
+    void loginKeepsTheTokenWhereOnlyItsOwnerCanReadIt() throws Exception {
+        Recording api = new Recording();
+        int exit = Cli.run(env(Map.of(), "secret\n", api), "login", List.of("--user", "alice", "--password-stdin"));
+        assertThat(exit).isZero();
+        Path token = dir.resolve(".config/gantry/token");
+        assertThat(Files.readString(token)).isEqualTo("the-token\n");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(token))).isEqualTo("rw-------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(token.getParent()))).isEqualTo("rwx------");
+        assertThat(env(Map.of(), "", api).token()).isEqualTo("the-token");
+        assertThat(env(Map.of("GANTRY_JOB_TOKEN", "job"), "", api).token()).isEqualTo("job");
+        assertThat(env(Map.of("GANTRY_TOKEN", "env", "GANTRY_JOB_TOKEN", "job"), "", api).token()).isEqualTo("env");
+    }
+
+    @Test
+    void aWrongPasswordStoresNothing() {
+        int exit = Cli.run(env(Map.of(), "wrong\n", new Recording()), "login", List.of("--password-stdin"));
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("login: error: wrong user name or password\n");
+        assertThat(dir.resolve(".config/gantry/token")).doesNotExist();
+    }
+
+    @Test
+    void installWritesALauncherPerCommandThatRunsThisJarWithItsSubcommand() throws Exception {
+        Path jar = Files.writeString(dir.resolve("gantry.jar"), "not really a jar");
+        int exit = Cli.run(env(Map.of(), "", new Recording()), "cli",
+                List.of("install", "--prefix", "bin", "--jar", jar.toString(), "--java", "/opt/java/bin/java", "--no-cds"));
+        assertThat(exit).isZero();
+        for (String name : Cli.COMMANDS) {
+            Path launcher = dir.resolve("bin").resolve(name);
+            assertThat(launcher).isExecutable();
+            assertThat(Files.readString(launcher)).endsWith("exec '/opt/java/bin/java' " + Install.JVM_OPTIONS + " -jar '"
+                    + jar + "' " + name + " \"$@\"\n");
+        }
+    }
+
+    @Test
+    void withoutAControllerTheCommandSaysSoInOneLine() {
+        CliEnvironment env = new CliEnvironment(Map.of(), dir, dir, new ByteArrayInputStream(new byte[0]),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                Clock.systemUTC(), ZoneOffset.UTC, () -> {
+                    throw new ControllerApi.Unreachable("no controller: set GANTRY_URL");
+                });
+        assertThat(Cli.run(env, "squeue", List.of())).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("squeue: error: no controller: set GANTRY_URL\n");
+    }
+
+    /** Answers GET /api/v1/accounting/jobs with one finished job and one that ended by signal 9. */
+    private static final class Accounting extends ControllerApiStub {
+        final List<String> asked = new ArrayList<>();
+
+        @Override
+        public JsonNode get(String path) {
+            asked.add(path);
+            return HttpControllerApi.JSON.readTree("""
+                    {"items":[{"jobId":"42","name":"wrap","user":"alice","account":"physics","partition":"gpu",
+                    "state":"COMPLETED","exitCode":0,"elapsedSeconds":3725,"allocTres":"cpu=4,mem=16G,node=1",
+                    "nodeList":"gpu001"},
+                    {"jobId":"43_7","name":"a-very-long-name","user":"alice","account":"physics","partition":"gpu",
+                    "state":"FAILED","exitCode":137,"elapsedSeconds":5,"allocTres":"cpu=1,mem=1G,node=1",
+                    "nodeList":"gpu002"}],"page":0,"size":1000,"total":2}
+                    """);
+        }
+    }
+
+    private abstract static class ControllerApiStub implements ControllerApi {
+        @Override
+        public JsonNode post(String path, Object body) {
+            throw new AssertionError(path);
+        }
+
+        @Override
+        public JsonNode patch(String path, Object body) {
+            throw new AssertionError(path);
+        }
+
+        @Override
+        public JsonNode delete(String path) {
+            throw new AssertionError(path);
+        }
+
+        @Override
+        public String host() {
+            return "controller";
+        }
+    }
+
+    @Test
+    void sacctPrintsWhatWorkflowEnginesParse() {
+        Accounting api = new Accounting();
+        assertThat(Cli.run(env(Map.of(), "", api), "sacct", List.of("-X", "-P", "-n", "-j", "42,43_7", "-o",
+                "JobIDRaw,State,ExitCode,Elapsed,NodeList"))).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo(
+                "42|COMPLETED|0:0|01:02:05|gpu001\n43_7|FAILED|0:9|00:00:05|gpu002\n");
+        assertThat(api.asked.get(0)).contains("jobId=42%2C43_7").contains("includeSteps=false").doesNotContain("start=");
+    }
+
+    @Test
+    void sacctsDefaultLayoutHasFixedColumnsAndMarksCutValues() {
+        assertThat(Cli.run(env(Map.of(), "", new Accounting()), "sacct", List.of("-j", "42"))).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("""
+                JobID           JobName  Partition    Account  AllocCPUS      State ExitCode\s
+                ------------ ---------- ---------- ---------- ---------- ---------- --------\s
+                42                 wrap        gpu    physics          4  COMPLETED      0:0\s
+                43_7         a-very-lo+        gpu    physics          1     FAILED      0:9\s
+                """);
+    }
+
+    @Test
+    void hostlistsExpandAndCompressAsScontrolDoes() {
+        assertThat(SlurmText.expand("ref[1-3],vm,gpu[08-10]")).containsExactly("ref1", "ref2", "ref3", "vm", "gpu08",
+                "gpu09", "gpu10");
+        assertThat(SlurmText.compress(List.of("ref1", "ref2", "ref3", "gpu08", "gpu09", "n5"))).isEqualTo(
+                "ref[1-3],gpu[08-09],n5");
+        assertThat(Scancel.expandIds("7_[1-3,5],8")).containsExactly("7_1", "7_2", "7_3", "7_5", "8");
+    }
+}
