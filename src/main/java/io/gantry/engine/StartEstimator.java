@@ -55,14 +55,25 @@ public final class StartEstimator {
             PendingReason.PARTITION_CONFIG, PendingReason.PARTITION_TIME_LIMIT, PendingReason.PARTITION_NODE_LIMIT,
             PendingReason.PARTITION_DOWN, PendingReason.BAD_CONSTRAINTS, PendingReason.DEPENDENCY_NEVER_SATISFIED);
 
+    /** What makes two jobs identical for placement: the later of them cannot start before the earlier. */
+    private record Alike(Request request, List<String> partitions, long timeLimitSeconds) {
+    }
+
     private final Snapshot snapshot;
     private final Cluster cluster;
     private final Budget budget;
+    private final boolean indexed;
 
     StartEstimator(Snapshot snapshot, Cluster cluster, Budget budget) {
+        this(snapshot, cluster, budget, true);
+    }
+
+    /** {@code indexed}: search through a {@link FreeIndex} (same estimates; off only to test that). */
+    StartEstimator(Snapshot snapshot, Cluster cluster, Budget budget, boolean indexed) {
         this.snapshot = snapshot;
         this.cluster = cluster;
         this.budget = budget;
+        this.indexed = indexed;
     }
 
     StartEstimates run(Plan plan) {
@@ -78,6 +89,10 @@ public final class StartEstimator {
                 profile.replayReservation(byId.get(w.job()), w);
             }
         }
+        if (indexed) {
+            profile.indexFreeNodes();
+        }
+        Map<Alike, Long> lastOfAlike = new HashMap<>();
         List<StartEstimate> out = new ArrayList<>(snapshot.pending().size());
         Set<JobId> seen = new HashSet<>();
         for (Start s : plan.starts()) {
@@ -109,7 +124,7 @@ public final class StartEstimator {
                 continue;
             }
             StartEstimate.Missing why = missing(job, w == null ? job.heldBy() : w.reason());
-            if (why != null) {
+            if (why != null && why != StartEstimate.Missing.RESERVATION) {
                 out.add(StartEstimate.none(job.id(), why));
                 continue;
             }
@@ -120,7 +135,14 @@ public final class StartEstimator {
                 continue;
             }
             placed++;
-            Cycle.Placed at = profile.placeEarliest(job, job.eligibleFrom());
+            // The profile only fills, so a job like one placed before it fits no earlier than that one.
+            Alike alike = new Alike(job.request(), job.partitions(), job.timeLimitSeconds());
+            Long floor = lastOfAlike.get(alike);
+            Cycle.Placed at = profile.placeEarliest(job, floor == null ? job.eligibleFrom()
+                    : Math.max(job.eligibleFrom(), floor));
+            if (at != null) {
+                lastOfAlike.put(alike, at.start());
+            }
             out.add(at != null ? StartEstimate.at(job.id(), at.start(), at.partition(), at.nodes())
                     : StartEstimate.none(job.id(), StartEstimate.Missing.NEVER_FITS));
         }
