@@ -948,7 +948,14 @@ final class Cycle {
                     continue;
                 }
                 notBefore = Math.max(from, index.edge[k]);
-                int[] chosen = earliestAmong(s, duration, BitSet.valueOf(words), index.edge[k + 1], startOut);
+                BitSet nodes = BitSet.valueOf(words);
+                if (!(s.inOneBlock() && c.blockCount > 0)) {
+                    int[] chosen = startingAt(s, duration, nodes, startOut);
+                    if (startOut[0] >= 0) {
+                        return chosen;
+                    }
+                }
+                int[] chosen = earliestAmong(s, duration, nodes, index.edge[k + 1], startOut);
                 if (startOut[0] >= 0) {
                     return chosen;
                 }
@@ -957,6 +964,44 @@ final class Cycle {
         } finally {
             notBefore = from;
         }
+    }
+
+    /**
+     * The earliest allowed start, {@link #notBefore}, when enough of {@code nodes} can start then:
+     * as {@link #earliestAmong} but checking each node at that one time instead of reading its whole
+     * profile (the nodes whose windows hold that time are those that fit from it, outside advance
+     * reservations); -1 in {@code startOut[0]} when too few can.
+     */
+    private int[] startingAt(Shape s, long duration, BitSet nodes, long[] startOut) {
+        long start = notBefore;
+        long end = FreeIndex.saturatedAdd(start, duration);
+        int count = 0;
+        for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
+            if (s.capable(c, i) && a.fitsDuring(i, start, end, s.needCpu(c, i), s.needMem(c, i), s.needGpu(c, i))
+                    && clearOfReservations(i, start, duration)) {
+                buf[count++] = i;
+            }
+        }
+        if (count < s.nodes()) {
+            startOut[0] = -1;
+            return null;
+        }
+        startOut[0] = start;
+        return Placement.choose(c, a, s, buf, count);
+    }
+
+    /** Whether a start at {@code start} on node {@code i} keeps clear of the advance reservations, as {@link #clipToReservations} allows. */
+    private boolean clearOfReservations(int i, long start, long duration) {
+        for (Held h : held) {
+            AdvanceReservation r = h.reservation();
+            if (!h.nodes().get(i) || r.end() <= now || h == ownHeld) {
+                continue;
+            }
+            if (start > r.start() - duration && start < r.end()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private IndexedShape indexed(Shape s) {

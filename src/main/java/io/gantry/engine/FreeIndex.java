@@ -1,6 +1,7 @@
 package io.gantry.engine;
 
 import java.util.BitSet;
+import java.util.List;
 
 /**
  * Nodes indexed by their free GPUs and CPUs over time, for {@link StartEstimator}'s search: time is
@@ -71,8 +72,62 @@ final class FreeIndex {
         maxCpu = new long[buckets];
         minGpu = new long[buckets];
         maxGpu = new long[buckets];
+        build();
+    }
+
+    /**
+     * Every up node into the index: each node is put once per bucket at the level of its amount,
+     * then each level takes in the levels above it (one bit written per node and bucket, instead of
+     * one per level).
+     */
+    private void build() {
+        int last = buckets - 1;
         for (int i = c.up.nextSetBit(0); i >= 0; i = c.up.nextSetBit(i + 1)) {
-            refresh(i, 0, buckets - 1);
+            a.extremes(i, edge, 0, last, minCpu, maxCpu, minGpu, maxGpu);
+            int w = i >>> 6;
+            long bit = 1L << i;
+            for (int k = 0; k <= last; k++) {
+                int g = (int) Math.min(maxGpu[k], gpuLevels);
+                if (g > 0) {
+                    some[g - 1][k][w] |= bit;
+                }
+                g = (int) Math.min(minGpu[k], gpuLevels);
+                if (g > 0) {
+                    always[g - 1][k][w] |= bit;
+                }
+                int j = cpuClass(maxCpu[k]);
+                if (j >= 0) {
+                    some[gpuLevels + j][k][w] |= bit;
+                }
+                j = cpuClass(minCpu[k]);
+                if (j >= 0) {
+                    always[gpuLevels + j][k][w] |= bit;
+                }
+            }
+        }
+        for (long[][][] bits : List.of(some, always)) {
+            for (int k = 0; k <= last; k++) {
+                suffixOr(bits, 0, gpuLevels, k);
+                suffixOr(bits, gpuLevels, gpuLevels + cpuLevels, k);
+            }
+        }
+    }
+
+    /** The highest CPU level that {@code cpus} free reaches; -1 for none. */
+    private int cpuClass(long cpus) {
+        if (cpus <= 0) {
+            return -1;
+        }
+        return Math.min(63 - Long.numberOfLeadingZeros(cpus), cpuLevels - 1);
+    }
+
+    private void suffixOr(long[][][] bits, int from, int to, int k) {
+        for (int level = to - 2; level >= from; level--) {
+            long[] into = bits[level][k];
+            long[] above = bits[level + 1][k];
+            for (int w = 0; w < words; w++) {
+                into[w] |= above[w];
+            }
         }
     }
 

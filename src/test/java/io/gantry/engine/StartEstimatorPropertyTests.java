@@ -63,9 +63,11 @@ class StartEstimatorPropertyTests {
                     RandomSnapshots.withSwitchTree(seed), RandomSnapshots.withNodeLists(seed))) {
                 Plan plan = engine.plan(s);
                 Cluster cluster = new Cluster(s.nodes(), s.partitions(), s.switches());
-                List<StartEstimate> exact = new StartEstimator(s, cluster, StartEstimator.Budget.UNLIMITED, false)
+                List<StartEstimate> exact = new StartEstimator(s, cluster, StartEstimator.Budget.UNLIMITED,
+                        StartEstimator.Search.EVERY_NODE)
                         .run(plan).estimates();
-                List<StartEstimate> indexed = new StartEstimator(s, cluster, StartEstimator.Budget.UNLIMITED, true)
+                List<StartEstimate> indexed = new StartEstimator(s, cluster, StartEstimator.Budget.UNLIMITED,
+                        StartEstimator.Search.INDEX_EXACT)
                         .run(plan).estimates();
                 assertThat(indexed).as("seed %d", seed).isEqualTo(exact);
                 // Starts past the index's first minute-wide buckets, where a bucket holds many moments.
