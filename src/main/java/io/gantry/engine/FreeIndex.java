@@ -15,8 +15,9 @@ import java.util.List;
  * node's. The index only ever narrows to a superset of the nodes that fit, so the result is the
  * exact search's. Memory is not indexed (the exact search checks it).
  *
- * <p>With 12,500 nodes, 100,000 pending jobs placed one after another made every job read all
- * 12,500 profiles (0.25 ms of CPU a job at first, more as profiles filled); see BENCHMARKS.md.
+ * <p>Built because with 12,500 nodes every job read all 12,500 profiles (0.25 ms of CPU a job);
+ * measured, it saved little (for one-node jobs most nodes stay candidates), so the estimator does
+ * not use it by default; see BENCHMARKS.md, "Expected starts", second round.
  */
 final class FreeIndex {
 

@@ -16,8 +16,9 @@ import java.util.Set;
  * advance reservations are kept clear. Jobs are then walked in the plan's priority order (jobs the
  * plan did not see, such as those waiting for their begin time, after them, earliest eligible
  * first); each gets the earliest time it fits for its whole limit and is placed there, so that
- * later jobs queue behind it. A job that cannot be placed says why (held, dependency, limit, never
- * fits). A budget of jobs and time keeps a queue of 100,000 cheap: jobs past it get no estimate.
+ * later jobs queue behind it (a job of an advance reservation on its nodes, from its start; a job
+ * alike one placed before it from that one's start). A job that cannot be placed says why (held,
+ * dependency, limit, never fits). A budget of jobs and time keeps a queue of 100,000 cheap: jobs past it get no estimate.
  *
  * <p>Pure and deterministic for a given snapshot and plan when the budget has no time limit.
  */
@@ -135,7 +136,7 @@ public final class StartEstimator {
                 continue;
             }
             StartEstimate.Missing why = missing(job, w == null ? job.heldBy() : w.reason());
-            if (why != null && why != StartEstimate.Missing.RESERVATION) {
+            if (why != null) {
                 out.add(StartEstimate.none(job.id(), why));
                 continue;
             }
@@ -165,7 +166,7 @@ public final class StartEstimator {
         PendingReason held = job.heldBy() == null || job.heldBy() == PendingReason.NONE ? null : job.heldBy();
         PendingReason r = held != null ? held : reason;
         if (r == null) {
-            return job.reservation() != null ? StartEstimate.Missing.RESERVATION : null;
+            return null;
         }
         if (r == PendingReason.DEPENDENCY) {
             return StartEstimate.Missing.DEPENDENCY;
@@ -178,9 +179,6 @@ public final class StartEstimator {
         }
         if (held != null) {
             return StartEstimate.Missing.HELD;
-        }
-        if (r == PendingReason.RESERVATION || job.reservation() != null) {
-            return StartEstimate.Missing.RESERVATION;
         }
         return null;
     }

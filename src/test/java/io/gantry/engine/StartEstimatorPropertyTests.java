@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class StartEstimatorPropertyTests {
 
     private static final Set<StartEstimate.Missing> NOT_ABOUT_RESOURCES = EnumSet.of(StartEstimate.Missing.HELD,
-            StartEstimate.Missing.DEPENDENCY, StartEstimate.Missing.LIMIT, StartEstimate.Missing.RESERVATION);
+            StartEstimate.Missing.DEPENDENCY, StartEstimate.Missing.LIMIT);
 
     @Test
     void random_snapshots_get_sound_estimates() {
