@@ -13,11 +13,17 @@ describe('expected start in the why-pending panel', () => {
 
   it('never shows a time beside a reason that rules one out, even a stale one', () => {
     for (const reason of ['JobHeldUser', 'JobHeldAdmin', 'Dependency', 'DependencyNeverSatisfied', 'PartitionDown',
-      'QOSMaxJobsPerUserLimit', 'AssocGrpGRES', 'QOSMaxGRESPerJob', 'JobArrayTaskLimit', 'Reservation']) {
+      'QOSMaxJobsPerUserLimit', 'AssocGrpGRES', 'QOSMaxGRESPerJob', 'JobArrayTaskLimit']) {
       expect(explainStart(reason, '2026-12-03T13:00:00Z', NOW).kind).toBe('none');
     }
     expect(explainStart('JobHeldUser', null, NOW)).toEqual({ kind: 'none', why: expect.stringContaining('held') });
     expect(explainStart('QOSMaxJobsPerUserLimit', null, NOW)).toEqual({ kind: 'none', why: expect.stringContaining('limit') });
+  });
+
+  it('gives a job of an advance reservation the time it can start in it, else says it waits for it', () => {
+    expect(explainStart('Reservation', '2026-12-03T14:00:00Z', NOW))
+      .toEqual({ kind: 'expected', at: '2026-12-03T14:00:00Z', notBeforeBegin: false, overdue: false });
+    expect(explainStart('Reservation', null, NOW)).toEqual({ kind: 'none', why: expect.stringContaining('advance reservation') });
   });
 
   it('says when the scheduler has not placed a job yet', () => {

@@ -1,7 +1,8 @@
 /**
  * What the why-pending panel says about when a pending job starts. The scheduler gives every
- * pending job it could place an expected start (as squeue --start); jobs held, waiting on a
- * dependency or a limit, or unable to run as the cluster is get none. The text follows the job's
+ * pending job it could place an expected start (as squeue --start), a job of an advance reservation
+ * the time it can start in it; jobs held, waiting on a dependency or a limit, or unable to run as
+ * the cluster is get none. The text follows the job's
  * reason first, so a stale time (the reason changed since the last estimate pass) is never shown
  * beside a reason that contradicts it.
  */
@@ -29,7 +30,7 @@ export function explainStart(reason: string | null | undefined, expectedStartTim
   if (DEPENDENCY.has(r)) return { kind: 'none', why: 'it starts only once its dependency is satisfied; no time can be given before then.' };
   if (NEVER.has(r)) return { kind: 'none', why: 'it cannot run as the cluster and its limits are now (see the reason).' };
   if (isLimit(r)) return { kind: 'none', why: 'a limit keeps it waiting until other jobs of the same user, account or QOS end.' };
-  if (r === 'Reservation') return { kind: 'none', why: 'it waits for its advance reservation to begin.' };
+  if (r === 'Reservation' && !expectedStartTime) return { kind: 'none', why: 'it waits for its advance reservation to begin.' };
   if (!expectedStartTime) {
     return { kind: 'none', why: 'the scheduler has not placed it yet (it plans every pending job after each full pass, as time allows).' };
   }

@@ -207,6 +207,47 @@ final class Availability {
         }
     }
 
+    /**
+     * For {@link FreeIndex}: node {@code i}'s lowest and highest free CPUs and GPUs over each bucket
+     * [edge[k], edge[k + 1]) for k from {@code kFrom} to {@code kTo}, written at index k.
+     */
+    void extremes(int i, long[] edge, int kFrom, int kTo, long[] minCpu, long[] maxCpu, long[] minGpu,
+            long[] maxGpu) {
+        long[] times = evTime[i];
+        int n = evCount[i];
+        long fc = freeCpu[i];
+        long fg = freeGpu[i];
+        int e = 0;
+        while (e < n && times[e] <= edge[kFrom]) {
+            fc += evCpu[i][e];
+            fg += evGpu[i][e];
+            e++;
+        }
+        for (int k = kFrom; k <= kTo; k++) {
+            long lc = fc;
+            long hc = fc;
+            long lg = fg;
+            long hg = fg;
+            long until = edge[k + 1];
+            while (e < n && times[e] < until) {
+                long t = times[e];
+                while (e < n && times[e] == t) {
+                    fc += evCpu[i][e];
+                    fg += evGpu[i][e];
+                    e++;
+                }
+                lc = Math.min(lc, fc);
+                hc = Math.max(hc, fc);
+                lg = Math.min(lg, fg);
+                hg = Math.max(hg, fg);
+            }
+            minCpu[k] = lc;
+            maxCpu[k] = hc;
+            minGpu[k] = lg;
+            maxGpu[k] = hg;
+        }
+    }
+
     private void addEvent(int i, long t, int dCpu, long dMem, int dGpu) {
         int n = evCount[i];
         if (evTime[i] == null) {

@@ -51,6 +51,11 @@ final class Cycle {
     private boolean onlyAllowed;
     /** The earliest start {@link #earliest} may return: now, except for {@link #placeEarliest}'s later ones. */
     private long notBefore;
+    /** For {@link #placeEarliest} once {@link #indexFreeNodes} has run: which nodes have what free when. */
+    private FreeIndex index;
+    /** In {@link #placeEarliest}: the advance reservation the job must run in, whose nodes are its own; else null. */
+    private Held ownHeld;
+    private final Map<Shape, IndexedShape> indexedShapes = new java.util.IdentityHashMap<>();
 
     private record Held(AdvanceReservation reservation, BitSet nodes) {
     }
@@ -220,12 +225,17 @@ final class Cycle {
     /**
      * For {@link StartEstimator}: the earliest time at or after {@code notBefore} the job could start
      * in one of its partitions for its whole time limit, with resources held for it from then on so
-     * that jobs estimated after it queue behind it; null when it never could (or names an advance
-     * reservation, whose nodes are its own to wait for).
+     * that jobs estimated after it queue behind it; null when it never could. A job bound to an
+     * advance reservation is placed on its nodes, from its start, and must start before its end.
      */
     Placed placeEarliest(PendingJob job, long notBefore) {
+        Held own = null;
         if (job.reservation() != null) {
-            return null;
+            own = heldByName.get(job.reservation());
+            if (own == null || own.reservation().end() <= now) {
+                return null;
+            }
+            notBefore = Math.max(notBefore, own.reservation().start());
         }
         List<Shape> candidates = new ArrayList<>(job.partitions().size());
         candidates(job, candidates);
@@ -234,6 +244,7 @@ final class Cycle {
         Shape bestShape = null;
         int[] bestNodes = null;
         this.notBefore = Math.max(now, notBefore);
+        this.ownHeld = own;
         try {
             for (Shape s : candidates) {
                 long[] startOut = new long[1];
@@ -246,11 +257,18 @@ final class Cycle {
             }
         } finally {
             this.notBefore = now;
+            this.ownHeld = null;
         }
-        if (bestShape == null) {
+        if (bestShape == null || (own != null && bestStart >= own.reservation().end())) {
             return null;
         }
-        List<String> names = holdFor(bestShape, bestNodes, bestStart, Math.addExact(bestStart, duration));
+        long end = Math.addExact(bestStart, duration);
+        List<String> names = holdFor(bestShape, bestNodes, bestStart, end);
+        if (index != null) {
+            for (int i : bestNodes) {
+                index.changed(i, bestStart, end);
+            }
+        }
         return new Placed(bestStart, c.parts[bestShape.partition()].name(), names);
     }
 
@@ -264,6 +282,14 @@ final class Cycle {
             names.add(c.names[i]);
         }
         return names;
+    }
+
+    /**
+     * For {@link StartEstimator}, after the profile is loaded: {@link #placeEarliest} from now on
+     * reads only the nodes a {@link FreeIndex} says could fit (same results, less work on many nodes).
+     */
+    void indexFreeNodes() {
+        index = new FreeIndex(a);
     }
 
     /** For {@link StartEstimator}: holds a reservation the plan made, on the nodes it names. */
@@ -871,7 +897,7 @@ final class Cycle {
         boolean clipped = false;
         for (Held h : held) {
             AdvanceReservation r = h.reservation();
-            if (!h.nodes().get(i) || r.end() <= now) {
+            if (!h.nodes().get(i) || r.end() <= now || h == ownHeld) {
                 continue;
             }
             clipped = true;
@@ -905,17 +931,34 @@ final class Cycle {
         for (int i : s.excluded()) {
             pool.clear(i);
         }
+        if (ownHeld != null) {
+            pool.and(ownHeld.nodes());
+        }
         if (s.required().length > 0) {
             return earliestWithRequired(s, duration, startOut);
         }
-        for (int i = pool.nextSetBit(0); i >= 0; i = pool.nextSetBit(i + 1)) {
+        if (index != null && ownHeld == null) {
+            return earliestIndexed(s, duration, startOut);
+        }
+        return earliestAmong(s, duration, pool, Availability.FOREVER, startOut);
+    }
+
+    /**
+     * {@link #earliest} over {@code nodes} only, for a start before {@code before}: the chosen nodes
+     * with the start in {@code startOut[0]}; null with -1 there when no start comes before
+     * {@code before}, null with the start there when the nodes free then cannot be chosen.
+     */
+    private int[] earliestAmong(Shape s, long duration, BitSet nodes, long before, long[] startOut) {
+        intervals.clear();
+        for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
             if (s.capable(c, i)) {
                 windows(s, i, duration);
             }
         }
         long start = s.inOneBlock() && c.blockCount > 0 ? sweepPerBlock(s.nodes()) : sweep(s.nodes(), 0, intervals.size,
                 intervals.start, intervals.end);
-        if (start < 0) {
+        if (start < 0 || start >= before) {
+            startOut[0] = -1;
             return null;
         }
         int count = 0;
@@ -924,12 +967,105 @@ final class Cycle {
                 buf[count++] = intervals.node[k];
             }
         }
-        int[] chosen = Placement.choose(c, a, s, buf, count);
-        if (chosen == null) {
+        startOut[0] = start;
+        return Placement.choose(c, a, s, buf, count);
+    }
+
+    /** A shape's nodes (those it may use, up, capable) as words for {@link FreeIndex}, and its levels there. */
+    private record IndexedShape(long[] pool, int gpuLevel, int cpuLevel) {
+    }
+
+    /**
+     * {@link #earliest} through {@link #index}: bucket by bucket from {@link #notBefore}, the exact
+     * search runs only over the nodes the index says could take part in a start in that bucket,
+     * and the first bucket where it finds a start gives the same start (and nodes) as a search over
+     * every node.
+     */
+    private int[] earliestIndexed(Shape s, long duration, long[] startOut) {
+        IndexedShape is = indexedShapes.computeIfAbsent(s, this::indexed);
+        if (is.gpuLevel() == -2 || is.cpuLevel() == -2) {
+            return null;
+        }
+        long from = notBefore;
+        int n = s.nodes();
+        long[] words = new long[index.words()];
+        try {
+            for (int k = index.bucketOf(from); k < index.buckets; k++) {
+                if (index.candidates(is.pool(), k, from, duration, is.gpuLevel(), is.cpuLevel(), n, words) < n) {
+                    continue;
+                }
+                notBefore = Math.max(from, index.edge[k]);
+                BitSet nodes = BitSet.valueOf(words);
+                if (!(s.inOneBlock() && c.blockCount > 0)) {
+                    int[] chosen = startingAt(s, duration, nodes, startOut);
+                    if (startOut[0] >= 0) {
+                        return chosen;
+                    }
+                }
+                int[] chosen = earliestAmong(s, duration, nodes, index.edge[k + 1], startOut);
+                if (startOut[0] >= 0) {
+                    return chosen;
+                }
+            }
+            return null;
+        } finally {
+            notBefore = from;
+        }
+    }
+
+    /**
+     * The earliest allowed start, {@link #notBefore}, when enough of {@code nodes} can start then:
+     * as {@link #earliestAmong} but checking each node at that one time instead of reading its whole
+     * profile (the nodes whose windows hold that time are those that fit from it, outside advance
+     * reservations); -1 in {@code startOut[0]} when too few can.
+     */
+    private int[] startingAt(Shape s, long duration, BitSet nodes, long[] startOut) {
+        long start = notBefore;
+        long end = FreeIndex.saturatedAdd(start, duration);
+        int count = 0;
+        for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
+            if (s.capable(c, i) && a.fitsDuring(i, start, end, s.needCpu(c, i), s.needMem(c, i), s.needGpu(c, i))
+                    && clearOfReservations(i, start, duration)) {
+                buf[count++] = i;
+            }
+        }
+        if (count < s.nodes()) {
+            startOut[0] = -1;
             return null;
         }
         startOut[0] = start;
-        return chosen;
+        return Placement.choose(c, a, s, buf, count);
+    }
+
+    /** Whether a start at {@code start} on node {@code i} keeps clear of the advance reservations, as {@link #clipToReservations} allows. */
+    private boolean clearOfReservations(int i, long start, long duration) {
+        for (Held h : held) {
+            AdvanceReservation r = h.reservation();
+            if (!h.nodes().get(i) || r.end() <= now || h == ownHeld) {
+                continue;
+            }
+            if (start > r.start() - duration && start < r.end()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private IndexedShape indexed(Shape s) {
+        long[] words = new long[index.words()];
+        int minGpu = Integer.MAX_VALUE;
+        int minCpu = Integer.MAX_VALUE;
+        for (int i = pool.nextSetBit(0); i >= 0; i = pool.nextSetBit(i + 1)) {
+            if (s.capable(c, i)) {
+                words[i >>> 6] |= 1L << i;
+                minGpu = Math.min(minGpu, s.needGpu(c, i));
+                minCpu = Math.min(minCpu, s.needCpu(c, i));
+            }
+        }
+        if (minGpu == Integer.MAX_VALUE) {
+            return new IndexedShape(words, -1, -1);
+        }
+        return new IndexedShape(words, index.gpuLevel(minGpu), index.cpuLevel(minCpu));
     }
 
     /** Appends to {@link #intervals} the times node {@code i} could start the shape's share for {@code duration}. */

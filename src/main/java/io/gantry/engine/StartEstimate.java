@@ -17,8 +17,6 @@ public record StartEstimate(JobId job, OptionalLong start, String partition, Lis
         HELD,
         /** Waiting on another job: when depends on that job. */
         DEPENDENCY,
-        /** Runs only in an advance reservation, on its nodes, once it has begun. */
-        RESERVATION,
         /** A QOS or association limit keeps it waiting until jobs of the same user or account end. */
         LIMIT,
         /** It could not run even on an idle cluster as it is now (nodes down, partition, request). */

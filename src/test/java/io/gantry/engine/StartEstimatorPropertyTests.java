@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class StartEstimatorPropertyTests {
 
     private static final Set<StartEstimate.Missing> NOT_ABOUT_RESOURCES = EnumSet.of(StartEstimate.Missing.HELD,
-            StartEstimate.Missing.DEPENDENCY, StartEstimate.Missing.LIMIT, StartEstimate.Missing.RESERVATION);
+            StartEstimate.Missing.DEPENDENCY, StartEstimate.Missing.LIMIT);
 
     @Test
     void random_snapshots_get_sound_estimates() {
@@ -52,6 +52,82 @@ class StartEstimatorPropertyTests {
             assertThat(used.estimateStarts(s, plan, StartEstimator.Budget.UNLIMITED).estimates())
                     .as("seed %d", seed).isEqualTo(first);
         }
+    }
+
+    @Test
+    void the_free_node_index_gives_the_estimates_of_reading_every_node() {
+        Engine engine = new Engine();
+        int later = 0;
+        for (long seed = 0; seed < 600; seed++) {
+            for (Snapshot s : List.of(RandomSnapshots.of(seed), withAlikeJobs(seed),
+                    RandomSnapshots.withSwitchTree(seed), RandomSnapshots.withNodeLists(seed))) {
+                Plan plan = engine.plan(s);
+                Cluster cluster = new Cluster(s.nodes(), s.partitions(), s.switches());
+                List<StartEstimate> exact = new StartEstimator(s, cluster, StartEstimator.Budget.UNLIMITED,
+                        StartEstimator.Search.EVERY_NODE)
+                        .run(plan).estimates();
+                List<StartEstimate> indexed = new StartEstimator(s, cluster, StartEstimator.Budget.UNLIMITED,
+                        StartEstimator.Search.INDEX_EXACT)
+                        .run(plan).estimates();
+                assertThat(indexed).as("seed %d", seed).isEqualTo(exact);
+                // Starts past the index's first minute-wide buckets, where a bucket holds many moments.
+                later += (int) exact.stream().filter(e -> e.start().isPresent()
+                        && e.start().getAsLong() > s.now() + 4 * 3600).count();
+            }
+        }
+        assertThat(later).isGreaterThan(400);
+    }
+
+    @Test
+    void random_snapshots_with_alike_jobs_get_sound_estimates_in_queue_order() {
+        check(StartEstimatorPropertyTests::withAlikeJobs, 1000);
+        Engine engine = new Engine();
+        int alikeLater = 0;
+        for (long seed = 0; seed < 1000; seed++) {
+            Snapshot s = withAlikeJobs(seed);
+            Map<JobId, PendingJob> pending = new HashMap<>();
+            s.pending().forEach(j -> pending.put(j.id(), j));
+            Plan plan = engine.plan(s);
+            // The plan's reservations are its own promises (a job behind may backfill before one of them).
+            Set<JobId> reserved = new HashSet<>();
+            plan.waiting().stream().filter(Waiting::reserved).forEach(w -> reserved.add(w.job()));
+            Map<List<Object>, Long> last = new HashMap<>();
+            for (StartEstimate e : engine.estimateStarts(s, plan, StartEstimator.Budget.UNLIMITED).estimates()) {
+                PendingJob job = pending.get(e.job());
+                if (e.start().isEmpty() || reserved.contains(e.job())) {
+                    continue;
+                }
+                List<Object> alike = List.of(job.request(), job.partitions(), job.timeLimitSeconds());
+                Long before = last.put(alike, e.start().getAsLong());
+                if (before != null) {
+                    // Estimates come in queue order: a job alike one ahead of it never starts first.
+                    assertThat(e.start().getAsLong()).as("seed %d job %s", seed, e.job()).isGreaterThanOrEqualTo(before);
+                    if (e.start().getAsLong() > before) {
+                        alikeLater++;
+                    }
+                }
+            }
+        }
+        assertThat(alikeLater).isGreaterThan(100);
+    }
+
+    /** {@link RandomSnapshots#of} plus copies (new ids, other submit times) of some of its pending jobs, as arrays give. */
+    static Snapshot withAlikeJobs(long seed) {
+        Snapshot s = RandomSnapshots.of(seed);
+        java.util.SplittableRandom r = new java.util.SplittableRandom(seed ^ 0x5DEECE66DL);
+        List<PendingJob> pending = new ArrayList<>(s.pending());
+        int next = 50_000;
+        for (PendingJob j : s.pending()) {
+            if (r.nextInt(3) != 0) {
+                continue;
+            }
+            for (int copy = 1 + r.nextInt(5); copy > 0; copy--) {
+                pending.add(new PendingJob(JobId.of(next++), j.user(), j.account(), j.qos(), j.partitions(),
+                        j.request(), j.timeLimitSeconds(), j.submitTime() - r.nextInt(3600), j.eligibleTime(), j.nice(),
+                        r.nextInt(10) == 0 ? PendingReason.JOB_HELD_USER : null, 0, j.reservation()));
+            }
+        }
+        return s.toBuilder().pending(pending).build();
     }
 
     private static void check(LongFunction<Snapshot> snapshots, int count) {
@@ -121,8 +197,13 @@ class StartEstimatorPropertyTests {
                 claim(claims, name, start, end, shape.needCpu(cluster, i), shape.needMem(cluster, i),
                         shape.needGpu(cluster, i));
                 for (AdvanceReservation r : s.reservations()) {
-                    assertThat(r.nodes().contains(name) && r.overlaps(start, end))
-                            .as(who + " placed in advance reservation " + r.name()).isFalse();
+                    if (r.name().equals(job.reservation())) {
+                        assertThat(r.nodes()).as(who + " placed outside its reservation").contains(name);
+                        assertThat(start).as(who).isGreaterThanOrEqualTo(r.start()).isLessThan(r.end());
+                    } else {
+                        assertThat(r.nodes().contains(name) && r.overlaps(start, end))
+                                .as(who + " placed in advance reservation " + r.name()).isFalse();
+                    }
                 }
             }
             for (int i : shape.required()) {

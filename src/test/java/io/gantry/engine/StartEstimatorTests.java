@@ -140,16 +140,35 @@ class StartEstimatorTests {
     }
 
     @Test
-    void a_job_in_an_advance_reservation_waits_for_it_without_an_estimate() {
+    void jobs_in_an_advance_reservation_are_expected_at_its_start_on_its_nodes_one_after_another() {
         var scenario = aCluster().nodes(2).scenario();
         long now = scenario.now;
         Snapshot s = scenario.snapshot();
-        PendingJob inRes = new PendingJob(JobId.of(9001), "alice", "physics", "normal", List.of("main"),
-                Request.oneCpu(), 600, now - 10, 0, 0, null, 0, "team");
-        s = s.toBuilder().pending(List.of(inRes)).reservations(List.of(
+        PendingJob first = new PendingJob(JobId.of(9001), "alice", "physics", "normal", List.of("main"),
+                Request.builder().nodes(1).exclusive(true).build(), 600, now - 10, 0, 0, null, 0, "team");
+        PendingJob second = new PendingJob(JobId.of(9002), "alice", "physics", "normal", List.of("main"),
+                Request.builder().nodes(1).exclusive(true).build(), 600, now - 5, 0, 0, null, 0, "team");
+        PendingJob tooLate = new PendingJob(JobId.of(9003), "alice", "physics", "normal", List.of("main"),
+                Request.builder().nodes(1).exclusive(true).build(), 600, now - 1, 0, 0, null, 0, "team");
+        s = s.toBuilder().pending(List.of(first, second, tooLate)).reservations(List.of(
                 new AdvanceReservation("team", Set.of("n000"), now + 600, now + 1800, false))).build();
         StartEstimates e = estimate(s, StartEstimator.Budget.UNLIMITED);
-        assertThat(e.of(inRes.id()).orElseThrow().missing()).isEqualTo(StartEstimate.Missing.RESERVATION);
+        assertThat(e.of(first.id()).orElseThrow().start()).hasValue(now + 600);
+        assertThat(e.of(first.id()).orElseThrow().nodes()).containsExactly("n000");
+        assertThat(e.of(second.id()).orElseThrow().start()).hasValue(now + 1200);
+        // A third would start at the reservation's end: it never runs in it.
+        assertThat(e.of(tooLate.id()).orElseThrow().missing()).isEqualTo(StartEstimate.Missing.NEVER_FITS);
+    }
+
+    @Test
+    void a_job_whose_advance_reservation_is_gone_never_starts() {
+        var scenario = aCluster().nodes(2).scenario();
+        long now = scenario.now;
+        PendingJob orphan = new PendingJob(JobId.of(9001), "alice", "physics", "normal", List.of("main"),
+                Request.oneCpu(), 600, now - 10, 0, 0, null, 0, "gone");
+        Snapshot s = scenario.snapshot().toBuilder().pending(List.of(orphan)).build();
+        assertThat(estimate(s, StartEstimator.Budget.UNLIMITED).of(orphan.id()).orElseThrow().missing())
+                .isEqualTo(StartEstimate.Missing.NEVER_FITS);
     }
 
     @Test
