@@ -30,12 +30,6 @@ public record ClusterProperties(
         blockSizes = blockSizes == null ? List.of() : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(blockSizes));
     }
 
-    /** A cluster with the default block sizes. */
-    public ClusterProperties(String name, List<NodeSet> nodes, List<PartitionConfig> partitions,
-            List<SwitchConfig> switches, List<BlockConfig> blocks) {
-        this(name, nodes, partitions, switches, blocks, List.of());
-    }
-
     /** Nodes of one shape, like a slurm.conf {@code NodeName=gpu[001-016] CPUs=... Gres=gpu:h100:8} line. */
     public record NodeSet(String names, int cpus, long memoryMb, int gpus, String gpuType,
             List<String> features, boolean simulated) {
