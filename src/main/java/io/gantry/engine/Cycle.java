@@ -131,7 +131,7 @@ final class Cycle {
         for (RunningJob r : snapshot.running()) {
             if (r.topoExclusive()) {
                 List<long[]> filled = fillBlocks(nodesOf(r.allocation()), r.expectedEnd());
-                holds.get(r.id()).addAll(filled);
+                holds.computeIfAbsent(r.id(), k -> new ArrayList<>()).addAll(filled);
             }
         }
     }
