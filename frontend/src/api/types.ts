@@ -13,6 +13,8 @@ export interface Partition { name: string; nodes: string; totalNodes: number; to
 export interface Topology {
   switches: { name: string; parent?: string | null; nodes: string; leaf: boolean }[];
   blocks: { name: string; nodes: string }[];
+  /** topology.conf's BlockSizes: the base block size first, then the larger aggregates (nodes). */
+  blockSizes?: number[]; baseBlockSize?: number;
 }
 
 export interface Page<T> { items: T[]; page: number; size: number; total: number }
@@ -40,6 +42,10 @@ export interface Job {
   stdout?: string | null; stderr?: string | null; workdir?: string | null; constraints?: string | null;
   /** Measured on its node when it ended (the job's cgroup); null when not known. */
   maxRssBytes?: number | null; totalCpuMillis?: number | null;
+  /** --exclusive=mode: 'topo' has the blocks of its nodes to itself. */
+  exclusiveMode?: string | null; exclusive?: boolean | null;
+  /** The blocks its nodes are in (empty while it holds none). */
+  blocks?: string[] | null;
 }
 
 export interface JobEvent { time: string; type: string; detail?: string | null }

@@ -1,4 +1,4 @@
-import type { ClusterNode, Topology } from '../api/types';
+import type { ClusterNode, Job, Topology } from '../api/types';
 import { expandHostlist } from './hostlist';
 
 export interface GpuSummary { total: number; allocated: number; idle: number; drained: number; down: number }
@@ -43,6 +43,26 @@ export function groupNodes(nodes: ClusterNode[], topology?: Topology): MapGroup[
       switches: [...sws.entries()].sort(([a], [b]) => a.localeCompare(b))
         .map(([name, ns]) => ({ name, nodes: ns.sort((x, y) => x.name.localeCompare(y.name)) })),
     }));
+}
+
+export interface BlockJobs { jobs: string[]; heldBy?: string }
+
+/**
+ * The running jobs in each block, by the blocks the API names for each job; heldBy is the job that
+ * has the block to itself (--exclusive=topo), when one does.
+ */
+export function jobsByBlock(jobs: Job[]): Map<string, BlockJobs> {
+  const out = new Map<string, BlockJobs>();
+  for (const j of jobs) {
+    const id = j.id ?? String(j.jobId);
+    for (const b of j.blocks ?? []) {
+      if (!out.has(b)) out.set(b, { jobs: [] });
+      const entry = out.get(b)!;
+      entry.jobs.push(id);
+      if (j.exclusiveMode === 'topo') entry.heldBy = id;
+    }
+  }
+  return out;
 }
 
 function rank(order: string[], name: string): number {

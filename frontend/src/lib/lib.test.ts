@@ -3,7 +3,7 @@ import { expandHostlist } from './hostlist';
 import { formatBytes, formatCpuTime, formatDuration, parseSlurmTime, reasonInWords } from './format';
 import { readDirectives, sbatchCommand } from './sbatch';
 import { parseRoute, href } from './router';
-import { gpuSummary } from './cluster';
+import { gpuSummary, jobsByBlock } from './cluster';
 
 describe('hostlists', () => {
   it('expands ranges keeping zero padding, lists and plain names', () => {
@@ -98,5 +98,20 @@ describe('array grouping', () => {
     const entries = groupArrays([job(1), job(2, 2, 0), job(2, 2, 1), job(3)]);
     expect(entries.map((e) => (e.kind === 'array' ? `array ${e.arrayId}:${e.tasks.length}` : `job ${e.job.jobId}`)))
       .toEqual(['job 1', 'array 2:2', 'job 3']);
+  });
+});
+
+describe('jobsByBlock', () => {
+  it('lists the running jobs of each block and names the one that has a block whole', () => {
+    const byBlock = jobsByBlock([
+      { jobId: 7, id: '7', user: 'a', state: 'RUNNING', blocks: ['b2'], exclusiveMode: 'topo' },
+      { jobId: 8, id: '8', user: 'a', state: 'RUNNING', blocks: ['b1'] },
+      { jobId: 9, id: '9_1', user: 'a', state: 'RUNNING', blocks: ['b1', 'b3'], exclusiveMode: 'user' },
+      { jobId: 10, user: 'a', state: 'RUNNING', blocks: [] },
+    ]);
+    expect(byBlock.get('b2')).toEqual({ jobs: ['7'], heldBy: '7' });
+    expect(byBlock.get('b1')).toEqual({ jobs: ['8', '9_1'] });
+    expect(byBlock.get('b3')).toEqual({ jobs: ['9_1'] });
+    expect(byBlock.size).toBe(3);
   });
 });

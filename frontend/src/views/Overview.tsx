@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { ClusterNode } from '../api/types';
 import { Chart } from '../charts/Chart';
-import { groupNodes, gpuSummary, type GpuSummary } from '../lib/cluster';
+import { groupNodes, gpuSummary, jobsByBlock, type BlockJobs, type GpuSummary } from '../lib/cluster';
 import { href } from '../lib/router';
 import { addSample, clusterGpuSeries, idleCauseTotals, loadSamples, samplesSeries, saveSamples, type GpuSeries } from '../lib/utilization';
 import type { UtilizationReport } from '../api/types';
@@ -18,6 +18,12 @@ export function Overview() {
   const diag = useQuery({ queryKey: ['diag'], queryFn: api.diag });
   const pending = useQuery({ queryKey: ['jobs', 'count', 'PENDING'], queryFn: () => api.jobs({ state: 'PENDING', size: 1 }) });
   const running = useQuery({ queryKey: ['jobs', 'count', 'RUNNING'], queryFn: () => api.jobs({ state: 'RUNNING', size: 1 }) });
+  const hasBlocks = (topology.data?.blocks.length ?? 0) > 0;
+  const inBlocks = useQuery({
+    queryKey: ['jobs', 'RUNNING', 'blocks'], queryFn: () => api.jobs({ state: 'RUNNING', size: 1000 }),
+    refetchInterval: 15000, enabled: hasBlocks,
+  });
+  const blockJobs = useMemo(() => jobsByBlock(inBlocks.data?.items ?? []), [inBlocks.data]);
 
   const list = useMemo(() => nodes.data?.items ?? [], [nodes.data]);
   const gpus = useMemo(() => gpuSummary(list), [list]);
@@ -49,6 +55,7 @@ export function Overview() {
         {groups.map((g) => (
           <div className="block" key={g.block} data-testid="map-block" data-block={g.block}>
             <h3>{g.block} <small className="muted">{count(g.switches.flatMap((s) => s.nodes))}</small></h3>
+            <BlockJobsLine jobs={blockJobs.get(g.block)} />
             <div className="switches">
               {g.switches.map((s) => (
                 <div className="switch" key={s.name} data-testid="map-switch" data-switch={s.name}>
@@ -76,6 +83,20 @@ export function Overview() {
         </dl>
       )}
     </section>
+  );
+}
+
+/** Which jobs run in a block, and whether one has it whole (--exclusive=topo). */
+function BlockJobsLine({ jobs }: { jobs?: BlockJobs }) {
+  if (!jobs || jobs.jobs.length === 0) return null;
+  const shown = jobs.jobs.slice(0, 8);
+  return (
+    <p className="muted block-jobs" data-testid="map-block-jobs">
+      {jobs.heldBy
+        ? <>Whole block: job <a href={href(`/jobs/${jobs.heldBy}`)}>{jobs.heldBy}</a> (--exclusive=topo)</>
+        : <>Jobs {shown.map((id, k) => <span key={id}>{k > 0 ? ', ' : ''}<a href={href(`/jobs/${id}`)}>{id}</a></span>)}
+          {jobs.jobs.length > shown.length ? ` and ${jobs.jobs.length - shown.length} more` : ''}</>}
+    </p>
   );
 }
 

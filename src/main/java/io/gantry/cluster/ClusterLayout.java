@@ -25,9 +25,41 @@ public record ClusterLayout(
         Map<String, NodeSpec> nodes,
         Map<String, PartitionSpec> partitions,
         List<SwitchSpec> switches,
-        List<BlockSpec> blocks) {
+        List<BlockSpec> blocks,
+        List<Integer> blockSizes) {
 
     private static final String PREFIX = "gantry.cluster.";
+
+    public ClusterLayout {
+        blockSizes = blockSizes == null ? defaultBlockSizes(blocks) : List.copyOf(blockSizes);
+    }
+
+    /** A layout with the default block sizes. */
+    public ClusterLayout(String name, Map<String, NodeSpec> nodes, Map<String, PartitionSpec> partitions,
+            List<SwitchSpec> switches, List<BlockSpec> blocks) {
+        this(name, nodes, partitions, switches, blocks, null);
+    }
+
+    /** The planning base block size: the smallest of the block sizes; 0 without blocks. */
+    public int baseBlockSize() {
+        return blockSizes.isEmpty() ? 0 : blockSizes.get(0);
+    }
+
+    /**
+     * Slurm's default when BlockSizes is not set: the smallest block's node count as the base, and
+     * every power-of-two aggregate of it up to as many base blocks as there are blocks.
+     */
+    static List<Integer> defaultBlockSizes(List<BlockSpec> blocks) {
+        if (blocks.isEmpty()) {
+            return List.of();
+        }
+        int base = blocks.stream().mapToInt(b -> b.nodes().size()).min().orElse(0);
+        List<Integer> sizes = new ArrayList<>();
+        for (int k = 1; k <= blocks.size() && base > 0; k *= 2) {
+            sizes.add(base * k);
+        }
+        return List.copyOf(sizes);
+    }
 
     public record NodeSpec(String name, int cpus, long memoryMb, int gpus, String gpuType,
             List<String> features, boolean simulated, List<String> partitions, String switchName, String block) {
@@ -95,7 +127,7 @@ public record ClusterLayout(
                         p.defaultMemPerCpuMb(), p.defaultMemPerNodeMb()));
             }
         }
-        return new ClusterLayout(name, Map.copyOf(newNodes), Map.copyOf(newPartitions), switches, blocks);
+        return new ClusterLayout(name, Map.copyOf(newNodes), Map.copyOf(newPartitions), switches, blocks, blockSizes);
     }
 
     public PartitionSpec defaultPartition() {
@@ -125,6 +157,7 @@ public record ClusterLayout(
             List<SwitchSpec> switches = switches(nodeSets.keySet(), leafOfNode);
             Map<String, String> blockOfNode = new HashMap<>();
             List<BlockSpec> blocks = blocks(nodeSets.keySet(), blockOfNode);
+            List<Integer> blockSizes = blockSizes(blocks);
             if (!problems.isEmpty()) {
                 throw new ClusterConfigException(problems);
             }
@@ -133,7 +166,50 @@ public record ClusterLayout(
                     set.gpus(), set.gpus() > 0 ? set.gpuType() : null, set.features(), set.simulated(),
                     List.copyOf(partitionsOfNode.get(node)), leafOfNode.get(node), blockOfNode.get(node))));
             String name = config.name() == null || config.name().isBlank() ? "gantry" : config.name();
-            return new ClusterLayout(name, Map.copyOf(nodes), Map.copyOf(partitions), switches, blocks);
+            return new ClusterLayout(name, Map.copyOf(nodes), Map.copyOf(partitions), switches, blocks, blockSizes);
+        }
+
+        /**
+         * topology.conf's BlockSizes rules: positive, ascending, each a power of two times the one before,
+         * the smallest (the base block size) no more than any block has, the largest no more than all
+         * blocks together; sizes without blocks mean nothing.
+         */
+        private List<Integer> blockSizes(List<BlockSpec> blocks) {
+            List<Integer> sizes = config.blockSizes();
+            String key = PREFIX + "block-sizes";
+            if (sizes.isEmpty()) {
+                return defaultBlockSizes(blocks);
+            }
+            if (blocks.isEmpty()) {
+                problems.add(key + ": " + sizes + " given, but " + PREFIX + "blocks names no block");
+                return List.of();
+            }
+            int before = 0;
+            for (int i = 0; i < sizes.size(); i++) {
+                Integer size = sizes.get(i);
+                if (size == null || size <= 0) {
+                    problems.add(key + "[" + i + "]: " + size + " is not a positive node count");
+                    return List.of();
+                }
+                if (before > 0 && (size <= before || size % before != 0 || Integer.bitCount(size / before) != 1)) {
+                    problems.add(key + "[" + i + "]: " + size + " must be a power of two (2, 4, 8, ...) times the size "
+                            + "before it, " + before);
+                }
+                before = size;
+            }
+            int base = sizes.get(0);
+            for (BlockSpec b : blocks) {
+                if (b.nodes().size() < base) {
+                    problems.add(key + "[0]: the base block size " + base + " is more than block '" + b.name()
+                            + "' has (" + b.nodes().size() + " nodes); every block needs at least the base size");
+                }
+            }
+            long all = (long) base * blocks.size();
+            if (sizes.get(sizes.size() - 1) > all) {
+                problems.add(key + "[" + (sizes.size() - 1) + "]: " + sizes.get(sizes.size() - 1) + " is more than "
+                        + "all " + blocks.size() + " blocks give at the base size (" + all + ")");
+            }
+            return List.copyOf(sizes);
         }
 
         private Map<String, ClusterProperties.NodeSet> nodes() {

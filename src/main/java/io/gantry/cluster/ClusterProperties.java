@@ -9,6 +9,9 @@ import org.springframework.boot.context.properties.bind.Name;
 /**
  * The cluster as configured under {@code gantry.cluster}, like slurm.conf: node sets written as
  * hostlists, partitions, the switch tree and blocks. Checked as a whole by {@link ClusterLayout}.
+ * {@code blockSizes} is topology.conf's {@code BlockSizes}: the planning base block size (the
+ * smallest, which every block must reach) and the larger aggregate sizes, each a power of two times
+ * the one before; empty for the default (the smallest block's size, doubled up to all blocks).
  */
 @ConfigurationProperties("gantry.cluster")
 public record ClusterProperties(
@@ -16,13 +19,15 @@ public record ClusterProperties(
         List<NodeSet> nodes,
         List<PartitionConfig> partitions,
         List<SwitchConfig> switches,
-        List<BlockConfig> blocks) {
+        List<BlockConfig> blocks,
+        List<Integer> blockSizes) {
 
     public ClusterProperties {
         nodes = nodes == null ? List.of() : List.copyOf(nodes);
         partitions = partitions == null ? List.of() : List.copyOf(partitions);
         switches = switches == null ? List.of() : List.copyOf(switches);
         blocks = blocks == null ? List.of() : List.copyOf(blocks);
+        blockSizes = blockSizes == null ? List.of() : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(blockSizes));
     }
 
     /** Nodes of one shape, like a slurm.conf {@code NodeName=gpu[001-016] CPUs=... Gres=gpu:h100:8} line. */

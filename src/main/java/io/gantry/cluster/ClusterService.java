@@ -64,6 +64,25 @@ public class ClusterService {
         return layout;
     }
 
+    /**
+     * The blocks the nodes of {@code hostlist} are in, distinct and in name order; empty for null, for
+     * nodes in no block and for names the cluster does not know (a node removed since).
+     */
+    public List<String> blocksOf(String hostlist) {
+        if (hostlist == null || hostlist.isBlank()) {
+            return List.of();
+        }
+        ClusterLayout current = layout;
+        java.util.TreeSet<String> blocks = new java.util.TreeSet<>();
+        for (String host : io.gantry.engine.Hostlist.parse(hostlist).hosts()) {
+            ClusterLayout.NodeSpec node = current.nodes().get(host);
+            if (node != null && node.block() != null) {
+                blocks.add(node.block());
+            }
+        }
+        return List.copyOf(blocks);
+    }
+
     /** Adds (or reshapes) a node that joined through its agent. */
     synchronized void adopt(ClusterLayout.NodeSpec node) {
         layout = layout.withNode(node);
@@ -335,7 +354,7 @@ public class ClusterService {
                 .map(s -> new SwitchView(s.name(), s.parent(), s.hostlist(), !s.nodes().isEmpty()))
                 .toList();
         List<BlockView> blocks = layout.blocks().stream().map(b -> new BlockView(b.name(), b.hostlist())).toList();
-        return new TopologyView(switches, blocks);
+        return new TopologyView(switches, blocks, layout.blockSizes(), layout.baseBlockSize());
     }
 
     private PartitionView partitionView(PartitionEntity entity) {

@@ -40,7 +40,12 @@ public final class ClusterViews {
     }
 
     @Schema(name = "Topology")
-    public record TopologyView(List<SwitchView> switches, List<BlockView> blocks) {
+    public record TopologyView(List<SwitchView> switches, List<BlockView> blocks,
+            @Schema(description = "The planning base block size and the larger aggregate sizes, in nodes, as "
+                    + "topology.conf's BlockSizes (gantry.cluster.block-sizes); empty without blocks",
+                    example = "[18, 36, 72]") List<Integer> blockSizes,
+            @Schema(description = "The planning base block size, the smallest of blockSizes; 0 without blocks",
+                    example = "18") int baseBlockSize) {
     }
 
     @Schema(name = "NodeUpdate")

@@ -40,6 +40,9 @@ final class Cluster {
     /** Block of each node, -1 when none. */
     final int[] block;
     final int blockCount;
+    /** The nodes of each block, ascending; the name of each block. */
+    final int[][] blockNodes;
+    final String[] blockNames;
     final Map<String, Integer> nodeIndex;
     final Part[] parts;
     final Map<String, Part> partsByName = new HashMap<>();
@@ -157,6 +160,24 @@ final class Cluster {
         level = tree.level;
         children = tree.children;
         blockCount = blocks.size();
+        blockNames = new String[blockCount];
+        blocks.forEach((name, b) -> blockNames[b] = name);
+        int[] blockSize = new int[blockCount];
+        for (int i = 0; i < size; i++) {
+            if (block[i] >= 0) {
+                blockSize[block[i]]++;
+            }
+        }
+        blockNodes = new int[blockCount][];
+        for (int b = 0; b < blockCount; b++) {
+            blockNodes[b] = new int[blockSize[b]];
+            blockSize[b] = 0;
+        }
+        for (int i = 0; i < size; i++) {
+            if (block[i] >= 0) {
+                blockNodes[block[i]][blockSize[block[i]]++] = i;
+            }
+        }
         totalCpus = cpuSum;
         totalGpus = gpuSum;
         parts = new Part[partitionList.size()];

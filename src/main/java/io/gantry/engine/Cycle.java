@@ -56,6 +56,8 @@ final class Cycle {
     /** In {@link #placeEarliest}: the advance reservation the job must run in, whose nodes are its own; else null. */
     private Held ownHeld;
     private final Map<Shape, IndexedShape> indexedShapes = new java.util.IdentityHashMap<>();
+    /** For a topo-exclusive shape in {@link #earliest}: the start windows of each block as a whole. */
+    private final Map<Integer, List<long[]>> blockWindows = new HashMap<>();
 
     private record Held(AdvanceReservation reservation, BitSet nodes) {
     }
@@ -132,6 +134,68 @@ final class Cycle {
             }
             limits.charge(r.user(), r.account(), r.qos(), r.tres());
         }
+        // After every job's own allocation, so that what fills a topo job's blocks is only what is left.
+        for (RunningJob r : snapshot.running()) {
+            if (r.topoExclusive()) {
+                List<long[]> filled = fillBlocks(nodesOf(r.allocation()), r.expectedEnd());
+                holds.computeIfAbsent(r.id(), k -> new ArrayList<>()).addAll(filled);
+            }
+        }
+    }
+
+    private int[] nodesOf(List<NodeAllocation> allocation) {
+        int[] nodes = new int[allocation.size()];
+        for (int k = 0; k < nodes.length; k++) {
+            nodes[k] = c.nodeIndex.get(allocation.get(k).node());
+        }
+        return nodes;
+    }
+
+    /**
+     * Holds until {@code end} whatever is free on the other nodes of the blocks {@code nodes} are in,
+     * for a topo-exclusive job: nothing else can start there while it runs. Returns the holds
+     * ({node, cpus, mem, gpu mask, end}) so that preemption gives them back with the job's own.
+     */
+    private List<long[]> fillBlocks(int[] nodes, long end) {
+        List<long[]> filled = new ArrayList<>();
+        BitSet own = new BitSet(c.size);
+        BitSet blocks = new BitSet(c.blockCount);
+        for (int i : nodes) {
+            own.set(i);
+            if (c.block[i] >= 0) {
+                blocks.set(c.block[i]);
+            }
+        }
+        for (int b = blocks.nextSetBit(0); b >= 0; b = blocks.nextSetBit(b + 1)) {
+            for (int j : c.blockNodes[b]) {
+                if (own.get(j)) {
+                    continue;
+                }
+                long all = c.gpus[j] >= Node.MAX_GPUS ? -1L : (1L << c.gpus[j]) - 1;
+                long mask = all & ~a.gpuInUse[j];
+                if (a.freeCpu[j] == 0 && a.freeMem[j] == 0 && mask == 0) {
+                    continue;
+                }
+                long[] h = {j, a.freeCpu[j], a.freeMem[j], mask, end};
+                a.hold(j, (int) h[1], h[2], mask, end);
+                filled.add(h);
+            }
+        }
+        return filled;
+    }
+
+    /**
+     * Whether block {@code b} has nothing running or reserved on any node from now until {@code end},
+     * and no advance reservation of other jobs on it: a topo-exclusive job can have it to itself.
+     */
+    private boolean blockFree(int b, long end) {
+        for (int j : c.blockNodes[b]) {
+            if (deny.get(j) || !a.fitsNow(j, c.cpus[j], c.mem[j], c.gpus[j])
+                    || (a.reserved.get(j) && !a.fitsDuring(j, now, end, c.cpus[j], c.mem[j], c.gpus[j]))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     Plan run() {
@@ -206,6 +270,12 @@ final class Cycle {
                 release(snapshot.running().stream().filter(r -> r.id().equals(p.victim())).findFirst().orElseThrow());
             }
         }
+        java.util.Set<JobId> topo = new java.util.HashSet<>();
+        for (PendingJob job : snapshot.pending()) {
+            if (job.request().topoExclusive()) {
+                topo.add(job.id());
+            }
+        }
         for (Start st : plan.starts()) {
             for (NodeAllocation alloc : st.allocation()) {
                 int i = c.nodeIndex.get(alloc.node());
@@ -214,6 +284,11 @@ final class Cycle {
                     mask |= 1L << g;
                 }
                 a.hold(i, alloc.cpus(), alloc.memoryMb(), mask, st.expectedEnd());
+            }
+        }
+        for (Start st : plan.starts()) {
+            if (topo.contains(st.job())) {
+                fillBlocks(nodesOf(st.allocation()), st.expectedEnd());
             }
         }
     }
@@ -280,6 +355,22 @@ final class Cycle {
         for (int i : sorted) {
             a.reserve(i, start, end, shape.needCpu(c, i), shape.needMem(c, i), shape.needGpu(c, i));
             names.add(c.names[i]);
+        }
+        if (shape.topo()) {
+            // The rest of its blocks, whole: their windows were checked free for the whole run.
+            BitSet blocks = new BitSet(c.blockCount);
+            for (int i : sorted) {
+                if (c.block[i] >= 0) {
+                    blocks.set(c.block[i]);
+                }
+            }
+            for (int b = blocks.nextSetBit(0); b >= 0; b = blocks.nextSetBit(b + 1)) {
+                for (int j : c.blockNodes[b]) {
+                    if (Arrays.binarySearch(sorted, j) < 0) {
+                        a.reserve(j, start, end, c.cpus[j], c.mem[j], c.gpus[j]);
+                    }
+                }
+            }
         }
         return names;
     }
@@ -392,7 +483,8 @@ final class Cycle {
                         : keptForMaintenance && baseFit + keptForReservation >= need
                         ? PendingReason.RESERVED_FOR_MAINTENANCE
                         : baseFit >= need && usable < need ? PendingReason.PRIORITY
-                        : usable >= need && c.blockCount > 0 && (shape.inOneBlock() || shape.segmented())
+                        : usable >= need && c.blockCount > 0 && (shape.inOneBlock() || shape.segmented()
+                                || shape.topo())
                         ? PendingReason.TOPOLOGY_WAIT
                         : PendingReason.RESOURCES;
                 if (shortest < duration) {
@@ -748,6 +840,9 @@ final class Cycle {
         }
         for (int i : s.required()) {
             PendingReason why = unusable(s, i, end);
+            if (why == null && s.topo() && c.block[i] >= 0 && !blockFree(c.block[i], end)) {
+                why = PendingReason.TOPOLOGY_WAIT;
+            }
             if (why != null) {
                 requiredWhy = why;
                 return null;
@@ -780,7 +875,29 @@ final class Cycle {
             buf[count++] = i;
         }
         usable = count;
+        if (s.topo() && c.blockCount > 0) {
+            count = inFreeBlocks(count, end);
+        }
         return withRequired(s, count);
+    }
+
+    /**
+     * Keeps of the first {@code count} entries of {@code buf} those a topo-exclusive job may take: in a
+     * block free of other jobs until {@code end}, or in no block; returns how many.
+     */
+    private int inFreeBlocks(int count, long end) {
+        int[] free = new int[c.blockCount];
+        int kept = 0;
+        for (int k = 0; k < count; k++) {
+            int b = c.block[buf[k]];
+            if (b >= 0 && free[b] == 0) {
+                free[b] = blockFree(b, end) ? 1 : -1;
+            }
+            if (b < 0 || free[b] > 0) {
+                buf[kept++] = buf[k];
+            }
+        }
+        return kept;
     }
 
     /** Why node {@code i} of the job's nodelist cannot take its share until {@code end}; null when it can. */
@@ -850,6 +967,9 @@ final class Cycle {
                 indices.add(Long.numberOfTrailingZeros(m));
             }
             allocation.add(new NodeAllocation(c.names[i], cpus, mem, indices));
+        }
+        if (s.topo()) {
+            fillBlocks(sorted, end);
         }
         return new Start(job.id(), c.parts[s.partition()].name(), now, end, allocation, backfilled, priority);
     }
@@ -925,6 +1045,7 @@ final class Cycle {
 
     private int[] earliest(Shape s, long duration, long[] startOut) {
         intervals.clear();
+        blockWindows.clear();
         pool.clear();
         pool.or(s.candidates());
         pool.and(c.up);
@@ -1070,8 +1191,40 @@ final class Cycle {
 
     /** Appends to {@link #intervals} the times node {@code i} could start the shape's share for {@code duration}. */
     private void windows(Shape s, int i, long duration) {
+        if (s.topo() && c.block[i] >= 0) {
+            // A topo-exclusive job starts on a node only when its whole block is free for the whole run.
+            for (long[] w : blockWindows.computeIfAbsent(c.block[i], b -> wholeBlockWindows(b, duration))) {
+                intervals.add(i, w[0], w[1]);
+            }
+            return;
+        }
+        nodeWindows(i, duration, s.needCpu(c, i), s.needMem(c, i), s.needGpu(c, i));
+    }
+
+    /** The start times at which every node of block {@code b} is wholly free for {@code duration}. */
+    private List<long[]> wholeBlockWindows(int b, long duration) {
+        List<long[]> common = new ArrayList<>();
+        common.add(new long[] {notBefore, Availability.FOREVER});
+        for (int j : c.blockNodes[b]) {
+            int first = intervals.size;
+            nodeWindows(j, duration, c.cpus[j], c.mem[j], c.gpus[j]);
+            List<long[]> own = new ArrayList<>();
+            for (int k = first; k < intervals.size; k++) {
+                own.add(new long[] {intervals.start[k], intervals.end[k]});
+            }
+            intervals.size = first;
+            own.sort(Comparator.comparingLong(w -> w[0]));
+            common = intersect(common, own);
+            if (common.isEmpty()) {
+                break;
+            }
+        }
+        return common;
+    }
+
+    private void nodeWindows(int i, long duration, int cpu, long mem, int gpu) {
         int first = intervals.size;
-        a.startWindows(i, duration, s.needCpu(c, i), s.needMem(c, i), s.needGpu(c, i), intervals);
+        a.startWindows(i, duration, cpu, mem, gpu, intervals);
         if (!held.isEmpty()) {
             clipToReservations(i, duration, first);
         }

@@ -48,7 +48,10 @@ final class Feasibilities {
             return oneBlock(c, s, part);
         }
         if (s.segmented() && c.blockCount > 0) {
-            return segments(c, s, part);
+            return segments(c, s, part, s.segment());
+        }
+        if (s.topo() && c.blockCount > 0) {
+            return segments(c, s, part, 1);
         }
         return Feasibility.FITS;
     }
@@ -92,8 +95,8 @@ final class Feasibilities {
     }
 
     /** Whether the blocks could ever hold the job's groups of {@code segment} nodes, each in one block. */
-    private static Feasibility segments(Cluster c, Shape s, Cluster.Part part) {
-        int groups = (s.nodes() + s.segment() - 1) / s.segment();
+    private static Feasibility segments(Cluster c, Shape s, Cluster.Part part, int segment) {
+        int groups = (s.nodes() + segment - 1) / segment;
         int held = 0;
         int[][] blockAll = s.match().blockAll();
         for (int b = 0; b < blockAll.length; b++) {
@@ -103,12 +106,14 @@ final class Feasibilities {
                     n += blockAll[b][ci];
                 }
             }
-            held += (n - excludedCapable(c, s, b)) / s.segment();
+            held += (n - excludedCapable(c, s, b)) / segment;
         }
         if (held < groups) {
-            return Feasibility.never(PendingReason.PARTITION_CONFIG, "the job needs " + groups + " groups of "
-                    + s.segment() + " nodes, each in one block; the blocks of partition " + part.name() + " hold "
-                    + held, s.excluded().length > 0 ? Feasibility.Cause.EXCLUDE : Feasibility.Cause.REQUEST);
+            return Feasibility.never(PendingReason.PARTITION_CONFIG, segment == 1
+                    ? "the job asks for whole blocks (--exclusive=topo) on " + s.nodes() + " nodes; the blocks of "
+                            + "partition " + part.name() + " have " + held
+                    : "the job needs " + groups + " groups of " + segment + " nodes, each in one block; the blocks "
+                            + "of partition " + part.name() + " hold " + held, s.excluded().length > 0 ? Feasibility.Cause.EXCLUDE : Feasibility.Cause.REQUEST);
         }
         return Feasibility.FITS;
     }

@@ -19,8 +19,8 @@ public enum PendingReason {
     BAD_CONSTRAINTS("BadConstraints"),
     /**
      * Waiting for its topology: up to its --switches wait for an allocation on no more leaf switches
-     * than it asked for, or for a whole block (or whole blocks for its --segment groups) while enough
-     * nodes are free elsewhere.
+     * than it asked for, or for a whole block (or whole blocks for its --segment groups, or a block
+     * free of every other job for --exclusive=topo) while enough nodes are free elsewhere.
      */
     TOPOLOGY_WAIT("TopologyWait"),
     RESERVATION("Reservation"),

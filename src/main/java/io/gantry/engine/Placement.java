@@ -40,7 +40,11 @@ final class Placement {
             return new int[] {best};
         }
         if (c.blockCount > 0 && s.segmented()) {
-            return bySegments(c, a, s, usable, count, n);
+            return bySegments(c, a, s, usable, count, n, s.segment());
+        }
+        if (c.blockCount > 0 && s.topo() && !s.inOneBlock()) {
+            // Bigger than a block: the fewest blocks, since it has each block it touches to itself.
+            return bySegments(c, a, s, usable, count, n, 1);
         }
         int poolSize = count;
         boolean wantBlock = c.blockCount > 0 && (s.inOneBlock() || s.gpusPerNode() > 0);
@@ -83,8 +87,7 @@ final class Placement {
      * smallest that holds the rest last, so the job spans the fewest blocks; within a block the best
      * fitting nodes. Null when the blocks do not hold enough groups.
      */
-    private static int[] bySegments(Cluster c, Availability a, Shape s, int[] usable, int count, int n) {
-        int segment = s.segment();
+    private static int[] bySegments(Cluster c, Availability a, Shape s, int[] usable, int count, int n, int segment) {
         int groups = (n + segment - 1) / segment;
         long[] keyed = new long[count];
         int m = 0;

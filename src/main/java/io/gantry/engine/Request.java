@@ -18,6 +18,9 @@ import java.util.Objects;
  * start now with a shorter time limit, down to that, where its full limit would not fit.
  * {@code segment} (sbatch's {@code --segment}, 0 for none) puts the nodes in groups of that many,
  * each group inside one block; a segment of the whole node count is {@code oneBlock}.
+ * {@code topoExclusive} (sbatch's {@code --exclusive=topo}) gives the job whole nodes and the whole
+ * blocks they are in: no other job runs on any node of those blocks while it runs, and a job that fits
+ * in one block gets exactly one.
  *
  * <p>A nodelist of more nodes than {@code nodes} raises the node count to the nodelist's, as in
  * Slurm; the other nodes of a bigger job are the engine's choice. A node named in the nodelist
@@ -30,7 +33,8 @@ import java.util.Objects;
  */
 public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int gpus, int gpusPerNode,
         String gpuType, Constraint constraint, boolean exclusive, boolean oneBlock, String nodelist,
-        String exclude, int switches, long switchWaitSeconds, int maxNodes, long timeMinSeconds, int segment) {
+        String exclude, int switches, long switchWaitSeconds, int maxNodes, long timeMinSeconds, int segment,
+        boolean topoExclusive) {
 
     public Request {
         if (nodes < 0 || tasks < 1 || cpusPerTask < 1 || memoryMb < 0 || gpus < 0 || gpusPerNode < 0
@@ -52,7 +56,7 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
     public Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int gpus, int gpusPerNode, String gpuType,
             Constraint constraint, boolean exclusive, boolean oneBlock) {
         this(nodes, tasks, cpusPerTask, memoryMb, gpus, gpusPerNode, gpuType, constraint, exclusive, oneBlock, null,
-                null, 0, 0, 0, 0, 0);
+                null, 0, 0, 0, 0, 0, false);
     }
 
     /** Whether it names nodes to run on or to avoid. */
@@ -88,6 +92,7 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         b.maxNodes = maxNodes;
         b.timeMinSeconds = timeMinSeconds;
         b.segment = segment;
+        b.topoExclusive = topoExclusive;
         return b;
     }
 
@@ -109,6 +114,7 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         private int maxNodes;
         private long timeMinSeconds;
         private int segment;
+        private boolean topoExclusive;
 
         public Builder nodes(int v) { nodes = v; return this; }
         public Builder tasks(int v) { tasks = v; return this; }
@@ -128,11 +134,12 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         public Builder maxNodes(int v) { maxNodes = v; return this; }
         public Builder timeMinSeconds(long v) { timeMinSeconds = v; return this; }
         public Builder segment(int v) { segment = v; return this; }
+        public Builder topoExclusive(boolean v) { topoExclusive = v; return this; }
 
         public Request build() {
             return new Request(nodes, tasks, cpusPerTask, memoryMb, gpus, gpusPerNode, gpuType, constraint,
                     exclusive, oneBlock, nodelist, exclude, switches, switchWaitSeconds, maxNodes, timeMinSeconds,
-                    segment);
+                    segment, topoExclusive);
         }
     }
 }

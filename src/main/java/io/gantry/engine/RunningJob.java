@@ -9,9 +9,12 @@ import java.util.Objects;
  * {@code predictedEnd} is the caller's guess of when it really ends (its start plus a predicted
  * run time; 0 = none), used instead of {@code expectedEnd} only by a policy that
  * {@link Policy#predictRunning() predicts} and only while it lies ahead: see {@link #plannedEnd}.
+ * {@code topoExclusive} ({@code --exclusive=topo}) also keeps every other node of the blocks its
+ * nodes are in free of other jobs until then.
  */
 public record RunningJob(JobId id, String user, String account, String qos, String partition,
-        List<NodeAllocation> allocation, long startTime, long expectedEnd, long predictedEnd) {
+        List<NodeAllocation> allocation, long startTime, long expectedEnd, long predictedEnd,
+        boolean topoExclusive) {
 
     public RunningJob {
         Objects.requireNonNull(id, "id");
@@ -21,10 +24,22 @@ public record RunningJob(JobId id, String user, String account, String qos, Stri
         }
     }
 
-    /** A job without a run-time prediction. */
+    /** A job without a run-time prediction that shares its blocks. */
     public RunningJob(JobId id, String user, String account, String qos, String partition,
             List<NodeAllocation> allocation, long startTime, long expectedEnd) {
-        this(id, user, account, qos, partition, allocation, startTime, expectedEnd, 0);
+        this(id, user, account, qos, partition, allocation, startTime, expectedEnd, 0, false);
+    }
+
+    /** A job with a run-time prediction ({@code predictedEnd}, 0 = none) that shares its blocks. */
+    public RunningJob(JobId id, String user, String account, String qos, String partition,
+            List<NodeAllocation> allocation, long startTime, long expectedEnd, long predictedEnd) {
+        this(id, user, account, qos, partition, allocation, startTime, expectedEnd, predictedEnd, false);
+    }
+
+    /** A job without a run-time prediction; {@code topoExclusive} keeps its blocks to itself. */
+    public RunningJob(JobId id, String user, String account, String qos, String partition,
+            List<NodeAllocation> allocation, long startTime, long expectedEnd, boolean topoExclusive) {
+        this(id, user, account, qos, partition, allocation, startTime, expectedEnd, 0, topoExclusive);
     }
 
     public Tres tres() {

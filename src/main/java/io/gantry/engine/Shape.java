@@ -19,10 +19,13 @@ import java.util.List;
  * @param missing    nodes the nodelist names that the cluster does not have
  * @param switches   the most leaf switches the job wants (0: any number)
  * @param segment    nodes per group that must share a block (0: none; the node count or more: one block)
+ * @param topo       {@code --exclusive=topo}: whole nodes, and the blocks they are in to itself
+ * @param topoOneBlock a topo job that fits in one block of the partition (so it must get exactly one)
  */
 record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, boolean wholeMemory, int gpusPerNode,
         int tasks, int cpusPerTask, int totalGpus, boolean exclusive, boolean oneBlock, Cluster.PartMatch match,
-        boolean nodesAsked, int[] required, int[] excluded, List<String> missing, int switches, int segment) {
+        boolean nodesAsked, int[] required, int[] excluded, List<String> missing, int switches, int segment,
+        boolean topo, boolean topoOneBlock) {
 
     static Shape of(Request r, Cluster.Part part, Cluster cluster) {
         Cluster.PartMatch match = cluster.partMatch(part, r.gpuType(), r.constraint());
@@ -46,14 +49,33 @@ record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, boolean
         boolean asked = r.memoryMb() > 0;
         long mem = asked ? r.memoryMb() : part.memoryDefault().onNode(cpn);
         boolean wholeMemory = !asked && part.memoryDefault().wholeNode();
+        // Where the partition's nodes are in no block, --exclusive=topo has no block to give: whole nodes.
+        int largest = r.topoExclusive() ? largestBlock(cluster, match, cpn, mem, gpn) : 0;
+        boolean topo = largest > 0;
+        boolean topoOneBlock = topo && largest >= n;
         return new Shape(part.index(), n, cpn, mem, wholeMemory, gpn, tasks, r.cpusPerTask(), totalGpus,
-                r.exclusive(), r.oneBlock(), match, r.nodes() > 0, required.indices(), excluded.indices(),
-                required.unknown(), r.switches(), r.segment());
+                r.exclusive() || r.topoExclusive(), r.oneBlock(), match, r.nodes() > 0, required.indices(), excluded.indices(),
+                required.unknown(), r.switches(), r.segment(), topo, topoOneBlock);
+    }
+
+    /** The most nodes of one block (of the match) big enough for a node's share. */
+    private static int largestBlock(Cluster c, Cluster.PartMatch match, int cpn, long mem, int gpn) {
+        int best = 0;
+        for (int[] perClass : match.blockAll()) {
+            int n = 0;
+            for (int ci = 0; ci < c.classCount; ci++) {
+                if (c.classCpus[ci] >= cpn && c.classMem[ci] >= mem && c.classGpus[ci] >= gpn) {
+                    n += perClass[ci];
+                }
+            }
+            best = Math.max(best, n);
+        }
+        return best;
     }
 
     /** Whether all of its nodes must share one block. */
     boolean inOneBlock() {
-        return oneBlock || segment >= nodes;
+        return oneBlock || segment >= nodes || topoOneBlock;
     }
 
     /** Whether its nodes must come in groups that each share a block. */
@@ -118,6 +140,7 @@ record Shape(int partition, int nodes, int cpusPerNode, long memPerNode, boolean
     boolean dominates(Shape smaller) {
         return match == smaller.match && !restricted() && !smaller.restricted() && exclusive == smaller.exclusive
                 && oneBlock == smaller.oneBlock && switches == smaller.switches && segment == smaller.segment
+                && topo == smaller.topo && topoOneBlock == smaller.topoOneBlock
                 && wholeMemory == smaller.wholeMemory
                 && nodes >= smaller.nodes && cpusPerNode >= smaller.cpusPerNode && memPerNode >= smaller.memPerNode
                 && gpusPerNode >= smaller.gpusPerNode;

@@ -25,10 +25,12 @@ public class HostedJobs {
 
     private final JobRepository jobs;
     private final JobScripts scripts;
+    private final io.gantry.cluster.ClusterService cluster;
 
-    HostedJobs(JobRepository jobs, JobScripts scripts) {
+    HostedJobs(JobRepository jobs, JobScripts scripts, io.gantry.cluster.ClusterService cluster) {
         this.jobs = jobs;
         this.scripts = scripts;
+        this.cluster = cluster;
     }
 
     /** A running or ended job with the node that runs its batch script. */
@@ -72,7 +74,7 @@ public class HostedJobs {
         List<JobEntity> found = jobs.findAllById(rows);
         java.util.Map<Long, JobScripts.Script> byJob = scripts.find(found.stream().map(JobEntity::jobId).toList());
         return found.stream()
-                .map(j -> JobService.view(j, byJob.getOrDefault(j.jobId(), JobScripts.Script.NONE)))
+                .map(j -> JobService.view(j, byJob.getOrDefault(j.jobId(), JobScripts.Script.NONE), cluster::blocksOf))
                 .toList();
     }
 

@@ -93,6 +93,7 @@ class JobEntity {
     private Long timeMinSeconds;
     @Column(name = "segment_size")
     private Integer segment;
+    private String exclusiveMode;
     private Integer exitCode;
     private String allocatedNodes;
     private String allocation;
@@ -165,6 +166,7 @@ class JobEntity {
         this.switches = spec.switches();
         this.timeMinSeconds = spec.timeMinSeconds();
         this.segment = spec.segment();
+        this.exclusiveMode = spec.exclusiveMode();
         this.defaultMemoryMb = spec.defaultMemoryMb();
     }
 
@@ -223,6 +225,8 @@ class JobEntity {
     String switches() { return switches; }
     Long timeMinSeconds() { return timeMinSeconds; }
     Integer segment() { return segment; }
+
+    String exclusiveMode() { return exclusiveMode; }
     Long defaultMemoryMb() { return defaultMemoryMb; }
     Integer exitCode() { return exitCode; }
     String allocatedNodes() { return allocatedNodes; }

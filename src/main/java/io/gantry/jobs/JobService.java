@@ -18,6 +18,7 @@ import io.gantry.api.PageRequest;
 import io.gantry.api.PageResponse;
 import io.gantry.api.ProblemType;
 import io.gantry.audit.AuditAction;
+import io.gantry.cluster.ClusterService;
 import io.gantry.engine.Hostlist;
 import io.gantry.jobs.JobViews.ActionResult;
 import io.gantry.jobs.JobViews.JobEventView;
@@ -43,11 +44,13 @@ public class JobService {
     private final JobsProperties properties;
     private final Clock clock;
     private final JobAudit audit;
+    private final ClusterService cluster;
 
     JobService(JobRepository jobs, JobLists lists, JobScripts scripts, JobEventRepository events,
             SubmissionCommitter committer, SubmissionResolver resolver, ApplicationEventPublisher publisher,
-            JobsProperties properties, Clock clock, JobAudit audit) {
+            JobsProperties properties, Clock clock, JobAudit audit, ClusterService cluster) {
         this.audit = audit;
+        this.cluster = cluster;
         this.jobs = jobs;
         this.lists = lists;
         this.scripts = scripts;
@@ -94,7 +97,7 @@ public class JobService {
             byRow.put(job.id(), job);
         }
         List<JobView> items = found.rows().stream().map(byRow::get).filter(Objects::nonNull)
-                .map(j -> view(j, JobScripts.Script.NONE)).toList();
+                .map(j -> view(j, JobScripts.Script.NONE, cluster::blocksOf)).toList();
         return new PageResponse<>(items, page.page(), page.size(), found.total());
     }
 
@@ -106,7 +109,8 @@ public class JobService {
     @Transactional(readOnly = true)
     public JobView get(String id, CurrentUser caller) {
         JobEntity job = visible(findAll(id), id, caller).get(0);
-        return view(job, caller.mayActFor(job.user()) ? scripts.find(job.jobId()) : JobScripts.Script.NONE);
+        return view(job, caller.mayActFor(job.user()) ? scripts.find(job.jobId()) : JobScripts.Script.NONE,
+                cluster::blocksOf);
     }
 
     @Transactional(readOnly = true)
@@ -236,7 +240,7 @@ public class JobService {
             publisher.publishEvent(new JobTimeLimitChanged(JobIds.format(job.jobId(), job.arrayTaskId()),
                     job.batchHost(), job.timeLimitSeconds()));
         }
-        return view(job, scripts.find(job.jobId()));
+        return view(job, scripts.find(job.jobId()), cluster::blocksOf);
     }
 
     @Transactional
@@ -315,7 +319,9 @@ public class JobService {
     }
 
     /** The job as the API shows it; {@code script} is its job id's, or {@link JobScripts.Script#NONE} in lists. */
-    static JobView view(JobEntity j, JobScripts.Script script) {
+    /** The job as shown; {@code blocksOf} names the blocks of a hostlist's nodes. */
+    static JobView view(JobEntity j, JobScripts.Script script,
+            java.util.function.Function<String, List<String>> blocksOf) {
         boolean task = j.arrayTaskId() != JobIds.NO_TASK;
         String partition = j.partition() != null ? j.partition() : String.join(",", j.partitions());
         List<JobAllocation> allocation = JobAllocation.decode(j.allocation());
@@ -335,6 +341,7 @@ public class JobService {
                 j.stderr(), j.requeue(), j.reservation(), j.beginTime(), j.nodelist(), j.exclude(), j.comment(),
                 script.environment() == null ? null : EnvironmentText.decode(script.environment()), script.script(),
                 j.simulatedRunSeconds(), j.simulatedExitCode(), j.umask(), j.signal(), j.switches(), j.timeMinSeconds(), j.segment(),
+                j.exclusiveMode(), blocksOf.apply(j.allocatedNodes()),
                 j.maxRssBytes(),
                 j.totalCpuMillis());
     }

@@ -68,5 +68,10 @@ public record JobSubmission(
                 example = "1800") Long timeMinSeconds,
         @Schema(description = "Nodes per group that must share one block (--segment, Slurm's topology/block); "
                 + "the node count must be a multiple of it, and a segment of the whole node count keeps the job in "
-                + "one block", example = "4", minimum = "1") Integer segment) {
+                + "one block", example = "4", minimum = "1") Integer segment,
+        @Schema(description = "The mode of --exclusive=mode: topo gives the job whole nodes and the blocks they are "
+                + "in to itself (no other job on any node of them while it runs; a job that fits one block gets "
+                + "exactly one); user and mcs are accepted as whole nodes. Implies exclusive; absent for plain "
+                + "--exclusive", allowableValues = {"user", "mcs", "topo"}, example = "topo")
+        @Size(max = 8) String exclusiveMode) {
 }

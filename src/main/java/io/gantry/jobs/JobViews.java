@@ -38,6 +38,11 @@ public final class JobViews {
             @Schema(description = "The shortest time limit it accepts (--time-min), in seconds; null when none")
             Long timeMinSeconds,
             @Schema(description = "Nodes per group that shares one block (--segment); null when none") Integer segment,
+            @Schema(description = "The mode of --exclusive=mode (user, mcs or topo); null for plain --exclusive or "
+                    + "none", example = "topo") String exclusiveMode,
+            @Schema(description = "The blocks (NVLink-like domains) its nodes are in, in name order; empty while it "
+                    + "holds no nodes or when they are in no block. A topo job has these blocks to itself")
+            List<String> blocks,
             @Schema(description = "Peak memory of its run as its node measured it (the job's cgroup), in bytes; "
                     + "null when not known (still running, never started, simulated node, node without cgroups)",
                     example = "126418944") Long maxRssBytes,

@@ -428,6 +428,7 @@ public final class SbatchDirectives {
         String switches;
         Long timeMinSeconds;
         Integer segment;
+        String exclusiveMode;
 
         /** The memory option given so far, for sbatch's rule that only one kind may be. */
         Memory memoryKind;
@@ -594,14 +595,16 @@ public final class SbatchDirectives {
         }
 
         void exclusive(String spelled, String value) {
-            if (value != null && !value.equals("user") && !value.equals("mcs")) {
-                throw new IllegalArgumentException("'" + value + "' is not user or mcs; write --exclusive, --exclusive=user or --exclusive=mcs");
+            if (value != null && !ExclusiveMode.NAMES.contains(value)) {
+                throw new IllegalArgumentException("'" + value + "' is not user, mcs or topo; write --exclusive, "
+                        + "--exclusive=user, --exclusive=mcs or --exclusive=topo");
             }
-            if (value != null) {
+            if (value != null && !value.equals(ExclusiveMode.TOPO)) {
                 this.warnings.add("line " + this.line + ": " + spelled + "=" + value
                         + " is accepted as --exclusive: Gantry gives the job whole nodes");
             }
             this.exclusive = true;
+            this.exclusiveMode = value;
         }
 
         /** {@code gpu}, {@code gpu:N}, {@code gpu:type} or {@code gpu:type:N}, per node; or {@code none}. */
@@ -681,7 +684,7 @@ public final class SbatchDirectives {
                     this.constraints, this.exclusive, this.dependency, this.array, this.hold, this.nice, this.workdir,
                     this.stdout, this.stderr, this.requeue, this.ntasksPerNode, this.nodelist, this.exclude,
                     this.beginTime, this.reservation, this.export, this.comment, this.signal, this.switches, this.timeMinSeconds, this.segment,
-                    this.warnings,
+                    this.exclusiveMode, this.warnings,
                     this.lines);
         }
     }

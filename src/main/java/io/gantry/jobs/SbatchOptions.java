@@ -32,6 +32,7 @@ import java.util.Map;
  * @param switches {@code --switches} in {@link JobSwitches}'s stored form ({@code 2@300})
  * @param timeMinSeconds {@code --time-min}, in seconds
  * @param segment {@code --segment}: nodes per group that shares one block
+ * @param exclusiveMode the mode of {@code --exclusive=mode} (user, mcs or topo), null for plain {@code --exclusive}
  * @param warnings options that were accepted but that Gantry does not act on, with their
  *     lines; never null
  * @param lines the line each option was last given on, by its long name ({@code "nodelist"} for
@@ -76,6 +77,7 @@ public record SbatchOptions(
         String switches,
         Long timeMinSeconds,
         Integer segment,
+        String exclusiveMode,
         List<String> warnings,
         Map<String, Integer> lines) {
 

@@ -170,7 +170,17 @@ class SubmissionResolver {
                 errors.add(new FieldError("constraints", e.getMessage()));
             }
         }
-        boolean exclusive = first(json.exclusive(), directives.exclusive(), false);
+        String exclusiveMode = first(json.exclusiveMode(), directives.exclusiveMode(), null);
+        if (json.exclusiveMode() != null && !ExclusiveMode.NAMES.contains(json.exclusiveMode())) {
+            errors.add(new FieldError("exclusiveMode", "must be user, mcs or topo (as --exclusive=user|mcs|topo), was '"
+                    + json.exclusiveMode() + "'"));
+            exclusiveMode = null;
+        }
+        if (json.exclusiveMode() != null && Boolean.FALSE.equals(json.exclusive())) {
+            errors.add(new FieldError("exclusive", "is false, but exclusiveMode '" + json.exclusiveMode()
+                    + "' asks for an exclusive job; leave exclusive out or set it true"));
+        }
+        boolean exclusive = first(json.exclusive(), directives.exclusive(), false) || exclusiveMode != null;
 
         Long timeGiven = first(json.timeLimitSeconds(), directives.timeLimitSeconds(), null);
         long timeLimit = timeLimit(timeGiven, partitions, layout, errors);
@@ -336,7 +346,7 @@ class SubmissionResolver {
                 .switches(switchLimit == null ? 0 : switchLimit.count())
                 .switchWaitSeconds(switchLimit == null ? 0 : switchLimit.waitSeconds())
                 .maxNodes(maxNodes == null ? 0 : maxNodes).timeMinSeconds(timeMin == null ? 0 : timeMin)
-                .segment(segment == null ? 0 : segment).build();
+                .segment(segment == null ? 0 : segment).topoExclusive(ExclusiveMode.TOPO.equals(exclusiveMode)).build();
         Feasibility feasibility = feasibility(request, partitions, timeLimit, caller, qos, account);
         if (!feasibility.fits()) {
             String field = switch (feasibility.cause()) {
@@ -353,7 +363,7 @@ class SubmissionResolver {
                 workdir, environment, stdout, stderr, first(json.requeue(), directives.requeue(), true), reservation,
                 beginTime, nodelist, exclude, comment, simulatedRun, json.simulatedExitCode(), umask, signal,
                 switches, timeMin, segment, memoryMb > 0 ? null : defaultMemory(partitions, layout, minNodes, tasks, cpusPerTask, ntasksPerNode,
-                        exclusive));
+                        exclusive), exclusiveMode);
         return new Resolved(spec, warnings);
     }
 

@@ -433,7 +433,8 @@ class SchedulingCycle {
                 .map(a -> new NodeAllocation(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices())).toList();
         long start = job.startTime().getEpochSecond();
         return new RunningJob(JobId.of(job.jobId(), job.arrayTaskId()), job.user(), job.account(), job.qos(),
-                job.partition(), allocation, start, start + job.timeLimitSeconds());
+                job.partition(), allocation, start, start + job.timeLimitSeconds(),
+                job.topoExclusive());
     }
 
     static PendingJob pendingJob(ActiveJob job) {
@@ -443,7 +444,8 @@ class SchedulingCycle {
                 .nodelist(job.nodelist()).exclude(job.exclude())
                 .maxNodes(job.maxNodes() == null ? 0 : job.maxNodes())
                 .timeMinSeconds(job.timeMinSeconds() == null ? 0 : job.timeMinSeconds())
-                .segment(job.segment() == null ? 0 : job.segment()).build();
+                .segment(job.segment() == null ? 0 : job.segment())
+                .topoExclusive(job.topoExclusive()).build();
         if (job.switches() != null) {
             JobSwitches switches = JobSwitches.parse(job.switches());
             request = request.toBuilder().switches(switches.count()).switchWaitSeconds(switches.waitSeconds()).build();

@@ -33,6 +33,59 @@ class ClusterLayoutTests {
     }
 
     @Test
+    void blockSizesDefaultToTheSmallestBlockDoubledUpToAllBlocks() {
+        ClusterLayout layout = ClusterLayout.from(config().build());
+
+        assertThat(layout.blockSizes()).as("b1 has 4 nodes, b2 has 2").containsExactly(2, 4);
+        assertThat(layout.baseBlockSize()).isEqualTo(2);
+    }
+
+    @Test
+    void configuredBlockSizesAreKeptWithTheSmallestAsBaseSize() {
+        Fixture fixture = config();
+        fixture.blockSizes.addAll(List.of(1, 2));
+
+        ClusterLayout layout = ClusterLayout.from(fixture.build());
+
+        assertThat(layout.blockSizes()).containsExactly(1, 2);
+        assertThat(layout.baseBlockSize()).isEqualTo(1);
+    }
+
+    @Test
+    void aBaseBlockSizeAboveABlocksNodeCountStopsStartUpNamingTheBlock() {
+        Fixture fixture = config();
+        fixture.blockSizes.add(3);
+
+        assertProblem(fixture, "gantry.cluster.block-sizes[0]: the base block size 3 is more than block 'b2' has "
+                + "(2 nodes)");
+    }
+
+    @Test
+    void blockSizesThatAreNotPowerOfTwoAggregatesStopStartUp() {
+        Fixture fixture = config();
+        fixture.blockSizes.addAll(List.of(1, 3));
+
+        assertProblem(fixture, "gantry.cluster.block-sizes[1]: 3 must be a power of two (2, 4, 8, ...) times the "
+                + "size before it, 1");
+    }
+
+    @Test
+    void blockSizesWithoutBlocksOrBeyondAllBlocksStopStartUp() {
+        Fixture beyond = config();
+        beyond.blockSizes.addAll(List.of(2, 8));
+        assertProblem(beyond, "gantry.cluster.block-sizes[1]: 8 is more than all 2 blocks give at the base size (4)");
+
+        Fixture none = config();
+        none.blocks.clear();
+        none.blockSizes.add(2);
+        assertProblem(none, "gantry.cluster.block-sizes: [2] given, but gantry.cluster.blocks names no block");
+
+        Fixture zero = config();
+        zero.blockSizes.add(0);
+        assertProblem(zero, "gantry.cluster.block-sizes[0]: 0 is not a positive node count");
+    }
+
+    @Test
     void aNodeInNoPartitionStopsStartUpNamingTheNode() {
         Fixture fixture = config();
         fixture.nodes.add(new NodeSet("spare1", 8, 1000, 0, null, List.of(), true));
@@ -187,8 +240,10 @@ class ClusterLayoutTests {
                 new BlockConfig("b1", "gpu[01-04]"),
                 new BlockConfig("b2", "cpu[1-2]")));
 
+        final List<Integer> blockSizes = new ArrayList<>();
+
         ClusterProperties build() {
-            return new ClusterProperties("test", nodes, partitions, switches, blocks);
+            return new ClusterProperties("test", nodes, partitions, switches, blocks, blockSizes);
         }
     }
 }

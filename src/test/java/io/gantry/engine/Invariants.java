@@ -101,7 +101,7 @@ final class Invariants {
                 require(r.gpuType() == null || r.gpuType().equals(n.gpuType()), "wrong GPU type");
                 require(r.constraint().matches(n.features()), "node lacks a feature");
                 require(a.cpus() >= 1, "a node with no CPU");
-                if (r.exclusive()) {
+                if (r.exclusive() || r.topoExclusive()) {
                     require(a.cpus() == n.cpus() && a.gpus() == n.gpus(), "exclusive job without the whole node");
                 } else {
                     require(a.memoryMb() == r.memoryMb(), "memory per node");
@@ -117,7 +117,7 @@ final class Invariants {
                         a.memoryMb(), a.gpus()));
             }
             checkNodeLists(job, st.nodeNames(), "started");
-            if (!job.request().exclusive()) {
+            if (!job.request().exclusive() && !job.request().topoExclusive()) {
                 require(cpus == (long) shape.tasks() * shape.cpusPerTask(), "CPU total of " + st.job());
                 require(gpus == shape.totalGpus(), "GPU total of " + st.job());
             }

@@ -395,6 +395,16 @@ class SbatchDirectivesTests {
         assertThat(options.exclusive()).isTrue();
         assertThat(options.warnings())
             .containsExactly("line 2: --exclusive=user is accepted as --exclusive: Gantry gives the job whole nodes");
+        assertThat(options.exclusiveMode()).isEqualTo("user");
+    }
+
+    @Test
+    void exclusiveTopoAsksForWholeBlocksWithoutAWarning() {
+        SbatchOptions options = SbatchDirectives.parse(script("#SBATCH -N 2\n#SBATCH --exclusive=topo"));
+
+        assertThat(options.exclusive()).isTrue();
+        assertThat(options.exclusiveMode()).isEqualTo("topo");
+        assertThat(options.warnings()).isEmpty();
     }
 
     @ParameterizedTest(name = "{0} is rejected: {1} {2}")
@@ -440,7 +450,7 @@ class SbatchDirectivesTests {
             --nice=abc                   | --nice           | 'abc' is not a whole number
             --nice=3000000000            | --nice           | '3000000000' is out of range (+/- 2147483645)
             --nice 5                     | 5                | is not an option; an #SBATCH line holds only options and their values (quote a value with spaces)
-            --exclusive=foo              | --exclusive      | 'foo' is not user or mcs; write --exclusive, --exclusive=user or --exclusive=mcs
+            --exclusive=foo              | --exclusive      | 'foo' is not user, mcs or topo; write --exclusive, --exclusive=user, --exclusive=mcs or --exclusive=topo
             -w a/b                       | -w               | reading host names from a file is not supported; list the hosts, as in node[01-04]
             -x node[3-1]                 | -x               | Invalid hostlist 'node[3-1]' at position 5: descending range 3-1
             --export=1FOO                | --export         | '1FOO' is not ALL, NONE, NAME or NAME=value

@@ -31,7 +31,9 @@ import tools.jackson.databind.JsonNode;
  * PostgreSQL: a cluster of two pods under a spine, each pod two leaves of two nodes. A job lands under
  * the lowest switch that holds it; {@code --switches=N@wait} keeps a job waiting (TopologyWait) for N
  * leaves, or lets it take more at once when it will not wait; {@code -N min-max} starts on what is
- * free and {@code --time-min} starts a job in a hole its full limit would not fit.
+ * free and {@code --time-min} starts a job in a hole its full limit would not fit; a job of
+ * {@code --exclusive=topo} waits for a whole block (TopologyWait), then has it to itself, and the job
+ * and the nodes say which block they are in.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TopologyIntegrationTests {
@@ -93,6 +95,7 @@ class TopologyIntegrationTests {
                         nodes: n[1-4]
                       - name: b2
                         nodes: n[5-8]
+                    block-sizes: [2, 4]
                   agents:
                     default-partitions: [sim]
                 """);
@@ -230,6 +233,70 @@ class TopologyIntegrationTests {
         assertThat(uneven.json().get("errors").get(0).get("field").asString()).isEqualTo("segment");
         Response never = api.send("POST", "/api/v1/jobs", admin, job(Map.of("nodes", 6, "segment", 6)));
         assertThat(never.status()).as("no block holds six nodes").isEqualTo(400);
+    }
+
+    @Test
+    void aTopoJobWaitsForAWholeBlockAndThenHasItToItself() {
+        long n1 = submit(Map.of("nodes", 1, "exclusive", true, "nodelist", "n1"));
+        long n5 = submit(Map.of("nodes", 1, "exclusive", true, "nodelist", "n5"));
+        api.awaitJobState(n1, admin, "RUNNING", Duration.ofSeconds(30));
+        api.awaitJobState(n5, admin, "RUNNING", Duration.ofSeconds(30));
+
+        // Six nodes are free, three in each block, but no block is whole.
+        long topo = submit(Map.of("nodes", 2, "script", "#!/bin/bash\n#SBATCH --exclusive=topo\ntrue\n"));
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            JsonNode job = api.get("/api/v1/jobs/" + topo, admin).json();
+            assertThat(job.get("state").asString()).isEqualTo("PENDING");
+            assertThat(job.get("reason").asString()).isEqualTo("TopologyWait");
+            assertThat(job.get("exclusiveMode").asString()).isEqualTo("topo");
+            assertThat(job.get("exclusive").asBoolean()).isTrue();
+            assertThat(job.get("blocks")).isEmpty();
+        });
+
+        api.send("DELETE", "/api/v1/jobs/" + n5, admin, null);
+        JsonNode running = api.awaitJobState(topo, admin, "RUNNING", Duration.ofSeconds(30));
+        assertThat(running.get("blocks").valueStream().map(JsonNode::asString).toList()).containsExactly("b2");
+        assertThat(running.get("allocation")).hasSize(2);
+
+        // Four one-node jobs: three fill what b1 has left; the fourth waits though two nodes of b2 are idle.
+        List<Long> small = new ArrayList<>();
+        for (int k = 0; k < 4; k++) {
+            small.add(submit(Map.of("nodes", 1, "exclusive", true)));
+        }
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            List<JsonNode> jobs = small.stream().map(id -> api.get("/api/v1/jobs/" + id, admin).json()).toList();
+            assertThat(jobs).filteredOn(j -> j.get("state").asString().equals("RUNNING")).hasSize(3)
+                    .allSatisfy(j -> assertThat(j.get("blocks").valueStream().map(JsonNode::asString).toList())
+                            .containsExactly("b1"));
+            assertThat(jobs).filteredOn(j -> j.get("state").asString().equals("PENDING")).hasSize(1);
+        });
+
+        JsonNode nodes = api.get("/api/v1/nodes", admin).json().get("items");
+        Map<String, String> blockOf = nodes.valueStream().collect(Collectors.toMap(n -> n.get("name").asString(),
+                n -> n.get("block").asString()));
+        assertThat(blockOf).containsEntry("n1", "b1").containsEntry("n4", "b1").containsEntry("n5", "b2")
+                .containsEntry("n8", "b2");
+        JsonNode topology = api.get("/api/v1/topology", admin).json();
+        assertThat(topology.get("blockSizes").valueStream().map(JsonNode::asInt).toList()).containsExactly(2, 4);
+        assertThat(topology.get("baseBlockSize").asInt()).isEqualTo(2);
+    }
+
+    @Test
+    void aBadExclusiveModeIsRefusedNamingTheFieldOrLine() {
+        Response json = api.send("POST", "/api/v1/jobs", admin, job(Map.of("exclusiveMode", "block")));
+        assertThat(json.status()).isEqualTo(400);
+        assertThat(json.json().get("errors").get(0).get("field").asString()).isEqualTo("exclusiveMode");
+        assertThat(json.json().get("errors").get(0).get("message").asString()).contains("user, mcs or topo");
+
+        Response conflicting = api.send("POST", "/api/v1/jobs", admin, job(Map.of("exclusiveMode", "topo",
+                "exclusive", false)));
+        assertThat(conflicting.status()).isEqualTo(400);
+        assertThat(conflicting.json().get("errors").get(0).get("field").asString()).isEqualTo("exclusive");
+
+        Response directive = api.send("POST", "/api/v1/jobs", admin,
+                job(Map.of("script", "#!/bin/bash\n#SBATCH --exclusive=blocks\ntrue\n")));
+        assertThat(directive.status()).isEqualTo(400);
+        assertThat(directive.body()).contains("line 2").contains("'blocks' is not user, mcs or topo");
     }
 
     @Test
