@@ -29,6 +29,15 @@ final class CommandLine {
     private CommandLine() {
     }
 
+    /** Slurm's {@code -V/--version}: prints the version the commands imitate when asked; whether it was. */
+    boolean versionPrinted(CliEnvironment env) {
+        if (!has("version")) {
+            return false;
+        }
+        env.out().println("slurm 22.05.8");
+        return true;
+    }
+
     /**
      * Reads {@code args}; with {@code stopAtOperand} (sbatch) the first operand ends the options and it
      * and everything after it are operands, as the script and its arguments are.

@@ -39,8 +39,7 @@ final class Sacct {
 
     int run(List<String> args) {
         CommandLine line = CommandLine.parse(args, OPTIONS, false);
-        if (line.has("version")) {
-            env.out().println("slurm 22.05.8");
+        if (line.versionPrinted(env)) {
             return 0;
         }
         String format = line.has("format") ? line.value("format") : line.has("brief") ? "JobID,State,ExitCode" : DEFAULT_FORMAT;

@@ -27,12 +27,12 @@ final class Scancel {
 
     int run(List<String> args) {
         CommandLine line = CommandLine.parse(args, OPTIONS, false);
-        if (line.has("version")) {
-            env.out().println("slurm 22.05.8");
+        if (line.versionPrinted(env)) {
             return 0;
         }
         if (line.has("signal")) {
-            // TODO issue 10: relay a signal to a batch script; Gantry signals only srun steps today.
+            // Refused on purpose, as README's table of unsupported options says: the controller relays
+            // signals to srun steps only, and scancel must not report a signal it could not deliver.
             env.err().println("scancel: error: --signal is not supported by Gantry yet; only cancelling is");
             return 1;
         }

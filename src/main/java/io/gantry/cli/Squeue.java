@@ -51,8 +51,7 @@ final class Squeue {
 
     int run(List<String> args) {
         CommandLine line = CommandLine.parse(args, OPTIONS, false);
-        if (line.has("version")) {
-            env.out().println("slurm 22.05.8");
+        if (line.versionPrinted(env)) {
             return 0;
         }
         for (String unsupported : List.of("long", "sort", "steps")) {
