@@ -139,7 +139,6 @@ start_controller() {
         --spring.datasource.username="$PGUSER" \
         --spring.config.additional-location=file:scripts/bench-cluster.yml \
         --server.port="$PORT" \
-        --server.tomcat.mbeanregistry.enabled=true \
         --gantry.data-dir="$WORK/data" \
         --gantry.security.bootstrap-admin-password="$PASSWORD" \
         --logging.file.name="$WORK/controller-$name.log" "$@" >"$WORK/controller-$name.out" 2>&1 &

@@ -139,7 +139,7 @@ final class AgentLoad {
         double maxBusy = -1;
         for (int s = 0; s < seconds; s++) {
             sleep(Math.max(0, (from + (s + 1) * 1_000_000_000L - System.nanoTime()) / 1_000_000));
-            maxBusy = Math.max(maxBusy, GantryClient.metric(client.metrics(), "tomcat_threads_busy_threads"));
+            maxBusy = Math.max(maxBusy, GantryClient.metric(client.metrics(), "gantry_http_threads_busy_threads"));
         }
         long wall = System.nanoTime() - from;
         double cpuAfter = client.controllerCpuNanos();
@@ -235,8 +235,8 @@ final class AgentLoad {
 
     /** Tomcat's request threads (busy, current) and the JVM's live threads, from the controller's metrics. */
     private static String threads(String metrics) {
-        return "tomcat_threads_busy=" + whole(GantryClient.metric(metrics, "tomcat_threads_busy_threads"))
-                + " tomcat_threads_current=" + whole(GantryClient.metric(metrics, "tomcat_threads_current_threads"))
+        return "tomcat_threads_busy=" + whole(GantryClient.metric(metrics, "gantry_http_threads_busy_threads"))
+                + " tomcat_threads_current=" + whole(GantryClient.metric(metrics, "gantry_http_threads_current_threads"))
                 + " jvm_threads_live=" + whole(GantryClient.metric(metrics, "jvm_threads_live_threads"));
     }
 

@@ -361,6 +361,49 @@ class AgentIntegrationTests {
         }
     }
 
+    /**
+     * A held long poll is a waiting answer, not a request thread: with 40 agents' polls held at once,
+     * the controller's busy request threads (its own gauge) stay a handful. Last: these pseudo-agents
+     * stop polling and their nodes go DOWN.
+     */
+    @Test
+    @Order(10)
+    void heldPollsHoldNoRequestThreads() throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        List<java.util.concurrent.CompletableFuture<java.net.http.HttpResponse<String>>> polls = new ArrayList<>();
+        List<String> credentials = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            Response joined = agentCall("/api/v1/agents/register", JOIN_TOKEN,
+                    Map.of("name", "pseudo" + i, "cpus", 1, "memoryMb", 1000));
+            assertThat(joined.status()).as(joined.body()).isEqualTo(200);
+            credentials.add(joined.json().get("credential").asString());
+        }
+        for (int i = 0; i < 40; i++) {
+            String body = JSON.writeValueAsString(Map.of("runningJobs", List.of(), "sync", false));
+            polls.add(http.sendAsync(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                    "http://127.0.0.1:" + controller.port() + "/api/v1/agents/pseudo" + i + "/poll"))
+                    .header("Authorization", "Bearer " + credentials.get(i))
+                    .header("Content-Type", "application/json")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()));
+        }
+        Thread.sleep(300); // the polls reach the controller and are held (for the poll wait, 2 s here)
+        String metrics = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                "http://127.0.0.1:" + controller.port() + "/actuator/prometheus")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        long held = polls.stream().filter(p -> !p.isDone()).count();
+        double busy = Double.parseDouble(metrics.lines().filter(l -> l.startsWith("gantry_http_threads_busy_threads "))
+                .findFirst().orElseThrow().split(" ")[1]);
+        assertThat(held).as("polls still held when the threads were counted").isGreaterThanOrEqualTo(20);
+        // The metrics request itself is served by one of them.
+        assertThat(busy).isBetween(1.0, 5.0);
+        for (var poll : polls) {
+            java.net.http.HttpResponse<String> answered = poll.get(30, TimeUnit.SECONDS);
+            assertThat(answered.statusCode()).isEqualTo(200);
+            assertThat(JSON.readTree(answered.body()).get("commands")).isEmpty();
+        }
+    }
+
     private void startAgent(String name, String feature) throws IOException {
         Path work = dir.resolve("agent-" + name);
         Files.createDirectories(work);
