@@ -31,10 +31,10 @@ import io.gantry.sdk.model.JobActionResult;
 import io.gantry.sdk.model.JobSubmission;
 import io.gantry.sdk.model.JobSubmitted;
 import io.gantry.sdk.model.Node;
-import io.gantry.sdk.model.PageResponseJob;
-import io.gantry.sdk.model.PageResponseNode;
+import io.gantry.sdk.model.JobPage;
+import io.gantry.sdk.model.NodePage;
 import io.gantry.sdk.model.TokenRequest;
-import io.gantry.sdk.model.TokenResponse;
+import io.gantry.sdk.model.Token;
 import io.gantry.support.GantryIntegrationTest;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -60,9 +60,9 @@ class SdkIntegrationTests {
     void signIn() throws ApiException {
         ApiClient anonymous = new ApiClient();
         anonymous.updateBaseUri(baseUri());
-        TokenResponse token = new AuthApi(anonymous)
+        Token token = new AuthApi(anonymous)
                 .createToken(new TokenRequest().username("admin").password(ADMIN_PASSWORD));
-        assertThat(token.getTokenType()).isEqualTo(TokenResponse.TokenTypeEnum.BEARER);
+        assertThat(token.getTokenType()).isEqualTo("Bearer");
 
         client = new ApiClient();
         client.updateBaseUri(baseUri());
@@ -87,7 +87,7 @@ class SdkIntegrationTests {
         long jobId = submitted.getJobId();
         assertThat(jobId).isPositive();
 
-        PageResponseJob listed = jobs.listJobs("PENDING", null, null, "cpu", name, null, null, 0, 100);
+        JobPage listed = jobs.listJobs("PENDING", null, null, "cpu", name, null, null, 0, 100);
         assertThat(listed.getItems()).extracting(Job::getJobId).containsExactly(jobId);
         assertThat(listed.getTotal()).isEqualTo(1L);
 
@@ -95,9 +95,9 @@ class SdkIntegrationTests {
         assertThat(job.getName()).isEqualTo(name);
         assertThat(job.getUser()).isEqualTo("admin");
         assertThat(job.getPartition()).isEqualTo("cpu");
-        assertThat(job.getState()).isEqualTo(Job.StateEnum.PENDING);
+        assertThat(job.getState()).isEqualTo("PENDING");
         assertThat(job.getReason()).isEqualTo("JobHeldUser");
-        assertThat(job.getHold()).isEqualTo(Job.HoldEnum.USER);
+        assertThat(job.getHold()).isEqualTo("USER");
         assertThat(job.getTasks()).isEqualTo(2);
         assertThat(job.getTimeLimitSeconds()).isEqualTo(3600L);
         assertThat(job.getSubmitTime()).isNotNull();
@@ -107,7 +107,7 @@ class SdkIntegrationTests {
         assertThat(cancelled.getStopping()).isEmpty();
 
         Job after = jobs.getJob(String.valueOf(jobId));
-        assertThat(after.getState()).isEqualTo(Job.StateEnum.CANCELLED);
+        assertThat(after.getState()).isEqualTo("CANCELLED");
         assertThat(after.getEndTime()).isNotNull();
         assertThat(jobs.listJobs("CANCELLED", null, null, null, name, null, null, null, null).getItems())
                 .extracting(Job::getJobId).containsExactly(jobId);
@@ -117,7 +117,7 @@ class SdkIntegrationTests {
     @Test
     void theGeneratedClientReadsNodesAndReportsProblemsAsApiExceptions() throws ApiException {
         NodesApi nodes = new NodesApi(client);
-        PageResponseNode cpu = nodes.listNodes(null, "cpu", 0, 100);
+        NodePage cpu = nodes.listNodes(null, "cpu", 0, 100);
         assertThat(cpu.getItems()).extracting(Node::getName)
                 .containsExactly("cpu001", "cpu002", "cpu003", "cpu004", "cpu005", "cpu006", "cpu007", "cpu008");
 
