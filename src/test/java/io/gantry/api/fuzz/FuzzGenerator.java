@@ -391,6 +391,9 @@ public final class FuzzGenerator {
 
         private String string(Map<String, Object> schema, String name) {
             List<Object> allowed = OpenApiOperations.list(schema.get("enum"));
+            if (allowed.isEmpty()) {
+                allowed = OpenApiOperations.list(schema.get("x-extensible-enum")); // the known values
+            }
             if (!allowed.isEmpty() && random.nextInt(4) > 0) {
                 return String.valueOf(allowed.get(random.nextInt(allowed.size())));
             }
