@@ -79,10 +79,20 @@ final class QuotaBook {
         }
         List<RunningJob> byStart = new ArrayList<>(running);
         byStart.sort(Comparator.comparingLong(RunningJob::startTime).thenComparing(RunningJob::id));
+        Set<JobId> marked = quotas.borrowing();
         for (RunningJob r : byStart) {
-            long[] need = need(r.allocation());
-            int kind = classify(r.account(), need);
-            charge(r.id(), r.account(), need, kind);
+            if (marked == null || !marked.contains(r.id())) {
+                long[] need = need(r.allocation());
+                charge(r.id(), r.account(), need, marked == null ? classify(r.account(), need) : FREE);
+            }
+        }
+        // Jobs that borrowed last cycle borrow still, unless their account's guarantee or the free pool
+        // now has room for them: borrowing is never recomputed upwards, so it stays within the limits.
+        for (RunningJob r : byStart) {
+            if (marked != null && marked.contains(r.id())) {
+                long[] need = need(r.allocation());
+                charge(r.id(), r.account(), need, classify(r.account(), need));
+            }
         }
         for (PendingJob p : pending) {
             if ((p.heldBy() != null && p.heldBy() != PendingReason.NONE) || p.eligibleFrom() > now) {
@@ -219,6 +229,11 @@ final class QuotaBook {
         return null;
     }
 
+    /**
+     * Charges a job's GPUs: per key to its guarantee if they fit there, else to the free pool, else
+     * as borrowed; {@code kind} FREE (a job known not to borrow) puts what does not fit the guarantee
+     * in the free pool whether it fits there or not.
+     */
     void charge(JobId id, String account, long[] need, int kind) {
         String m = member(account);
         long[][] u = uses(m);
@@ -236,7 +251,7 @@ final class QuotaBook {
                 continue;
             }
             u[k][3] = 1;
-            if (bucket == FREE) {
+            if (bucket == FREE || kind == FREE) {
                 u[k][1] += need[k];
                 fu[k] += need[k];
             } else {
