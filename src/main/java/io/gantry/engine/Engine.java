@@ -75,12 +75,12 @@ public final class Engine {
 
     /**
      * Each account's guaranteed, in use, borrowed, lent and pending GPUs in {@code snapshot} (issue
-     * 16), as the engine counts them when it plans; empty when no account holds a guarantee.
+     * 16), as the engine counts them when it plans (with no guarantee anywhere: nothing borrowed or lent).
      */
     public java.util.List<QuotaUse> quotaUse(Snapshot snapshot) {
         QuotaBook book = new QuotaBook(snapshot.quotas(), snapshot.nodes(), snapshot.running(), snapshot.pending(),
-                snapshot.now());
-        return book.active() ? book.report(snapshot.running(), snapshot.pending()) : java.util.List.of();
+                snapshot.now(), true);
+        return book.report(snapshot.running(), snapshot.pending());
     }
 
     private Cluster clusterOf(Snapshot s) {

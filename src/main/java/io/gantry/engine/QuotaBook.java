@@ -48,6 +48,12 @@ final class QuotaBook {
     private final Set<JobId> borrowing = new HashSet<>();
 
     QuotaBook(QuotaTree quotas, List<Node> nodes, List<RunningJob> running, List<PendingJob> pending, long now) {
+        this(quotas, nodes, running, pending, now, false);
+    }
+
+    /** With {@code forReport}, counts even when no account holds a guarantee (for {@link #report}). */
+    QuotaBook(QuotaTree quotas, List<Node> nodes, List<RunningJob> running, List<PendingJob> pending, long now,
+            boolean forReport) {
         this.active = quotas.active();
         this.minRuntime = quotas.minRuntimeSeconds();
         this.stopping = quotas.stopping();
@@ -66,7 +72,7 @@ final class QuotaBook {
         keySet.add(Quota.ANY);
         keys = keySet.toArray(String[]::new);
         capacity = new long[keys.length];
-        if (!active) {
+        if (!active && !forReport) {
             return;
         }
         for (Node n : nodes) {
