@@ -178,4 +178,70 @@ class QuotaTests {
         assertThatThrownBy(() -> Quota.parseGpus("gres/gpu=x")).hasMessageContaining("not a GPU count");
         assertThatThrownBy(() -> Quota.parseGpus("gres/gpu=1,gpu=2")).hasMessageContaining("twice");
     }
+
+    /** The README's worked example, cycle by cycle on 16 nodes of 8 GPUs. */
+    @Test
+    void theReadmesWorkedExample() {
+        List<Node> nodes = nodes(16);
+        Partition p = new Partition("p", nodes.stream().map(Node::name).toList(), 0, 1, true);
+        List<Quota> quotas = List.of(Quota.none("root", null),
+                new Quota("vision", "root", Map.of("", 64L), Map.of(), Map.of()),
+                new Quota("nlp", "root", Map.of("", 64L), Map.of(), Map.of("", 48L)));
+        List<PendingJob> pending = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            pending.add(pending(100 + i, "vision", 8, NOW - 100 + i));
+        }
+        List<RunningJob> running = new ArrayList<>();
+        java.util.Set<JobId> borrowing = Set.of();
+        long now = NOW;
+        Plan plan = null;
+        for (int step = 0; step < 4; step++) {
+            if (step == 1) {
+                Request r = Request.builder().nodes(2).gpusPerNode(8).build();
+                pending.add(new PendingJob(JobId.of(200), "unlp", "nlp", "normal", List.of("p"), r, 36_000, now, now,
+                        0, null));
+            }
+            if (step == 2) {
+                Request r = Request.builder().nodes(2).gpusPerNode(8).build();
+                pending.add(new PendingJob(JobId.of(201), "unlp", "nlp", "normal", List.of("p"), r, 36_000, now, now,
+                        0, null));
+            }
+            plan = engine.plan(Snapshot.builder().now(now).nodes(nodes).partitions(List.of(p)).running(running)
+                    .pending(pending).qos(List.of(Qos.named("normal", 0)))
+                    .quotas(new QuotaTree(quotas, 0, Set.of(), borrowing)).build());
+            borrowing = plan.borrowing();
+            for (Start st : plan.starts()) {
+                PendingJob job = pending.stream().filter(j -> j.id().equals(st.job())).findFirst().orElseThrow();
+                pending.remove(job);
+                running.add(new RunningJob(job.id(), job.user(), job.account(), "normal", "p", st.allocation(), now,
+                        now + 36_000));
+            }
+            if (step == 0) {
+                assertThat(plan.starts()).hasSize(14);
+                assertThat(plan.borrowing()).hasSize(6);
+                assertThat(plan.waiting()).extracting(Waiting::reason)
+                        .containsOnly(PendingReason.QUOTA_NOTHING_TO_BORROW);
+            }
+            if (step == 1) {
+                assertThat(plan.start(JobId.of(200))).isPresent();
+            }
+            if (step == 2) {
+                assertThat(plan.reasons().get(JobId.of(201))).isEqualTo(PendingReason.QUOTA_RECLAIM);
+                assertThat(plan.preemptions()).hasSize(2).allMatch(Preemption::reclaim);
+                // The grace time passes; the victims are requeued.
+                for (Preemption victim : plan.preemptions()) {
+                    RunningJob r = running.stream().filter(j -> j.id().equals(victim.victim())).findFirst()
+                            .orElseThrow();
+                    running.remove(r);
+                    pending.add(pending(r.id().id(), "vision", 8, now));
+                }
+            }
+            if (step == 3) {
+                assertThat(plan.start(JobId.of(201))).isPresent();
+                assertThat(plan.waiting()).extracting(Waiting::reason)
+                        .containsOnly(PendingReason.QUOTA_NOTHING_TO_BORROW);
+            }
+            now += 120;
+        }
+    }
 }
