@@ -384,6 +384,7 @@ class SchedulingCycle {
                     QuotaReclaims.Stopping stop = new QuotaReclaims.Stopping(victim.row(), p.victim(),
                             now.plusSeconds(grace), mode, why, by.displayId());
                     if (grace <= 0) {
+                        jobs.recordEvent(victim.row(), now, "RECLAIM", why);
                         reclaim(stop, now, victims);
                     } else {
                         reclaims.stop(stop);

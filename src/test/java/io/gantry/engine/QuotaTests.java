@@ -244,4 +244,28 @@ class QuotaTests {
             now += 120;
         }
     }
+
+    @Test
+    void withGuaranteesQosPreemptionNeverStopsAnotherAccountsJobsAndReclaimTakesOnlyBorrowers() {
+        // b holds its own 8 GPUs on n1 (oldest) and borrows a's 8 on n2, all in QOS low; a's job may preempt low.
+        Qos low = Qos.named("low", 0);
+        Qos high = new Qos("high", 100, 0, 0, null, null, null, Set.of("low"), Preemption.Mode.REQUEUE);
+        List<RunningJob> running = List.of(
+                new RunningJob(JobId.of(1), "ub", "b", "low", "p", List.of(new NodeAllocation("n1", 1, 1000,
+                        List.of(0, 1, 2, 3, 4, 5, 6, 7))), NOW - 5000, NOW + 30_000),
+                new RunningJob(JobId.of(2), "ub", "b", "low", "p", List.of(new NodeAllocation("n2", 1, 1000,
+                        List.of(0, 1, 2, 3, 4, 5, 6, 7))), NOW - 4000, NOW + 30_000));
+        Request r = Request.builder().nodes(1).gpusPerNode(8).build();
+        PendingJob urgent = new PendingJob(JobId.of(30), "ua", "a", "high", List.of("p"), r, 3600, NOW - 10, NOW - 10,
+                0, null);
+        List<Node> nodes = nodes(2);
+        Partition p = new Partition("p", List.of("n1", "n2"), 0, 1, true);
+        Plan plan = engine.plan(Snapshot.builder().now(NOW).nodes(nodes).partitions(List.of(p)).running(running)
+                .pending(List.of(urgent)).qos(List.of(low, high, Qos.named("normal", 0)))
+                .quotas(new QuotaTree(halves(-1, -1), 0, Set.of(), Set.of(JobId.of(2)))).build());
+        assertThat(plan.preemptions()).containsExactly(
+                new Preemption(JobId.of(2), JobId.of(30), Preemption.Mode.REQUEUE, true));
+        assertThat(plan.start(JobId.of(30))).as("it waits for the reclaim, it does not preempt by QOS").isEmpty();
+        assertThat(plan.reasons().get(JobId.of(30))).isEqualTo(PendingReason.QUOTA_RECLAIM);
+    }
 }
