@@ -1,7 +1,7 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from './schema';
 import type {
-  AccountingRecord, FairShareLine, PriorityList, UtilizationReport,
+  AccountQuota, AccountingRecord, FairShareLine, PriorityList, UtilizationReport,
   ClusterNode, Diag, Job, JobEvent, JobStep, JobSubmission, Page, Partition, Problem, SubmitResponse, Topology,
   TokenResponse, WhoAmI,
 } from './types';
@@ -119,6 +119,9 @@ export const api = {
   hold: (id: string) => call<unknown>('POST', '/api/v1/jobs/{id}/hold', { params: { path: { id } } }),
   priority: () => call<PriorityList>('GET', '/api/v1/priority'),
   fairShare: () => call<FairShareLine[]>('GET', '/api/v1/fairshare'),
+  /** Guaranteed GPU quotas: every account's guaranteed, in use, borrowed, lent and pending GPUs. */
+  quotas: () =>
+    call<Page<AccountQuota>>('GET', '/api/v1/quotas', { params: { query: { size: 1000 } } }).then((r) => r.items),
   accountingJobs: (query: AccountingQuery) =>
     call<Page<AccountingRecord>>('GET', '/api/v1/accounting/jobs', { params: { query: clean({ ...query }) } }),
   /** Every row of the window, page after page (at most `limit` rows), for the usage chart. */

@@ -81,7 +81,7 @@ export interface AccountingRecord {
   state: JobState; exitCode?: number | null; submitTime?: string | null; startTime?: string | null; endTime?: string | null;
   elapsedSeconds: number; timeLimitSeconds?: number | null; allocTres?: string | null; cpuSeconds: number; gpuSeconds: number;
   nodeList?: string | null; maxRssBytes?: number | null; maxRss?: string | null; totalCpuMillis?: number | null;
-  totalCpu?: string | null;
+  totalCpu?: string | null; borrowed?: boolean | null; reclaimedAt?: string | null; reclaimedFor?: string | null;
 }
 
 /** One line of GET /api/v1/fairshare (sshare -a): an account (user null) or a user under it. */
@@ -89,6 +89,12 @@ export interface FairShareLine {
   account: string; user?: string | null; parent?: string | null; depth: number; rawShares?: number | null;
   normShares?: number | null; rawUsage?: number | null; rawUsageTotal?: number | null; effectiveUsage?: number | null;
   levelFairShare?: number | null; fairShareFactor?: number | null;
+}
+
+/** One line of GET /api/v1/quotas: an account's guaranteed, in use, borrowed, lent and pending GPUs (of one kind). */
+export interface AccountQuota {
+  account: string; parent?: string | null; tres: string; guaranteed: number; inUse: number; borrowed: number;
+  lent: number; pendingDemand: number;
 }
 
 export const PRIORITY_FACTORS = ['age', 'fairShare', 'jobSize', 'partition', 'qos', 'shortJob', 'expansion'] as const;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountingRecord, Job, JobPriority } from '../api/types';
-import { compareJobIds, efficiency, fairShareTree, gpuHoursPerAccountPerDay, queuePosition } from './accounting';
+import { compareJobIds, efficiency, fairShareTree, gpuHoursPerAccountPerDay, queuePosition, quotaTree } from './accounting';
 import { DEFAULT_COLUMNS, loadColumns, saveColumns, sortJobs } from './columns';
 import { accountDailyUsage, addSample, clusterGpuSeries, idleCauseTotals } from './utilization';
 
@@ -149,5 +149,15 @@ describe('idle causes on the overview', () => {
   it('gives nothing for a report without causes and no shares when nothing was idle', () => {
     expect(idleCauseTotals({ buckets: [bucket(null)] })).toBeNull();
     expect(idleCauseTotals({ buckets: [bucket(causes(0, 0, 0))] })!.every((t) => t.share === 0)).toBe(true);
+  });
+});
+
+describe('quotaTree', () => {
+  const line = (account: string, parent: string | null, tres = 'gres/gpu') =>
+    ({ account, parent, tres, guaranteed: 0, inUse: 0, borrowed: 0, lent: 0, pendingDemand: 0 });
+  it('orders accounts depth first under their parents, children by name, one GPU kind', () => {
+    const tree = quotaTree([line('vision', 'root'), line('root', null), line('nlp', 'root'), line('nlp-a', 'nlp'),
+      line('vision', 'root', 'gres/gpu:h100')]);
+    expect(tree.map((l) => [l.account, l.level])).toEqual([['root', 0], ['nlp', 1], ['nlp-a', 2], ['vision', 1]]);
   });
 });

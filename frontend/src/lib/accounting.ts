@@ -1,4 +1,4 @@
-import type { AccountingRecord, FairShareLine, JobPriority } from '../api/types';
+import type { AccountQuota, AccountingRecord, FairShareLine, JobPriority } from '../api/types';
 
 const DAY = 86400_000;
 
@@ -74,6 +74,34 @@ export function fairShareTree(lines: FairShareLine[]): (FairShareLine & { level:
     for (const kid of [...kids.filter((k) => k.user), ...kids.filter((k) => !k.user)]) visit(kid, level + 1);
   };
   for (const root of roots) visit(root, 0);
+  return out;
+}
+
+/**
+ * The quota lines of one kind (`gres/gpu` unless given) as a tree, depth first, children by name:
+ * each with its depth for indenting, as the fair-share table shows accounts.
+ */
+export function quotaTree(lines: AccountQuota[], tres = 'gres/gpu'): (AccountQuota & { level: number })[] {
+  const mine = lines.filter((l) => l.tres === tres);
+  const names = new Set(mine.map((l) => l.account));
+  const children = new Map<string, AccountQuota[]>();
+  const roots: AccountQuota[] = [];
+  for (const line of mine) {
+    if (line.parent && names.has(line.parent)) {
+      if (!children.has(line.parent)) children.set(line.parent, []);
+      children.get(line.parent)!.push(line);
+    } else {
+      roots.push(line);
+    }
+  }
+  const out: (AccountQuota & { level: number })[] = [];
+  const visit = (line: AccountQuota, level: number) => {
+    out.push({ ...line, level });
+    for (const kid of [...(children.get(line.account) ?? [])].sort((a, b) => a.account.localeCompare(b.account))) {
+      visit(kid, level + 1);
+    }
+  };
+  for (const root of roots.sort((a, b) => a.account.localeCompare(b.account))) visit(root, 0);
   return out;
 }
 

@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, ApiError, type AccountingQuery } from '../api/client';
 import { JOB_STATES } from '../api/types';
 import { Chart } from '../charts/Chart';
-import { dayStart, efficiency, fairShareTree, gpuHoursPerAccountPerDay, type DailyUsage } from '../lib/accounting';
+import { dayStart, efficiency, fairShareTree, gpuHoursPerAccountPerDay, quotaTree, type DailyUsage } from '../lib/accounting';
 import { formatDuration, formatTime } from '../lib/format';
 import { href, navigate } from '../lib/router';
 import { accountDailyUsage } from '../lib/utilization';
@@ -57,6 +57,7 @@ export function Accounting({ query }: { query: URLSearchParams }) {
       </form>
       <UsageChart filters={filters} start={start} end={end} />
       <FairShare />
+      <Quotas />
       <History filters={filters} page={page} onPage={(p) => setQuery({ page: p || undefined })} />
     </section>
   );
@@ -156,6 +157,53 @@ function FairShare() {
               </tr>
             ))}
             {lines.data && tree.length === 0 && <tr><td colSpan={6} className="muted">No associations yet.</td></tr>}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
+/**
+ * Guaranteed GPU quotas as a tree: per account its guarantee, a bar of what it holds against it
+ * (over 100 % when it borrows), and what it borrows, lends and waits for.
+ */
+function Quotas() {
+  const lines = useQuery({ queryKey: ['accounting', 'quotas'], queryFn: api.quotas, refetchInterval: 30000 });
+  const tree = useMemo(() => quotaTree(lines.data ?? []), [lines.data]);
+  const guaranteed = tree.some((l) => l.parent && l.guaranteed > 0);
+  return (
+    <div className="card">
+      <h2>GPU quotas</h2>
+      <ErrorBox error={lines.error} />
+      {lines.isLoading && <Loading what="quotas" />}
+      {lines.data && !guaranteed && <p className="muted">No account holds a guaranteed quota (guaranteedTres).</p>}
+      <div className="table-wrap">
+        <table className="table compact" data-testid="quotas">
+          <thead>
+            <tr>
+              <th scope="col">Account</th><th scope="col">Guaranteed</th><th scope="col">In use</th>
+              <th scope="col">Borrowed</th><th scope="col">Lent</th><th scope="col">Pending</th>
+            </tr>
+          </thead>
+          <tbody>
+            {tree.map((l) => (
+              <tr key={l.account} data-testid="quota-row" data-account={l.account}>
+                <th scope="row" style={{ paddingLeft: `${0.6 + l.level * 1.1}rem` }}>{l.account}</th>
+                <td>{l.guaranteed}</td>
+                <td>
+                  <span className="bar-cell" title={`${l.inUse} of ${l.guaranteed} guaranteed GPUs`}>
+                    <span className="bar" aria-hidden="true">
+                      <span style={{ width: `${l.guaranteed > 0 ? Math.min(100, Math.round((100 * l.inUse) / l.guaranteed)) : l.inUse > 0 ? 100 : 0}%` }} />
+                    </span>
+                    {l.inUse}
+                  </span>
+                </td>
+                <td>{l.borrowed || '—'}</td>
+                <td>{l.lent || '—'}</td>
+                <td>{l.pendingDemand || '—'}</td>
+              </tr>
+            ))}
           </tbody>
         </table>
       </div>

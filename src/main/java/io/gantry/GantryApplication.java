@@ -22,6 +22,7 @@ public class GantryApplication {
             switch (args[0]) {
                 case "simulate" -> System.exit(SimulateCommand.run(rest));
                 case "bench" -> System.exit(BenchCommand.run(rest));
+                case "simulate-quotas" -> System.exit(io.gantry.simulation.QuotaDay.run(rest));
                 case "agent" -> System.exit(io.gantry.agent.AgentCommand.run(rest));
                 case "srun" -> System.exit(io.gantry.agent.Srun.run(rest));
                 case "loadtest" -> {

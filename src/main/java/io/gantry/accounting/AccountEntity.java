@@ -31,6 +31,16 @@ class AccountEntity {
     @Column(name = "created_at", nullable = false)
     private Instant createdAt;
 
+    /** GPU TRES text (issue 16); null: no guarantee, no borrowing or lending limit. */
+    @Column(name = "guaranteed_tres", length = 256)
+    private String guaranteedTres;
+
+    @Column(name = "max_borrow_tres", length = 256)
+    private String maxBorrowTres;
+
+    @Column(name = "max_lend_tres", length = 256)
+    private String maxLendTres;
+
     @Version
     private long version;
 
@@ -52,6 +62,13 @@ class AccountEntity {
     String organization() { return organization; }
     int shares() { return shares; }
     Instant createdAt() { return createdAt; }
+    String guaranteedTres() { return guaranteedTres; }
+    String maxBorrowTres() { return maxBorrowTres; }
+    String maxLendTres() { return maxLendTres; }
+
+    void setGuaranteedTres(String v) { guaranteedTres = v; }
+    void setMaxBorrowTres(String v) { maxBorrowTres = v; }
+    void setMaxLendTres(String v) { maxLendTres = v; }
 
     void setParent(String parent) { this.parent = parent; }
     void setDescription(String description) { this.description = description; }
@@ -59,6 +76,13 @@ class AccountEntity {
     void setShares(int shares) { this.shares = shares; }
 
     AccountingViews.Account toView() {
-        return new AccountingViews.Account(name, parent, description, organization, shares, createdAt);
+        return new AccountingViews.Account(name, parent, description, organization, shares, createdAt,
+                guaranteedTres, maxBorrowTres, maxLendTres);
+    }
+
+    /** Its place in the engine's quota tree. */
+    io.gantry.engine.Quota toQuota() {
+        return new io.gantry.engine.Quota(name, parent, io.gantry.engine.Quota.parseGpus(guaranteedTres),
+                io.gantry.engine.Quota.parseGpus(maxBorrowTres), io.gantry.engine.Quota.parseGpus(maxLendTres));
     }
 }

@@ -28,7 +28,14 @@ public final class AccountingViews {
 
     @Schema(name = "Account")
     public record Account(String name, String parent, String description, String organization,
-            @Schema(description = "Fair-share shares (Slurm's Fairshare)") int shares, Instant createdAt) {
+            @Schema(description = "Fair-share shares (Slurm's Fairshare)") int shares, Instant createdAt,
+            @Schema(description = "GPUs guaranteed to the account's jobs (and its sub-accounts'), lent to its "
+                    + "siblings while idle and reclaimed when needed; null: none", example = "gres/gpu=64")
+            String guaranteedTres,
+            @Schema(description = "At most this many GPUs of its siblings' idle guarantee borrowed at once; null: "
+                    + "no limit", example = "gres/gpu=32") String maxBorrowTres,
+            @Schema(description = "At most this many GPUs of its idle guarantee lent at once; null: no limit",
+                    example = "gres/gpu:h100=16") String maxLendTres) {
     }
 
     @Schema(name = "AccountRequest", description = "A new account, or a change to one (null leaves a field)")
@@ -36,7 +43,17 @@ public final class AccountingViews {
             @Schema(description = "Required when creating") @Size(max = NAME) String name,
             @Schema(description = "Defaults to root when creating") @Size(max = NAME) String parent,
             @Size(max = DESCRIPTION) String description, @Size(max = ORGANIZATION) String organization,
-            @Schema(description = "At least 1; defaults to 1") Integer shares) {
+            @Schema(description = "At least 1; defaults to 1") Integer shares,
+            @Schema(description = "GPU TRES (gres/gpu=N or gres/gpu:TYPE=N, comma separated); \"\" clears. The "
+                    + "guarantees of an account's children add up to at most its own", example = "gres/gpu=64")
+            @Size(max = TRES) String guaranteedTres,
+            @Schema(description = "GPU TRES; \"\" clears", example = "gres/gpu=32") @Size(max = TRES) String maxBorrowTres,
+            @Schema(description = "GPU TRES; \"\" clears", example = "gres/gpu=16") @Size(max = TRES) String maxLendTres) {
+
+        /** A request that sets no quota field. */
+        public AccountRequest(String name, String parent, String description, String organization, Integer shares) {
+            this(name, parent, description, organization, shares, null, null, null);
+        }
     }
 
     @Schema(name = "Association")
@@ -65,7 +82,9 @@ public final class AccountingViews {
             @Schema(example = "gres/gpu=64") String grpTres,
             List<String> preempt,
             @Schema(allowableValues = {"REQUEUE", "CANCEL"}) String preemptMode,
-            double usageFactor) {
+            double usageFactor,
+            @Schema(description = "Seconds between the signal and the kill when a job of this QOS is preempted or "
+                    + "reclaimed (Slurm's GraceTime); null: none") Long graceSeconds) {
     }
 
     @Schema(name = "QosRequest", description = "A new QOS, or a change to one (null leaves a field)")
@@ -76,15 +95,22 @@ public final class AccountingViews {
             @Size(max = TRES) String maxTresPerJob, @Size(max = TRES) String grpTres,
             @Size(max = MAX_QOS) List<@NotNull @Size(max = NAME) String> preempt,
             @Schema(allowableValues = {"REQUEUE", "CANCEL"}) String preemptMode,
-            Double usageFactor) {
+            Double usageFactor,
+            @Schema(description = "0 or more; -1 clears") Long graceSeconds) {
     }
 
-    /** What the engine needs of accounting for one cycle: every QOS and every association. */
-    public record EngineLimits(List<io.gantry.engine.Qos> qos, List<io.gantry.engine.Association> associations) {
+    /**
+     * What the engine needs of accounting for one cycle: every QOS and every association, every
+     * account's quota (issue 16) and each QOS's grace time in seconds (absent: none).
+     */
+    public record EngineLimits(List<io.gantry.engine.Qos> qos, List<io.gantry.engine.Association> associations,
+            List<io.gantry.engine.Quota> quotas, java.util.Map<String, Long> graceSeconds) {
 
         public EngineLimits {
             qos = List.copyOf(qos);
             associations = List.copyOf(associations);
+            quotas = quotas == null ? List.of() : List.copyOf(quotas);
+            graceSeconds = graceSeconds == null ? java.util.Map.of() : java.util.Map.copyOf(graceSeconds);
         }
     }
 }

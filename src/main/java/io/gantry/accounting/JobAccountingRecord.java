@@ -37,7 +37,20 @@ public record JobAccountingRecord(
         @Schema(description = "CPU time of all its run's processes as its node measured it, in milliseconds; "
                 + "null when not known", example = "62345") Long totalCpuMillis,
         @Schema(description = "Slurm's TotalCPU: totalCpuMillis as sacct prints it ([D-]HH:MM:SS, or MM:SS.mmm "
-                + "under an hour); null when not known", example = "01:02.345") String totalCpu) {
+                + "under an hour); null when not known", example = "01:02.345") String totalCpu,
+        @Schema(description = "True when it ran on GPUs borrowed from another account's guarantee (issue 16); null "
+                + "on step lines") Boolean borrowed,
+        @Schema(description = "When a reclaim stopped it for the owner of the GPUs it borrowed (it was then "
+                + "requeued or ended PREEMPTED); null when none did") Instant reclaimedAt,
+        @Schema(description = "The owner's job it was reclaimed for; null when none", example = "43")
+        String reclaimedFor) {
+
+    /** The same line with the borrowed marker (issue 16). */
+    JobAccountingRecord withQuota(boolean borrowedNow, Instant reclaimed, String forJob) {
+        return new JobAccountingRecord(jobId, name, user, account, partition, qos, state, exitCode, submitTime,
+                startTime, endTime, elapsedSeconds, timeLimitSeconds, allocTres, cpuSeconds, gpuSeconds, nodeList,
+                maxRssBytes, maxRss, totalCpuMillis, totalCpu, borrowedNow, reclaimed, forJob);
+    }
 
     /** A page of {@link JobAccountingRecord}s in the envelope every list has. */
     @Schema(name = "JobAccountingPage")

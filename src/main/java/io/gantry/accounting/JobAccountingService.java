@@ -57,7 +57,8 @@ class JobAccountingService {
             boolean includeSteps) {
         Instant now = clock.instant();
         JobHistory.Page found = history.page(filter.history(), caller, page.size(), page.offset());
-        List<JobAccountingRecord> items = found.entries().stream().map(e -> record(e, now)).toList();
+        List<JobAccountingRecord> items = withMarks(found.entries(), found.entries().stream().map(e -> record(e, now))
+                .toList());
         if (includeSteps) {
             items = withSteps(items, now);
         }
@@ -89,7 +90,7 @@ class JobAccountingService {
         JobState state = job.state() == JobState.COMPLETING ? JobState.RUNNING : job.state();
         return new JobAccountingRecord(job.jobId() + ".batch", "batch", job.user(), job.account(), job.partition(),
                 job.qos(), state, job.exitCode(), job.submitTime(), job.startTime(), job.endTime(),
-                job.elapsedSeconds(), job.timeLimitSeconds(), null, 0, 0, host, null, null, null, null);
+                job.elapsedSeconds(), job.timeLimitSeconds(), null, 0, 0, host, null, null, null, null, null, null, null);
     }
 
     private static JobAccountingRecord stepLine(JobAccountingRecord job, JobStepSource.StepLine step, Instant now) {
@@ -97,7 +98,8 @@ class JobAccountingService {
         return new JobAccountingRecord(job.jobId() + "." + step.stepId(), step.name(), job.user(), job.account(),
                 job.partition(), job.qos(), step.state(), step.exitCode(), job.submitTime(), step.startTime(),
                 step.endTime(), elapsed, job.timeLimitSeconds(), "cpu=" + step.cpus() + ",node=" + step.nodes(),
-                Math.multiplyExact((long) step.cpus(), elapsed), 0, step.nodeList(), null, null, null, null);
+                Math.multiplyExact((long) step.cpus(), elapsed), 0, step.nodeList(), null, null, null, null, null, null,
+                null);
     }
 
     /** Every matching row, as CSV, streamed so a year's export never sits in memory. */
@@ -139,6 +141,32 @@ class JobAccountingService {
         }
     }
 
+    /** Each job's line with its borrowed marker from {@link QuotaMarks}. */
+    private List<JobAccountingRecord> withMarks(List<JobHistory.Entry> entries, List<JobAccountingRecord> lines) {
+        if (marks == null || entries.isEmpty()) {
+            return lines;
+        }
+        java.util.Map<QuotaMarks.Key, QuotaMarks.Mark> found = marks.of(entries.stream()
+                .map(e -> new QuotaMarks.Key(e.jobId(), e.arrayTaskId())).toList());
+        if (found.isEmpty()) {
+            return lines;
+        }
+        List<JobAccountingRecord> out = new ArrayList<>(lines.size());
+        for (int i = 0; i < lines.size(); i++) {
+            JobHistory.Entry e = entries.get(i);
+            QuotaMarks.Mark m = found.get(new QuotaMarks.Key(e.jobId(), e.arrayTaskId()));
+            out.add(m == null ? lines.get(i) : lines.get(i).withQuota(true, m.reclaimedAt(), m.reclaimedFor()));
+        }
+        return out;
+    }
+
+    private QuotaMarks marks;
+
+    @org.springframework.beans.factory.annotation.Autowired(required = false)
+    void quotaMarks(QuotaMarks marks) {
+        this.marks = marks;
+    }
+
     private static JobAccountingRecord record(JobHistory.Entry e, Instant now) {
         long elapsed = elapsedSeconds(e.startTime(), e.endTime(), now);
         Tres held = e.allocated();
@@ -154,7 +182,7 @@ class JobAccountingService {
                 Math.multiplyExact(held.gpus(), elapsed),
                 e.allocatedNodes(),
                 e.usage().maxRssBytes(), SacctUsage.maxRss(e.usage().maxRssBytes()),
-                e.usage().totalCpuMillis(), SacctUsage.totalCpu(e.usage().totalCpuMillis()));
+                e.usage().totalCpuMillis(), SacctUsage.totalCpu(e.usage().totalCpuMillis()), false, null, null);
     }
 
     /** Slurm's AllocTRES, e.g. {@code cpu=64,mem=256G,gres/gpu=8,node=1}; null when nothing was allocated. */

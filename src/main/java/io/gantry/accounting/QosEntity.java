@@ -52,6 +52,9 @@ class QosEntity {
     @Column(name = "usage_factor", nullable = false)
     private double usageFactor;
 
+    @Column(name = "grace_seconds")
+    private Long graceSeconds;
+
     @Version
     private long version;
 
@@ -85,10 +88,13 @@ class QosEntity {
     void setPreemptMode(String v) { preemptMode = v; }
     void setUsageFactor(double v) { usageFactor = v; }
     double usageFactor() { return usageFactor; }
+    Long graceSeconds() { return graceSeconds; }
+    void setGraceSeconds(Long v) { graceSeconds = v; }
 
     AccountingViews.Qos toView() {
         return new AccountingViews.Qos(name, description, priority, maxWallSeconds, maxJobsPerUser,
-                maxSubmitJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres, preempt(), preemptMode, usageFactor);
+                maxSubmitJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres, preempt(), preemptMode, usageFactor,
+                graceSeconds);
     }
 
     io.gantry.engine.Qos toEngine() {

@@ -66,6 +66,8 @@ final class Cycle {
     private final Map<JobId, List<long[]>> holds = new HashMap<>();
     private final java.util.Set<JobId> preempted = new java.util.HashSet<>();
     private final List<Preemption> preemptions = new ArrayList<>();
+    /** Guarantees, borrowing and reclaim (issue 16); inactive when no account holds a guarantee. */
+    private final QuotaBook quotas;
 
     /** A request laid out on every partition, with why it can never (or not while nodes are down) run there. */
     private record Layout(Shape[] shapes, PendingReason[] no) {
@@ -86,6 +88,7 @@ final class Cycle {
         this.notBefore = now;
         this.a = new Availability(cluster, now);
         this.limits = new Limits(snapshot.qos(), snapshot.associations());
+        this.quotas = new QuotaBook(snapshot.quotas(), snapshot.nodes(), snapshot.running(), snapshot.pending(), now);
         long oldest = now;
         for (PendingJob job : snapshot.pending()) {
             oldest = Math.min(oldest, job.eligibleFrom());
@@ -217,13 +220,27 @@ final class Cycle {
             order.add(new Entry(job, priorities.of(job, tier), tier, starving, selected));
         }
         order.sort(Cycle::byPriority);
+        if (quotas.active()) {
+            // Jobs that run within their account's guarantee come before those that would go beyond it
+            // (as Kueue orders borrowing workloads last): what a reclaim frees goes to its owner.
+            List<Entry> beyond = new ArrayList<>();
+            List<Entry> within = new ArrayList<>(order.size());
+            for (Entry e : order) {
+                long[] asked = quotas.requested(e.job.request());
+                boolean gpuless = java.util.Arrays.stream(asked).allMatch(n -> n == 0);
+                (gpuless || quotas.underGuarantee(e.job.account(), asked) ? within : beyond).add(e);
+            }
+            within.addAll(beyond);
+            order = within;
+        }
 
         List<Start> starts = new ArrayList<>();
         List<Waiting> waiting = new ArrayList<>();
         for (Entry e : order) {
             decide(e, starts, waiting);
         }
-        return new Plan(now, starts, waiting, preemptions);
+        return new Plan(now, starts, waiting, preemptions,
+                quotas.active() ? quotas.borrowingJobs() : java.util.Set.of());
     }
 
     /** A job's bounded slowdown if it started now and ran its run estimate. */
@@ -443,6 +460,11 @@ final class Cycle {
         if (limit == null) {
             limit = limits.check(job, tres);
         }
+        if (limit == null && quotas.active()) {
+            // Before placing it: a job its quota refuses neither starts nor reserves what others may use.
+            long[] asked = quotas.requested(job.request());
+            limit = quotas.refusal(job.account(), asked, quotas.classify(job.account(), asked));
+        }
         if (limit != null) {
             waiting.add(waiting(job, limit, e.priority));
             return;
@@ -514,7 +536,20 @@ final class Cycle {
                     switchWait = true;
                     continue;
                 }
-                starts.add(start(job, placed, chosen, until, holdUntil, blocked[p], e.priority));
+                Start started = start(job, placed, chosen, until, holdUntil, blocked[p], e.priority);
+                if (quotas.active()) {
+                    // Placed: now the GPU types are known, so typed guarantees count exactly.
+                    long[] need = quotas.need(started.allocation());
+                    int kind = quotas.classify(job.account(), need);
+                    PendingReason refused = quotas.refusal(job.account(), need, kind);
+                    if (refused != null) {
+                        unhold(started, holdUntil);
+                        waiting.add(waiting(job, refused, e.priority));
+                        return;
+                    }
+                    quotas.charge(job.id(), job.account(), need, kind);
+                }
+                starts.add(started);
                 limits.charge(job.user(), job.account(), job.qos(), charged);
                 return;
             }
@@ -527,6 +562,14 @@ final class Cycle {
         if (switchWait) {
             waiting.add(waiting(job, PendingReason.TOPOLOGY_WAIT, e.priority));
             return;
+        }
+        if (quotas.active() && own == null) {
+            // Reclaim acts across accounts and comes before QOS preemption.
+            Waiting reclaiming = reclaim(job, candidates, end, e.priority);
+            if (reclaiming != null) {
+                waiting.add(reclaiming);
+                return;
+            }
         }
         Qos qos = limits.qos(job.qos());
         if (qos != null && !qos.preempts().isEmpty() && own == null) {
@@ -580,7 +623,9 @@ final class Cycle {
             Priority priority) {
         List<RunningJob> pool = new ArrayList<>();
         for (RunningJob r : snapshot.running()) {
-            if (!preempted.contains(r.id()) && qos.preempts().contains(r.qos()) && holds.containsKey(r.id())) {
+            if (!preempted.contains(r.id()) && qos.preempts().contains(r.qos()) && holds.containsKey(r.id())
+                    && (!quotas.active() || quotas.member(r.account()).equals(quotas.member(job.account())))) {
+                // With guarantees, QOS preemption acts within what the job's own account may use.
                 pool.add(r);
             }
         }
@@ -625,6 +670,91 @@ final class Cycle {
             preemptions.add(new Preemption(victim.id(), job.id(), qos.preemptMode()));
         }
         return start(job, fit, nodes, end, end, blockedParts[fit.partition()], priority);
+    }
+
+    /**
+     * A job of an account under its guarantee that cannot start because others borrow the guarantee
+     * (issue 16): counts the jobs already told to stop as gone; if that is not enough, chooses more
+     * of the cohort's borrowing jobs that ran the minimum run time (youngest first, the least run
+     * time lost, then as few as possible) and plans to stop them. The job itself waits (reason
+     * {@link PendingReason#QUOTA_RECLAIM}) until they end: after their grace time, in a later cycle.
+     * Null when the job is not under its guarantee, or stopping every borrower would not make room.
+     */
+    private Waiting reclaim(PendingJob job, List<Shape> candidates, long end, Priority priority) {
+        long[] asked = quotas.requested(job.request());
+        if (!quotas.underGuarantee(job.account(), asked)) {
+            return null;
+        }
+        List<RunningJob> going = new ArrayList<>();
+        List<RunningJob> pool = new ArrayList<>();
+        boolean tooYoung = false;
+        for (RunningJob r : snapshot.running()) {
+            if (preempted.contains(r.id()) || !holds.containsKey(r.id())) {
+                continue;
+            }
+            if (quotas.stopping(r.id())) {
+                going.add(r);
+            } else if (quotas.borrowsFrom(r, job.account())) {
+                if (quotas.ranMinimum(r, now)) {
+                    pool.add(r);
+                } else {
+                    tooYoung = true;
+                }
+            }
+        }
+        if (going.isEmpty() && pool.isEmpty()) {
+            return tooYoung ? waiting(job, PendingReason.QUOTA_RECLAIM, priority) : null;
+        }
+        going.forEach(this::release);
+        Shape fit = fittingShape(candidates, end);
+        List<RunningJob> taken = new ArrayList<>();
+        if (fit == null) {
+            pool.sort(Comparator.comparingLong(RunningJob::startTime).reversed().thenComparing(RunningJob::id,
+                    Comparator.reverseOrder()));
+            for (RunningJob victim : pool) {
+                release(victim);
+                taken.add(victim);
+                fit = fittingShape(candidates, end);
+                if (fit != null) {
+                    break;
+                }
+            }
+            if (fit != null) {
+                for (int k = 0; k < taken.size() && taken.size() > 1; k++) {
+                    RunningJob victim = taken.get(k);
+                    rehold(victim);
+                    if (fittingShape(List.of(fit), end) != null) {
+                        taken.remove(k);
+                        k--;
+                    } else {
+                        release(victim);
+                    }
+                }
+            }
+        }
+        // The victims hold their resources until they really end: nothing else gets them this cycle.
+        going.forEach(this::rehold);
+        taken.forEach(this::rehold);
+        if (fit == null) {
+            return tooYoung || !going.isEmpty() ? waiting(job, PendingReason.QUOTA_RECLAIM, priority) : null;
+        }
+        for (RunningJob victim : taken) {
+            preempted.add(victim.id());
+            preemptions.add(new Preemption(victim.id(), job.id(), Preemption.Mode.REQUEUE, true));
+        }
+        return waiting(job, PendingReason.QUOTA_RECLAIM, priority);
+    }
+
+    /** Gives back what {@link #start} held for a start that is not made after all. */
+    private void unhold(Start started, long holdUntil) {
+        for (NodeAllocation alloc : started.allocation()) {
+            int i = c.nodeIndex.get(alloc.node());
+            long mask = 0;
+            for (int g : alloc.gpuIndices()) {
+                mask |= 1L << g;
+            }
+            a.release(i, alloc.cpus(), alloc.memoryMb(), mask, holdUntil);
+        }
     }
 
     private Shape fittingShape(List<Shape> candidates, long end) {

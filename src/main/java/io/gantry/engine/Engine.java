@@ -73,6 +73,16 @@ public final class Engine {
         return Feasibility.FITS;
     }
 
+    /**
+     * Each account's guaranteed, in use, borrowed, lent and pending GPUs in {@code snapshot} (issue
+     * 16), as the engine counts them when it plans (with no guarantee anywhere: nothing borrowed or lent).
+     */
+    public java.util.List<QuotaUse> quotaUse(Snapshot snapshot) {
+        QuotaBook book = new QuotaBook(snapshot.quotas(), snapshot.nodes(), snapshot.running(), snapshot.pending(),
+                snapshot.now(), true);
+        return book.report(snapshot.running(), snapshot.pending());
+    }
+
     private Cluster clusterOf(Snapshot s) {
         Cluster c = cluster;
         if (c == null || !c.sameInput(s.nodes(), s.partitions(), s.switches())) {

@@ -39,7 +39,19 @@ public enum PendingReason {
     ASSOC_GRP_GRES("AssocGrpGRES"),
     ASSOC_GRP_CPU_LIMIT("AssocGrpCpuLimit"),
     ASSOC_GRP_MEM_LIMIT("AssocGrpMemLimit"),
-    ASSOC_GRP_NODE_LIMIT("AssocGrpNodeLimit");
+    ASSOC_GRP_NODE_LIMIT("AssocGrpNodeLimit"),
+    /**
+     * Its account is under its guarantee and jobs of other accounts borrow it: they are being stopped
+     * (reclaimed), or may be once they ran the minimum run time, and the job starts when they end.
+     */
+    QUOTA_RECLAIM("WaitingForReclaim"),
+    /** Starting it would make its account borrow more than its {@code maxBorrowTres}. */
+    QUOTA_BORROW_LIMIT("QuotaBorrowLimit"),
+    /**
+     * Beyond its account's guarantee and the free pool, and no other account of its cohort has idle
+     * guarantee to lend (idle, not wanted by the owner's pending jobs, within {@code maxLendTres}).
+     */
+    QUOTA_NOTHING_TO_BORROW("QuotaNothingToBorrow");
 
     private final String slurmName;
 

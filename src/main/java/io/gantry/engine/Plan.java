@@ -7,14 +7,23 @@ import java.util.Optional;
 
 /**
  * The engine's decision for one snapshot: the jobs to start now (in the order decided), and for
- * every other pending job a reason (in priority order). Preemptions are not planned yet (#3).
+ * every other pending job a reason (in priority order), and the running jobs it stops for others.
+ * {@code borrowing} holds the jobs that run (or start now) on guarantee borrowed from another
+ * account of their cohort (issue 16): the ones a reclaim may stop.
  */
-public record Plan(long now, List<Start> starts, List<Waiting> waiting, List<Preemption> preemptions) {
+public record Plan(long now, List<Start> starts, List<Waiting> waiting, List<Preemption> preemptions,
+        java.util.Set<JobId> borrowing) {
 
     public Plan {
+        borrowing = borrowing == null ? java.util.Set.of() : java.util.Set.copyOf(borrowing);
         starts = List.copyOf(starts);
         waiting = List.copyOf(waiting);
         preemptions = preemptions == null ? List.of() : List.copyOf(preemptions);
+    }
+
+    /** A plan in which no job borrows quota. */
+    public Plan(long now, List<Start> starts, List<Waiting> waiting, List<Preemption> preemptions) {
+        this(now, starts, waiting, preemptions, java.util.Set.of());
     }
 
     /** A plan that preempts nothing. */

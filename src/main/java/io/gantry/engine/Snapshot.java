@@ -10,9 +10,10 @@ import java.util.List;
  */
 public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, List<Switch> switches,
         List<RunningJob> running, List<PendingJob> pending, List<Qos> qos, List<Association> associations,
-        Policy policy, List<AdvanceReservation> reservations) {
+        Policy policy, List<AdvanceReservation> reservations, QuotaTree quotas) {
 
     public Snapshot {
+        quotas = quotas == null ? QuotaTree.NONE : quotas;
         reservations = reservations == null ? List.of() : List.copyOf(reservations);
         nodes = List.copyOf(nodes);
         partitions = List.copyOf(partitions);
@@ -22,6 +23,14 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         qos = List.copyOf(qos);
         associations = List.copyOf(associations);
         policy = policy == null ? Policy.defaults() : policy;
+    }
+
+    /** A snapshot without quotas. */
+    public Snapshot(long now, List<Node> nodes, List<Partition> partitions, List<Switch> switches,
+            List<RunningJob> running, List<PendingJob> pending, List<Qos> qos, List<Association> associations,
+            Policy policy, List<AdvanceReservation> reservations) {
+        this(now, nodes, partitions, switches, running, pending, qos, associations, policy, reservations,
+                QuotaTree.NONE);
     }
 
     /** A snapshot without advance reservations. */
@@ -47,6 +56,7 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         b.associations = associations;
         b.policy = policy;
         b.reservations = reservations;
+        b.quotas = quotas;
         return b;
     }
 
@@ -61,6 +71,7 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         private List<Association> associations = List.of();
         private Policy policy = Policy.defaults();
         private List<AdvanceReservation> reservations = List.of();
+        private QuotaTree quotas = QuotaTree.NONE;
 
         public Builder now(long v) { now = v; return this; }
         public Builder nodes(List<Node> v) { nodes = v; return this; }
@@ -72,10 +83,11 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         public Builder associations(List<Association> v) { associations = v; return this; }
         public Builder policy(Policy v) { policy = v; return this; }
         public Builder reservations(List<AdvanceReservation> v) { reservations = v; return this; }
+        public Builder quotas(QuotaTree v) { quotas = v; return this; }
 
         public Snapshot build() {
             return new Snapshot(now, nodes, partitions, switches, running, pending, qos, associations, policy,
-                    reservations);
+                    reservations, quotas);
         }
     }
 }

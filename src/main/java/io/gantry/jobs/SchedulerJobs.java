@@ -229,6 +229,11 @@ public class SchedulerJobs {
         });
     }
 
+    /** Adds a line to a job's history (e.g. RECLAIM: a reclaim told it to stop after its grace time). */
+    public void recordEvent(long row, Instant at, String kind, String detail) {
+        events.save(new JobEventEntity(row, at, kind, detail));
+    }
+
     /** Why a pending job waits, as the scheduler decided. */
     public record Waiting(String reason, long priority, Instant expectedStart) {
     }

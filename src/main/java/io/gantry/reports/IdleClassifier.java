@@ -238,13 +238,17 @@ final class IdleClassifier {
     private static boolean waitsForResources(PendingReason reason) {
         return reason == PendingReason.RESOURCES || reason == PendingReason.PRIORITY
                 || reason == PendingReason.RESERVED_FOR_MAINTENANCE || reason == PendingReason.REQ_NODE_NOT_AVAIL
-                || reason == PendingReason.TOPOLOGY_WAIT
+                || reason == PendingReason.TOPOLOGY_WAIT || reason == PendingReason.QUOTA_RECLAIM
                 || isLimit(reason);
     }
 
-    /** Slurm's QOS... and Assoc... reasons: a limit, not the cluster, keeps the job waiting. */
+    /**
+     * Slurm's QOS... and Assoc... reasons, and a quota's borrowing limits (issue 16): a limit, not the
+     * cluster, keeps the job waiting.
+     */
     static boolean isLimit(PendingReason reason) {
-        return reason != PendingReason.INVALID_QOS
+        return reason == PendingReason.QUOTA_BORROW_LIMIT || reason == PendingReason.QUOTA_NOTHING_TO_BORROW
+                || reason != PendingReason.INVALID_QOS
                 && (reason.slurmName().startsWith("QOS") || reason.slurmName().startsWith("Assoc"));
     }
 

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 import org.springframework.context.ApplicationEventPublisher;
@@ -107,6 +108,17 @@ class SchedulingCycle {
         this.priorities = board;
     }
 
+    private QuotaReclaims reclaims = new QuotaReclaims();
+    private io.gantry.accounting.QuotaMarks marks;
+    private QuotaProperties quotaProperties = new QuotaProperties(java.time.Duration.ZERO);
+
+    @org.springframework.beans.factory.annotation.Autowired
+    void quotas(QuotaReclaims reclaims, io.gantry.accounting.QuotaMarks marks, QuotaProperties properties) {
+        this.reclaims = reclaims;
+        this.marks = marks;
+        this.quotaProperties = properties;
+    }
+
     /** The advance reservations not yet over; the reservations feature supplies them. */
     private ReservationSource reservations = List::of;
 
@@ -120,7 +132,8 @@ class SchedulingCycle {
 
     /** What one cycle decided, before it is applied. */
     record Planned(Instant now, Plan plan, Map<JobId, ActiveJob> byEngineId, Map<Long, Waiting> decided,
-            int pending, int running, Map<JobId, ActiveJob> runningByEngineId, boolean full) {
+            int pending, int running, Map<JobId, ActiveJob> runningByEngineId, boolean full,
+            Map<String, Long> graceSeconds) {
     }
 
     /** Runs a full pass: every job that may start is planned, with backfill and reservations. */
@@ -151,7 +164,7 @@ class SchedulingCycle {
             full = true;
         }
         boolean changed = live.refresh(now);
-        if (!full && !changed && !outsideChange) {
+        if (!full && !changed && !outsideChange && !reclaims.anyDue(now)) {
             return null;
         }
         outsideChange = false;
@@ -202,8 +215,12 @@ class SchedulingCycle {
         Snapshot snapshot = Snapshot.builder().now(now.getEpochSecond()).nodes(layout.nodes())
                 .partitions(layout.partitions()).switches(cluster.engineSwitches()).running(running)
                 .pending(schedulable).qos(limits.qos()).associations(limits.associations()).policy(policy)
-                .reservations(reservations.current()).build();
+                .reservations(reservations.current())
+                .quotas(new io.gantry.engine.QuotaTree(limits.quotas(), quotaProperties.minRuntime().toSeconds(),
+                        reclaims.stoppingIds(), reclaims.borrowing())).build();
         Plan plan = engine.plan(snapshot);
+        reclaims.retainRunning(runningByEngineId.keySet());
+        reclaims.planned(snapshot, plan.borrowing());
         boolean writePriorities = false;
         if (full) {
             lastFull = new FullPass(snapshot, plan, byEngineId);
@@ -228,7 +245,7 @@ class SchedulingCycle {
             }
         }
         return new Planned(now, plan, byEngineId, decided, live.size() - live.running().size(), running.size(),
-                runningByEngineId, full);
+                runningByEngineId, full, limits.graceSeconds());
     }
 
     /** A decision for a job the engine did not see; recorded only when it differs from the store's. */
@@ -337,7 +354,8 @@ class SchedulingCycle {
         // between (and freed what the plan gives) must be seen to end before its successor starts.
         Instant now = clock.instant();
         Map<Long, Waiting> decided = new HashMap<>(planned.decided());
-        if (decided.isEmpty() && planned.plan().starts().isEmpty() && planned.plan().preemptions().isEmpty()) {
+        if (decided.isEmpty() && planned.plan().starts().isEmpty() && planned.plan().preemptions().isEmpty()
+                && !reclaims.anyDue(now)) {
             // Nothing to write: no transaction at all.
             return new Outcome(0, 0, planned.pending(), planned.running());
         }
@@ -345,11 +363,34 @@ class SchedulingCycle {
         int[] backfilled = {0};
         List<JobsPreempted.Victim> victims = new ArrayList<>();
         transaction.executeWithoutResult(status -> {
+            // Reclaimed jobs whose grace time is over stop now; their owners start in a later cycle.
+            for (QuotaReclaims.Stopping s : reclaims.takeDue(now)) {
+                reclaim(s, now, victims);
+            }
             // Preempted jobs give back what they hold first, in this transaction, for the jobs that stop them.
             for (io.gantry.engine.Preemption p : planned.plan().preemptions()) {
                 ActiveJob victim = planned.runningByEngineId().get(p.victim());
                 ActiveJob by = planned.byEngineId().get(p.by());
                 if (victim == null || by == null) {
+                    continue;
+                }
+                if (p.reclaim()) {
+                    // Requeued when the job allows it, else ended PREEMPTED; after its QOS's grace time.
+                    io.gantry.engine.Preemption.Mode mode = victim.requeue() ? io.gantry.engine.Preemption.Mode.REQUEUE
+                            : io.gantry.engine.Preemption.Mode.CANCEL;
+                    long grace = planned.graceSeconds().getOrDefault(victim.qos(), 0L);
+                    String why = "reclaimed: account " + by.account() + " needs its guaranteed GPUs back for job "
+                            + by.displayId();
+                    QuotaReclaims.Stopping stop = new QuotaReclaims.Stopping(victim.row(), p.victim(),
+                            now.plusSeconds(grace), mode, why, by.displayId());
+                    if (grace <= 0) {
+                        jobs.recordEvent(victim.row(), now, "RECLAIM", why);
+                        reclaim(stop, now, victims);
+                    } else {
+                        reclaims.stop(stop);
+                        jobs.recordEvent(victim.row(), now, "RECLAIM", why + "; stopped after its QOS's grace time of "
+                                + grace + " s");
+                    }
                     continue;
                 }
                 String detail = "preempted by job " + by.displayId() + " (QOS " + by.qos() + ")";
@@ -364,6 +405,7 @@ class SchedulingCycle {
             Map<String, NodeUse> free = planned.plan().starts().isEmpty() ? Map.of() : new HashMap<>(cluster.free());
             List<NodeUse> taken = new ArrayList<>();
             Map<Long, List<JobAllocation>> gpusTaken = new HashMap<>();
+            List<io.gantry.accounting.QuotaMarks.Key> borrowed = new ArrayList<>();
             List<SchedulerJobs.StartedEvent> history = new ArrayList<>();
             jobs.prefetch(planned.plan().starts().stream().map(st -> planned.byEngineId().get(st.job()).row()).toList());
             for (Start start : planned.plan().starts()) {
@@ -388,6 +430,9 @@ class SchedulingCycle {
                 }
                 taken.addAll(uses);
                 gpusTaken.put(job.row(), allocation);
+                if (planned.plan().borrowing().contains(start.job())) {
+                    borrowed.add(new io.gantry.accounting.QuotaMarks.Key(job.jobId(), job.arrayTaskId()));
+                }
                 history.add(new SchedulerJobs.StartedEvent(job.row(), now, nodes, start.partition(), start.backfilled()));
                 started.add(jobs.activeJob(job.row()).orElseThrow());
                 if (start.backfilled()) {
@@ -396,6 +441,9 @@ class SchedulingCycle {
             }
             cluster.takeChecked(taken);
             gpus.hold(gpusTaken);
+            if (!borrowed.isEmpty() && marks != null) {
+                marks.borrowed(borrowed, now);
+            }
             jobs.recordStarts(history);
             jobs.recordWaiting(decided);
             if (!started.isEmpty()) {
@@ -411,6 +459,23 @@ class SchedulingCycle {
         });
         return new Outcome(started.size(), backfilled[0], planned.pending() - started.size(),
                 planned.running() + started.size());
+    }
+
+    /** Stops a reclaimed job (requeued or PREEMPTED) and marks it for sacct; false when it no longer runs. */
+    private void reclaim(QuotaReclaims.Stopping s, Instant now, List<JobsPreempted.Victim> victims) {
+        Optional<ActiveJob> job = jobs.activeJob(s.row());
+        if (job.isEmpty() || job.get().state() != JobState.RUNNING) {
+            return;
+        }
+        ActiveJob victim = job.get();
+        if (completion.preempt(s.row(), s.mode(), now, s.detail())) {
+            victims.add(new JobsPreempted.Victim(victim.row(), victim.displayId(),
+                    victim.allocation().isEmpty() ? null : victim.allocation().get(0).node(), s.detail()));
+            if (marks != null) {
+                marks.reclaimed(new io.gantry.accounting.QuotaMarks.Key(victim.jobId(), victim.arrayTaskId()), now,
+                        s.forJob());
+            }
+        }
     }
 
     /** A node, partition, limit or reservation changed: the next cycle runs even if no job did. */

@@ -1,0 +1,81 @@
+package io.gantry.scheduling;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.springframework.stereotype.Component;
+
+import io.gantry.engine.JobId;
+import io.gantry.engine.Preemption;
+import io.gantry.engine.Snapshot;
+
+/**
+ * The scheduler's memory of quotas between cycles (issue 16): which running jobs the last plan said
+ * borrow (fed back so borrowing only shrinks between starts), and the jobs a reclaim told to stop
+ * that are still in their QOS's grace time (they are stopped when it is over, and the engine counts
+ * their GPUs as coming back meanwhile). Kept by the leader; after a restart the first plan derives
+ * borrowing from start times alone.
+ */
+@Component
+class QuotaReclaims {
+
+    /** A reclaimed job in its grace time, and how it is stopped when the grace is over. */
+    record Stopping(long row, JobId id, Instant deadline, Preemption.Mode mode, String detail, String forJob) {
+    }
+
+    private volatile Set<JobId> borrowing;
+    private final Map<JobId, Stopping> stopping = new ConcurrentHashMap<>();
+    private volatile Snapshot last;
+
+    /** Null until a plan said which jobs borrow. */
+    Set<JobId> borrowing() {
+        return borrowing;
+    }
+
+    Set<JobId> stoppingIds() {
+        return Set.copyOf(stopping.keySet());
+    }
+
+    void planned(Snapshot snapshot, Set<JobId> borrowingNow) {
+        borrowing = borrowingNow;
+        last = snapshot;
+    }
+
+    /** The last snapshot planned: its running and pending jobs are what {@code GET /quotas} counts. */
+    Snapshot last() {
+        return last;
+    }
+
+    void stop(Stopping s) {
+        stopping.putIfAbsent(s.id(), s);
+    }
+
+    boolean anyDue(Instant now) {
+        for (Stopping s : stopping.values()) {
+            if (!s.deadline().isAfter(now)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The reclaimed jobs whose grace time is over, taken out of the list. */
+    List<Stopping> takeDue(Instant now) {
+        List<Stopping> due = new ArrayList<>();
+        for (Stopping s : List.copyOf(stopping.values())) {
+            if (!s.deadline().isAfter(now) && stopping.remove(s.id(), s)) {
+                due.add(s);
+            }
+        }
+        return due;
+    }
+
+    /** Forgets stopping jobs that no longer run (they ended by themselves in their grace time). */
+    void retainRunning(Set<JobId> running) {
+        stopping.keySet().retainAll(running);
+    }
+}

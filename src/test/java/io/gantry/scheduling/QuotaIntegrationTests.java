@@ -1,0 +1,174 @@
+package io.gantry.scheduling;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import io.gantry.support.ApiClient;
+import io.gantry.support.ApiClient.Response;
+import io.gantry.support.GantryIntegrationTest;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Guaranteed GPU quotas end to end on real PostgreSQL (issue 16): validation of the quota fields,
+ * {@code GET /quotas}, a team borrowing its idle sibling's guarantee, the owner's job waiting as
+ * WaitingForReclaim through the borrower's QOS grace time, the borrower ending PREEMPTED (it does
+ * not allow requeue) with a RECLAIM event, and sacct's borrowed marker.
+ */
+@GantryIntegrationTest
+class QuotaIntegrationTests {
+
+    @LocalServerPort
+    int port;
+
+    ApiClient api;
+    String admin;
+
+    @BeforeEach
+    void signIn() {
+        api = new ApiClient(port);
+        admin = api.adminToken();
+    }
+
+    @Test
+    void quotaFieldsAreValidatedAndAChildCannotBeGuaranteedMoreThanItsParent() {
+        String s = UUID.randomUUID().toString().substring(0, 8);
+        String parent = "qv-" + s;
+        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", parent, "guaranteedTres", "gres/gpu=8")));
+        assertThat(api.get("/api/v1/accounts/" + parent, admin).json().get("guaranteedTres").asString())
+                .isEqualTo("gres/gpu=8");
+
+        Response over = api.send("POST", "/api/v1/accounts", admin, Map.of("name", parent + "-c", "parent", parent,
+                "guaranteedTres", "gres/gpu=16"));
+        assertProblem(over, "guaranteedTres", "more than its own 8");
+        assertThat(api.get("/api/v1/accounts/" + parent + "-c", admin).status()).as("nothing written").isEqualTo(404);
+
+        assertProblem(api.send("POST", "/api/v1/accounts", admin, Map.of("name", parent + "-d", "parent", parent,
+                "guaranteedTres", "gres/gpu=lots")), "guaranteedTres", "not a GPU count");
+        assertProblem(api.send("POST", "/api/v1/accounts", admin, Map.of("name", parent + "-e", "parent", parent,
+                "maxBorrowTres", "cpu=4")), "maxBorrowTres", "quotas count GPUs");
+
+        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", parent + "-f", "parent", parent,
+                "guaranteedTres", "gres/gpu=6", "maxLendTres", "gres/gpu=2")));
+        assertProblem(api.send("PATCH", "/api/v1/accounts/" + parent, admin, Map.of("guaranteedTres", "gres/gpu=4")),
+                "guaranteedTres", "child accounts are guaranteed 6");
+        assertThat(api.get("/api/v1/accounts/" + parent, admin).json().get("guaranteedTres").asString())
+                .as("the refused change left it as it was").isEqualTo("gres/gpu=8");
+
+        assertProblem(api.send("POST", "/api/v1/qos", admin, Map.of("name", "qv-qos-" + s, "graceSeconds", -5)),
+                "graceSeconds", "0 or more");
+
+        // Clean up so that no guarantee is left for other tests' jobs.
+        api.send("PATCH", "/api/v1/accounts/" + parent + "-f", admin, Map.of("guaranteedTres", ""));
+        api.send("PATCH", "/api/v1/accounts/" + parent, admin, Map.of("guaranteedTres", ""));
+    }
+
+    @Test
+    void aBorrowerIsReclaimedAfterItsGraceTimeAndSacctMarksIt() {
+        String s = UUID.randomUUID().toString().substring(0, 8);
+        String lender = "qb-" + s;
+        String borrower = "qa-" + s;
+        String graceQos = "qgrace-" + s;
+        created(api.send("POST", "/api/v1/qos", admin, Map.of("name", graceQos, "graceSeconds", 6)));
+        // 128 GPUs in the test cluster: 64 each, so nothing is left in a free pool.
+        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", lender, "guaranteedTres", "gres/gpu=64")));
+        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", borrower, "guaranteedTres",
+                "gres/gpu=64")));
+        for (String account : List.of(lender, borrower)) {
+            created(api.send("POST", "/api/v1/associations", admin, Map.of("account", account, "user", "admin")));
+        }
+        List<Long> jobs = new ArrayList<>();
+        try {
+            // The borrower fills all 16 nodes: 8 within its guarantee, 8 on the lender's idle one.
+            for (int i = 0; i < 16; i++) {
+                jobs.add(submit(Map.of("name", "q-borrow", "partition", "gpu", "account", borrower, "qos", graceQos,
+                        "nodes", 1, "gpusPerNode", 8, "exclusive", true, "requeue", false,
+                        "timeLimitSeconds", 3600, "simulatedRunSeconds", 600)));
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream().allMatch(id -> state(id).equals("RUNNING")));
+            await().atMost(Duration.ofSeconds(20)).until(() -> quota(borrower).get("borrowed").asLong() == 64);
+            assertThat(quota(borrower).get("inUse").asLong()).isEqualTo(128);
+            assertThat(quota(lender).get("lent").asLong()).isEqualTo(64);
+            assertThat(quota(lender).get("guaranteed").asLong()).isEqualTo(64);
+
+            long owner = submit(Map.of("name", "q-owner", "partition", "gpu", "account", lender, "nodes", 1,
+                    "gpusPerNode", 8, "timeLimitSeconds", 600, "simulatedRunSeconds", 30));
+            jobs.add(owner);
+            await().atMost(Duration.ofSeconds(20)).until(() -> "WaitingForReclaim".equals(job(owner).get("reason")
+                    .asString()));
+            assertThat(quota(lender).get("pendingDemand").asLong()).isEqualTo(8);
+            await().atMost(Duration.ofSeconds(40)).until(() -> state(owner).equals("RUNNING"));
+
+            List<Long> victims = jobs.stream().filter(id -> id != owner && state(id).equals("PREEMPTED")).toList();
+            assertThat(victims).as("one borrowing job makes room for the owner's 8 GPUs").hasSize(1);
+            long victim = victims.get(0);
+            assertThat(api.get("/api/v1/jobs/" + victim + "/events", admin).json().toString())
+                    .contains("RECLAIM", "grace time of 6 s", "job " + owner);
+
+            JsonNode line = sacct(victim);
+            assertThat(line.get("borrowed").asBoolean()).isTrue();
+            assertThat(line.get("reclaimedFor").asString()).isEqualTo(String.valueOf(owner));
+            assertThat(line.get("state").asString()).isEqualTo("PREEMPTED");
+            assertThat(sacct(jobs.get(0)).get("borrowed").asBoolean()).as("the first job ran within its guarantee")
+                    .isFalse();
+            assertThat(sacct(owner).get("borrowed").asBoolean()).isFalse();
+        } finally {
+            for (long id : jobs) {
+                api.send("DELETE", "/api/v1/jobs/" + id, admin, null);
+            }
+            api.send("PATCH", "/api/v1/accounts/" + lender, admin, Map.of("guaranteedTres", ""));
+            api.send("PATCH", "/api/v1/accounts/" + borrower, admin, Map.of("guaranteedTres", ""));
+        }
+    }
+
+    private JsonNode quota(String account) {
+        Response r = api.get("/api/v1/quotas?size=1000", admin);
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        Map<String, JsonNode> byAccount = new HashMap<>();
+        for (JsonNode n : r.json().get("items")) {
+            if (n.get("tres").asString().equals("gres/gpu")) {
+                byAccount.put(n.get("account").asString(), n);
+            }
+        }
+        return byAccount.get(account);
+    }
+
+    private JsonNode sacct(long id) {
+        Response r = api.get("/api/v1/accounting/jobs?jobId=" + id, admin);
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        return r.json().get("items").get(0);
+    }
+
+    private static void created(Response r) {
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+    }
+
+    private static void assertProblem(Response r, String field, String message) {
+        assertThat(r.status()).as(r.body()).isEqualTo(400);
+        assertThat(r.body()).contains("\"field\":\"" + field + "\"", message);
+    }
+
+    private long submit(Map<String, Object> job) {
+        Response r = api.send("POST", "/api/v1/jobs", admin, job);
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        return r.json().get("jobId").asLong();
+    }
+
+    private JsonNode job(long id) {
+        return api.get("/api/v1/jobs/" + id, admin).json();
+    }
+
+    private String state(long id) {
+        return job(id).get("state").asString();
+    }
+}
