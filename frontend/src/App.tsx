@@ -1,6 +1,7 @@
 import { AuthProvider, useAuth } from './lib/auth';
 import { useLiveEvents } from './lib/live';
-import { href, navigate, useRoute } from './lib/router';
+import { href, navigate, useRoute, type Route } from './lib/router';
+import { useTitle } from './lib/title';
 import { SignIn } from './views/SignIn';
 import { Overview } from './views/Overview';
 import { Jobs } from './views/Jobs';
@@ -30,6 +31,7 @@ function Shell() {
   const { token, me, operator, signOut } = useAuth();
   const route = useRoute();
   useLiveEvents(!!token);
+  useTitle(token ? viewTitle(route) : 'Sign in');
   if (!token) return <SignIn />;
   const top = route.segments[0] ?? '';
   return (
@@ -70,3 +72,17 @@ function View() {
     default: return <p>Nothing here. <a href={href('/')}>Back to the overview</a>.</p>;
   }
 }
+
+/** The title of the view a route shows ("Job 42", "Jobs"): one per view, so tabs tell them apart. */
+export function viewTitle(route: Route): string {
+  const [top, id] = route.segments;
+  switch (top) {
+    case undefined: return 'Overview';
+    case 'jobs': return id ? `Job ${id}` : 'Jobs';
+    case 'nodes': return id ? `Node ${id}` : 'Nodes';
+    case 'submit': return 'Submit a job';
+    case 'accounting': return 'Accounting';
+    default: return ADMIN_TITLES[top] ?? 'Not found';
+  }
+}
+const ADMIN_TITLES: Record<string, string> = {};

@@ -69,8 +69,8 @@ function clean(query: Record<string, unknown>): Record<string, unknown> {
 }
 
 export interface JobQuery {
-  state?: string; user?: string; account?: string; partition?: string; name?: string; arrayJobId?: string;
-  page?: number; size?: number;
+  state?: string; user?: string; account?: string; partition?: string; name?: string; nameContains?: string;
+  arrayJobId?: string; sort?: string; page?: number; size?: number;
 }
 
 export interface AccountingQuery {
