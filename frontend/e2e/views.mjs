@@ -67,13 +67,18 @@ const go = (hash) => page.evaluate((h) => { window.location.hash = h; }, hash);
  */
 async function checkView(name, title) {
   await page.waitForFunction((t) => document.title === `${t} · Gantry`, title, { timeout: 5000 })
-    .catch(() => fail(`the ${name} view's title is "${'…'}", expected "${title} · Gantry"`));
+    .catch(async () => fail(`the ${name} view's title is "${await page.title()}", expected "${title} · Gantry"`));
   for (const [width, height] of [[1440, 900], [390, 844]]) {
     await page.setViewportSize({ width, height });
     await page.waitForTimeout(300);
     if (width < 500) {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       check(overflow <= 1, `the ${name} view is ${overflow}px wider than a ${width}px screen`);
+      // A badge cut off by a table that scrolls sideways is as unreadable as a page that overflows.
+      const cut = await page.evaluate(() => [...document.querySelectorAll('.badge')]
+        .filter((b) => { const r = b.getBoundingClientRect(); return r.width > 0 && (r.right > window.innerWidth + 1 || r.left < -1); })
+        .map((b) => b.textContent).slice(0, 3));
+      check(cut.length === 0, `the ${name} view cuts state badges at ${width}px: ${cut.join(', ')}`);
     }
     const violations = await axe();
     check(violations.length === 0, `axe-core at ${width}px on the ${name} view:\n  ${violations.join('\n  ')}`);

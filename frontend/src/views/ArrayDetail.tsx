@@ -8,7 +8,7 @@ import { formatDuration, formatTime, isActive } from '../lib/format';
 import { whyPending } from '../lib/pending';
 import { href } from '../lib/router';
 import { ConfirmButton, ErrorBox, Loading, StateBadge } from './common';
-import { useNow } from './Jobs';
+import { actedOn, useNow } from './Jobs';
 import { elapsedSeconds, timeLeftSeconds } from '../lib/columns';
 
 /** Every task of an array, page after page (a page holds at most 1,000; arrays may hold more). */
@@ -46,7 +46,7 @@ export function ArrayDetail({ id, first }: { id: string; first: Job }) {
     setError(null);
     const results = await Promise.allSettled(targets.map((t) => api[action](t)));
     const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${targets[i]}: ${(r.reason as Error).message}`] : []));
-    const reached = results.reduce((n, r) => n + (r.status === 'fulfilled' ? ((r.value as { jobs?: string[] })?.jobs?.length || 1) : 0), 0);
+    const reached = results.reduce((n, r) => n + (r.status === 'fulfilled' ? actedOn(r.value) : 0), 0);
     setOutcome(`${action} ${what}: ${reached} task${reached === 1 ? '' : 's'}${failed.length ? ` — failed: ${failed.join('; ')}` : ''}`);
     if (failed.length) setError(new Error(failed.join('; ')));
     setSelected(new Set());

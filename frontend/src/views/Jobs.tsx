@@ -211,7 +211,7 @@ export function Jobs({ query }: { query: URLSearchParams }) {
 }
 
 /** Columns hidden on a phone whatever the choice, so the table stays inside 390px. */
-const WIDE = new Set<JobColumn>(['account', 'partition', 'qos', 'priority', 'resources', 'timeLimit', 'submitted', 'started', 'ended',
+const WIDE = new Set<JobColumn>(['user', 'account', 'partition', 'qos', 'priority', 'resources', 'timeLimit', 'submitted', 'started', 'ended',
   'expectedStart', 'elapsed']);
 
 function cellClass(key: JobColumn): string | undefined {
@@ -251,9 +251,10 @@ function JobRow({ job, columns, selected, onToggle, nested, now }: {
       {JOB_COLUMNS.filter((c) => columns.has(c.key) && c.key !== 'where').map((c) => (
         <td key={c.key} className={cellClass(c.key)} data-testid={`cell-${c.key}`}>{cell(c.key, job, now)}</td>
       ))}
-      <td><StateBadge state={job.state} />{job.state === 'PENDING' && job.reason && !columns.has('where')
-        ? <span className="reason" data-testid="row-reason"> {job.reason}</span> : null}</td>
-      {columns.has('where') && <td className="where" data-testid="cell-where">{cell('where', job, now)}</td>}
+      <td className="state-cell"><StateBadge state={job.state} />{job.state === 'PENDING' && job.reason
+        // The reason under the badge: always on a phone (the reason column is hidden there), else when that column is not chosen.
+        ? <span className={`reason${columns.has('where') ? ' phone-only' : ''}`} data-testid="row-reason">{job.reason}</span> : null}</td>
+      {columns.has('where') && <td className="wide" data-testid="cell-where">{cell('where', job, now)}</td>}
     </tr>
   );
 }
@@ -277,9 +278,10 @@ export function groupArrays(jobs: Job[]): Entry[] {
 }
 
 /** How many jobs an action reached: an array's id reaches every task of it. */
-function actedOn(result: unknown): number {
-  const jobs = (result as { jobs?: unknown[] } | null)?.jobs;
-  return Array.isArray(jobs) && jobs.length > 0 ? jobs.length : 1;
+export function actedOn(result: unknown): number {
+  const answer = result as { jobs?: unknown[]; stopping?: unknown[] } | null;
+  const n = (answer?.jobs?.length ?? 0) + (answer?.stopping?.length ?? 0); // cancelled + being stopped on their nodes
+  return n > 0 ? n : 1;
 }
 
 /** The time now, every `ms`: elapsed and time-left cells count on between list updates. */
