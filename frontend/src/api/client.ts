@@ -8,11 +8,15 @@ import type {
 
 const TOKEN_KEY = 'gantry.token';
 
-/** The bearer token lives in sessionStorage only: never in the URL, gone when the tab closes. */
+/**
+ * The bearer token lives in localStorage, shared by the tabs of one browser (lib/auth.tsx tells the
+ * other tabs of a sign-in or sign-out), never in the URL. A revoked token is answered 401, which
+ * signs every tab out.
+ */
 export const tokenStore = {
-  get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
-  set: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
-  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+  get: (): string | null => localStorage.getItem(TOKEN_KEY),
+  set: (token: string) => localStorage.setItem(TOKEN_KEY, token),
+  clear: () => localStorage.removeItem(TOKEN_KEY),
 };
 
 /** An answer that was not 2xx, with the problem+json body when the server sent one. */
