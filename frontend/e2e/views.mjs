@@ -226,6 +226,60 @@ try {
     await checkView(name, title);
   }
 
+  step = 'admin views: a reservation is created and deleted';
+  await tid('nav-admin').click();
+  await tid('view-admin').waitFor();
+  const resv = `e2e-resv-${suffix}`;
+  await tid('reservation-name').fill(resv);
+  await tid('reservation-nodes').fill('cpu008');
+  await tid('reservation-duration').fill('30');
+  await tid('reservation-users').fill('admin');
+  await tid('reservation-create').click();
+  await page.locator(`[data-testid=reservation-row][data-name="${resv}"]`).waitFor();
+  const stored = await http('GET', `/api/v1/reservations/${resv}`, token);
+  check(stored.status === 200 && stored.json.nodes === 'cpu008', `the reservation reads ${stored.status}: ${stored.text}`);
+  await checkView('admin-reservations', 'Reservations');
+  await tid(`reservation-delete-${resv}`).click();
+  await tid(`reservation-delete-${resv}-confirm`).click();
+  await page.locator(`[data-testid=reservation-row][data-name="${resv}"]`).waitFor({ state: 'detached' });
+  check((await http('GET', `/api/v1/reservations/${resv}`, token)).status === 404, 'the deleted reservation is still there');
+
+  step = 'admin views: partitions with their state, QOS';
+  await tid('admin-tab-partitions').click();
+  await page.locator('[data-testid=partition-row][data-name=gpu] .badge').waitFor();
+  await checkView('admin-partitions', 'Partitions');
+  await tid('admin-tab-qos').click();
+  await tid('qos-row').first().waitFor();
+  await checkView('admin-qos', 'QOS');
+
+  step = 'admin views: a user is created, given a role and disabled';
+  await tid('admin-tab-users').click();
+  const newcomer = `e2e-adm-${suffix}`;
+  await tid('user-username').fill(newcomer);
+  await tid('user-password').fill('e2e-newcomer-password');
+  await tid('user-create').click();
+  await page.locator(`[data-testid=user-row][data-name="${newcomer}"]`).waitFor();
+  await tid(`user-role-${newcomer}`).selectOption('OPERATOR');
+  const roleCheck = Date.now() + 15000;
+  let roles = [];
+  while (Date.now() < roleCheck && !roles.includes('OPERATOR')) {
+    roles = (await http('GET', `/api/v1/users/${newcomer}`, token)).json?.roles ?? [];
+    if (!roles.includes('OPERATOR')) await page.waitForTimeout(300);
+  }
+  check(roles.includes('OPERATOR'), `the new user's roles are ${roles}`);
+  await tid(`user-enable-${newcomer}`).click();
+  await page.locator(`[data-testid=user-row][data-name="${newcomer}"][data-enabled=false]`).waitFor();
+  check((await http('GET', `/api/v1/users/${newcomer}`, token)).json?.enabled === false, 'the user is not disabled');
+  check((await http('POST', '/api/v1/auth/tokens', null, { username: newcomer, password: 'e2e-newcomer-password' })).status === 401,
+    'a disabled user can still sign in');
+  await checkView('admin-users', 'Users');
+
+  step = 'admin views: the accounts and associations tree';
+  await tid('admin-tab-accounts').click();
+  await page.locator('[data-testid=account-row][data-name=root]').waitFor();
+  check((await tid('assoc-row').count()) > 0, 'no user association under any account');
+  await checkView('admin-accounts', 'Accounts');
+
   step = 'the tabs of one browser share the sign-in; sign-out and a revoked token sign them all out';
   const tabUser = { username: `e2e-tabs-${suffix}`, password: 'e2e-tabs-password' };
   const created = await http('POST', '/api/v1/users', token, { ...tabUser, roles: ['USER'], defaultAccount: 'root' });

@@ -10,6 +10,7 @@ import { Nodes } from './views/Nodes';
 import { NodeDetail } from './views/NodeDetail';
 import { Submit } from './views/Submit';
 import { Accounting } from './views/Accounting';
+import { Admin, ADMIN_VIEWS } from './views/Admin';
 
 export function App() {
   return (
@@ -40,7 +41,7 @@ function Shell() {
       <header className="topbar">
         <a className="brand" href={href('/')}>Gantry</a>
         <nav aria-label="Main">
-          {NAV.map((n) => {
+          {[...NAV, ...(operator ? [{ path: '/admin', label: 'Admin', test: 'nav-admin' }] : [])].map((n) => {
             const active = (n.path === '/' && top === '') || (n.path !== '/' && `/${top}` === n.path);
             return (
               <a key={n.path} href={href(n.path)} data-testid={n.test} aria-current={active ? 'page' : undefined}>{n.label}</a>
@@ -69,6 +70,7 @@ function View() {
     case 'nodes': return id ? <NodeDetail name={id} /> : <Nodes query={route.query} />;
     case 'submit': return <Submit />;
     case 'accounting': return <Accounting query={route.query} />;
+    case 'admin': return <Admin view={id} />;
     default: return <p>Nothing here. <a href={href('/')}>Back to the overview</a>.</p>;
   }
 }
@@ -82,7 +84,7 @@ export function viewTitle(route: Route): string {
     case 'nodes': return id ? `Node ${id}` : 'Nodes';
     case 'submit': return 'Submit a job';
     case 'accounting': return 'Accounting';
-    default: return ADMIN_TITLES[top] ?? 'Not found';
+    case 'admin': return ADMIN_VIEWS.find((v) => v.key === id)?.label ?? 'Reservations';
+    default: return 'Not found';
   }
 }
-const ADMIN_TITLES: Record<string, string> = {};

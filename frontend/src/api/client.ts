@@ -3,7 +3,7 @@ import type { paths } from './schema';
 import type {
   AccountingRecord, FairShareLine, PriorityList, UtilizationReport,
   ClusterNode, Diag, Job, JobEvent, JobStep, JobSubmission, Page, Partition, Problem, SubmitResponse, Topology,
-  TokenResponse, WhoAmI,
+  TokenResponse, WhoAmI, Reservation, ReservationRequest, Qos, UserAccount, Account, Association,
 } from './types';
 
 const TOKEN_KEY = 'gantry.token';
@@ -148,4 +148,17 @@ export const api = {
   utilization: (query: { start: string; end: string; groupBy: 'cluster' | 'account' | 'user'; interval: 'hour' | 'day' }) =>
     call<UtilizationReport>('GET', '/api/v1/reports/utilization', { params: { query } }),
   release: (id: string) => call<unknown>('POST', '/api/v1/jobs/{id}/release', { params: { path: { id } } }),
+
+  // Administration (the admin views): scontrol's reservations, sacctmgr's QOS, users, accounts and associations.
+  reservations: () => call<Reservation[]>('GET', '/api/v1/reservations'),
+  createReservation: (body: ReservationRequest) => call<Reservation>('POST', '/api/v1/reservations', { body }),
+  deleteReservation: (name: string) => call<unknown>('DELETE', '/api/v1/reservations/{name}', { params: { path: { name } } }),
+  qos: () => call<Page<Qos>>('GET', '/api/v1/qos', { params: { query: { size: 1000 } } }),
+  users: () => call<Page<UserAccount>>('GET', '/api/v1/users', { params: { query: { size: 1000 } } }),
+  createUser: (body: { username: string; password: string; roles: string[]; defaultAccount?: string }) =>
+    call<UserAccount>('POST', '/api/v1/users', { body }),
+  updateUser: (username: string, body: { roles?: string[]; enabled?: boolean }) =>
+    call<UserAccount>('PATCH', '/api/v1/users/{username}', { params: { path: { username } }, body }),
+  accounts: () => call<Page<Account>>('GET', '/api/v1/accounts', { params: { query: { size: 1000 } } }),
+  associations: () => call<Page<Association>>('GET', '/api/v1/associations', { params: { query: { size: 1000 } } }),
 };

@@ -19,3 +19,18 @@ describe('array labels', () => {
     expect(arrayLabel(7, [{ arrayTaskId: 1, state: 'NODE_FAIL' }] as Job[])).toBe('7_[1] · 1 node fail');
   });
 });
+
+describe('accounts tree', () => {
+  it('lists accounts depth-first, each with its users beneath it before its sub-accounts', async () => {
+    const { accountTree } = await import('../views/Admin');
+    const rows = accountTree(
+      [{ name: 'root' }, { name: 'physics', parent: 'root' }, { name: 'chemistry', parent: 'root' }, { name: 'hep', parent: 'physics' }],
+      [{ id: 1, account: 'root', shares: 1 }, { id: 2, account: 'physics', user: 'bob', shares: 3 }, { id: 3, account: 'physics', user: 'alice' },
+        { id: 4, account: 'hep', user: 'carol', maxJobs: 5 }],
+    );
+    expect(rows.map((r) => `${'  '.repeat(r.depth)}${r.user ?? r.account}`)).toEqual([
+      'root', '  chemistry', '  physics', '    alice', '    bob', '    hep', '      carol',
+    ]);
+    expect(rows.find((r) => r.user === 'carol')?.maxJobs).toBe(5);
+  });
+});
