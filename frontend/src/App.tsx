@@ -1,6 +1,7 @@
 import { AuthProvider, useAuth } from './lib/auth';
 import { useLiveEvents } from './lib/live';
-import { href, navigate, useRoute } from './lib/router';
+import { href, navigate, useRoute, type Route } from './lib/router';
+import { useTitle } from './lib/title';
 import { SignIn } from './views/SignIn';
 import { Overview } from './views/Overview';
 import { Jobs } from './views/Jobs';
@@ -9,6 +10,7 @@ import { Nodes } from './views/Nodes';
 import { NodeDetail } from './views/NodeDetail';
 import { Submit } from './views/Submit';
 import { Accounting } from './views/Accounting';
+import { Admin, ADMIN_VIEWS } from './views/Admin';
 
 export function App() {
   return (
@@ -30,6 +32,7 @@ function Shell() {
   const { token, me, operator, signOut } = useAuth();
   const route = useRoute();
   useLiveEvents(!!token);
+  useTitle(token ? viewTitle(route) : 'Sign in');
   if (!token) return <SignIn />;
   const top = route.segments[0] ?? '';
   return (
@@ -38,7 +41,7 @@ function Shell() {
       <header className="topbar">
         <a className="brand" href={href('/')}>Gantry</a>
         <nav aria-label="Main">
-          {NAV.map((n) => {
+          {[...NAV, ...(operator ? [{ path: '/admin', label: 'Admin', test: 'nav-admin' }] : [])].map((n) => {
             const active = (n.path === '/' && top === '') || (n.path !== '/' && `/${top}` === n.path);
             return (
               <a key={n.path} href={href(n.path)} data-testid={n.test} aria-current={active ? 'page' : undefined}>{n.label}</a>
@@ -67,6 +70,21 @@ function View() {
     case 'nodes': return id ? <NodeDetail name={id} /> : <Nodes query={route.query} />;
     case 'submit': return <Submit />;
     case 'accounting': return <Accounting query={route.query} />;
+    case 'admin': return <Admin view={id} />;
     default: return <p>Nothing here. <a href={href('/')}>Back to the overview</a>.</p>;
+  }
+}
+
+/** The title of the view a route shows ("Job 42", "Jobs"): one per view, so tabs tell them apart. */
+export function viewTitle(route: Route): string {
+  const [top, id] = route.segments;
+  switch (top) {
+    case undefined: return 'Overview';
+    case 'jobs': return id ? `Job ${id}` : 'Jobs';
+    case 'nodes': return id ? `Node ${id}` : 'Nodes';
+    case 'submit': return 'Submit a job';
+    case 'accounting': return 'Accounting';
+    case 'admin': return ADMIN_VIEWS.find((v) => v.key === id)?.label ?? 'Reservations';
+    default: return 'Not found';
   }
 }

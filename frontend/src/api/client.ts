@@ -3,16 +3,20 @@ import type { paths } from './schema';
 import type {
   AccountQuota, AccountingRecord, FairShareLine, PriorityList, UtilizationReport,
   ClusterNode, Diag, Job, JobEvent, JobStep, JobSubmission, Page, Partition, Problem, SubmitResponse, Topology,
-  TokenResponse, WhoAmI,
+  TokenResponse, WhoAmI, Reservation, ReservationRequest, Qos, UserAccount, Account, Association,
 } from './types';
 
 const TOKEN_KEY = 'gantry.token';
 
-/** The bearer token lives in sessionStorage only: never in the URL, gone when the tab closes. */
+/**
+ * The bearer token lives in localStorage, shared by the tabs of one browser (lib/auth.tsx tells the
+ * other tabs of a sign-in or sign-out), never in the URL. A revoked token is answered 401, which
+ * signs every tab out.
+ */
 export const tokenStore = {
-  get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
-  set: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
-  clear: () => sessionStorage.removeItem(TOKEN_KEY),
+  get: (): string | null => localStorage.getItem(TOKEN_KEY),
+  set: (token: string) => localStorage.setItem(TOKEN_KEY, token),
+  clear: () => localStorage.removeItem(TOKEN_KEY),
 };
 
 /** An answer that was not 2xx, with the problem+json body when the server sent one. */
@@ -69,8 +73,8 @@ function clean(query: Record<string, unknown>): Record<string, unknown> {
 }
 
 export interface JobQuery {
-  state?: string; user?: string; account?: string; partition?: string; name?: string; arrayJobId?: string;
-  page?: number; size?: number;
+  state?: string; user?: string; account?: string; partition?: string; name?: string; nameContains?: string;
+  arrayJobId?: string; sort?: string; page?: number; size?: number;
 }
 
 export interface AccountingQuery {
@@ -147,4 +151,17 @@ export const api = {
   utilization: (query: { start: string; end: string; groupBy: 'cluster' | 'account' | 'user'; interval: 'hour' | 'day' }) =>
     call<UtilizationReport>('GET', '/api/v1/reports/utilization', { params: { query } }),
   release: (id: string) => call<unknown>('POST', '/api/v1/jobs/{id}/release', { params: { path: { id } } }),
+
+  // Administration (the admin views): scontrol's reservations, sacctmgr's QOS, users, accounts and associations.
+  reservations: () => call<Reservation[]>('GET', '/api/v1/reservations'),
+  createReservation: (body: ReservationRequest) => call<Reservation>('POST', '/api/v1/reservations', { body }),
+  deleteReservation: (name: string) => call<unknown>('DELETE', '/api/v1/reservations/{name}', { params: { path: { name } } }),
+  qos: () => call<Page<Qos>>('GET', '/api/v1/qos', { params: { query: { size: 1000 } } }),
+  users: () => call<Page<UserAccount>>('GET', '/api/v1/users', { params: { query: { size: 1000 } } }),
+  createUser: (body: { username: string; password: string; roles: string[]; defaultAccount?: string }) =>
+    call<UserAccount>('POST', '/api/v1/users', { body }),
+  updateUser: (username: string, body: { roles?: string[]; enabled?: boolean }) =>
+    call<UserAccount>('PATCH', '/api/v1/users/{username}', { params: { path: { username } }, body }),
+  accounts: () => call<Page<Account>>('GET', '/api/v1/accounts', { params: { query: { size: 1000 } } }),
+  associations: () => call<Page<Association>>('GET', '/api/v1/associations', { params: { query: { size: 1000 } } }),
 };

@@ -9,7 +9,10 @@ export interface ClusterNode {
   gpuType?: string | null; features?: string[]; allocCpus: number; allocMemoryMb: number; allocGpus: number;
   partitions?: string[]; switchName?: string | null; block?: string | null; simulated?: boolean;
 }
-export interface Partition { name: string; nodes: string; totalNodes: number; totalGpus: number; isDefault: boolean }
+export interface Partition {
+  name: string; nodes: string; totalNodes: number; totalGpus: number; isDefault: boolean;
+  state?: string | null; totalCpus?: number | null; maxTimeSeconds?: number | null; defaultTimeSeconds?: number | null; priorityTier?: number | null;
+}
 export interface Topology {
   switches: { name: string; parent?: string | null; nodes: string; leaf: boolean }[];
   blocks: { name: string; nodes: string }[];
@@ -114,3 +117,25 @@ export interface UtilizationHours { allocated: number; idle: number; down: numbe
 export interface IdleCauses { noDemand: number; reserved: number; fragmented: number; topology: number; limits: number; draining: number; down: number }
 export interface UtilizationBucket { start: string; end: string; group: string | null; gpuHours: UtilizationHours; cpuHours?: UtilizationHours; idleCauses?: IdleCauses | null }
 export interface UtilizationReport { buckets: UtilizationBucket[] }
+
+/** The admin views' answers (GET /reservations, /qos, /users, /accounts, /associations). */
+export interface Reservation {
+  name: string; startTime?: string | null; endTime?: string | null; durationSeconds?: number | null; nodes?: string | null;
+  nodeCount?: number | null; partition?: string | null; users?: string[] | null; accounts?: string[] | null;
+  flags?: string[] | null; state?: string | null; createdBy?: string | null;
+}
+export interface ReservationRequest {
+  name?: string; startTime?: string; endTime?: string; durationSeconds?: number; nodes?: string; nodeCount?: number;
+  partition?: string; users?: string[]; accounts?: string[]; flags?: string[];
+}
+export interface Qos {
+  name: string; description?: string | null; priority?: number | null; maxWallSeconds?: number | null; maxJobsPerUser?: number | null;
+  maxSubmitJobsPerUser?: number | null; maxTresPerJob?: string | null; maxTresPerUser?: string | null; grpTres?: string | null;
+  usageFactor?: number | null; preempt?: string[] | null; preemptMode?: string | null;
+}
+export interface UserAccount { username: string; roles: string[]; enabled?: boolean | null; defaultAccount?: string | null }
+export interface Account { name: string; parent?: string | null; description?: string | null; organization?: string | null; shares?: number | null }
+export interface Association {
+  id: number; account: string; user?: string | null; shares?: number | null; maxJobs?: number | null; maxSubmitJobs?: number | null;
+  grpTres?: string | null; qos?: string[] | null; defaultQos?: string | null;
+}

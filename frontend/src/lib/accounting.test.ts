@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountingRecord, Job, JobPriority } from '../api/types';
 import { compareJobIds, efficiency, fairShareTree, gpuHoursPerAccountPerDay, queuePosition, quotaTree } from './accounting';
-import { DEFAULT_COLUMNS, loadColumns, saveColumns, sortJobs } from './columns';
+import { DEFAULT_COLUMNS, elapsedSeconds, isServerSortable, loadColumns, saveColumns, serverSort, timeLeftSeconds } from './columns';
 import { accountDailyUsage, addSample, clusterGpuSeries, idleCauseTotals } from './utilization';
 
 const row = (account: string, start: string, hours: number, gpus: number, end?: string | null): AccountingRecord => ({
@@ -95,13 +95,30 @@ describe('jobs table columns and sort', () => {
     expect(loadColumns(storage)).toEqual(DEFAULT_COLUMNS);
   });
 
-  it('sorts a page by a column, ties by job id, without touching the input', () => {
-    const job = (jobId: number, priority: number | null, name: string) => ({ jobId, priority, name, user: 'u', state: 'PENDING' }) as Job;
-    const jobs = [job(3, 10, 'b'), job(1, 20, 'a'), job(2, 10, 'c'), job(4, null, 'a')];
-    expect(sortJobs(jobs, 'priority', true).map((j) => j.jobId)).toEqual([1, 2, 3, 4]);
-    expect(sortJobs(jobs, 'name', false).map((j) => j.jobId)).toEqual([1, 4, 3, 2]);
-    expect(sortJobs(jobs, 'id', true).map((j) => j.jobId)).toEqual([4, 3, 2, 1]);
-    expect(jobs.map((j) => j.jobId)).toEqual([3, 1, 2, 4]);
+  it('asks the server to sort by the keys it knows, and no other', () => {
+    expect(serverSort('submitted', true)).toBe('-submit');
+    expect(serverSort('started', false)).toBe('start');
+    expect(serverSort('expectedStart', false)).toBe('start');
+    expect(serverSort('state', true)).toBe('-state');
+    expect(serverSort('id', false)).toBe('id');
+    expect(serverSort('name', false)).toBeUndefined();
+    expect(serverSort(null, false)).toBeUndefined();
+    expect(isServerSortable('partition')).toBe(false);
+    expect(isServerSortable('priority')).toBe(true);
+  });
+
+  it('counts elapsed and time left for a running job, nothing for a pending one', () => {
+    const now = Date.parse('2026-01-01T01:00:00Z');
+    const running = { jobId: 1, user: 'u', state: 'RUNNING', startTime: '2026-01-01T00:30:00Z', timeLimitSeconds: 3600 } as Job;
+    expect(elapsedSeconds(running, now)).toBe(1800);
+    expect(timeLeftSeconds(running, now)).toBe(1800);
+    const ended = { ...running, state: 'COMPLETED', endTime: '2026-01-01T00:40:00Z' } as Job;
+    expect(elapsedSeconds(ended, now)).toBe(600);
+    expect(timeLeftSeconds(ended, now)).toBeNull();
+    const pending = { jobId: 2, user: 'u', state: 'PENDING', timeLimitSeconds: 60 } as Job;
+    expect(elapsedSeconds(pending, now)).toBeNull();
+    expect(timeLeftSeconds(pending, now)).toBeNull();
+    expect(timeLeftSeconds({ ...running, timeLimitSeconds: null } as Job, now)).toBeNull();
   });
 });
 

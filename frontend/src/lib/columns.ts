@@ -1,5 +1,4 @@
 import type { Job } from '../api/types';
-import { compareJobIds } from './accounting';
 
 /** The jobs table's optional columns; ID, state and the selection box always show. */
 export const JOB_COLUMNS = [
@@ -14,10 +13,13 @@ export const JOB_COLUMNS = [
   { key: 'submitted', label: 'Submitted', sort: (j: Job) => j.submitTime ?? '' },
   { key: 'started', label: 'Started', sort: (j: Job) => j.startTime ?? '' },
   { key: 'ended', label: 'Ended', sort: (j: Job) => j.endTime ?? '' },
+  { key: 'expectedStart', label: 'Expected start', sort: (j: Job) => j.expectedStartTime ?? '' },
+  { key: 'elapsed', label: 'Elapsed', sort: (j: Job) => j.startTime ?? '' },
+  { key: 'timeLeft', label: 'Time left', sort: (j: Job) => j.timeLimitSeconds ?? Infinity },
   { key: 'where', label: 'Nodes / reason', sort: (j: Job) => (j.state === 'PENDING' ? j.reason ?? '' : j.allocatedNodes ?? '') },
 ] as const;
 export type JobColumn = (typeof JOB_COLUMNS)[number]['key'];
-export const DEFAULT_COLUMNS: JobColumn[] = ['name', 'user', 'partition', 'resources', 'timeLimit', 'submitted', 'where'];
+export const DEFAULT_COLUMNS: JobColumn[] = ['name', 'user', 'partition', 'resources', 'timeLimit', 'submitted', 'elapsed', 'timeLeft', 'where'];
 const KEY = 'gantry.jobs.columns';
 
 /** The columns chosen on this browser (localStorage: a preference, not a secret), else the default. */
@@ -36,26 +38,46 @@ export function saveColumns(columns: JobColumn[], storage: Pick<Storage, 'setIte
   storage.setItem(KEY, JSON.stringify(columns));
 }
 
+/** What a header sorts by: ID, state, or a column the server can order. */
 export type SortKey = JobColumn | 'id' | 'state';
 export function isSortKey(key: string | null): key is SortKey {
   return key === 'id' || key === 'state' || JOB_COLUMNS.some((c) => c.key === key);
 }
 
 /**
- * The page's jobs sorted by a column (the API pages in job-id order and has no sort parameter,
- * so this orders the page shown). Ties keep job-id order; a stable copy, the input is untouched.
+ * The `sort` key of GET /api/v1/jobs for each header the server can order by (id, submit, start,
+ * end, priority, user, state). The list is sorted and paged there, so page 1 sorted newest-first
+ * holds the newest jobs of all, not the newest of one page. Columns the server cannot order
+ * (name, partition, ...) have no sort button.
  */
-export function sortJobs(jobs: Job[], key: SortKey, descending: boolean): Job[] {
-  const value = key === 'id' ? null : key === 'state' ? (j: Job) => j.state : JOB_COLUMNS.find((c) => c.key === key)!.sort;
-  const id = (j: Job) => j.id ?? (j.arrayTaskId != null && j.arrayJobId != null ? `${j.arrayJobId}_${j.arrayTaskId}` : String(j.jobId));
-  const sign = descending ? -1 : 1;
-  return [...jobs].sort((a, b) => {
-    if (value) {
-      const x = value(a), y = value(b);
-      const c = x === y ? 0 : typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
-      if (c) return sign * c;
-      return compareJobIds(id(a), id(b));
-    }
-    return sign * compareJobIds(id(a), id(b));
-  });
+const SERVER_SORT: Partial<Record<SortKey, string>> = {
+  id: 'id', state: 'state', user: 'user', priority: 'priority', submitted: 'submit', started: 'start',
+  expectedStart: 'start', ended: 'end',
+};
+
+export function isServerSortable(key: SortKey): boolean {
+  return key in SERVER_SORT;
+}
+
+/**
+ * The API's sort parameter for a header and direction; undefined for the server's default (the
+ * queue order: pending by priority, then the others by id). Ties break by job id on the server.
+ */
+export function serverSort(key: SortKey | null, descending: boolean): string | undefined {
+  if (!key || !(key in SERVER_SORT)) return undefined;
+  return `${descending ? '-' : ''}${SERVER_SORT[key]}`;
+}
+
+/** Seconds a job has run: until now while it runs, until its end once ended; null before it starts. */
+export function elapsedSeconds(job: Job, now = Date.now()): number | null {
+  if (!job.startTime) return null;
+  const end = job.endTime ? new Date(job.endTime).getTime() : now;
+  return Math.max(0, (end - new Date(job.startTime).getTime()) / 1000);
+}
+
+/** Seconds a running job has left before its time limit (squeue's TIME_LEFT); null when not running or unlimited. */
+export function timeLeftSeconds(job: Job, now = Date.now()): number | null {
+  if ((job.state !== 'RUNNING' && job.state !== 'COMPLETING') || job.timeLimitSeconds == null) return null;
+  const ran = elapsedSeconds(job, now);
+  return ran == null ? null : Math.max(0, job.timeLimitSeconds - ran);
 }

@@ -141,7 +141,7 @@ function FairShare() {
           <thead>
             <tr>
               <th scope="col">Account / user</th><th scope="col">Raw shares</th><th scope="col">Norm shares</th>
-              <th scope="col" className="wide">Usage (GPU-h)</th><th scope="col">Effective usage</th><th scope="col">Fair-share factor</th>
+              <th scope="col" className="wide" title="Decayed usage in billing-hours: each GPU, CPU and GB of memory held counts by its billing weight (Slurm's TRESBillingWeights); the chart above counts GPU-hours">Usage (billing-h)</th><th scope="col">Effective usage</th><th scope="col">Fair-share factor</th>
             </tr>
           </thead>
           <tbody>
@@ -151,7 +151,7 @@ function FairShare() {
                 <th scope="row" style={{ paddingLeft: `${0.6 + l.level * 1.1}rem` }}>{l.user ? <>{l.user}</> : <strong>{l.account}</strong>}</th>
                 <td>{l.rawShares ?? '—'}</td>
                 <td>{num(l.normShares)}</td>
-                <td className="wide" title="Decayed usage in billing-seconds, shown in hours">{l.rawUsage == null ? '—' : (l.rawUsage / 3600).toFixed(1)}</td>
+                <td className="wide" title="Decayed usage in billing-seconds, shown in hours (not GPU-hours)">{l.rawUsage == null ? '—' : (l.rawUsage / 3600).toFixed(1)}</td>
                 <td>{num(l.effectiveUsage)}</td>
                 <td>{l.user ? <FactorBar value={l.fairShareFactor} /> : <span className="muted">{num(l.levelFairShare)}</span>}</td>
               </tr>

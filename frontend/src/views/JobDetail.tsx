@@ -4,10 +4,11 @@ import { api, ApiError } from '../api/client';
 import { PRIORITY_FACTORS, type Job, type PriorityFactor, type PriorityList } from '../api/types';
 import { queuePosition } from '../lib/accounting';
 import { useAuth } from '../lib/auth';
-import { explainStart } from '../lib/expectedStart';
-import { formatBytes, formatCpuTime, formatDuration, formatMemory, formatTime, isActive, reasonInWords, relative } from '../lib/format';
+import { whyPending } from '../lib/pending';
+import { formatBytes, formatCpuTime, formatDuration, formatMemory, formatTime, isActive } from '../lib/format';
 import { href } from '../lib/router';
 import { sortSteps, stepCommand, stepExit } from '../lib/steps';
+import { ArrayDetail } from './ArrayDetail';
 import { ConfirmButton, ErrorBox, Loading, StateBadge } from './common';
 
 export function JobDetail({ id, warnings }: { id: string; warnings?: string | null }) {
@@ -32,6 +33,8 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
     );
   }
   const j = job.data!;
+  // #/jobs/18 of an array is the array as one thing; #/jobs/18_3 is one task.
+  if (!id.includes('_') && j.arrayJobId != null) return <ArrayDetail id={id} first={j} />;
   const mayAct = operator || j.user === me?.username;
 
   async function act(action: 'cancel' | 'hold' | 'release') {
@@ -47,7 +50,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   }
 
   const held = j.state === 'PENDING' && (j.reason === 'JobHeldUser' || j.reason === 'JobHeldAdmin');
-  const start = explainStart(j.reason, j.expectedStartTime);
+  const why = whyPending(j.reason, j.expectedStartTime, { dependency: j.dependency, formatTime });
 
   return (
     <section aria-labelledby="job-title" data-testid="view-job">
@@ -73,15 +76,12 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
       {j.state === 'PENDING' && (
         <div className="callout" data-testid="pending-explanation">
           <h2 className="callout-title">Why is it pending, and when will it start?</h2>
-          <p><span data-testid="pending-reason">{reasonInWords(j.reason)}</span> <span className="muted">({j.reason ?? 'None'})</span></p>
-          <p data-testid="expected-start">
-            {start.kind === 'expected'
-              ? start.overdue
-                ? <>The scheduler expected it to start by {formatTime(start.at)}: it should start at the next scheduling pass, if nothing ahead of it changes.</>
-                : <>The scheduler expects it to start <strong>{relative(start.at)}</strong> (at {formatTime(start.at)}){start.notBeforeBegin ? ', not before its begin time' : ''}, assuming every job ahead of it runs to its time limit (jobs usually start sooner).</>
-              : <>The scheduler has no start time for it: {start.why}</>}
-          </p>
-          <PriorityExplained id={id} partition={j.partition} list={priority.data} error={priority.error} loading={priority.isLoading} />
+          <p data-testid="pending-reason" data-reason={j.reason ?? 'None'}>{why.sentence}</p>
+          <p className="muted">Reason code <code data-testid="pending-reason-code">{j.reason ?? 'None'}</code>
+            {why.at ? <> · expected start <time dateTime={why.at} data-testid="expected-start">{formatTime(why.at)}</time></> : null}</p>
+          {why.ranked
+            ? <PriorityExplained id={id} partition={j.partition} list={priority.data} error={priority.error} loading={priority.isLoading} />
+            : <p className="muted" data-testid="priority-unranked">Its place in the queue matters only once this reason is gone.</p>}
         </div>
       )}
 
@@ -112,10 +112,13 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
             <tbody>
               <tr><th scope="row">Nodes</th><td>{j.nodes || 'any'}</td><td data-testid="alloc-nodes">{j.allocation?.length ?? 0}{j.allocatedNodes ? ` (${j.allocatedNodes})` : ''}</td></tr>
               <tr><th scope="row">CPUs</th><td>{(j.tasks ?? 1) * (j.cpusPerTask ?? 1)}</td><td>{sum(j.allocation?.map((a) => a.cpus))}</td></tr>
-              <tr><th scope="row">Memory</th><td>{j.memoryMb ? formatMemory(j.memoryMb) : 'partition default'}</td><td>{formatMemory(sum(j.allocation?.map((a) => a.memoryMb)))}</td></tr>
+              <tr><th scope="row">Memory</th><td>{j.memoryMb ? formatMemory(j.memoryMb) : 'partition default'}</td><td data-testid="alloc-memory">{j.allocation?.length ? formatMemory(sum(j.allocation.map((a) => a.memoryMb))) : '—'}</td></tr>
               <tr><th scope="row">GPUs</th><td data-testid="req-gpus">{requestedGpus(j)}{j.gpuType ? ` ${j.gpuType}` : ''}</td>
                 <td data-testid="alloc-gpus">{sum(j.allocation?.map((a) => a.gpuIndices?.length ?? 0))}</td></tr>
-              <tr><th scope="row">Time</th><td>{formatDuration(j.timeLimitSeconds)}</td><td>{elapsed(j.startTime, j.endTime)}</td></tr>
+              <tr><th scope="row">Time</th><td>{formatDuration(j.timeLimitSeconds)}</td><td data-testid="job-elapsed">{elapsed(j.startTime, j.endTime)}</td></tr>
+              {j.state === 'RUNNING' && j.timeLimitSeconds != null && j.startTime && (
+                <tr><th scope="row">Time left</th><td></td><td data-testid="job-time-left">{formatDuration(Math.max(0, j.timeLimitSeconds - (Date.now() - new Date(j.startTime).getTime()) / 1000))}</td></tr>
+              )}
             </tbody>
           </table>
           {j.allocation && j.allocation.length > 0 && (
@@ -202,7 +205,7 @@ function PriorityExplained({ id, partition, list, error, loading }: {
   const entry = list.jobs.find((e) => String(e.jobId) === id);
   const place = queuePosition(list.jobs, id, partition);
   if (!entry || !place) {
-    return <p className="muted" data-testid="priority-unranked">It is not in the priority queue yet: the scheduler ranks it on its next cycle.</p>;
+    return <p className="muted" data-testid="priority-unranked">It is not in the priority list of the last pass{list.computedAt ? ` (${formatTime(list.computedAt)})` : ''}; it will be in the next one.</p>;
   }
   const where = entry.partition ?? partition;
   return (

@@ -1,14 +1,18 @@
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { JOB_STATES, type Job } from '../api/types';
 import { useAuth } from '../lib/auth';
-import { DEFAULT_COLUMNS, JOB_COLUMNS, isSortKey, loadColumns, saveColumns, sortJobs, type JobColumn, type SortKey } from '../lib/columns';
-import { formatDuration, formatTime } from '../lib/format';
+import { arrayLabel } from '../lib/arrays';
+import {
+  DEFAULT_COLUMNS, JOB_COLUMNS, elapsedSeconds, isServerSortable, isSortKey, loadColumns, saveColumns, serverSort, timeLeftSeconds,
+  type JobColumn, type SortKey,
+} from '../lib/columns';
+import { formatDuration, formatTime, relative } from '../lib/format';
 import { href, navigate } from '../lib/router';
 import { ErrorBox, Loading, StateBadge } from './common';
 
-const FILTERS = ['state', 'user', 'account', 'partition', 'name', 'arrayJobId'] as const;
+const FILTERS = ['state', 'user', 'account', 'partition', 'name', 'nameContains', 'arrayJobId'] as const;
 
 export function jobKey(job: Job): string {
   return job.id ?? (job.arrayTaskId !== null && job.arrayTaskId !== undefined && job.arrayJobId
@@ -24,14 +28,17 @@ export function Jobs({ query }: { query: URLSearchParams }) {
   const filters = Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ''])) as Record<(typeof FILTERS)[number], string>;
   const user = mine ? me?.username : filters.user || undefined;
   const sortParam = query.get('sort');
-  const sortKey: SortKey = isSortKey(sortParam) ? sortParam : 'id';
+  // No sort: the server's queue order (pending by priority, then the others by id), as squeue.
+  const sortKey: SortKey | null = isSortKey(sortParam) && isServerSortable(sortParam) ? sortParam : null;
   const descending = query.get('dir') === 'desc';
+  const sort = serverSort(sortKey, descending);
+  const now = useNow(1000);
   const [columns, setColumns] = useState<JobColumn[]>(() => loadColumns());
   const shown = new Set(columns);
 
   const jobs = useQuery({
-    queryKey: ['jobs', 'list', { ...filters, user, page, size }],
-    queryFn: () => api.jobs({ ...filters, user, page, size }),
+    queryKey: ['jobs', 'list', { ...filters, user, page, size, sort }],
+    queryFn: () => api.jobs({ ...filters, user, page, size, sort }),
     enabled: !mine || !!me,
     placeholderData: (previous) => previous,
   });
@@ -52,7 +59,8 @@ export function Jobs({ query }: { query: URLSearchParams }) {
 
   function sortBy(key: SortKey) {
     const desc = sortKey === key ? !descending : false;
-    setQuery({ sort: key === 'id' && !desc ? undefined : key, dir: desc ? 'desc' : undefined, page: page || undefined });
+    // A new order starts at page 1: page 3 of another order shows unrelated jobs.
+    setQuery({ sort: key, dir: desc ? 'desc' : undefined });
   }
 
   function chooseColumn(key: JobColumn, on: boolean) {
@@ -61,22 +69,20 @@ export function Jobs({ query }: { query: URLSearchParams }) {
     saveColumns(next);
   }
 
-  const items = sortJobs(jobs.data?.items ?? [], sortKey, descending);
-  // A selected array is cancelled whole, as `scancel 42` does; hold and release act per job in
-  // the API, so they go to each of its tasks on this page.
-  const targetsFor = (action: 'cancel' | 'hold' | 'release') => [...new Set([...selected].flatMap((key) => {
-    const tasks = items.filter((j) => j.arrayTaskId != null && String(j.arrayJobId) === key);
-    const isArray = tasks.length > 0 && !items.some((j) => jobKey(j) === key);
-    return isArray && action !== 'cancel' ? tasks.map(jobKey) : [key];
-  }))];
-  const count = targetsFor('hold').length;
+  const items = jobs.data?.items ?? [];
+  // A selected array goes to the API by its id, which acts on every task of the array (not only
+  // those on this page), as `scancel 42` and `scontrol hold 42` do.
+  const tasksShown = (key: string) => items.filter((j) => j.arrayTaskId != null && String(j.arrayJobId) === key);
+  const count = [...selected].reduce((n, key) => n + (items.some((j) => jobKey(j) === key) ? 1 : Math.max(1, tasksShown(key).length)), 0);
 
   async function bulk(action: 'cancel' | 'hold' | 'release') {
-    const targets = targetsFor(action);
+    const targets = [...selected];
     setBusy(true);
     const results = await Promise.allSettled(targets.map((id) => api[action](id)));
     const failed = results.map((r, i) => (r.status === 'rejected' ? `${targets[i]}: ${(r.reason as Error).message}` : null)).filter(Boolean);
-    setOutcome(`${action}: ${targets.length - failed.length} of ${targets.length} done${failed.length ? ` — ${failed.join('; ')}` : ''}`);
+    const jobsDone = results.reduce((n, r) => n + (r.status === 'fulfilled' ? actedOn(r.value) : 0), 0);
+    setOutcome(`${action}: ${targets.length - failed.length} of ${targets.length} done (${jobsDone} job${jobsDone === 1 ? '' : 's'})`
+      + `${failed.length ? ` — ${failed.join('; ')}` : ''}`);
     setSelected(new Set());
     setBusy(false);
     void queryClient.invalidateQueries({ queryKey: ['jobs'] });
@@ -87,11 +93,13 @@ export function Jobs({ query }: { query: URLSearchParams }) {
   const allChecked = items.length > 0 && items.every((j) => selected.has(jobKey(j)));
   const span = 3 + columns.length;
   const head = (key: SortKey, label: string, wide = false) => (
-    <th scope="col" key={key} className={wide ? 'wide' : undefined}
+    <th scope="col" key={key} className={wide ? 'wide' : undefined} data-testid={`head-${key}`}
       aria-sort={sortKey === key ? (descending ? 'descending' : 'ascending') : undefined}>
-      <button type="button" className="sort" onClick={() => sortBy(key)} data-testid={`sort-${key}`}>
-        {label}<span aria-hidden="true">{sortKey === key ? (descending ? ' ▼' : ' ▲') : ''}</span>
-      </button>
+      {isServerSortable(key) ? (
+        <button type="button" className="sort" onClick={() => sortBy(key)} data-testid={`sort-${key}`}>
+          {label}<span aria-hidden="true">{sortKey === key ? (descending ? ' ▼' : ' ▲') : ''}</span>
+        </button>
+      ) : label}
     </th>
   );
 
@@ -117,7 +125,7 @@ export function Jobs({ query }: { query: URLSearchParams }) {
         {!mine && <TextFilter name="user" value={filters.user} onChange={setQuery} />}
         <TextFilter name="account" value={filters.account} onChange={setQuery} />
         <TextFilter name="partition" value={filters.partition} onChange={setQuery} />
-        <TextFilter name="name" value={filters.name} onChange={setQuery} />
+        <TextFilter name="nameContains" value={filters.nameContains} onChange={setQuery} />
         <TextFilter name="arrayJobId" value={filters.arrayJobId} onChange={setQuery} />
         <details className="column-picker" data-testid="column-picker">
           <summary>Columns</summary>
@@ -161,7 +169,6 @@ export function Jobs({ query }: { query: URLSearchParams }) {
             {groupArrays(items).map((entry) => {
               if (entry.kind === 'array') {
                 const open = expanded.has(entry.arrayId);
-                const counts = countStates(entry.tasks);
                 const first = entry.tasks[0];
                 return [
                   <tr key={`array-${entry.arrayId}`} className="array-row" data-testid="array-row" data-array-id={entry.arrayId}>
@@ -170,19 +177,20 @@ export function Jobs({ query }: { query: URLSearchParams }) {
                     <td>
                       <button type="button" className="link" aria-expanded={open} data-testid="array-toggle"
                         onClick={() => setExpanded((s) => { const n = new Set(s); if (n.has(entry.arrayId)) n.delete(entry.arrayId); else n.add(entry.arrayId); return n; })}>
-                        {open ? '▾' : '▸'} {entry.arrayId}_[{entry.tasks.length}]
+                        <span aria-hidden="true">{open ? '▾' : '▸'}</span> <span data-testid="array-label">{arrayLabel(entry.arrayId, entry.tasks)}</span>
                       </button>
+                      {' '}<a href={href(`/jobs/${entry.arrayId}`)} data-testid="array-link">array page</a>
                     </td>
                     {JOB_COLUMNS.filter((c) => shown.has(c.key) && c.key !== 'where').map((c) => (
-                      <td key={c.key} className={cellClass(c.key)}>{cell(c.key, first)}</td>
+                      <td key={c.key} className={cellClass(c.key)}>{cell(c.key, first, now)}</td>
                     ))}
-                    <td>{Object.entries(counts).map(([st, n]) => <span key={st}><StateBadge state={st} /> {n} </span>)}</td>
-                    {shown.has('where') && <td className="wide"><a href={href('/jobs', { arrayJobId: entry.arrayId, all: 1 })}>all tasks</a></td>}
+                    <td><a href={href(`/jobs/${entry.arrayId}`)}>all tasks</a></td>
+                    {shown.has('where') && <td className="wide"></td>}
                   </tr>,
-                  ...(open ? entry.tasks.map((job) => <JobRow key={jobKey(job)} job={job} columns={shown} selected={selected.has(jobKey(job))} onToggle={toggle} nested />) : []),
+                  ...(open ? entry.tasks.map((job) => <JobRow key={jobKey(job)} job={job} columns={shown} selected={selected.has(jobKey(job))} onToggle={toggle} now={now} nested />) : []),
                 ];
               }
-              return <JobRow key={jobKey(entry.job)} job={entry.job} columns={shown} selected={selected.has(jobKey(entry.job))} onToggle={toggle} />;
+              return <JobRow key={jobKey(entry.job)} job={entry.job} columns={shown} selected={selected.has(jobKey(entry.job))} onToggle={toggle} now={now} />;
             })}
             {!jobs.isLoading && items.length === 0 && <tr><td colSpan={span} className="muted" data-testid="jobs-empty">No jobs match.</td></tr>}
           </tbody>
@@ -190,7 +198,7 @@ export function Jobs({ query }: { query: URLSearchParams }) {
       </div>
       <nav className="pager" aria-label="Pages">
         <button type="button" disabled={page <= 0} onClick={() => setQuery({ page: page - 1 })} data-testid="page-prev">Previous</button>
-        <span data-testid="page-info">Page {page + 1} of {pages} · {total} jobs{sortKey !== 'id' ? ' · sorted within the page' : ''}</span>
+        <span data-testid="page-info">Page {page + 1} of {pages} · {total} jobs</span>
         <button type="button" disabled={page + 1 >= pages} onClick={() => setQuery({ page: page + 1 })} data-testid="page-next">Next</button>
         <label>Per page
           <select value={size} onChange={(e) => setQuery({ size: Number(e.target.value) === 50 ? undefined : e.target.value })} data-testid="page-size">
@@ -203,14 +211,15 @@ export function Jobs({ query }: { query: URLSearchParams }) {
 }
 
 /** Columns hidden on a phone whatever the choice, so the table stays inside 390px. */
-const WIDE = new Set<JobColumn>(['account', 'partition', 'qos', 'priority', 'resources', 'timeLimit', 'submitted', 'started', 'ended', 'where']);
+const WIDE = new Set<JobColumn>(['user', 'account', 'partition', 'qos', 'priority', 'resources', 'timeLimit', 'submitted', 'started', 'ended',
+  'expectedStart', 'elapsed']);
 
 function cellClass(key: JobColumn): string | undefined {
   const classes = [WIDE.has(key) ? 'wide' : '', key === 'name' ? 'ellipsis' : ''].filter(Boolean).join(' ');
   return classes || undefined;
 }
 
-function cell(key: JobColumn, job: Job): ReactNode {
+function cell(key: JobColumn, job: Job, now: number): ReactNode {
   switch (key) {
     case 'name': return job.name;
     case 'user': return job.user;
@@ -223,21 +232,29 @@ function cell(key: JobColumn, job: Job): ReactNode {
     case 'submitted': return formatTime(job.submitTime);
     case 'started': return formatTime(job.startTime);
     case 'ended': return formatTime(job.endTime);
+    case 'expectedStart': return job.state === 'PENDING' && job.expectedStartTime
+      ? <time dateTime={job.expectedStartTime} title={formatTime(job.expectedStartTime)}>{relative(job.expectedStartTime, now)}</time> : '';
+    case 'elapsed': { const s = elapsedSeconds(job, now); return s == null ? '' : formatDuration(s); }
+    case 'timeLeft': { const s = timeLeftSeconds(job, now); return s == null ? '' : formatDuration(s); }
     case 'where': return job.state === 'PENDING' ? `(${job.reason ?? 'None'})` : job.allocatedNodes ?? '';
   }
 }
 
-function JobRow({ job, columns, selected, onToggle, nested }: { job: Job; columns: Set<JobColumn>; selected: boolean; onToggle: (key: string) => void; nested?: boolean }) {
+function JobRow({ job, columns, selected, onToggle, nested, now }: {
+  job: Job; columns: Set<JobColumn>; selected: boolean; onToggle: (key: string) => void; nested?: boolean; now: number;
+}) {
   const key = jobKey(job);
   return (
     <tr data-testid="job-row" data-job-id={key} data-state={job.state} className={nested ? 'nested' : undefined}>
       <td><input type="checkbox" aria-label={`Select job ${key}`} checked={selected} data-testid={`select-${key}`} onChange={() => onToggle(key)} /></td>
       <td><a href={href(`/jobs/${key}`)} data-testid="job-link">{key}</a></td>
       {JOB_COLUMNS.filter((c) => columns.has(c.key) && c.key !== 'where').map((c) => (
-        <td key={c.key} className={cellClass(c.key)} data-testid={`cell-${c.key}`}>{cell(c.key, job)}</td>
+        <td key={c.key} className={cellClass(c.key)} data-testid={`cell-${c.key}`}>{cell(c.key, job, now)}</td>
       ))}
-      <td><StateBadge state={job.state} /></td>
-      {columns.has('where') && <td className="wide">{cell('where', job)}</td>}
+      <td className="state-cell"><StateBadge state={job.state} />{job.state === 'PENDING' && job.reason
+        // The reason under the badge: always on a phone (the reason column is hidden there), else when that column is not chosen.
+        ? <span className={`reason${columns.has('where') ? ' phone-only' : ''}`} data-testid="row-reason">{job.reason}</span> : null}</td>
+      {columns.has('where') && <td className="wide" data-testid="cell-where">{cell('where', job, now)}</td>}
     </tr>
   );
 }
@@ -260,15 +277,28 @@ export function groupArrays(jobs: Job[]): Entry[] {
   return out.map((e) => (e.kind === 'array' && e.tasks.length === 1 ? { kind: 'job', job: e.tasks[0] } : e));
 }
 
-function countStates(jobs: Job[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const j of jobs) counts[j.state] = (counts[j.state] ?? 0) + 1;
-  return counts;
+/** How many jobs an action reached: an array's id reaches every task of it. */
+export function actedOn(result: unknown): number {
+  const answer = result as { jobs?: unknown[]; stopping?: unknown[] } | null;
+  const n = (answer?.jobs?.length ?? 0) + (answer?.stopping?.length ?? 0); // cancelled + being stopped on their nodes
+  return n > 0 ? n : 1;
 }
+
+/** The time now, every `ms`: elapsed and time-left cells count on between list updates. */
+export function useNow(ms: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => setNow(Date.now()), ms);
+    return () => window.clearInterval(timer);
+  }, [ms]);
+  return now;
+}
+
+const LABELS: Record<string, string> = { arrayJobId: 'Array', nameContains: 'Name' };
 
 function TextFilter({ name, value, onChange }: { name: string; value: string; onChange: (c: Record<string, string | undefined>) => void }) {
   return (
-    <label>{name === 'arrayJobId' ? 'Array' : name[0].toUpperCase() + name.slice(1)}
+    <label>{LABELS[name] ?? name[0].toUpperCase() + name.slice(1)}
       <input type="search" value={value} data-testid={`filter-${name}`} onChange={(e) => onChange({ [name]: e.target.value || undefined })} />
     </label>
   );

@@ -21,7 +21,8 @@ export function Nodes({ query }: { query: URLSearchParams }) {
     placeholderData: (p) => p,
   });
   const partitions = useQuery({ queryKey: ['partitions'], queryFn: api.partitions, refetchInterval: 60000 });
-  const items = (nodes.data?.items ?? []).filter((n) => !text || n.name.includes(text) || (n.reason ?? '').includes(text));
+  const needle = text.toLowerCase(); // GPU01 finds gpu01: node names and reasons are searched in any case
+  const items = (nodes.data?.items ?? []).filter((n) => !needle || n.name.toLowerCase().includes(needle) || (n.reason ?? '').toLowerCase().includes(needle));
 
   function setQuery(changes: Record<string, string | undefined>) {
     navigate('/nodes', { state, partition, q: text, ...changes }, true);

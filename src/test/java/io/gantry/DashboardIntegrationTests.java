@@ -31,6 +31,7 @@ class DashboardIntegrationTests {
 
     private static final Path CHROMIUM = Path.of(System.getenv().getOrDefault("CHROMIUM", "/usr/bin/chromium"));
     private static final Path SCRIPT = Path.of("frontend", "e2e", "run.mjs");
+    private static final Path VIEWS_SCRIPT = Path.of("frontend", "e2e", "views.mjs");
     private static final Path SCALE_SCRIPT = Path.of("frontend", "e2e", "scale.mjs");
     private static final Path SCALE_CLUSTER = Path.of("src", "test", "resources", "dashboard-scale-cluster.yml");
     private static final int SCALE_NODES = 1000;
@@ -51,6 +52,20 @@ class DashboardIntegrationTests {
         assertThat(index.body()).contains("<div id=\"root\">");
 
         runNode(Path.of("target", "e2e.log"), 5, SCRIPT.toString(), "http://127.0.0.1:" + port,
+                Path.of("target", "screenshots").toString());
+    }
+
+    /**
+     * Issue 17's views (frontend/e2e/views.mjs): 200 jobs sorted and paged by the server, an array's
+     * page and its array-wide cancel, why-pending for held, dependent, limited and waiting jobs, and
+     * every view at 390x844 with no horizontal overflow, no cut badge, a title of its own and no
+     * axe-core contrast or label violation.
+     */
+    @Test
+    void theSecondRoundOfViewsPassesItsEndToEndRunInChromium() throws Exception {
+        assertThat(Files.isExecutable(CHROMIUM)).as("Debian's Chromium at %s", CHROMIUM).isTrue();
+        assertThat(VIEWS_SCRIPT).as("the views end-to-end script").exists();
+        runNode(Path.of("target", "e2e-views.log"), 8, VIEWS_SCRIPT.toString(), "http://127.0.0.1:" + port,
                 Path.of("target", "screenshots").toString());
     }
 

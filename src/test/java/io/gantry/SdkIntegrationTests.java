@@ -87,7 +87,7 @@ class SdkIntegrationTests {
         long jobId = submitted.getJobId();
         assertThat(jobId).isPositive();
 
-        JobPage listed = jobs.listJobs("PENDING", null, null, "cpu", name, null, null, 0, 100);
+        JobPage listed = jobs.listJobs("PENDING", null, null, "cpu", name, null, null, null, 0, 100);
         assertThat(listed.getItems()).extracting(Job::getJobId).containsExactly(jobId);
         assertThat(listed.getTotal()).isEqualTo(1L);
 
@@ -109,7 +109,7 @@ class SdkIntegrationTests {
         Job after = jobs.getJob(String.valueOf(jobId));
         assertThat(after.getState()).isEqualTo("CANCELLED");
         assertThat(after.getEndTime()).isNotNull();
-        assertThat(jobs.listJobs("CANCELLED", null, null, null, name, null, null, null, null).getItems())
+        assertThat(jobs.listJobs("CANCELLED", null, null, null, name, null, null, null, null, null).getItems())
                 .extracting(Job::getJobId).containsExactly(jobId);
         assertThat(jobs.listJobEvents(String.valueOf(jobId))).isNotEmpty();
     }

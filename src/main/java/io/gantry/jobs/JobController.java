@@ -59,6 +59,8 @@ class JobController {
             @Parameter(description = "Comma list of states, e.g. PENDING,RUNNING") @RequestParam(required = false) String state,
             @RequestParam(required = false) String user, @RequestParam(required = false) String account,
             @RequestParam(required = false) String partition, @RequestParam(required = false) String name,
+            @Parameter(description = "Jobs whose name contains this text, in any case (name matches the whole "
+                    + "name exactly, as squeue --name)") @RequestParam(required = false) String nameContains,
             @RequestParam(required = false) Long arrayJobId,
             @Parameter(description = "Sort keys, comma-separated, each one of id, submit, start, end, priority, user, "
                     + "state, with a leading '-' for descending (e.g. -submit or state,-priority); ties break by job "
@@ -70,7 +72,7 @@ class JobController {
             @RequestParam(required = false) Integer page, @RequestParam(required = false) Integer size,
             CurrentUser caller) {
         PageRequest paging = PageRequest.of(page, size);
-        return jobs.list(JobFilter.of(state, user, account, partition, name, arrayJobId), JobSort.parse(sort), paging,
+        return jobs.list(JobFilter.of(state, user, account, partition, name, nameContains, arrayJobId), JobSort.parse(sort), paging,
                 caller);
     }
 

@@ -72,6 +72,11 @@ class JobLists {
             where.add("name = :name");
             params.put("name", filter.name());
         }
+        if (filter.nameContains() != null) {
+            // Escaped: a '%' or '_' typed in the search box is a character of the name, not a wildcard.
+            where.add("LOWER(name) LIKE :nameContains ESCAPE '\\'");
+            params.put("nameContains", "%" + likeLiteral(filter.nameContains().toLowerCase(java.util.Locale.ROOT)) + "%");
+        }
         if (filter.arrayJobId() != null) {
             where.add("job_id = :arrayJobId AND array_task_id <> " + JobIds.NO_TASK);
             params.put("arrayJobId", filter.arrayJobId());

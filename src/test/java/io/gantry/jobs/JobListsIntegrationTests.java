@@ -167,6 +167,31 @@ class JobListsIntegrationTests {
     }
 
     @Test
+    void nameContainsMatchesAPartOfTheNameInAnyCaseWhileNameStaysExact() {
+        long literal = submit(admin, Map.of("name", tag + "-Train_50%", "partition", "cpu", "hold", true));
+        long plain = submit(admin, Map.of("name", tag + "-train-x", "partition", "cpu", "hold", true));
+        try {
+            assertThat(ids("nameContains=" + tag.toUpperCase(java.util.Locale.ROOT) + "-TRAIN"))
+                    .as("a part of the name, in another case").containsExactlyInAnyOrder(literal, plain);
+            assertThat(ids("nameContains=" + java.net.URLEncoder.encode("-train_", java.nio.charset.StandardCharsets.UTF_8)))
+                    .as("'_' is a character, not a wildcard that also matches '-'").containsExactly(literal);
+            assertThat(ids("nameContains=50%25")).as("'%' is a character").containsExactly(literal);
+            assertThat(ids("name=" + tag + "-train")).as("name matches the whole name only, as squeue --name").isEmpty();
+            assertThat(ids("name=" + tag + "-train-x&nameContains=train")).containsExactly(plain);
+            assertThat(ids("nameContains=" + tag + "-train&user=" + otherName)).as("with the other filters").isEmpty();
+        } finally {
+            api.send("DELETE", "/api/v1/jobs/" + literal, admin, null);
+            api.send("DELETE", "/api/v1/jobs/" + plain, admin, null);
+        }
+    }
+
+    private List<Long> ids(String query) {
+        Response response = api.get("/api/v1/jobs?size=100&" + query, admin);
+        assertThat(response.status()).as(response.body()).isEqualTo(200);
+        return response.json().get("items").valueStream().map(j -> j.get("jobId").asLong()).toList();
+    }
+
+    @Test
     void withPrivateJobsAUserListsOnlyTheirOwn() {
         // What JobService asks for when gantry.jobs.private-jobs is on and the caller is a USER.
         JobFilter ours = JobFilter.of(null, null, null, null, tag, null);

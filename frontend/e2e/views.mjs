@@ -1,0 +1,321 @@
+// End-to-end test of the dashboard's second round of views (issue 17), in Debian's Chromium:
+// lists sorted and paged by the server (200 jobs), an array as one thing, why-pending in words,
+// and every view at phone width (no horizontal overflow) with axe-core's contrast and label rules
+// and a title of its own.
+//   node frontend/e2e/views.mjs <baseUrl> [screenshotDir]
+// Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).
+// Exits 0 when every step passed, 1 on a failed step, 2 when Chromium is missing.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const base = (process.argv[2] ?? '').replace(/\/$/, '');
+const shots = resolve(process.argv[3] ?? 'target/screenshots');
+const adminPassword = process.env.E2E_ADMIN_PASSWORD ?? 'admin-test-password';
+const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+if (!base) {
+  console.error('usage: node frontend/e2e/views.mjs <baseUrl> [screenshotDir]');
+  process.exit(1);
+}
+if (!existsSync(executablePath)) {
+  console.error(`E2E FAILED: no Chromium at ${executablePath}. Install it with: apt-get install -y chromium`);
+  process.exit(2);
+}
+mkdirSync(shots, { recursive: true });
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+const suffix = Date.now().toString(36);
+let step = 'start';
+const consoleErrors = [];
+let expectedErrors = []; // console errors a step provokes on purpose (the 401 of a revoked token)
+function log(message) { console.log(`[views] ${message}`); }
+function fail(message) { throw new Error(`${step}: ${message}`); }
+function check(condition, message) { if (!condition) fail(message); }
+
+async function http(method, path, token, body) {
+  const response = await fetch(base + path, {
+    method,
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+  return { status: response.status, json, text };
+}
+
+const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'gantry-views-')), {
+  executablePath,
+  headless: true,
+  viewport: { width: 1440, height: 900 },
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'],
+});
+context.setDefaultTimeout(20000);
+const page = context.pages()[0] ?? await context.newPage();
+page.on('console', (msg) => {
+  const text = `${msg.text()} (${msg.location()?.url ?? ''})`;
+  if (msg.type() === 'error' && !expectedErrors.some((re) => re.test(text))) consoleErrors.push(`[${step}] ${text}`);
+});
+page.on('pageerror', (error) => consoleErrors.push(`[${step}] uncaught: ${error.message}`));
+const tid = (id) => page.getByTestId(id);
+const go = (hash) => page.evaluate((h) => { window.location.hash = h; }, hash);
+
+/**
+ * The view as a phone shows it (390x844): nothing wider than the screen, the page title its own,
+ * and axe-core finds no contrast or label violations; then a screenshot at both sizes.
+ */
+async function checkView(name, title) {
+  await page.waitForFunction((t) => document.title === `${t} · Gantry`, title, { timeout: 5000 })
+    .catch(async () => fail(`the ${name} view's title is "${await page.title()}", expected "${title} · Gantry"`));
+  for (const [width, height] of [[1440, 900], [390, 844]]) {
+    await page.setViewportSize({ width, height });
+    await page.waitForTimeout(300);
+    if (width < 500) {
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      check(overflow <= 1, `the ${name} view is ${overflow}px wider than a ${width}px screen`);
+      // A badge cut off by a table that scrolls sideways is as unreadable as a page that overflows.
+      const cut = await page.evaluate(() => [...document.querySelectorAll('.badge')]
+        .filter((b) => { const r = b.getBoundingClientRect(); return r.width > 0 && (r.right > window.innerWidth + 1 || r.left < -1); })
+        .map((b) => b.textContent).slice(0, 3));
+      check(cut.length === 0, `the ${name} view cuts state badges at ${width}px: ${cut.join(', ')}`);
+    }
+    const violations = await axe();
+    check(violations.length === 0, `axe-core at ${width}px on the ${name} view:\n  ${violations.join('\n  ')}`);
+    await page.screenshot({ path: join(shots, `v-${name}-${width}x${height}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+/** axe-core's contrast and label rules on the page as it is; each violation with its first elements. */
+async function axe() {
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.addScriptTag({ content: axeSource });
+  return page.evaluate(async () => {
+    const result = await window.axe.run(document, {
+      runOnly: { type: 'rule', values: ['color-contrast', 'label', 'button-name', 'link-name', 'select-name', 'image-alt', 'document-title', 'aria-input-field-name'] },
+    });
+    return result.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} ${n.failureSummary?.split('\n')[1] ?? ''}`).join(' | ')}`);
+  });
+}
+
+let exitCode = 0;
+const cleanup = [];
+try {
+  step = 'sign in';
+  const admin = await http('POST', '/api/v1/auth/tokens', null, { username: 'admin', password: adminPassword });
+  check(admin.status === 201, `admin sign-in answered ${admin.status}: ${admin.text}`);
+  const token = admin.json.token;
+  const submit = async (body) => {
+    const r = await http('POST', '/api/v1/jobs', token, { script: '#!/bin/bash\nsrun sleep 300\n', partition: 'cpu', simulatedRunSeconds: 300, timeLimitSeconds: 600, ...body });
+    check(r.status === 201, `submitting ${JSON.stringify(body)} answered ${r.status}: ${r.text}`);
+    cleanup.push(String(r.json.jobId));
+    return String(r.json.jobId);
+  };
+  await page.goto(`${base}/`);
+  await tid('signin-form').waitFor();
+  await tid('signin-username').fill('admin');
+  await tid('signin-password').fill(adminPassword);
+  await tid('signin-submit').click();
+  await tid('view-overview').waitFor();
+  await page.evaluate(() => { window.__e2eNoReload = true; });
+
+  step = 'the jobs list sorts and pages 200 jobs on the server';
+  const many = `e2e-many-${suffix}`;
+  for (let i = 0; i < 200; i += 20) {
+    await Promise.all(Array.from({ length: 20 }, (_, k) => submit({ name: `${many}-${i + k}`, hold: true, nice: (i + k) % 7 })));
+  }
+  const everyId = async (sort) => {
+    const r = await http('GET', `/api/v1/jobs?nameContains=${many}&sort=${sort}&size=1000`, token);
+    check(r.status === 200 && r.json.total === 200, `the API lists ${r.json?.total} jobs named ${many}*`);
+    return r.json.items.map((j) => String(j.jobId));
+  };
+  await go(`/jobs?all=1&nameContains=${many.toUpperCase()}&size=50`);
+  await tid('view-jobs').waitFor();
+  await page.waitForFunction(() => /· 200 jobs/.test(document.querySelector('[data-testid=page-info]')?.textContent ?? ''));
+  for (const [header, sort] of [['sort-submitted', '-submit'], ['sort-id', '-id']]) {
+    await tid(header).click();
+    if (header === 'sort-id') await tid(header).click(); // ascending first, then descending
+    else await tid(header).click();
+    const key = header.replace('sort-', '');
+    await page.waitForFunction((k) => location.hash.includes(`sort=${k}`) && location.hash.includes('dir=desc'), key);
+    const expected = await everyId(sort);
+    const shown = [];
+    for (let p = 0; p < 4; p++) {
+      await page.waitForFunction((n) => (document.querySelector('[data-testid=page-info]')?.textContent ?? '').startsWith(`Page ${n} of 4`), p + 1);
+      await page.waitForFunction((first) => document.querySelector('[data-testid=job-row]')?.dataset.jobId === first, expected[p * 50]);
+      shown.push(...await page.locator('[data-testid=job-row]').evaluateAll((rows) => rows.map((r) => r.dataset.jobId)));
+      if (p < 3) await tid('page-next').click();
+    }
+    check(JSON.stringify(shown) === JSON.stringify(expected), `${sort}: the four pages do not show the server's order`);
+    await tid('page-prev').click(); await tid('page-prev').click(); await tid('page-prev').click();
+  }
+  const newest = await submit({ name: `${many}-newest`, hold: true });
+  await page.locator(`[data-testid=job-row][data-job-id="${newest}"]`).waitFor({ timeout: 15000 });
+  check(await page.locator('[data-testid=job-row]').first().getAttribute('data-job-id') === newest, 'a new job is not first on page 1 sorted newest first');
+  check((await tid('cell-elapsed').count()) > 0 && (await tid('cell-timeLeft').count()) > 0, 'no elapsed or time-left column');
+  await checkView('jobs-sorted', 'Jobs');
+  await Promise.all(cleanup.splice(0).map((id) => http('DELETE', `/api/v1/jobs/${id}`, token)));
+
+  step = 'node search ignores case';
+  await go('/nodes?q=CPU00');
+  await tid('view-nodes').waitFor();
+  await page.locator('[data-testid=node-row]').first().waitFor();
+  check((await page.locator('[data-testid=node-row]').count()) > 0, 'searching CPU00 finds no cpu00* node');
+  await checkView('nodes', 'Nodes');
+
+  step = 'an array page sums up its tasks; selected tasks and the whole array are acted on';
+  const arrayId = await submit({ name: `e2e-arr-${suffix}`, array: '0-5', hold: true });
+  await go('/jobs');
+  await go(`/jobs?all=1&nameContains=e2e-arr-${suffix}`);
+  await page.locator(`[data-testid=array-row][data-array-id="${arrayId}"]`).waitFor();
+  const label = await tid('array-label').first().textContent();
+  check(label === `${arrayId}_[0-5] · 6 pending`, `the array row reads "${label}"`);
+  await go(`/jobs/${arrayId}`);
+  await tid('view-array').waitFor();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=array-task]').length === 6);
+  check((await page.locator('[data-testid=array-count][data-state=PENDING]').textContent()).includes('6'), 'the summary does not count 6 pending');
+  await checkView('array', `Job ${arrayId}`);
+  await tid(`task-select-${arrayId}_1`).check();
+  await tid(`task-select-${arrayId}_2`).check();
+  await tid('tasks-release').click();
+  await tid('array-outcome').filter({ hasText: 'release selected: 2 tasks' }).waitFor();
+  await page.waitForFunction((id) => [1, 2].every((t) => document.querySelector(`[data-testid=array-task][data-task-id="${id}_${t}"]`)?.dataset.state === 'RUNNING'), arrayId, { timeout: 60000 });
+  check((await page.locator('[data-testid=array-task][data-state=PENDING]').count()) === 4, 'releasing two tasks touched others');
+  await tid('array-cancel').click();
+  await tid('array-cancel-confirm').click();
+  await tid('array-outcome').filter({ hasText: 'cancel array: 6 tasks' }).waitFor();
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=array-task]')].every((r) => r.dataset.state === 'CANCELLED'), null, { timeout: 60000 });
+  check((await page.locator('[data-testid=array-count][data-state=CANCELLED]').textContent()).includes('6'), 'the summary does not count 6 cancelled');
+
+  step = 'why pending: held, dependency, array task limit and resources, each in its own words';
+  const whyOf = async (id, reason) => {
+    await go(`/jobs/${id}`);
+    await tid('view-job').waitFor();
+    await page.locator(`[data-testid=pending-reason][data-reason=${reason}]`).waitFor({ timeout: 30000 });
+    const text = await tid('pending-reason').textContent();
+    check(!/next cycle|ranks it|plans one once/.test(text), `job ${id} (${reason}) reads "${text}"`);
+    return text;
+  };
+  const held = await submit({ name: `e2e-why-held-${suffix}`, hold: true });
+  check((await whyOf(held, 'JobHeldUser')).startsWith('It is held by its owner'), 'the held job is not said to be held');
+  await checkView('why-held', `Job ${held}`);
+  const dependent = await submit({ name: `e2e-why-dep-${suffix}`, dependency: `afterok:${held}` });
+  check((await whyOf(dependent, 'Dependency')).includes(`afterok:${held}`), 'the dependent job does not name its dependency');
+  const limited = await submit({ name: `e2e-why-limit-${suffix}`, array: '0-2%1' });
+  check((await whyOf(`${limited}_2`, 'JobArrayTaskLimit')).includes('%limit'), 'the array task limit is not explained');
+  const whole = { partition: 'gpu', nodes: 16, gpusPerNode: 8 };
+  await submit({ name: `e2e-why-whole-1-${suffix}`, ...whole });
+  const second = await submit({ name: `e2e-why-whole-2-${suffix}`, ...whole });
+  await go(`/jobs/${second}`);
+  await tid('view-job').waitFor();
+  await page.locator('[data-testid=pending-reason][data-reason=Resources], [data-testid=pending-reason][data-reason=Priority]').waitFor({ timeout: 30000 });
+  const resources = await tid('pending-reason').textContent();
+  check(/free nodes|higher priority/.test(resources) && !/next cycle/.test(resources), `the waiting job reads "${resources}"`);
+  await checkView('why-resources', `Job ${second}`);
+  await Promise.all(cleanup.splice(0).map((id) => http('DELETE', `/api/v1/jobs/${id}`, token)));
+
+  step = 'every other view at phone width, with axe-core';
+  for (const [hash, testId, name, title] of [['/', 'view-overview', 'overview', 'Overview'], ['/submit', 'view-submit', 'submit', 'Submit a job'],
+    ['/accounting', 'view-accounting', 'accounting', 'Accounting'], ['/nodes/cpu001', 'view-node', 'node', 'Node cpu001'],
+    ['/jobs', 'view-jobs', 'jobs', 'Jobs']]) {
+    await go(hash);
+    await tid(testId).waitFor();
+    await page.waitForTimeout(500);
+    await checkView(name, title);
+  }
+
+  step = 'admin views: a reservation is created and deleted';
+  await tid('nav-admin').click();
+  await tid('view-admin').waitFor();
+  const resv = `e2e-resv-${suffix}`;
+  await tid('reservation-name').fill(resv);
+  await tid('reservation-nodes').fill('cpu008');
+  await tid('reservation-duration').fill('30');
+  await tid('reservation-users').fill('admin');
+  await tid('reservation-create').click();
+  await page.locator(`[data-testid=reservation-row][data-name="${resv}"]`).waitFor();
+  const stored = await http('GET', `/api/v1/reservations/${resv}`, token);
+  check(stored.status === 200 && stored.json.nodes === 'cpu008', `the reservation reads ${stored.status}: ${stored.text}`);
+  await checkView('admin-reservations', 'Reservations');
+  await tid(`reservation-delete-${resv}`).click();
+  await tid(`reservation-delete-${resv}-confirm`).click();
+  await page.locator(`[data-testid=reservation-row][data-name="${resv}"]`).waitFor({ state: 'detached' });
+  check((await http('GET', `/api/v1/reservations/${resv}`, token)).status === 404, 'the deleted reservation is still there');
+
+  step = 'admin views: partitions with their state, QOS';
+  await tid('admin-tab-partitions').click();
+  await page.locator('[data-testid=partition-row][data-name=gpu] .badge').waitFor();
+  await checkView('admin-partitions', 'Partitions');
+  await tid('admin-tab-qos').click();
+  await tid('qos-row').first().waitFor();
+  await checkView('admin-qos', 'QOS');
+
+  step = 'admin views: a user is created, given a role and disabled';
+  await tid('admin-tab-users').click();
+  const newcomer = `e2e-adm-${suffix}`;
+  await tid('user-username').fill(newcomer);
+  await tid('user-password').fill('e2e-newcomer-password');
+  await tid('user-create').click();
+  await page.locator(`[data-testid=user-row][data-name="${newcomer}"]`).waitFor();
+  await tid(`user-role-${newcomer}`).selectOption('OPERATOR');
+  const roleCheck = Date.now() + 15000;
+  let roles = [];
+  while (Date.now() < roleCheck && !roles.includes('OPERATOR')) {
+    roles = (await http('GET', `/api/v1/users/${newcomer}`, token)).json?.roles ?? [];
+    if (!roles.includes('OPERATOR')) await page.waitForTimeout(300);
+  }
+  check(roles.includes('OPERATOR'), `the new user's roles are ${roles}`);
+  await tid(`user-enable-${newcomer}`).click();
+  await page.locator(`[data-testid=user-row][data-name="${newcomer}"][data-enabled=false]`).waitFor();
+  check((await http('GET', `/api/v1/users/${newcomer}`, token)).json?.enabled === false, 'the user is not disabled');
+  check((await http('POST', '/api/v1/auth/tokens', null, { username: newcomer, password: 'e2e-newcomer-password' })).status === 401,
+    'a disabled user can still sign in');
+  await checkView('admin-users', 'Users');
+
+  step = 'admin views: the accounts and associations tree';
+  await tid('admin-tab-accounts').click();
+  await page.locator('[data-testid=account-row][data-name=root]').waitFor();
+  // The associations come in a second answer after the accounts: wait for the users under them.
+  await tid('assoc-row').first().waitFor().catch(() => fail('no user association under any account'));
+  await checkView('admin-accounts', 'Accounts');
+
+  step = 'the tabs of one browser share the sign-in; sign-out and a revoked token sign them all out';
+  const tabUser = { username: `e2e-tabs-${suffix}`, password: 'e2e-tabs-password' };
+  const created = await http('POST', '/api/v1/users', token, { ...tabUser, roles: ['USER'], defaultAccount: 'root' });
+  check(created.status === 201, `creating ${tabUser.username} answered ${created.status}: ${created.text}`);
+  const other = await context.newPage();
+  await other.goto(`${base}/#/jobs`);
+  await other.getByTestId('view-jobs').waitFor();
+  check(await other.getByTestId('whoami-name').textContent() === 'admin', 'a new tab is not signed in as admin');
+  await other.getByTestId('sign-out').click();
+  await tid('signin-form').waitFor();
+  await other.getByTestId('signin-form').waitFor();
+  await tid('signin-username').fill(tabUser.username);
+  await tid('signin-password').fill(tabUser.password);
+  await tid('signin-submit').click();
+  await page.waitForFunction((n) => document.querySelector('[data-testid=whoami-name]')?.textContent === n, tabUser.username);
+  await other.waitForFunction((n) => document.querySelector('[data-testid=whoami-name]')?.textContent === n, tabUser.username);
+  const revoked = await http('POST', `/api/v1/auth/tokens/revoke?user=${tabUser.username}`, token);
+  check(revoked.status === 204, `revoking answered ${revoked.status}: ${revoked.text}`);
+  expectedErrors = [/401/];
+  await go('/nodes'); // a request with the revoked token: 401
+  await tid('signin-form').waitFor({ timeout: 15000 });
+  await other.getByTestId('signin-form').waitFor();
+  check(await page.evaluate(() => localStorage.getItem('gantry.token')) === null, 'the revoked token is still stored');
+  expectedErrors = [];
+  await other.close();
+
+  step = 'no console errors';
+  check(consoleErrors.length === 0, `console errors:\n  ${consoleErrors.join('\n  ')}`);
+  log(`all steps passed; screenshots in ${shots}`);
+} catch (error) {
+  exitCode = 1;
+  console.error(`E2E FAILED at "${step}": ${error.message}`);
+  if (consoleErrors.length) console.error(`console errors so far:\n  ${consoleErrors.join('\n  ')}`);
+  await page.screenshot({ path: join(shots, 'views-failure.png'), fullPage: true }).catch(() => {});
+} finally {
+  await context.close().catch(() => {});
+}
+process.exit(exitCode);

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { REASON_CLAUSES, whyPending } from './pending';
+
+const NOW = Date.parse('2026-12-03T12:00:00Z');
+const opts = { now: NOW, formatTime: (iso: string) => iso };
+/** io.gantry.engine.PendingReason, every one as Slurm spells it. */
+const ALL = ['None', 'Priority', 'Resources', 'Dependency', 'DependencyNeverSatisfied', 'JobHeldUser', 'JobHeldAdmin',
+  'BeginTime', 'JobArrayTaskLimit', 'PartitionTimeLimit', 'PartitionNodeLimit', 'PartitionDown', 'PartitionConfig',
+  'ReqNodeNotAvail', 'BadConstraints', 'TopologyWait', 'Reservation', 'InvalidQOS', 'QOSMaxWallDurationPerJobLimit',
+  'QOSMaxJobsPerUserLimit', 'QOSMaxGRESPerUser', 'QOSMaxCpuPerUserLimit', 'QOSMaxGRESPerJob', 'QOSMaxCpuPerJobLimit',
+  'QOSMaxNodePerJobLimit', 'QOSGrpGRES', 'QOSGrpCpuLimit', 'AssocMaxJobsLimit', 'AssocGrpGRES', 'AssocGrpCpuLimit',
+  'AssocGrpMemLimit', 'AssocGrpNodeLimit'];
+
+describe('why pending, in one sentence', () => {
+  it('has plain words for every reason code, never the code itself', () => {
+    for (const code of ALL) {
+      expect(REASON_CLAUSES[code], code).toBeTruthy();
+      const { sentence } = whyPending(code, null, opts);
+      expect(sentence, code).toMatch(/^[A-Z].*\.$/);
+      expect(sentence, code).not.toContain(code);
+      expect(sentence.split(/\.\s/).length, `${code}: one sentence`).toBe(1);
+    }
+  });
+
+  it('never tells a held, dependent or limited job that the scheduler will rank or place it', () => {
+    for (const code of ['JobHeldUser', 'JobHeldAdmin', 'Dependency', 'DependencyNeverSatisfied', 'JobArrayTaskLimit',
+      'QOSMaxJobsPerUserLimit', 'AssocGrpGRES', 'PartitionConfig']) {
+      const why = whyPending(code, '2026-12-03T13:00:00Z', opts);
+      expect(why.sentence, code).not.toMatch(/next cycle|ranks it|expected to start|has not found/);
+      expect(why.ranked, code).toBe(false);
+      expect(why.at, code).toBeUndefined();
+    }
+    expect(whyPending('JobHeldUser', null, opts).sentence).toBe('It is held by its owner and will not start until released.');
+    expect(whyPending('Dependency', null, { ...opts, dependency: 'afterok:12' }).sentence).toContain('afterok:12');
+    expect(whyPending('JobArrayTaskLimit', null, opts).sentence).toContain('%limit');
+  });
+
+  it('gives the expected start the scheduler computed to a job waiting its turn', () => {
+    const why = whyPending('Resources', '2026-12-03T12:30:00Z', opts);
+    expect(why).toMatchObject({ at: '2026-12-03T12:30:00Z', ranked: true });
+    expect(why.sentence).toBe('It is waiting for enough free nodes, CPUs, GPUs or memory; it is expected to start in 30 min '
+      + '(at 2026-12-03T12:30:00Z), if the jobs ahead of it run to their time limits.');
+    expect(whyPending('Priority', '2026-12-03T11:00:00Z', opts).sentence).toContain('should start at the next scheduling pass');
+    expect(whyPending('Resources', null, opts).sentence).toContain('has not found a time it can start yet');
+    expect(whyPending(null, null, opts).sentence).toMatch(/^The scheduler has not looked at it yet/);
+    expect(whyPending('Frobnicated', null, opts).sentence).toContain('(Frobnicated)');
+  });
+});

@@ -1,0 +1,81 @@
+import { explainStart } from './expectedStart';
+import { relative } from './format';
+
+/**
+ * Every pending reason the scheduler gives (io.gantry.engine.PendingReason), as the first half
+ * of one plain sentence. Reasons that allow a start time are followed by it (see whyPending).
+ */
+export const REASON_CLAUSES: Record<string, string> = {
+  None: 'The scheduler has not looked at it yet',
+  Priority: 'Jobs with a higher priority are ahead of it in the queue',
+  Resources: 'It is waiting for enough free nodes, CPUs, GPUs or memory',
+  Dependency: 'It waits for the jobs it depends on',
+  DependencyNeverSatisfied: 'A job it depends on ended in a way its dependency rules out, so it will never start; cancel it',
+  JobHeldUser: 'It is held by its owner and will not start until released',
+  JobHeldAdmin: 'An administrator holds it; it will not start until an operator releases it',
+  BeginTime: 'It was submitted not to start before its begin time',
+  JobArrayTaskLimit: 'Its array already runs as many tasks at once as its %limit allows; it starts as another task of the array ends',
+  PartitionTimeLimit: 'Its time limit is longer than the partition allows, so it cannot start there; lower the time limit or choose another partition',
+  PartitionNodeLimit: 'It asks for more nodes than the partition allows one job, so it cannot start there; ask for fewer nodes or choose another partition',
+  PartitionDown: 'Its partition is down; it waits until an administrator brings the partition up',
+  PartitionConfig: 'No node in its partition has what it asks for (GPUs, CPUs or memory per node), so it cannot start there',
+  ReqNodeNotAvail: 'A node it needs is drained, down or reserved; it waits until the node is back',
+  BadConstraints: 'No node has the features it asks for (--constraint), so it cannot start; change its constraints',
+  TopologyWait: 'It waits for nodes under few enough switches or in one block, as its topology request asks',
+  Reservation: 'It waits for its advance reservation',
+  InvalidQOS: 'Its QOS is not one its account may use, so it cannot start; choose another QOS',
+  QOSMaxWallDurationPerJobLimit: 'Its time limit is longer than its QOS allows, so it cannot start; lower the time limit',
+  QOSMaxJobsPerUserLimit: 'Its owner already runs as many jobs as the QOS allows at once; it starts when one of them ends',
+  QOSMaxGRESPerUser: 'Its owner already uses as many GPUs as the QOS allows at once; it starts when some are freed',
+  QOSMaxCpuPerUserLimit: 'Its owner already uses as many CPUs as the QOS allows at once; it starts when some are freed',
+  QOSMaxGRESPerJob: 'It asks for more GPUs than its QOS allows one job, so it cannot start; ask for fewer',
+  QOSMaxCpuPerJobLimit: 'It asks for more CPUs than its QOS allows one job, so it cannot start; ask for fewer',
+  QOSMaxNodePerJobLimit: 'It asks for more nodes than its QOS allows one job, so it cannot start; ask for fewer',
+  QOSGrpGRES: 'Jobs of its QOS already use all the GPUs the QOS may use at once; it starts when some are freed',
+  QOSGrpCpuLimit: 'Jobs of its QOS already use all the CPUs the QOS may use at once; it starts when some are freed',
+  AssocMaxJobsLimit: 'Its account already runs as many jobs as it may at once; it starts when one of them ends',
+  AssocGrpGRES: 'Its account already uses all the GPUs it may use at once; it starts when some are freed',
+  AssocGrpCpuLimit: 'Its account already uses all the CPUs it may use at once; it starts when some are freed',
+  AssocGrpMemLimit: 'Its account already uses all the memory it may use at once; it starts when some is freed',
+  AssocGrpNodeLimit: 'Its account already uses all the nodes it may use at once; it starts when some are freed',
+};
+
+/** Reasons under which the job is ranked in the queue and waits its turn (the priority table applies). */
+const RANKED = new Set(['None', 'Priority', 'Resources', 'BeginTime', 'TopologyWait', 'Reservation', 'ReqNodeNotAvail']);
+
+export interface PendingExplanation {
+  /** One sentence: why it waits and, where the reason allows one, when it is expected to start. */
+  sentence: string;
+  /** The expected start shown in the sentence, if any. */
+  at?: string;
+  /** Whether it waits its turn in the priority queue (so its place there means something). */
+  ranked: boolean;
+}
+
+/**
+ * Why a pending job waits, in one sentence, from its actual reason and the expected start the
+ * scheduler computed. A held, dependent or limited job is never told when "the scheduler ranks
+ * it": the reason says what it waits for, and no time is shown beside a reason that rules one out.
+ */
+export function whyPending(reason: string | null | undefined, expectedStartTime: string | null | undefined,
+  { now = Date.now(), dependency, formatTime = (iso: string) => new Date(iso).toLocaleString() }:
+  { now?: number; dependency?: string | null; formatTime?: (iso: string) => string } = {}): PendingExplanation {
+  const code = reason || 'None';
+  let clause = REASON_CLAUSES[code] ?? `It waits for a reason the dashboard has no words for (${code})`;
+  if (code === 'Dependency' && dependency) clause = `It waits for the jobs it depends on (${dependency}) before it can start`;
+  const start = explainStart(code, expectedStartTime, now);
+  const ranked = RANKED.has(code);
+  if (start.kind === 'expected') {
+    const when = start.overdue
+      ? `it was expected to start by ${formatTime(start.at)} and should start at the next scheduling pass`
+      : `it is expected to start ${relative(start.at, now)} (at ${formatTime(start.at)}), if the jobs ahead of it run to their time limits`;
+    return { sentence: `${clause}; ${when}.`, at: start.at, ranked };
+  }
+  if (ranked) {
+    const unplaced = code === 'Reservation'
+      ? 'it can start once the reservation begins'
+      : 'the scheduler has not found a time it can start yet (it plans every pending job after each full pass)';
+    return { sentence: `${clause}; ${unplaced}.`, ranked };
+  }
+  return { sentence: `${clause}.`, ranked };
+}
