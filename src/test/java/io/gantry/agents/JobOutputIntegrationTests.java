@@ -78,6 +78,12 @@ class JobOutputIntegrationTests {
                         nodes: sim1
                         default-time: "10:00"
                         default-mem-per-cpu: 100
+                    switches:
+                      - name: leaf1
+                        nodes: node1
+                    blocks:
+                      - name: block1
+                        nodes: node1
                   agents:
                     join-token: %s
                     default-partitions: [batch]
