@@ -40,7 +40,7 @@ class JobOutputController {
             + "state}) once the job ended and everything was sent, or `notice` (JSON {detail}) when the file cannot be "
             + "read; then the stream ends. 409 when the job has not started, 404 when it ran on a simulated node (such "
             + "jobs write nothing), when the file does not exist or the agent no longer knows the job; 503 when the agent "
-            + "is not connected or does not answer.";
+            + "is not connected or does not answer. With follow=true the first two are a `notice` instead.";
 
     private final JobOutputs outputs;
 

@@ -73,7 +73,12 @@ class JobOutputs {
     record OutputNotice(String detail) {
     }
 
-    private record Source(String jobId, String node, Stream stream) {
+    /**
+     * A job whose file may be read: on {@code node}, unless {@code none} says why it has none (it
+     * has not started, or ran on a simulated node), which a plain read answers as an error and a
+     * followed one as a notice.
+     */
+    private record Source(String jobId, String node, Stream stream, GantryException none) {
     }
 
     private final JobService jobs;
@@ -100,6 +105,9 @@ class JobOutputs {
     CompletableFuture<ResponseEntity<byte[]>> read(String id, Stream stream, long offset, CurrentUser caller) {
         checkOffset(offset);
         Source source = source(id, stream, caller);
+        if (source.none() != null) {
+            throw source.none();
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         return readInto(source, offset, out).thenApply(last -> ResponseEntity.ok()
                 .contentType(new MediaType(MediaType.TEXT_PLAIN, StandardCharsets.UTF_8))
@@ -133,6 +141,17 @@ class JobOutputs {
         checkOffset(offset);
         Source source = source(id, stream, caller);
         SseEmitter emitter = new SseEmitter(FOLLOW_TIMEOUT.toMillis());
+        if (source.none() != null) {
+            // Known before reading: said in the stream, so a page that follows every job is not an error.
+            try {
+                emitter.send(SseEmitter.event().name("notice").data(new OutputNotice(source.none().getMessage()),
+                        MediaType.APPLICATION_JSON));
+                emitter.complete();
+            } catch (IOException | IllegalStateException e) {
+                emitter.completeWithError(e);
+            }
+            return emitter;
+        }
         Follower follower = new Follower(source, caller, emitter, offset);
         emitter.onCompletion(follower::close);
         emitter.onTimeout(follower::close);
@@ -241,16 +260,17 @@ class JobOutputs {
                     + "'s: only its owner, an OPERATOR or an ADMIN may read its " + stream.apiName);
         }
         if (job.startTime() == null || job.allocation() == null || job.allocation().isEmpty()) {
-            throw GantryException.conflict("Job " + job.id() + " has not started (it is " + job.state()
-                    + "): it has no " + stream.apiName + " yet");
+            return new Source(job.id(), null, stream, GantryException.conflict("Job " + job.id() + " has not started "
+                    + "(it is " + job.state() + "): it has no " + stream.apiName + (job.state() == JobState.PENDING
+                            ? " yet" : "")));
         }
         String node = job.allocation().get(0).node();
         ClusterLayout.NodeSpec spec = layout.nodes().get(node);
         if (spec != null && spec.simulated()) {
-            throw new GantryException(ProblemType.NOT_FOUND, "Job " + job.id() + " ran on simulated node " + node
-                    + ": a simulated job writes no " + stream.apiName);
+            return new Source(job.id(), node, stream, new GantryException(ProblemType.NOT_FOUND, "Job " + job.id()
+                    + " ran on simulated node " + node + ": a simulated job writes no " + stream.apiName));
         }
-        return new Source(job.id(), node, stream);
+        return new Source(job.id(), node, stream, null);
     }
 
     private static GantryException problem(Source source, OutputChunk chunk) {

@@ -204,6 +204,16 @@ class JobOutputIntegrationTests {
         Response none = api.get("/api/v1/jobs/" + simulated + "/output", admin);
         assertThat(none.status()).isEqualTo(404);
         assertThat(none.body()).contains("simulated node sim1").doesNotContain("never");
+        // Followed, the same is said in the stream (a page following every job's output meets no error).
+        try (SseClient follow = SseClient.open(controller.port(), "/api/v1/jobs/" + simulated + "/output?follow=true",
+                admin, null)) {
+            assertThat(follow.status()).isEqualTo(200);
+            follow.awaitEnd();
+            assertThat(follow.events()).singleElement().satisfies(e -> {
+                assertThat(e.event()).isEqualTo("notice");
+                assertThat(JSON.readTree(e.data()).get("detail").asString()).contains("simulated node sim1");
+            });
+        }
 
         long held = submit(admin, Map.of("hold", true, "script", "#!/bin/bash\necho later\n"));
         Response pending = api.get("/api/v1/jobs/" + held + "/output", admin);
