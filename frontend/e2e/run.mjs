@@ -152,7 +152,7 @@ try {
   check((await tid('map-switch').count()) >= 4, 'the node map has fewer than 4 leaf switches');
   check((await tid('map-block').count()) >= 2, 'the node map has fewer than 2 blocks');
   check(Number(await tid('gpus-idle').textContent()) + Number(await tid('gpus-allocated').textContent()) > 0, 'no GPUs counted');
-  await page.locator('[data-testid=gpu-history-chart] canvas').waitFor();
+  await page.locator('[data-testid=gpu-history-chart] svg').waitFor();
   await tid('idle-causes').waitFor();
   check((await tid('idle-causes').locator('li').count()) === 7, 'the idle causes do not list all seven causes');
   await shot('overview');

@@ -3,13 +3,15 @@ import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { App } from './App';
 import { ApiError } from './api/client';
+import { liveStreamOpen } from './lib/live';
 import './styles.css';
 
 const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
-      // Polling keeps every view live even where /api/v1/events is not served.
-      refetchInterval: 1500,
+      // While /api/v1/events is open it says what changed (lib/live.ts invalidates the queries it
+      // concerns): a slow poll catches the rest. Without it, polling keeps every view live.
+      refetchInterval: () => (liveStreamOpen() ? 30_000 : 1500),
       refetchIntervalInBackground: false,
       staleTime: 500,
       retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2,

@@ -10,6 +10,13 @@ import { tokenStore } from '../api/client';
  * id seen as Last-Event-ID so nothing in between is missed; a controller without the endpoint
  * (404) or a refused token ends it.
  */
+let streaming = false;
+
+/** Whether the event stream is open now: while it is, it says what changed and views need not poll. */
+export function liveStreamOpen(): boolean {
+  return streaming;
+}
+
 export function useLiveEvents(enabled: boolean): void {
   const queryClient = useQueryClient();
   useEffect(() => {
@@ -38,6 +45,7 @@ export function useLiveEvents(enabled: boolean): void {
           if (response.ok && response.body) {
             delay = 1000;
             const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+            streaming = true;
             const lines = new SseLines();
             for (;;) {
               const { value, done } = await reader.read();
@@ -52,6 +60,8 @@ export function useLiveEvents(enabled: boolean): void {
           }
         } catch {
           if (stopped) return;
+        } finally {
+          streaming = false;
         }
         await new Promise((r) => setTimeout(r, delay));
         delay = Math.min(delay * 2, 30000);

@@ -10,6 +10,7 @@ import { href } from '../lib/router';
 import { sortSteps, stepCommand, stepExit } from '../lib/steps';
 import { ArrayDetail } from './ArrayDetail';
 import { ConfirmButton, ErrorBox, Loading, StateBadge } from './common';
+import { JobOutput } from './JobOutput';
 
 export function JobDetail({ id, warnings }: { id: string; warnings?: string | null }) {
   const { me, operator } = useAuth();
@@ -138,6 +139,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
         </div>
       </div>
 
+      <JobOutput job={j} />
       {j.state !== 'PENDING' && (
         <div className="card">
           <h2>Steps</h2>

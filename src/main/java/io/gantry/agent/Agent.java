@@ -1,5 +1,7 @@
 package io.gantry.agent;
 
+import io.gantry.agent.protocol.AgentProtocol.Command;
+import io.gantry.agent.protocol.AgentProtocol.CommandType;
 import io.gantry.agent.protocol.AgentProtocol.Commands;
 import io.gantry.agent.protocol.AgentProtocol.Report;
 import io.gantry.agent.protocol.AgentProtocol.ReportType;
@@ -58,6 +60,13 @@ final class Agent implements AutoCloseable {
     private final ReportSender sender;
     private final StepReportSender stepSender;
     private final HealthChecks health;
+    /** Answers OUTPUT_READ commands: two at a time, at most 64 waiting. */
+    private final java.util.concurrent.ThreadPoolExecutor outputReader = new java.util.concurrent.ThreadPoolExecutor(
+            2, 2, 30, TimeUnit.SECONDS, new java.util.concurrent.ArrayBlockingQueue<>(64), r -> {
+                Thread t = new Thread(r, "agent-output-reads");
+                t.setDaemon(true);
+                return t;
+            });
     private final Backoff backoff = new Backoff(log, "talking to the controller");
     private volatile Session session;
     private volatile boolean stopped;
@@ -211,6 +220,7 @@ final class Agent implements AutoCloseable {
                 }
                 sync = false;
                 jobs.apply(commands.commands());
+                answerOutputReads(current, commands.commands());
             } catch (ControllerClient.Refused e) {
                 if (e.unauthorized() || e.status() == 404 || e.status() == 409) {
                     log.info("the controller answered a poll with {}: registering again", e.getMessage());
@@ -221,6 +231,37 @@ final class Agent implements AutoCloseable {
             } catch (IOException e) {
                 sync = true;
                 backoff.failed("poll: " + describe(e));
+            }
+        }
+    }
+
+    /**
+     * Reads the job files OUTPUT_READ commands ask for and sends them, on a thread of their own so a
+     * slow disk never holds up the poll. An answer that cannot be delivered is dropped: the controller
+     * stops waiting for it after a few seconds and its client asks again.
+     */
+    private void answerOutputReads(Session current, List<Command> commands) {
+        if (commands == null) {
+            return;
+        }
+        for (Command command : commands) {
+            if (command == null || command.type() != CommandType.OUTPUT_READ || command.output() == null) {
+                continue;
+            }
+            try {
+                outputReader.execute(() -> {
+                    try {
+                        client.output(current.node(), jobs.readOutput(command.jobId(), command.output()),
+                                current.credential());
+                    } catch (IOException | ControllerClient.Refused e) {
+                        log.info("could not send job {}'s output to the controller: {}", command.jobId(),
+                                e.getMessage());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                log.warn("too many output reads waiting: dropping job {}'s", command.jobId());
             }
         }
     }
@@ -270,6 +311,7 @@ final class Agent implements AutoCloseable {
         sender.stop();
         stepSender.stop();
         health.close();
+        outputReader.shutdownNow();
         jobs.close();
     }
 }

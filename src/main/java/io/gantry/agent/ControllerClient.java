@@ -86,6 +86,12 @@ final class ControllerClient {
         post(AgentProtocol.stepReports(node), reports, credential, SHORT_TIMEOUT, JsonNode.class);
     }
 
+    /** The answer to an OUTPUT_READ command. */
+    void output(String node, AgentProtocol.OutputChunk chunk, String credential)
+            throws IOException, InterruptedException, Refused {
+        post(AgentProtocol.output(node), chunk, credential, SHORT_TIMEOUT, JsonNode.class);
+    }
+
     /** The controller calls go to now. */
     URI controller() {
         return controllers.get(current);

@@ -190,10 +190,9 @@ final class JobProcess {
             if (!workingDir.isAbsolute()) {
                 throw new StartFailure("the working directory '" + workdir + "' is not an absolute path");
             }
-            stdout = workingDir.resolve(OutputPattern.expand(launch.stdout() == null || launch.stdout().isBlank()
-                    ? OutputPattern.defaultPattern(launch) : launch.stdout(), launch, node)).normalize();
-            stderr = launch.stderr() == null || launch.stderr().isBlank() ? null
-                    : workingDir.resolve(OutputPattern.expand(launch.stderr(), launch, node)).normalize();
+            JobOutputFiles.Files files = JobOutputFiles.of(launch, workingDir, node, owner.uid());
+            stdout = files.stdout();
+            stderr = files.stderr();
         } catch (InvalidPathException e) {
             throw new StartFailure("unusable path in the job's working directory or output files: " + e.getReason());
         }
@@ -355,6 +354,15 @@ final class JobProcess {
     /** The job's working directory on this node (its owner's home when it named none). */
     String workdir() {
         return workdir;
+    }
+
+    /** Where the job writes its output and errors; empty when its working directory or patterns are no paths. */
+    java.util.Optional<JobOutputFiles.Files> outputFiles() {
+        try {
+            return java.util.Optional.of(JobOutputFiles.of(launch, Path.of(workdir), settings.node(), owner.uid()));
+        } catch (java.nio.file.InvalidPathException e) {
+            return java.util.Optional.empty();
+        }
     }
 
     /** What holds the job's processes: its step tasks on this node go into it too. */

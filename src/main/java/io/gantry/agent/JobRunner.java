@@ -1,5 +1,6 @@
 package io.gantry.agent;
 
+import io.gantry.agent.protocol.AgentProtocol;
 import io.gantry.agent.protocol.AgentProtocol.Command;
 import io.gantry.agent.protocol.AgentProtocol.Launch;
 import io.gantry.agent.protocol.AgentProtocol.NodeSettings;
@@ -54,6 +55,7 @@ final class JobRunner implements AutoCloseable {
     private final ScheduledExecutorService timers;
     private final List<URI> controllers;
     private final JobSteps steps;
+    private final JobOutputFiles outputs = new JobOutputFiles();
     private final Map<String, JobProcess> running = new LinkedHashMap<>();
     private final Map<String, List<Integer>> pinned = new HashMap<>();
     /** The start time of the latest run of each job this agent was asked to start. */
@@ -115,6 +117,9 @@ final class JobRunner implements AutoCloseable {
                         launchStep(command.step());
                     }
                 }
+                case OUTPUT_READ -> {
+                    // answered by the agent's output reader (Agent), off the poll loop
+                }
                 case STEP_SIGNAL -> {
                     if (command.step() != null) {
                         steps.signal(command.step().jobId(), command.step().stepId(), command.step().signal(),
@@ -123,6 +128,15 @@ final class JobRunner implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /** Part of a job's output or error file, for an OUTPUT_READ command. */
+    AgentProtocol.OutputChunk readOutput(String jobId, AgentProtocol.OutputRead read) {
+        boolean stillRunning;
+        synchronized (this) {
+            stillRunning = running.containsKey(jobId);
+        }
+        return outputs.read(jobId, read, stillRunning);
     }
 
     /**
@@ -153,6 +167,7 @@ final class JobRunner implements AutoCloseable {
         try {
             JobProcess job = JobProcess.start(launch, settings(), cpus, timers, reports, this::ended);
             running.put(id, job); // its end, even if it came already, waits for this lock to remove it
+            job.outputFiles().ifPresent(f -> outputs.remember(id, f));
             pinned.put(id, cpus);
         } catch (JobProcess.StartFailure e) {
             failed(launch, e.getMessage());
@@ -315,6 +330,7 @@ final class JobRunner implements AutoCloseable {
                                 this::ended);
                         running.put(jobId, job);
                         latestRun.put(jobId, launch.startTime());
+                        job.outputFiles().ifPresent(f -> outputs.remember(jobId, f));
                         adopted++;
                         continue; // its records stay until it ends
                     } catch (JobProcess.StartFailure e) {

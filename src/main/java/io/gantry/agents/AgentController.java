@@ -27,6 +27,7 @@ import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
 
 import io.gantry.agent.protocol.AgentProtocol;
 import io.gantry.agent.protocol.AgentProtocol.Commands;
+import io.gantry.agent.protocol.AgentProtocol.OutputChunk;
 import io.gantry.agent.protocol.AgentProtocol.Poll;
 import io.gantry.agent.protocol.AgentProtocol.Registered;
 import io.gantry.agent.protocol.AgentProtocol.Registration;
@@ -62,9 +63,11 @@ class AgentController {
     private final JoinToken joinToken;
     private final AgentNodes nodes;
     private final Clock clock;
+    private final JobOutputRequests outputs;
 
     AgentController(AgentService agents, StepService steps, AgentCredentials credentials, JoinToken joinToken, AgentNodes nodes,
-            Clock clock) {
+            Clock clock, JobOutputRequests outputs) {
+        this.outputs = outputs;
         this.agents = agents;
         this.steps = steps;
         this.credentials = credentials;
@@ -125,6 +128,19 @@ class AgentController {
             throw GantryException.badRequest("reports", "is required");
         }
         return new ReportsAccepted(steps.report(node, InputBounds.noNulls("reports", reports.reports())));
+    }
+
+    @PostMapping(AgentProtocol.BASE + "/{node}/output")
+    @Operation(operationId = "reportAgentJobOutput", summary = "An agent answers an OUTPUT_READ command with part of a "
+            + "job's output or error file (Bearer node credential); applied 0 when no read of this node waits for it")
+    ReportsAccepted output(@PathVariable String node,
+            @Parameter(hidden = true) @RequestAttribute(name = AgentAuthentication.CALLER, required = false)
+            AgentCaller caller, @RequestBody OutputChunk chunk) {
+        checked(caller, node);
+        if (chunk == null || chunk.requestId() == null || chunk.jobId() == null) {
+            throw GantryException.badRequest("requestId", "is required, with jobId");
+        }
+        return new ReportsAccepted(outputs.answer(node, chunk) ? 1 : 0);
     }
 
     /** {@link AgentAuthentication} vouches for every agent call; without it (a misrouted request) nothing is trusted. */

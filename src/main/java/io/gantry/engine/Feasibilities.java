@@ -40,9 +40,7 @@ final class Feasibilities {
                         + " has " + capable + ", " + (allowed == 0 ? "all" : capable - allowed + " of them")
                         + " excluded", Feasibility.Cause.EXCLUDE);
             }
-            return Feasibility.never(PendingReason.PARTITION_CONFIG, "requested node configuration is not available: "
-                    + s.nodes() + " node(s) with " + s.cpusPerNode() + " CPUs, " + s.memPerNode() + " MB and "
-                    + s.gpusPerNode() + " GPUs each; partition " + part.name() + " has " + capable);
+            return Feasibility.never(PendingReason.PARTITION_CONFIG, unavailable(c, s, part, capable));
         }
         if (s.inOneBlock() && c.blockCount > 0) {
             return oneBlock(c, s, part);
@@ -54,6 +52,50 @@ final class Feasibilities {
             return segments(c, s, part, 1);
         }
         return Feasibility.FITS;
+    }
+
+    /**
+     * Why too few nodes of the partition are big enough, in words a user acts on: which of GPUs, CPUs
+     * and memory no node has as much of (with the most one has), else that no node has them together,
+     * else how many such nodes there are. Memory 0 (none asked) is not mentioned.
+     */
+    static String unavailable(Cluster c, Shape s, Cluster.Part part, int capable) {
+        int maxCpus = 0;
+        long maxMem = 0;
+        int maxGpus = 0;
+        java.util.BitSet nodes = (java.util.BitSet) part.nodes().clone();
+        nodes.and(s.candidates());
+        for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
+            maxCpus = Math.max(maxCpus, c.cpus[i]);
+            maxMem = Math.max(maxMem, c.mem[i]);
+            maxGpus = Math.max(maxGpus, c.gpus[i]);
+        }
+        String where = "no node in " + part.name() + (nodes.cardinality() < part.nodes().cardinality()
+                ? " with the GPU type and features asked for" : "");
+        java.util.List<String> lacking = new java.util.ArrayList<>();
+        if (s.gpusPerNode() > maxGpus) {
+            lacking.add(where + " has " + count(s.gpusPerNode(), "GPU") + "; the largest has " + maxGpus);
+        }
+        if (s.cpusPerNode() > maxCpus) {
+            lacking.add(where + " has " + count(s.cpusPerNode(), "CPU") + "; the largest has " + maxCpus);
+        }
+        if (s.memPerNode() > maxMem) {
+            lacking.add(where + " has " + s.memPerNode() + " MB of memory; the largest has " + maxMem + " MB");
+        }
+        if (!lacking.isEmpty()) {
+            return String.join("; ", lacking);
+        }
+        String each = count(s.cpusPerNode(), "CPU") + (s.memPerNode() > 0 ? ", " + s.memPerNode() + " MB" : "")
+                + (s.gpusPerNode() > 0 ? ", " + count(s.gpusPerNode(), "GPU") : "");
+        if (capable == 0) {
+            return where + " has " + each + " together";
+        }
+        return "the job needs " + count(s.nodes(), "node") + " with " + each + " each; " + part.name() + " has only "
+                + capable + " such " + (capable == 1 ? "node" : "nodes");
+    }
+
+    private static String count(long n, String what) {
+        return n + " " + what + (n == 1 ? "" : "s");
     }
 
     /** Every node of the nodelist must be in the partition, have what the job asks for and not be excluded. */

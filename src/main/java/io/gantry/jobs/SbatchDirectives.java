@@ -178,7 +178,8 @@ public final class SbatchDirectives {
      * @param maxArraySize the largest array index plus one, as Slurm's {@code MaxArraySize}
      * @return what they ask for, with a warning for each option Gantry does not act on
      * @throws SbatchException listing every unknown option, missing value and malformed value
-     *     with its line
+     *     with its line, and what the other directives asked for (so a submission can report every
+     *     other mistake in the same answer)
      */
     public static SbatchOptions parse(String script, int maxArraySize) {
         Objects.requireNonNull(script, "script");
@@ -199,7 +200,13 @@ public final class SbatchDirectives {
             }
         }
         if (!parse.errors.isEmpty()) {
-            throw new SbatchException(parse.errors);
+            SbatchOptions usable;
+            try {
+                usable = parse.options();
+            } catch (RuntimeException e) {
+                usable = null;
+            }
+            throw new SbatchException(parse.errors, usable);
         }
         return parse.options();
     }

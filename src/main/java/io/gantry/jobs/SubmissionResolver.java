@@ -93,8 +93,8 @@ class SubmissionResolver {
                     + " (gantry.jobs.max-script-bytes)");
         }
         Instant now = clock.instant();
-        SbatchOptions directives = parseScript(json.script() == null ? "" : json.script());
         List<FieldError> errors = new ArrayList<>();
+        SbatchOptions directives = parseScript(json.script() == null ? "" : json.script(), errors);
         List<String> warnings = new ArrayList<>(directives.warnings());
         ClusterLayout layout = cluster.layout();
 
@@ -337,7 +337,8 @@ class SubmissionResolver {
             submitLimits(charge, caller.username(), timeLimit, tres, taskIds.isEmpty() ? 1 : taskIds.size(), errors);
         }
         if (!errors.isEmpty()) {
-            throw new GantryException(ProblemType.VALIDATION, summary(errors), errors);
+            List<FieldError> located = located(errors, json, directives);
+            throw new GantryException(ProblemType.VALIDATION, summary(located), located);
         }
 
         Request request = Request.builder().nodes(minNodes).tasks(tasks).cpusPerTask(cpusPerTask)
@@ -352,10 +353,19 @@ class SubmissionResolver {
             String field = switch (feasibility.cause()) {
                 case NODELIST -> nodelistField;
                 case EXCLUDE -> excludeField;
-                case REQUEST -> fieldOf(feasibility);
+                case REQUEST -> fieldOf(feasibility, gpusPerNode > 0 && gpus == 0);
             };
-            throw new GantryException(ProblemType.VALIDATION, "This job could never run: " + feasibility.message(),
-                    List.of(new FieldError(field, feasibility.message())));
+            String message = feasibility.message();
+            if (feasibility.reason() == io.gantry.engine.PendingReason.BAD_CONSTRAINTS && gpuType != null) {
+                java.util.SortedSet<String> types = gpuTypes(partitions, layout);
+                if (!types.contains(gpuType)) {
+                    field = "gpuType";
+                    message = "no node in " + String.join(",", partitions) + " has GPUs of type '" + gpuType + "'"
+                            + (types.isEmpty() ? "; its nodes have no typed GPUs" : "; it has " + String.join(", ", types));
+                }
+            }
+            List<FieldError> located = located(List.of(new FieldError(field, message)), json, directives);
+            throw new GantryException(ProblemType.VALIDATION, "This job could never run: " + message, located);
         }
         JobSpec spec = new JobSpec(name, json.script(), partitions, account, qos, minNodes, maxNodes, tasks,
                 cpusPerTask, ntasksPerNode, memoryMb, gpus, gpusPerNode, gpuType, timeLimit, constraints, exclusive,
@@ -541,17 +551,98 @@ class SubmissionResolver {
         }
     }
 
-    private SbatchOptions parseScript(String script) {
+    /**
+     * The script's directives. Bad ones become errors naming their line ({@code script:3}), added to
+     * {@code errors}; the good ones still count, so the same answer reports every other mistake too
+     * instead of one round per kind of error.
+     */
+    private SbatchOptions parseScript(String script, List<FieldError> errors) {
         try {
             return SbatchDirectives.parse(script, properties.maxArraySize());
         } catch (SbatchException e) {
-            List<FieldError> errors = e.errors().stream()
-                    .map(err -> new FieldError("script:" + err.line(), err.option() + ": " + err.message()))
-                    .toList();
-            throw new GantryException(ProblemType.VALIDATION, "The script's #SBATCH directives are invalid: "
-                    + e.errors().stream().map(err -> "line " + err.line() + ": " + err.option() + ": " + err.message())
-                            .reduce((a, b) -> a + "; " + b).orElse(""), errors);
+            e.errors().forEach(err -> errors.add(new FieldError("script:" + err.line(), err.option() + ": " + err.message())));
+            return e.usable() != null ? e.usable() : SbatchDirectives.parse("", properties.maxArraySize());
         }
+    }
+
+    /** The GPU types of the partitions' nodes. */
+    private static java.util.SortedSet<String> gpuTypes(List<String> partitions, ClusterLayout layout) {
+        java.util.SortedSet<String> types = new java.util.TreeSet<>();
+        for (String p : partitions) {
+            ClusterLayout.PartitionSpec partition = layout.partitions().get(p);
+            if (partition == null) {
+                continue;
+            }
+            for (String n : partition.nodes()) {
+                ClusterLayout.NodeSpec node = layout.nodes().get(n);
+                if (node != null && node.gpus() > 0 && node.gpuType() != null) {
+                    types.add(node.gpuType());
+                }
+            }
+        }
+        return types;
+    }
+
+    /** The directives (long option names) that can give each JSON field its value. */
+    private static final Map<String, List<String>> DIRECTIVES_OF = Map.ofEntries(
+            Map.entry("name", List.of("job-name")), Map.entry("partition", List.of("partition")),
+            Map.entry("account", List.of("account")), Map.entry("qos", List.of("qos")),
+            Map.entry("nodes", List.of("nodes")), Map.entry("maxNodes", List.of("nodes")),
+            Map.entry("tasks", List.of("ntasks")), Map.entry("cpusPerTask", List.of("cpus-per-task")),
+            Map.entry("ntasksPerNode", List.of("ntasks-per-node")),
+            Map.entry("memoryMb", List.of("mem", "mem-per-cpu", "mem-per-gpu")),
+            Map.entry("memPerCpuMb", List.of("mem-per-cpu")), Map.entry("memPerGpuMb", List.of("mem-per-gpu")),
+            Map.entry("gpus", List.of("gpus", "gres")), Map.entry("gpusPerNode", List.of("gpus-per-node", "gres")),
+            Map.entry("gpusPerTask", List.of("gpus-per-task")), Map.entry("cpusPerGpu", List.of("cpus-per-gpu")),
+            Map.entry("gpuType", List.of("gpus", "gres", "gpus-per-node", "gpus-per-task")),
+            Map.entry("timeLimitSeconds", List.of("time")), Map.entry("timeMinSeconds", List.of("time-min")),
+            Map.entry("constraints", List.of("constraint")), Map.entry("exclusive", List.of("exclusive")),
+            Map.entry("exclusiveMode", List.of("exclusive")), Map.entry("dependency", List.of("dependency")),
+            Map.entry("array", List.of("array")), Map.entry("hold", List.of("hold")), Map.entry("nice", List.of("nice")),
+            Map.entry("workdir", List.of("chdir")), Map.entry("stdout", List.of("output")),
+            Map.entry("stderr", List.of("error")), Map.entry("nodelist", List.of("nodelist")),
+            Map.entry("exclude", List.of("exclude")), Map.entry("beginTime", List.of("begin")),
+            Map.entry("reservation", List.of("reservation")), Map.entry("comment", List.of("comment")),
+            Map.entry("signal", List.of("signal")), Map.entry("switches", List.of("switches")),
+            Map.entry("segment", List.of("segment")));
+
+    private static final Map<String, java.lang.reflect.Method> JSON_FIELDS = java.util.Arrays
+            .stream(JobSubmission.class.getRecordComponents())
+            .collect(java.util.stream.Collectors.toMap(java.lang.reflect.RecordComponent::getName,
+                    java.lang.reflect.RecordComponent::getAccessor));
+
+    /**
+     * Errors about values the JSON left out and a directive gave are moved to that directive's line
+     * ({@code script:LINE}, the message starting with the option), so an account named by
+     * {@code #SBATCH -A} is reported at its line, not under an Account field the user left empty.
+     */
+    static List<FieldError> located(List<FieldError> errors, JobSubmission json, SbatchOptions directives) {
+        List<FieldError> located = new ArrayList<>(errors.size());
+        for (FieldError e : errors) {
+            List<String> options = DIRECTIVES_OF.get(e.field());
+            java.lang.reflect.Method accessor = JSON_FIELDS.get(e.field());
+            Object given = null;
+            if (accessor != null) {
+                try {
+                    given = accessor.invoke(json);
+                } catch (ReflectiveOperationException impossible) {
+                    throw new IllegalStateException(impossible);
+                }
+            }
+            String option = null;
+            Integer line = null;
+            if (options != null && given == null) {
+                for (String o : options) {
+                    Integer l = directives.lineOf(o);
+                    if (l != null && (line == null || l > line)) {
+                        line = l;
+                        option = o;
+                    }
+                }
+            }
+            located.add(line == null ? e : new FieldError("script:" + line, "--" + option + ": " + e.message()));
+        }
+        return located;
     }
 
     /** {@code --export=A=1,B=2}: the assignments become the job's environment; ALL, NONE and bare names add nothing. */
@@ -757,15 +848,29 @@ class SubmissionResolver {
             List<Switch> switches) {
     }
 
-    private static String fieldOf(Feasibility feasibility) {
+    /**
+     * The field a never-feasible request is about. For "no node in gpu has 16 GPUs; ..." the first
+     * resource no node has enough of: GPUs (gpus, or gpusPerNode when asked per node), CPUs
+     * (cpusPerTask) or memory (memoryMb); a request too big only as a whole stays "request".
+     */
+    private static String fieldOf(Feasibility feasibility, boolean gpusPerNode) {
+        String message = feasibility.message();
         return switch (feasibility.reason()) {
             case PARTITION_TIME_LIMIT -> "timeLimitSeconds";
             case PARTITION_NODE_LIMIT -> "nodes";
             case BAD_CONSTRAINTS -> "constraints";
-            case PARTITION_CONFIG -> feasibility.message().startsWith("invalid partition") ? "partition" : "request";
+            case PARTITION_CONFIG -> message.startsWith("invalid partition") ? "partition"
+                    : LACKING_GPUS.matcher(message).lookingAt() ? (gpusPerNode ? "gpusPerNode" : "gpus")
+                    : LACKING_CPUS.matcher(message).lookingAt() ? "cpusPerTask"
+                    : LACKING_MEMORY.matcher(message).lookingAt() ? "memoryMb"
+                    : "request";
             default -> "request";
         };
     }
+
+    private static final java.util.regex.Pattern LACKING_GPUS = java.util.regex.Pattern.compile("no node in .* has \\d+ GPUs?;");
+    private static final java.util.regex.Pattern LACKING_CPUS = java.util.regex.Pattern.compile("no node in .* has \\d+ CPUs?;");
+    private static final java.util.regex.Pattern LACKING_MEMORY = java.util.regex.Pattern.compile("no node in .* has \\d+ MB of memory;");
 
     private static String summary(List<FieldError> errors) {
         return errors.stream().map(e -> e.field() + ": " + e.message()).reduce((a, b) -> a + "; " + b).orElse("");

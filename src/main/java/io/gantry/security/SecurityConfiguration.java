@@ -61,7 +61,7 @@ class SecurityConfiguration {
     SecurityFilterChain agentProtocolSecurity(HttpSecurity http) throws Exception {
         http
                 .securityMatcher(AgentProtocol.REGISTER, AgentProtocol.BASE + "/*/poll", AgentProtocol.BASE + "/*/reports",
-                        AgentProtocol.BASE + "/*/step-reports",
+                        AgentProtocol.BASE + "/*/step-reports", AgentProtocol.BASE + "/*/output",
                         AgentProtocol.BASE + "/gantry.jar")
                 .csrf(AbstractHttpConfigurer::disable)
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))

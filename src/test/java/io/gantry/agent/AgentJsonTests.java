@@ -26,6 +26,18 @@ class AgentJsonTests {
     }
 
     @Test
+    void aCommandTypeThisAgentDoesNotKnowIsReadAsNoneAndTheOthersStillCount() {
+        io.gantry.agent.protocol.AgentProtocol.Commands commands = AgentJson.MAPPER.readValue(
+                "{\"commands\":[{\"type\":\"SOMETHING_NEWER\",\"jobId\":\"1\"},"
+                        + "{\"type\":\"KILL\",\"jobId\":\"2\",\"endState\":\"CANCELLED\"}]}",
+                io.gantry.agent.protocol.AgentProtocol.Commands.class);
+        assertThat(commands.commands()).hasSize(2);
+        assertThat(commands.commands().get(0).type()).isNull();
+        assertThat(commands.commands().get(1).type())
+                .isEqualTo(io.gantry.agent.protocol.AgentProtocol.CommandType.KILL);
+    }
+
+    @Test
     void theReportQueueKeepsItsOrderAcrossARestart(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("pending-reports.json");
         ReportQueue queue = ReportQueue.load(file);

@@ -26,7 +26,14 @@ class FeasibilityTests {
         Feasibility f = of(aCluster().nodes(2).gpusPerNode(8), aJob().gpus(17));
         assertThat(f.fits()).isFalse();
         assertThat(f.reason()).isEqualTo(PendingReason.PARTITION_CONFIG);
-        assertThat(f.message()).contains("not available");
+        assertThat(f.message()).isEqualTo("the job needs 3 nodes with 1 CPU, 6 GPUs each; main has only 2 such nodes");
+    }
+
+    @Test
+    void more_gpus_on_one_node_than_any_has_says_what_the_largest_has() {
+        Feasibility f = of(aCluster().nodes(2).gpusPerNode(8), aJob().nodes(1).gpus(16));
+        assertThat(f.reason()).isEqualTo(PendingReason.PARTITION_CONFIG);
+        assertThat(f.message()).isEqualTo("no node in main has 16 GPUs; the largest has 8");
     }
 
     @Test

@@ -35,7 +35,13 @@ public final class SseClient implements AutoCloseable {
     }
 
     public static SseClient open(int port, String token, Long lastEventId) throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/v1/events"))
+        return open(port, "/api/v1/events", token, lastEventId);
+    }
+
+    /** A stream of any endpoint that answers server-sent events ({@code path} with its query). */
+    public static SseClient open(int port, String path, String token, Long lastEventId)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .header("Accept", "text/event-stream").header("Authorization", "Bearer " + token);
         if (lastEventId != null) {
             request.header("Last-Event-ID", Long.toString(lastEventId));

@@ -21,6 +21,8 @@ import io.swagger.v3.oas.annotations.media.Schema;
  * the controller reconciles the listed running jobs against the store.</li>
  * <li>{@code POST /api/v1/agents/{node}/reports} with the node credential: job starts and ends,
  * retried by the agent until acknowledged (the controller ignores repeats).</li>
+ * <li>{@code POST /api/v1/agents/{node}/output} with the node credential: the answer to an
+ * OUTPUT_READ command, part of a job's output file (what {@code GET /api/v1/jobs/{id}/output} shows).</li>
  * </ol>
  * Jobs are named by their display id ({@code "42"}, or {@code "42_7"} for an array task).
  */
@@ -118,13 +120,27 @@ public final class AgentProtocol {
         /** Start this node's tasks of a job step ({@code step}), inside the job's fence, as its owner. */
         STEP_LAUNCH,
         /** Signal every task of a job step on this node ({@code step.signal}: TERM, then KILL after the kill wait). */
-        STEP_SIGNAL
+        STEP_SIGNAL,
+        /**
+         * Read part of a job's output or error file ({@code output}) and send it to
+         * {@link #output(String)}, answered or not (the controller waits for it).
+         */
+        OUTPUT_READ
     }
 
     /** {@code launch} is set for LAUNCH; {@code endState} (e.g. CANCELLED) and {@code detail} for KILL. */
     @Schema(name = "AgentCommand")
     public record Command(CommandType type, String jobId, Launch launch, String endState, String detail,
-            Long timeLimitSeconds, StepTasks step) {
+            Long timeLimitSeconds, StepTasks step, OutputRead output) {
+
+        public Command(CommandType type, String jobId, Launch launch, String endState, String detail,
+                Long timeLimitSeconds, StepTasks step) {
+            this(type, jobId, launch, endState, detail, timeLimitSeconds, step, null);
+        }
+
+        public static Command outputRead(String jobId, OutputRead read) {
+            return new Command(CommandType.OUTPUT_READ, jobId, null, null, null, null, null, read);
+        }
 
         public Command(CommandType type, String jobId, Launch launch, String endState, String detail) {
             this(type, jobId, launch, endState, detail, null, null);
@@ -232,6 +248,40 @@ public final class AgentProtocol {
 
     @Schema(name = "AgentStepReports")
     public record StepReports(List<StepReport> reports) {
+    }
+
+    /**
+     * Asks for up to {@code maxBytes} of a job's {@code stream} ({@code stdout} or {@code stderr}) from
+     * byte {@code offset}; the answer ({@link OutputChunk}) carries {@code requestId} back.
+     */
+    @Schema(name = "AgentOutputRead")
+    public record OutputRead(String requestId, String stream, long offset, int maxBytes) {
+    }
+
+    /**
+     * An agent's answer to an OUTPUT_READ: {@code data} (base64 in JSON) is the file's bytes from
+     * {@code offset}, {@code size} the file's whole length now, {@code running} whether the job still
+     * runs here. {@code problem} instead says why there is nothing to read: the agent does not know the
+     * job (it never ran here, or the agent restarted since), the job sends that stream into its output
+     * file ({@code merged}), or the file cannot be read.
+     */
+    @Schema(name = "AgentOutputChunk")
+    public record OutputChunk(String requestId, String jobId, String stream, long offset, byte[] data, long size,
+            boolean running, OutputProblem problem, String detail) {
+    }
+
+    @Schema(name = "AgentOutputProblem")
+    public enum OutputProblem {
+        /** This agent has no record of the job: it did not run here, or ran before the agent restarted. */
+        UNKNOWN_JOB,
+        /** The job has no file of its own for stderr: its errors go into its output file. */
+        MERGED,
+        /** The file does not exist, is not a regular file of the job's owner, or cannot be read. */
+        UNREADABLE
+    }
+
+    public static String output(String node) {
+        return BASE + "/" + node + "/output";
     }
 
     public static String stepReports(String node) {

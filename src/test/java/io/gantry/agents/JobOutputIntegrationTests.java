@@ -1,0 +1,251 @@
+package io.gantry.agents;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.gantry.support.ApiClient;
+import io.gantry.support.ApiClient.Response;
+import io.gantry.support.ControllerProcess;
+import io.gantry.support.SseClient;
+import io.gantry.support.TestDatabase;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A job's output and errors read through the API while it runs, from a real agent process that runs
+ * its real bash script: at once, from an offset, and followed like {@code tail -f} until the job
+ * ends. Only the owner (and OPERATORs, ADMINs) may read them; a job on a simulated node has none.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class JobOutputIntegrationTests {
+
+    private static final String JOIN_TOKEN = "output-test-join-token-0123456789";
+    private static final String PASSWORD = "output-test-password";
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final String DATABASE = "gantry_output_it_" + ProcessHandle.current().pid();
+
+    @TempDir
+    static Path dir;
+
+    private ControllerProcess controller;
+    private ApiClient api;
+    private String admin;
+    private String bob;
+    private Process agent;
+
+    @BeforeAll
+    void startControllerAndAgent() throws Exception {
+        TestDatabase db = TestDatabase.isolated(DATABASE);
+        Path cluster = dir.resolve("cluster.yml");
+        Files.writeString(cluster, """
+                gantry:
+                  cluster:
+                    name: output-test
+                    nodes:
+                      - names: node1
+                        cpus: 4
+                        memory-mb: 4000
+                        simulated: false
+                      - names: sim1
+                        cpus: 4
+                        memory-mb: 4000
+                        simulated: true
+                    partitions:
+                      - name: batch
+                        nodes: node1
+                        default: true
+                        default-time: "10:00"
+                        default-mem-per-cpu: 100
+                      - name: sim
+                        nodes: sim1
+                        default-time: "10:00"
+                        default-mem-per-cpu: 100
+                    switches:
+                      - name: leaf1
+                        nodes: node1
+                    blocks:
+                      - name: block1
+                        nodes: node1
+                  agents:
+                    join-token: %s
+                    default-partitions: [batch]
+                    kill-wait: 2s
+                    # the bootstrap admin has no Unix account: its jobs run as whoever runs the tests
+                    allow-root-jobs: true
+                    user-map:
+                      admin: "%s"
+                """.formatted(JOIN_TOKEN, System.getProperty("user.name")));
+        Files.createDirectories(dir.resolve("controller"));
+        controller = new ControllerProcess(dir.resolve("controller"), "--spring.profiles.active=postgres",
+                "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
+                "--spring.datasource.password=" + db.password(),
+                "--spring.config.additional-location=file:" + cluster.toAbsolutePath());
+        api = controller.start().api();
+        admin = api.adminToken();
+        Response created = api.send("POST", "/api/v1/users", admin, Map.of("username", "bob", "password", PASSWORD,
+                "roles", List.of("USER"), "defaultAccount", "root"));
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        bob = api.token("bob", PASSWORD);
+
+        Path work = Files.createDirectories(dir.resolve("agent"));
+        agent = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                ControllerProcess.JAR.toString(), "agent", "--controller", "http://127.0.0.1:" + controller.port(),
+                "--join-token", JOIN_TOKEN, "--name", "node1", "--work-dir", work.toString(), "--cpus", "4",
+                "--memory-mb", "4000")
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("agent.log").toFile()))
+                .start();
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            Response node = api.get("/api/v1/nodes/node1", admin);
+            return node.status() == 200 && "IDLE".equals(node.json().get("state").asString());
+        });
+    }
+
+    @AfterAll
+    void stopAll() throws Exception {
+        if (agent != null) {
+            agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        if (controller != null) {
+            controller.stop();
+        }
+        TestDatabase.drop(DATABASE);
+    }
+
+    @Test
+    void aRunningJobsOutputIsReadAndFollowedUntilItEnds() throws Exception {
+        Path out = Files.createDirectories(dir.resolve("out"));
+        Path go = out.resolve("go");
+        long id = submit(admin, Map.of("name", "talker", "workdir", out.toString(), "stdout", "talk-%j.out",
+                "stderr", "talk-%j.err", "script", """
+                        #!/bin/bash
+                        echo "first line"
+                        echo "first error" >&2
+                        while [ ! -e %s ]; do sleep 0.1; done
+                        echo "second line"
+                        printf 'caf\\xc3\\xa9 done\\n'
+                        """.formatted(go)));
+        awaitState(id, "RUNNING");
+
+        // Read at once while it runs: what it wrote so far, and where to go on from.
+        HttpResponse<String> now = await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                .until(() -> get("/api/v1/jobs/" + id + "/output", admin), r -> r.statusCode() == 200
+                        && r.body().equals("first line\n"));
+        assertThat(now.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/plain"));
+        assertThat(now.headers().firstValue("Gantry-Job-Running")).hasValue("true");
+        assertThat(now.headers().firstValue("Gantry-Output-Next-Offset")).hasValue("11");
+        assertThat(get("/api/v1/jobs/" + id + "/output?offset=6", admin).body()).isEqualTo("line\n");
+        assertThat(get("/api/v1/jobs/" + id + "/error", admin).body()).isEqualTo("first error\n");
+
+        // Someone else's job: refused, as the jobs API refuses acting on it; a bad offset is named.
+        Response refused = api.get("/api/v1/jobs/" + id + "/output", bob);
+        assertThat(refused.status()).isEqualTo(403);
+        assertThat(refused.body()).contains("only its owner");
+        Response negative = api.get("/api/v1/jobs/" + id + "/output?offset=-1", admin);
+        assertThat(negative.status()).isEqualTo(400);
+        assertThat(negative.body()).contains("offset");
+
+        // Follow from the start: the first line at once, the rest as the job writes it, then the end.
+        try (SseClient follow = SseClient.open(controller.port(), "/api/v1/jobs/" + id + "/output?follow=true", admin, null)) {
+            assertThat(follow.status()).isEqualTo(200);
+            await().atMost(Duration.ofSeconds(30)).until(() -> followed(follow).equals("first line\n"));
+            Files.writeString(go, "");
+            follow.awaitEnd();
+            assertThat(followed(follow)).isEqualTo("first line\nsecond line\ncafé done\n");
+            SseClient.Sse end = follow.events().get(follow.events().size() - 1);
+            assertThat(end.event()).isEqualTo("end");
+            assertThat(JSON.readTree(end.data()).get("state").asString()).isEqualTo("COMPLETED");
+            // Each piece's id is the byte offset after it: Last-Event-ID resumes there.
+            assertThat(follow.events().stream().filter(e -> "output".equals(e.event())).reduce((a, b) -> b)
+                    .orElseThrow().id()).isEqualTo((long) "first line\nsecond line\ncafé done\n".getBytes(StandardCharsets.UTF_8).length);
+        }
+        awaitState(id, "COMPLETED");
+        // Resumed after the first line, once the job ended: the rest, then the end.
+        try (SseClient resumed = SseClient.open(controller.port(), "/api/v1/jobs/" + id + "/output?follow=true", admin, 11L)) {
+            resumed.awaitEnd();
+            assertThat(followed(resumed)).isEqualTo("second line\ncafé done\n");
+        }
+        // After the end the whole file is still there to read.
+        HttpResponse<String> after = get("/api/v1/jobs/" + id + "/output", admin);
+        assertThat(after.body()).isEqualTo("first line\nsecond line\ncafé done\n");
+        assertThat(after.headers().firstValue("Gantry-Job-Running")).hasValue("false");
+    }
+
+    @Test
+    void jobsWithoutAnErrorFileOrThatRanOnASimulatedNodeOrNotYetSayTheyHaveNone() throws Exception {
+        Path out = Files.createDirectories(dir.resolve("merged"));
+        long merged = submit(admin, Map.of("workdir", out.toString(), "script", "#!/bin/bash\necho out\necho err >&2\n"));
+        awaitState(merged, "COMPLETED");
+        assertThat(get("/api/v1/jobs/" + merged + "/output", admin).body()).isEqualTo("out\nerr\n");
+        Response noErrorFile = api.get("/api/v1/jobs/" + merged + "/error", admin);
+        assertThat(noErrorFile.status()).isEqualTo(404);
+        assertThat(noErrorFile.body()).contains("--error");
+
+        long simulated = submit(admin, Map.of("partition", "sim", "script", "#!/bin/bash\necho never\n",
+                "simulatedRunSeconds", 30));
+        awaitState(simulated, "RUNNING");
+        Response none = api.get("/api/v1/jobs/" + simulated + "/output", admin);
+        assertThat(none.status()).isEqualTo(404);
+        assertThat(none.body()).contains("simulated node sim1").doesNotContain("never");
+        // Followed, the same is said in the stream (a page following every job's output meets no error).
+        try (SseClient follow = SseClient.open(controller.port(), "/api/v1/jobs/" + simulated + "/output?follow=true",
+                admin, null)) {
+            assertThat(follow.status()).isEqualTo(200);
+            follow.awaitEnd();
+            assertThat(follow.events()).singleElement().satisfies(e -> {
+                assertThat(e.event()).isEqualTo("notice");
+                assertThat(JSON.readTree(e.data()).get("detail").asString()).contains("simulated node sim1");
+            });
+        }
+
+        long held = submit(admin, Map.of("hold", true, "script", "#!/bin/bash\necho later\n"));
+        Response pending = api.get("/api/v1/jobs/" + held + "/output", admin);
+        assertThat(pending.status()).isEqualTo(409);
+        assertThat(pending.body()).contains("has not started");
+        assertThat(api.get("/api/v1/jobs/999999/output", admin).status()).isEqualTo(404);
+    }
+
+    private static String followed(SseClient stream) {
+        StringBuilder text = new StringBuilder();
+        for (SseClient.Sse e : stream.events()) {
+            if ("output".equals(e.event())) {
+                text.append(JSON.readTree(e.data()).get("text").asString());
+            }
+        }
+        return text.toString();
+    }
+
+    private HttpResponse<String> get(String path, String token) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + controller.port()
+                + path)).header("Authorization", "Bearer " + token).build(),
+                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    }
+
+    private long submit(String token, Map<String, Object> job) {
+        Response response = api.send("POST", "/api/v1/jobs", token, job);
+        assertThat(response.status()).as(response.body()).isEqualTo(201);
+        return response.json().get("jobId").asLong();
+    }
+
+    private void awaitState(long id, String state) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> state.equals(api.get("/api/v1/jobs/" + id, admin).json().get("state").asString()));
+    }
+}

@@ -1,0 +1,150 @@
+package io.gantry.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.gantry.api.GantryException;
+import io.gantry.api.GantryException.FieldError;
+import io.gantry.cluster.ClusterLayout;
+import io.gantry.cluster.ClusterService;
+import io.gantry.engine.Node;
+import io.gantry.engine.NodeState;
+import io.gantry.engine.Partition;
+import io.gantry.cluster.PartitionState;
+import io.gantry.engine.Qos;
+import io.gantry.security.CurrentUser;
+import io.gantry.security.Role;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A refused submission explains itself the way the submit form needs it: an impossible request in
+ * words ("no node in gpu has 16 GPUs; the largest has 8"), each mistake at the field or the script
+ * line that made it, and every mistake in one answer. The cluster: partition gpu of four nodes with
+ * 64 CPUs, 512,000 MB and 8 h100 GPUs each; account chemistry is one alice may not use.
+ */
+class SubmissionErrorsTests {
+
+    private static final CurrentUser ALICE = new CurrentUser("alice", Set.of(Role.USER));
+    private static final List<String> NAMES = List.of("g1", "g2", "g3", "g4");
+
+    private SubmissionResolver resolver;
+
+    @BeforeEach
+    void cluster() {
+        Map<String, ClusterLayout.NodeSpec> nodes = new LinkedHashMap<>();
+        NAMES.forEach(n -> nodes.put(n, new ClusterLayout.NodeSpec(n, 64, 512_000, 8, "h100", List.of(), true,
+                List.of("gpu"), null, null)));
+        ClusterLayout layout = new ClusterLayout("test", nodes, Map.of("gpu", new ClusterLayout.PartitionSpec("gpu",
+                NAMES, true, 3600L, null, 0, PartitionState.UP, 1000L, null)), List.of(), List.of());
+        ClusterService cluster = mock(ClusterService.class);
+        when(cluster.layout()).thenReturn(layout);
+        when(cluster.engineShapes(layout)).thenReturn(new ClusterService.EngineLayout(NAMES.stream()
+                .map(n -> new Node(n, 64, 512_000, 8, "h100", Set.of(), NodeState.UP, null, null)).toList(),
+                List.of(new Partition("gpu", NAMES, 0, 0, true))));
+        when(cluster.engineSwitches()).thenReturn(List.of());
+        Charges charges = (user, account, qos) -> {
+            if ("chemistry".equals(account)) {
+                throw GantryException.badRequest("account", "user 'alice' has no association with account 'chemistry'");
+            }
+            return new Charge("physics", "normal", new Qos("normal", 0, 0, 0, null, null, null), null, null);
+        };
+        resolver = new SubmissionResolver(cluster, charges, mock(AccountedJobs.class),
+                new JobsProperties(false, 1001, 31_536_000, org.springframework.util.unit.DataSize.ofMegabytes(4)),
+                Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC));
+    }
+
+    @Test
+    void more_gpus_than_any_node_has_is_explained_in_words_under_gpus() {
+        assertThat(refusal(Map.of("gpus", 16, "nodes", 1))).singleElement().satisfies(e -> {
+            assertThat(e.field()).isEqualTo("gpus");
+            assertThat(e.message()).isEqualTo("no node in gpu has 16 GPUs; the largest has 8");
+        });
+        assertThat(refusal(Map.of("gpusPerNode", 9))).singleElement().satisfies(e -> {
+            assertThat(e.field()).isEqualTo("gpusPerNode");
+            assertThat(e.message()).isEqualTo("no node in gpu has 9 GPUs; the largest has 8");
+        });
+    }
+
+    @Test
+    void too_many_cpus_or_too_much_memory_name_what_the_largest_node_has() {
+        assertThat(refusal(Map.of("cpusPerTask", 65))).singleElement().satisfies(e -> {
+            assertThat(e.field()).isEqualTo("cpusPerTask");
+            assertThat(e.message()).isEqualTo("no node in gpu has 65 CPUs; the largest has 64");
+        });
+        assertThat(refusal(Map.of("memoryMb", 600_000))).singleElement().satisfies(e -> {
+            assertThat(e.field()).isEqualTo("memoryMb");
+            assertThat(e.message()).isEqualTo("no node in gpu has 600000 MB of memory; the largest has 512000 MB");
+            assertThat(e.message()).doesNotContain("0 MB and");
+        });
+    }
+
+    @Test
+    void an_impossible_request_from_a_directive_is_reported_at_its_line() {
+        assertThat(refusal(Map.of("script", "#!/bin/bash\n#SBATCH -J big\n#SBATCH --gpus-per-node=12\nhostname\n")))
+                .singleElement().satisfies(e -> {
+                    assertThat(e.field()).isEqualTo("script:3");
+                    assertThat(e.message()).isEqualTo("--gpus-per-node: no node in gpu has 12 GPUs; the largest has 8");
+                });
+    }
+
+    @Test
+    void a_gpu_type_no_node_has_is_reported_at_the_gpus_line_not_under_constraints() {
+        assertThat(refusal(Map.of("script", "#!/bin/bash\n#SBATCH -J x\n#SBATCH --gpus=lots\nhostname\n")))
+                .singleElement().satisfies(e -> {
+                    assertThat(e.field()).isEqualTo("script:3");
+                    assertThat(e.message()).isEqualTo("--gpus: no node in gpu has GPUs of type 'lots'; it has h100");
+                });
+        assertThat(refusal(Map.of("gpus", 1, "gpuType", "a100"))).singleElement().satisfies(e -> {
+            assertThat(e.field()).isEqualTo("gpuType");
+            assertThat(e.message()).contains("type 'a100'", "h100");
+        });
+    }
+
+    @Test
+    void an_account_named_by_a_directive_is_refused_at_its_line_not_under_the_empty_account_field() {
+        assertThat(refusal(Map.of("script", "#!/bin/bash\n#SBATCH -A chemistry\nhostname\n")))
+                .singleElement().satisfies(e -> {
+                    assertThat(e.field()).isEqualTo("script:2");
+                    assertThat(e.message()).isEqualTo("--account: user 'alice' has no association with account 'chemistry'");
+                });
+        // Given in the JSON, the same refusal names the JSON field, even when a directive names another.
+        assertThat(refusal(Map.of("account", "chemistry", "script", "#!/bin/bash\n#SBATCH -A physics\nhostname\n")))
+                .singleElement().satisfies(e -> assertThat(e.field()).isEqualTo("account"));
+    }
+
+    @Test
+    void bad_directives_and_bad_fields_are_reported_together_in_one_answer() {
+        List<FieldError> errors = refusal(Map.of("nodes", -1, "script",
+                "#!/bin/bash\n#SBATCH -A chemistry\n#SBATCH --gpus=two:lots\n#SBATCH --no-such-option\nhostname\n"));
+        assertThat(errors).extracting(FieldError::field)
+                .containsExactlyInAnyOrder("script:3", "script:4", "script:2", "nodes");
+        assertThat(errors).filteredOn(e -> e.field().equals("script:3")).singleElement()
+                .satisfies(e -> assertThat(e.message()).startsWith("--gpus"));
+    }
+
+    private List<FieldError> refusal(Map<String, Object> body) {
+        GantryException e = catchThrowableOfType(GantryException.class,
+                () -> resolver.resolve(submission(body), ALICE, id -> false));
+        assertThat(e).as("refused").isNotNull();
+        return e.errors();
+    }
+
+    private static JobSubmission submission(Map<String, Object> body) {
+        Map<String, Object> withScript = new LinkedHashMap<>(body);
+        withScript.putIfAbsent("script", "#!/bin/bash\nhostname\n");
+        return JsonMapper.builder().build().convertValue(withScript, JobSubmission.class);
+    }
+}
