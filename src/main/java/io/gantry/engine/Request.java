@@ -81,6 +81,18 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
                 exclude, switches, switchWaitSeconds, maxNodes, timeMinSeconds, segment, topoExclusive, null, 0, 0);
     }
 
+    /**
+     * NVIDIA's MIG profile names, as Slurm's gres.conf and {@code nvidia-smi -L} spell them: {@code 1g.10gb},
+     * {@code 3g.40gb}, {@code 1g.10gb+me}, {@code 1c.3g.40gb}. A GPU type of this form asks for MIG instances.
+     */
+    public static final java.util.regex.Pattern MIG_PROFILE =
+            java.util.regex.Pattern.compile("(\\d+c\\.)?\\d+g\\.\\d+gb(\\+[a-z]+)?");
+
+    /** Whether {@code gpuType} names a MIG profile rather than a GPU model. */
+    public static boolean isMigProfile(String gpuType) {
+        return gpuType != null && MIG_PROFILE.matcher(gpuType).matches();
+    }
+
     /** Whether it asks for MIG instances or shards. */
     public boolean sharesGpus() {
         return migCount > 0 || shards > 0;
@@ -170,6 +182,18 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         public Builder topoExclusive(boolean v) { topoExclusive = v; return this; }
         public Builder mig(String profile, int count) { migProfile = profile; migCount = count; return this; }
         public Builder shards(int v) { shards = v; return this; }
+
+        /**
+         * GPUs as a job stores them: a type that is a MIG profile asks for that many MIG instances on
+         * its one node (Slurm's {@code --gres=gpu:1g.10gb:N}); any other type, or none, for whole GPUs.
+         */
+        public Builder typedGpus(String type, int total, int perNode) {
+            if (isMigProfile(type)) {
+                int count = Math.max(total, perNode);
+                return mig(count > 0 ? type : null, count).gpus(0).gpusPerNode(0).gpuType(null);
+            }
+            return gpus(total).gpusPerNode(perNode).gpuType(type);
+        }
 
         public Request build() {
             return new Request(nodes, tasks, cpusPerTask, memoryMb, gpus, gpusPerNode, gpuType, constraint,
