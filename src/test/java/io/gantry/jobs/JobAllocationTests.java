@@ -31,6 +31,16 @@ class JobAllocationTests {
     }
 
     @Test
+    void migInstancesAndShardsAreWrittenBesideTheGpusAndAreNoWholeGpusInTheTotals() {
+        List<JobAllocation> shared = List.of(new JobAllocation("mig1", 2, 4000, List.of(), List.of(0, 3), null, 0),
+                new JobAllocation("sh1", 1, 1000, List.of(), List.of(), 1, 2));
+        String text = JobAllocation.encode(shared);
+        assertThat(text).isEqualTo("mig1:2:4000::0.3:;sh1:1:1000:::1.2");
+        assertThat(JobAllocation.decode(text)).isEqualTo(shared);
+        assertThat(JobAllocation.totals(text)).isEqualTo(new Tres(3, 5000, 0, 2));
+    }
+
+    @Test
     void aJobThatHoldsNothingHasNoEntriesAndZeroTotals() {
         assertThat(JobAllocation.decode(null)).isEmpty();
         assertThat(JobAllocation.decode("")).isEmpty();
