@@ -39,6 +39,7 @@ public record ClusterProperties(
     public record NodeSet(String names, int cpus, long memoryMb, int gpus, String gpuType,
             List<String> features, boolean simulated, String mig, int shardsPerGpu) {
 
+        @org.springframework.boot.context.properties.bind.ConstructorBinding
         public NodeSet {
             features = features == null ? List.of() : List.copyOf(features);
         }
