@@ -74,6 +74,30 @@ public record ClusterLayout(
             mig = mig == null ? List.of() : List.copyOf(mig);
         }
 
+        /**
+         * What MIG instances {@code migIndices} and {@code shards} shards of one GPU are worth, in thousandths
+         * of a whole GPU, for billing: a MIG instance its compute slices of the GPU's seven ({@code 1g.10gb}
+         * 1/7, {@code 3g.40gb} 3/7), shards their part of the GPU's shards.
+         */
+        public int gpuMillis(List<Integer> migIndices, int shards) {
+            double share = 0;
+            for (int m : migIndices) {
+                if (m >= 0 && m < mig.size()) {
+                    share += migSlices(mig.get(m).profile()) / 7.0;
+                }
+            }
+            if (shards > 0 && shardsPerGpu > 0) {
+                share += (double) shards / shardsPerGpu;
+            }
+            return (int) Math.round(share * 1000);
+        }
+
+        /** The {@code N} of a profile's {@code Ng} (its compute slices); 1 when it has none. */
+        static int migSlices(String profile) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)g\\.").matcher(profile);
+            return m.find() ? Math.min(7, Integer.parseInt(m.group(1))) : 1;
+        }
+
         public NodeSpec(String name, int cpus, long memoryMb, int gpus, String gpuType, List<String> features,
                 boolean simulated, List<String> partitions, String switchName, String block) {
             this(name, cpus, memoryMb, gpus, gpuType, features, simulated, partitions, switchName, block, List.of(), 0);

@@ -10,7 +10,8 @@ import io.swagger.v3.oas.annotations.media.Schema;
 /**
  * What a running job holds on one node. Stored compactly as {@code node:cpus:mem:g0.g1;...}, one entry
  * per node, in the {@code jobs.allocation} column; an entry on shared GPUs adds
- * {@code :m0.m1:gpu.shards} (its MIG instances, and the GPU its shards are on with how many). This record
+ * {@code :m0.m1:gpu.shards:millis} (its MIG instances, the GPU its shards are on with how many, and what
+ * they are worth in thousandths of a GPU). This record
  * is the one codec of that text: jobs decode it into records, and what only needs the sums (sacct, fair
  * share, utilization) gets them from {@link #totals(String)} without building a record per node.
  */
@@ -19,7 +20,10 @@ public record JobAllocation(String node, int cpus, long memoryMb, List<Integer> 
         @Schema(description = "The MIG instances it holds, as indices into the node's migInstances; empty for none")
         List<Integer> migIndices,
         @Schema(description = "The GPU index its shards are on; null when it holds no shards") Integer shardGpu,
-        @Schema(description = "How many shards of that GPU it holds; 0 for none") int shards) {
+        @Schema(description = "How many shards of that GPU it holds; 0 for none") int shards,
+        @Schema(description = "What its MIG instances and shards are worth, in thousandths of a whole GPU (a "
+                + "1g.10gb instance 143, 2 of a GPU's 8 shards 250): the GPUs accounting charges it for")
+        int gpuMillis) {
 
     public JobAllocation {
         gpuIndices = List.copyOf(gpuIndices);
@@ -28,7 +32,13 @@ public record JobAllocation(String node, int cpus, long memoryMb, List<Integer> 
 
     /** An allocation of whole GPUs only. */
     public JobAllocation(String node, int cpus, long memoryMb, List<Integer> gpuIndices) {
-        this(node, cpus, memoryMb, gpuIndices, List.of(), null, 0);
+        this(node, cpus, memoryMb, gpuIndices, List.of(), null, 0, 0);
+    }
+
+    /** An allocation on shared GPUs, worth {@code gpuMillis} thousandths of a GPU. */
+    public JobAllocation(String node, int cpus, long memoryMb, List<Integer> gpuIndices, List<Integer> migIndices,
+            Integer shardGpu, int shards) {
+        this(node, cpus, memoryMb, gpuIndices, migIndices, shardGpu, shards, 0);
     }
 
     /** Whether it holds MIG instances or shards. */
@@ -45,7 +55,7 @@ public record JobAllocation(String node, int cpus, long memoryMb, List<Integer> 
         return allocations.stream()
                 .map(a -> a.node + ":" + a.cpus + ":" + a.memoryMb + ":" + dotted(a.gpuIndices)
                         + (a.sharesGpus() ? ":" + dotted(a.migIndices) + ":"
-                                + (a.shards > 0 ? a.shardGpu + "." + a.shards : "") : ""))
+                                + (a.shards > 0 ? a.shardGpu + "." + a.shards : "") + ":" + a.gpuMillis : ""))
                 .collect(Collectors.joining(";"));
     }
 
@@ -74,20 +84,26 @@ public record JobAllocation(String node, int cpus, long memoryMb, List<Integer> 
             List<Integer> mig = List.of();
             Integer shardGpu = null;
             int shards = 0;
+            int millis = 0;
             if (gpusEnd < entryEnd) {
                 int colon = text.indexOf(':', gpusEnd + 1);
                 if (colon < 0 || colon > entryEnd) {
                     throw new IllegalArgumentException("not an allocation entry: " + text.substring(entryFrom, entryEnd));
                 }
                 mig = indices(text, gpusEnd + 1, colon);
-                List<Integer> shard = indices(text, colon + 1, entryEnd);
+                int last = text.indexOf(':', colon + 1);
+                int shardEnd = last < 0 || last > entryEnd ? entryEnd : last;
+                if (shardEnd < entryEnd) {
+                    millis = Integer.parseInt(text, shardEnd + 1, entryEnd, 10);
+                }
+                List<Integer> shard = indices(text, colon + 1, shardEnd);
                 if (shard.size() == 2) {
                     shardGpu = shard.get(0);
                     shards = shard.get(1);
                 }
             }
             allocations.add(new JobAllocation(text.substring(entryFrom, nodeEnd), Math.toIntExact(cpus), memoryMb,
-                    gpus, mig, shardGpu, shards));
+                    gpus, mig, shardGpu, shards, millis));
         });
         return allocations;
     }
@@ -120,7 +136,28 @@ public record JobAllocation(String node, int cpus, long memoryMb, List<Integer> 
     }
 
     /**
-     * One {@code node:cpus:mem:g0.g1[:m0.m1:gpu.shards]} entry: the node name is [entryFrom, nodeEnd), the
+     * The GPUs the shared devices of the allocation {@code text} are worth (its entries' gpuMillis, in
+     * GPUs): what accounting charges beside {@link #totals}' whole GPUs.
+     */
+    public static double sharedGpus(String text) {
+        if (text == null || text.isEmpty()) {
+            return 0;
+        }
+        long[] millis = new long[1];
+        scan(text, (entryFrom, nodeEnd, cpus, memoryMb, gpusFrom, gpusEnd, entryEnd) -> {
+            if (gpusEnd < entryEnd) {
+                int last = text.lastIndexOf(':', entryEnd - 1);
+                int mig = text.indexOf(':', gpusEnd + 1);
+                if (last > mig && mig > 0) {
+                    millis[0] += Long.parseLong(text, last + 1, entryEnd, 10);
+                }
+            }
+        });
+        return millis[0] / 1000.0;
+    }
+
+    /**
+     * One {@code node:cpus:mem:g0.g1[:m0.m1:gpu.shards:millis]} entry: the node name is [entryFrom, nodeEnd), the
      * GPU list [gpusFrom, gpusEnd); a shared entry goes on after gpusEnd up to entryEnd.
      */
     private interface Entry {

@@ -370,7 +370,7 @@ class SchedulingCycle {
                 ActiveJob job = planned.byEngineId().get(start.job());
                 List<JobAllocation> allocation = start.allocation().stream()
                         .map(a -> new JobAllocation(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices(), a.migIndices(),
-                                a.shards() > 0 ? a.shardGpu() : null, a.shards())).toList();
+                                a.shards() > 0 ? a.shardGpu() : null, a.shards(), gpuMillis(a))).toList();
                 List<NodeUse> uses = allocation.stream()
                         .map(JobAllocation::use).toList();
                 if (!fits(uses, free)) {
@@ -427,6 +427,15 @@ class SchedulingCycle {
             }
         }
         return true;
+    }
+
+    /** What a start's MIG instances and shards are worth, in thousandths of a GPU (0 for whole GPUs). */
+    private int gpuMillis(NodeAllocation a) {
+        if (!a.sharesGpus()) {
+            return 0;
+        }
+        io.gantry.cluster.ClusterLayout.NodeSpec spec = cluster.layout().nodes().get(a.node());
+        return spec == null ? 0 : spec.gpuMillis(a.migIndices(), a.shards());
     }
 
     private static RunningJob runningJob(ActiveJob job) {
