@@ -134,6 +134,8 @@ class SharedGpuIntegrationTests {
             assertThat(alloc.get("node").asString()).isEqualTo("m1");
             assertThat(alloc.get("gpuIndices")).isEmpty();
             assertThat(alloc.get("migIndices")).hasSize(1);
+            // Accounting charges a 1g.10gb instance as 1/7 of a GPU.
+            assertThat(alloc.get("gpuMillis").asInt()).isEqualTo(143);
             int index = alloc.get("migIndices").get(0).asInt();
             assertThat(index).isBetween(0, 2);
             assertThat(held.add(index)).as("MIG instance %d given twice", index).isTrue();
@@ -162,6 +164,7 @@ class SharedGpuIntegrationTests {
             JsonNode alloc = job.get("allocation").get(0);
             assertThat(alloc.get("node").asString()).isEqualTo("s1");
             assertThat(alloc.get("gpuIndices")).isEmpty();
+            assertThat(alloc.get("gpuMillis").asInt()).isEqualTo(750);
             perGpu.merge(alloc.get("shardGpu").asInt(), alloc.get("shards").asInt(), Integer::sum);
         }
         // 3 + 3 shards do not fit one GPU of 4: each job has a GPU of its own.
