@@ -128,7 +128,9 @@ public class FairShareService {
                 long seconds = (end.isBefore(now) ? end : now).getEpochSecond()
                         - (run.start().isAfter(from) ? run.start() : from).getEpochSecond();
                 if (seconds > 0 && run.account() != null) {
-                    double billing = billing(run.allocated()) * usageFactors.getOrDefault(run.qos(), 1.0);
+                    // MIG instances and shards are charged as the fraction of a GPU they are worth.
+                    double billing = (billing(run.allocated()) + properties.gpuWeight() * run.sharedGpus())
+                            * usageFactors.getOrDefault(run.qos(), 1.0);
                     added.merge(List.of(run.account(), run.user()), billing * seconds, Double::sum);
                 }
             });

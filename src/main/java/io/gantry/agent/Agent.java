@@ -1,5 +1,6 @@
 package io.gantry.agent;
 
+import io.gantry.agent.protocol.AgentProtocol;
 import io.gantry.agent.protocol.AgentProtocol.Command;
 import io.gantry.agent.protocol.AgentProtocol.CommandType;
 import io.gantry.agent.protocol.AgentProtocol.Commands;
@@ -97,6 +98,7 @@ final class Agent implements AutoCloseable {
                 () -> session);
         this.jobs = new JobRunner(options.name(), dirs, clock, this::queue, stepSender, account, fences,
                 options.controllers());
+        this.jobs.useMigDevices(resources.mig().stream().map(AgentProtocol.MigDevice::uuid).toList());
         this.sender = new ReportSender(reports, client, () -> session);
         // GPUs declared on the command line have no nvidia-smi to answer for them
         this.health = new HealthChecks(options.gpus() == null ? resources.gpus() : List.of(), "nvidia-smi",
@@ -280,7 +282,7 @@ final class Agent implements AutoCloseable {
         String version = Agent.class.getPackage().getImplementationVersion();
         return new Registration(options.name(), resources.cpus(), resources.memoryMb(), resources.gpus(),
                 resources.gpuType(), resources.features(), version == null ? "dev" : version, runningJobs(),
-                account.root() ? null : account.name());
+                account.root() ? null : account.name(), resources.mig());
     }
 
     private void checkStopped() throws InterruptedException {

@@ -61,6 +61,15 @@ final class JobEnvironment {
      * @param submitDir the job's working directory
      */
     static void apply(Map<String, String> env, Launch launch, String node, String submitDir) {
+        apply(env, launch, node, submitDir, List.of());
+    }
+
+    /**
+     * As {@link #apply(Map, Launch, String, String)}, on a node whose MIG instances have the UUIDs
+     * {@code migUuids} (nvidia-smi -L order): a job on MIG instances sees exactly those
+     * ({@code CUDA_VISIBLE_DEVICES=MIG-...}), a job on shards the one GPU they are on.
+     */
+    static void apply(Map<String, String> env, Launch launch, String node, String submitDir, List<String> migUuids) {
         env.keySet().removeIf(k -> k.startsWith("SLURM_") || k.startsWith("SLURMD_") || k.startsWith("GANTRY_"));
         env.remove("CUDA_VISIBLE_DEVICES");
         env.remove("GPU_DEVICE_ORDINAL");
@@ -113,6 +122,17 @@ final class JobEnvironment {
             put(env, "CUDA_VISIBLE_DEVICES", gpus);
             put(env, "GPU_DEVICE_ORDINAL", gpus);
             put(env, "SLURM_JOB_GPUS", gpus);
+        } else if (launch.migIndices() != null && !launch.migIndices().isEmpty()) {
+            // A MIG instance is addressed by its UUID; one this agent does not know is left out, not guessed.
+            String devices = launch.migIndices().stream()
+                    .filter(i -> i >= 0 && i < migUuids.size()).map(migUuids::get).collect(Collectors.joining(","));
+            put(env, "CUDA_VISIBLE_DEVICES", devices);
+            put(env, "GPU_DEVICE_ORDINAL", devices);
+        } else if (launch.shardGpu() != null) {
+            String gpu = launch.shardGpu().toString();
+            put(env, "CUDA_VISIBLE_DEVICES", gpu);
+            put(env, "GPU_DEVICE_ORDINAL", gpu);
+            put(env, "SLURM_JOB_GPUS", gpu);
         }
     }
 

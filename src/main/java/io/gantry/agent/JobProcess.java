@@ -120,7 +120,8 @@ final class JobProcess {
      * uses, which {@code srun} inside a job calls too.
      */
     record Settings(String node, AgentDirs dirs, Duration killWait, Clock clock, OomWatch oomWatch,
-            NodeSettings nodeSettings, UnixAccount agentAccount, Fences fences, List<URI> controllers) {
+            NodeSettings nodeSettings, UnixAccount agentAccount, Fences fences, List<URI> controllers,
+            List<String> migUuids) {
 
         NodeSettings nodeSettingsOrDefault() {
             return nodeSettings == null ? NodeSettings.DEFAULTS : nodeSettings;
@@ -626,7 +627,8 @@ final class JobProcess {
      */
     static Map<String, String> environment(Launch launch, Settings settings, String workdir, UnixAccount owner) {
         Map<String, String> env = JobEnvironment.basics(owner);
-        JobEnvironment.apply(env, launch, settings.node(), workdir);
+        JobEnvironment.apply(env, launch, settings.node(), workdir,
+                settings.migUuids() == null ? List.of() : settings.migUuids());
         JobEnvironment.owner(env, owner);
         env.put("SLURM_UMASK", umask(launch.identityOrDefault().umask()));
         JobEnvironment.tools(env, settings.dirs().bin(), settings.controllers());

@@ -63,6 +63,7 @@ final class JobRunner implements AutoCloseable {
     /** Runs waiting for an earlier run of the same job to stop here. */
     private final Map<String, Launch> deferred = new HashMap<>();
     private volatile String node;
+    private volatile List<String> migUuids = List.of();
     private volatile Duration killWait = Duration.ofSeconds(30);
     private volatile NodeSettings nodeSettings = NodeSettings.DEFAULTS;
 
@@ -191,7 +192,12 @@ final class JobRunner implements AutoCloseable {
 
     private JobProcess.Settings settings() {
         return new JobProcess.Settings(node, dirs, killWait, clock, oomWatch, nodeSettings, agentAccount, fences,
-                controllers);
+                controllers, migUuids);
+    }
+
+    /** The UUIDs of this node's MIG instances (nvidia-smi -L order), which jobs on MIG instances see. */
+    void useMigDevices(List<String> uuids) {
+        this.migUuids = List.copyOf(uuids);
     }
 
     /** Records a run of the job; false when it is the run this agent was last asked to start (a repeat). */

@@ -1,6 +1,7 @@
 package io.gantry.agent;
 
 import io.gantry.agent.protocol.AgentProtocol.Gpu;
+import io.gantry.agent.protocol.AgentProtocol.MigDevice;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,16 +19,32 @@ import java.util.regex.Pattern;
  * What this node offers the scheduler: CPUs, memory, GPUs and features, detected from the machine
  * (the JVM's processor count, {@code /proc/meminfo}, {@code nvidia-smi}) unless the command line
  * declares them, which wins, so a node can offer less than it has or GPUs can be declared on a
- * test machine without any.
+ * test machine without any. A GPU split into MIG instances ({@code nvidia-smi -L}) is not offered
+ * whole: its instances are offered in {@code mig}, as Slurm's gres.conf lists them as typed GPUs.
  */
-record NodeResources(int cpus, long memoryMb, List<Gpu> gpus, String gpuType, List<String> features) {
+record NodeResources(int cpus, long memoryMb, List<Gpu> gpus, String gpuType, List<String> features,
+        List<MigDevice> mig) {
 
     private static final Pattern GPU_TYPE = Pattern.compile("^([A-Za-z]+[0-9]+[A-Za-z]*)");
+    /** {@code GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-...)} of {@code nvidia-smi -L}. */
+    private static final Pattern SMI_GPU = Pattern.compile("^GPU\\s+(\\d+):.*\\(UUID:\\s*([^)\\s]+)\\)");
+    /** {@code   MIG 1g.10gb     Device  0: (UUID: MIG-...)} under its GPU. */
+    private static final Pattern SMI_MIG = Pattern.compile(
+            "^\\s*MIG\\s+(\\S+)\\s+Device\\s+(\\d+):\\s*\\(UUID:\\s*(MIG-[^)\\s]+)\\)");
+
+    NodeResources {
+        mig = mig == null ? List.of() : List.copyOf(mig);
+    }
+
+    NodeResources(int cpus, long memoryMb, List<Gpu> gpus, String gpuType, List<String> features) {
+        this(cpus, memoryMb, gpus, gpuType, features, List.of());
+    }
 
     static NodeResources detect(AgentOptions options) {
         int cpus = options.cpus() != null ? options.cpus() : Runtime.getRuntime().availableProcessors();
         long memoryMb = options.memoryMb() != null ? options.memoryMb() : memTotalMb(Path.of("/proc/meminfo"));
         List<Gpu> gpus;
+        List<MigDevice> mig = List.of();
         String gpuType = options.gpuType();
         if (options.gpus() != null) {
             gpus = declaredGpus(options.gpus(), options.name(), gpuType);
@@ -36,9 +53,61 @@ record NodeResources(int cpus, long memoryMb, List<Gpu> gpus, String gpuType, Li
             if (gpuType == null && !gpus.isEmpty()) {
                 gpuType = gpuTypeOf(gpus.get(0).model());
             }
+            mig = gpus.isEmpty() ? List.of() : parseMig(run("nvidia-smi", "-L"));
+            gpus = whole(gpus, mig);
         }
         return new NodeResources(cpus, memoryMb, gpus, gpus.isEmpty() ? options.gpuType() : gpuType,
-                options.features());
+                options.features(), mig);
+    }
+
+    /**
+     * The MIG instances of an {@code nvidia-smi -L} listing, in its order (the order the controller's
+     * MIG indices count in); lines that are not MIG instances are skipped.
+     */
+    static List<MigDevice> parseMig(String listing) {
+        List<MigDevice> mig = new ArrayList<>();
+        int gpu = -1;
+        for (String line : listing.split("\\R")) {
+            Matcher g = SMI_GPU.matcher(line);
+            if (g.find()) {
+                gpu = Integer.parseInt(g.group(1));
+                continue;
+            }
+            Matcher m = SMI_MIG.matcher(line);
+            if (m.find() && gpu >= 0) {
+                mig.add(new MigDevice(gpu, m.group(1), m.group(3)));
+            }
+        }
+        return List.copyOf(mig);
+    }
+
+    /** The GPUs not split into MIG instances: only these can be given whole. */
+    static List<Gpu> whole(List<Gpu> gpus, List<MigDevice> mig) {
+        java.util.Set<Integer> split = new java.util.HashSet<>();
+        mig.forEach(m -> split.add(m.gpu()));
+        return gpus.stream().filter(g -> !split.contains(g.index())).toList();
+    }
+
+    /** What a program prints, or "" when it fails or takes over 10 s. */
+    private static String run(String... command) {
+        try {
+            Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            p.getOutputStream().close();
+            byte[] out;
+            try (InputStream in = p.getInputStream()) {
+                if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    return "";
+                }
+                out = in.readAllBytes();
+            }
+            return p.exitValue() == 0 ? new String(out, StandardCharsets.UTF_8) : "";
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
     }
 
     /** {@code count} GPUs the operator declared: indices 0..count-1, uuid {@code declared-<node>-<i>}. */

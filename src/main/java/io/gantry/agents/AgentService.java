@@ -122,7 +122,10 @@ class AgentService {
         List<AgentProtocol.Gpu> gpus = registration.gpus() == null ? List.of() : registration.gpus();
         AgentNodes.Registered result = nodes.register(node,
                 new AgentNodes.Resources(registration.cpus(), registration.memoryMb(), gpus.size(),
-                        registration.gpuType(), registration.features() == null ? List.of() : registration.features()),
+                        registration.gpuType(), registration.features() == null ? List.of() : registration.features(),
+                        registration.mig() == null ? List.of() : registration.mig().stream()
+                                .limit(io.gantry.engine.Node.MAX_MIG_INSTANCES)
+                                .map(m -> new ClusterLayout.MigInstance(m.profile(), m.uuid())).toList()),
                 credential == null ? null : AgentCredentials.hash(credential), properties.defaultPartitions(),
                 properties.approveNewNodes(), now);
         if (credential != null) {
@@ -404,7 +407,8 @@ class AgentService {
                     job.stdout(), job.stderr(), job.timeLimitSeconds(), job.startTime(),
                     Hostlist.of(hosts).toString(), hosts, job.tasks(), job.cpusPerTask(), batch.cpus(),
                     batch.memoryMb(), batch.gpuIndices(),
-                    new AgentProtocol.JobIdentity(properties.unixUser(job.user()), job.umask(), job.signal()))));
+                    new AgentProtocol.JobIdentity(properties.unixUser(job.user()), job.umask(), job.signal()),
+                    batch.migIndices(), batch.shardGpu())));
         }
         return commands;
     }

@@ -49,8 +49,17 @@ public class AgentNodes {
         this.events = events;
     }
 
-    /** What an agent says its machine has. */
-    public record Resources(int cpus, long memoryMb, int gpus, String gpuType, List<String> features) {
+    /** What an agent says its machine has; {@code mig} its MIG instances in nvidia-smi -L order. */
+    public record Resources(int cpus, long memoryMb, int gpus, String gpuType, List<String> features,
+            List<ClusterLayout.MigInstance> mig) {
+
+        public Resources {
+            mig = mig == null ? List.of() : List.copyOf(mig);
+        }
+
+        public Resources(int cpus, long memoryMb, int gpus, String gpuType, List<String> features) {
+            this(cpus, memoryMb, gpus, gpuType, features, List.of());
+        }
     }
 
     /** A node's state right after its agent registered. */
@@ -143,7 +152,7 @@ public class AgentNodes {
     private void joinAs(NodeEntity node, String name, Resources has, List<String> partitions) {
         ClusterLayout.NodeSpec spec = new ClusterLayout.NodeSpec(name, has.cpus(), has.memoryMb(), has.gpus(),
                 has.gpus() > 0 ? has.gpuType() : null, List.copyOf(has.features()), false, List.copyOf(partitions),
-                null, null);
+                null, null, has.mig(), 0);
         node.applyJoinedShape(spec);
         cluster.adopt(spec);
     }

@@ -61,8 +61,71 @@ public record ClusterLayout(
         return List.copyOf(sizes);
     }
 
+    /**
+     * One node's shape. {@code mig} are its MIG instances in index order (profile and, from an agent's
+     * {@code nvidia-smi -L}, the instance's UUID; null for a configured node), {@code shardsPerGpu} the
+     * shards each whole GPU offers (0 for none).
+     */
     public record NodeSpec(String name, int cpus, long memoryMb, int gpus, String gpuType,
-            List<String> features, boolean simulated, List<String> partitions, String switchName, String block) {
+            List<String> features, boolean simulated, List<String> partitions, String switchName, String block,
+            List<MigInstance> mig, int shardsPerGpu) {
+
+        public NodeSpec {
+            mig = mig == null ? List.of() : List.copyOf(mig);
+        }
+
+        /**
+         * What MIG instances {@code migIndices} and {@code shards} shards of one GPU are worth, in thousandths
+         * of a whole GPU, for billing: a MIG instance its compute slices of the GPU's seven ({@code 1g.10gb}
+         * 1/7, {@code 3g.40gb} 3/7), shards their part of the GPU's shards.
+         */
+        public int gpuMillis(List<Integer> migIndices, int shards) {
+            double share = 0;
+            for (int m : migIndices) {
+                if (m >= 0 && m < mig.size()) {
+                    share += migSlices(mig.get(m).profile()) / 7.0;
+                }
+            }
+            if (shards > 0 && shardsPerGpu > 0) {
+                share += (double) shards / shardsPerGpu;
+            }
+            return (int) Math.round(share * 1000);
+        }
+
+        /** The {@code N} of a profile's {@code Ng} (its compute slices); 1 when it has none. */
+        static int migSlices(String profile) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)g\\.").matcher(profile);
+            return m.find() ? Math.min(7, Integer.parseInt(m.group(1))) : 1;
+        }
+
+        public NodeSpec(String name, int cpus, long memoryMb, int gpus, String gpuType, List<String> features,
+                boolean simulated, List<String> partitions, String switchName, String block) {
+            this(name, cpus, memoryMb, gpus, gpuType, features, simulated, partitions, switchName, block, List.of(), 0);
+        }
+    }
+
+    /** A MIG instance of a node: its profile ({@code 1g.10gb}) and its UUID ({@code MIG-...}; null when not known). */
+    @io.swagger.v3.oas.annotations.media.Schema(name = "MigInstance")
+    public record MigInstance(String profile, String uuid) {
+
+        /** Stored as {@code profile=uuid,...} (nothing after {@code =} when the UUID is not known). */
+        public static String encode(List<MigInstance> instances) {
+            return instances.stream().map(m -> m.profile() + "=" + (m.uuid() == null ? "" : m.uuid()))
+                    .collect(java.util.stream.Collectors.joining(","));
+        }
+
+        public static List<MigInstance> decode(String text) {
+            if (text == null || text.isEmpty()) {
+                return List.of();
+            }
+            List<MigInstance> out = new ArrayList<>();
+            for (String item : text.split(",")) {
+                int eq = item.indexOf('=');
+                String uuid = eq < 0 ? "" : item.substring(eq + 1);
+                out.add(new MigInstance(eq < 0 ? item : item.substring(0, eq), uuid.isEmpty() ? null : uuid));
+            }
+            return List.copyOf(out);
+        }
     }
 
     /**
@@ -164,7 +227,8 @@ public record ClusterLayout(
             Map<String, NodeSpec> nodes = new LinkedHashMap<>();
             nodeSets.forEach((node, set) -> nodes.put(node, new NodeSpec(node, set.cpus(), set.memoryMb(),
                     set.gpus(), set.gpus() > 0 ? set.gpuType() : null, set.features(), set.simulated(),
-                    List.copyOf(partitionsOfNode.get(node)), leafOfNode.get(node), blockOfNode.get(node))));
+                    List.copyOf(partitionsOfNode.get(node)), leafOfNode.get(node), blockOfNode.get(node),
+                    migOf.get(set), set.shardsPerGpu())));
             String name = config.name() == null || config.name().isBlank() ? "gantry" : config.name();
             return new ClusterLayout(name, Map.copyOf(nodes), Map.copyOf(partitions), switches, blocks, blockSizes);
         }
@@ -212,6 +276,44 @@ public record ClusterLayout(
             return List.copyOf(sizes);
         }
 
+        /** The MIG instances of each node set, as its {@code mig} ({@code profile:count,...}) lists them. */
+        private final Map<ClusterProperties.NodeSet, List<MigInstance>> migOf = new java.util.IdentityHashMap<>();
+
+        private List<MigInstance> mig(String key, String text) {
+            if (text == null || text.isBlank()) {
+                return List.of();
+            }
+            List<MigInstance> out = new ArrayList<>();
+            for (String item : text.split(",")) {
+                String[] parts = item.strip().split(":");
+                int from = parts.length > 0 && parts[0].equals("gpu") ? 1 : 0;
+                String profile = parts.length > from ? parts[from] : "";
+                int count = 1;
+                boolean ok = io.gantry.engine.Request.isMigProfile(profile) && parts.length - from <= 2;
+                if (ok && parts.length - from == 2) {
+                    try {
+                        count = Integer.parseInt(parts[from + 1]);
+                    } catch (NumberFormatException e) {
+                        ok = false;
+                    }
+                }
+                if (!ok || count < 1) {
+                    problems.add(key + ": '" + item.strip() + "' is not a MIG profile with a count, such as "
+                            + "1g.10gb:7");
+                    return List.of();
+                }
+                for (int k = 0; k < count; k++) {
+                    out.add(new MigInstance(profile, null));
+                }
+            }
+            if (out.size() > io.gantry.engine.Node.MAX_MIG_INSTANCES) {
+                problems.add(key + ": at most " + io.gantry.engine.Node.MAX_MIG_INSTANCES + " MIG instances per node, was "
+                        + out.size());
+                return List.of();
+            }
+            return List.copyOf(out);
+        }
+
         private Map<String, ClusterProperties.NodeSet> nodes() {
             Map<String, ClusterProperties.NodeSet> nodes = new LinkedHashMap<>();
             if (config.nodes().isEmpty()) {
@@ -229,6 +331,12 @@ public record ClusterLayout(
                 if (set.gpus() < 0) {
                     problems.add(key + ".gpus: must be 0 or more, was " + set.gpus());
                 }
+                if (set.shardsPerGpu() < 0 || set.shardsPerGpu() > io.gantry.engine.Node.MAX_SHARDS_PER_GPU
+                        || (set.shardsPerGpu() > 0 && set.gpus() <= 0)) {
+                    problems.add(key + ".shards-per-gpu: must be 0 to " + io.gantry.engine.Node.MAX_SHARDS_PER_GPU
+                            + ", and needs whole GPUs (gpus) to split; was " + set.shardsPerGpu());
+                }
+                migOf.put(set, mig(key + ".mig", set.mig()));
                 for (String host : hosts(key + ".names", set.names())) {
                     if (nodes.putIfAbsent(host, set) != null) {
                         problems.add(key + ".names: duplicate node name '" + host + "'");

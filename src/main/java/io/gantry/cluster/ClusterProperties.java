@@ -30,12 +30,23 @@ public record ClusterProperties(
         blockSizes = blockSizes == null ? List.of() : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(blockSizes));
     }
 
-    /** Nodes of one shape, like a slurm.conf {@code NodeName=gpu[001-016] CPUs=... Gres=gpu:h100:8} line. */
+    /**
+     * Nodes of one shape, like a slurm.conf {@code NodeName=gpu[001-016] CPUs=... Gres=gpu:h100:8} line.
+     * Shared GPUs as gres.conf has them: {@code mig} lists the MIG instances of each node as
+     * {@code profile:count} items ({@code 1g.10gb:7,3g.40gb:1}; a leading {@code gpu:} is allowed), beside
+     * its whole {@code gpus}; {@code shards-per-gpu} splits each whole GPU into that many shards.
+     */
     public record NodeSet(String names, int cpus, long memoryMb, int gpus, String gpuType,
-            List<String> features, boolean simulated) {
+            List<String> features, boolean simulated, String mig, int shardsPerGpu) {
 
+        @org.springframework.boot.context.properties.bind.ConstructorBinding
         public NodeSet {
             features = features == null ? List.of() : List.copyOf(features);
+        }
+
+        public NodeSet(String names, int cpus, long memoryMb, int gpus, String gpuType, List<String> features,
+                boolean simulated) {
+            this(names, cpus, memoryMb, gpus, gpuType, features, simulated, null, 0);
         }
     }
 

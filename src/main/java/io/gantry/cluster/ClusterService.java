@@ -276,7 +276,8 @@ public class ClusterService {
 
     private static io.gantry.engine.Node engineNode(ClusterLayout.NodeSpec n, io.gantry.engine.NodeState state) {
         return new io.gantry.engine.Node(n.name(), n.cpus(), n.memoryMb(), n.gpus(), n.gpuType(),
-                Set.copyOf(n.features()), state, n.switchName(), n.block());
+                Set.copyOf(n.features()), state, n.switchName(), n.block(),
+                n.mig().stream().map(ClusterLayout.MigInstance::profile).toList(), n.shardsPerGpu());
     }
 
     @Transactional(readOnly = true)
@@ -402,6 +403,6 @@ public class ClusterService {
     static NodeView view(NodeEntity n) {
         return new NodeView(n.name(), n.state(), n.reason(), n.reasonUser(), n.reasonTime(), n.cpus(), n.memoryMb(),
                 n.gpus(), n.gpuType(), n.features(), n.allocCpus(), n.allocMemoryMb(), n.allocGpus(), n.partitions(),
-                n.switchName(), n.blockName(), n.simulated(), n.lastHeartbeat());
+                n.switchName(), n.blockName(), n.simulated(), n.lastHeartbeat(), n.mig(), n.shardsPerGpu());
     }
 }

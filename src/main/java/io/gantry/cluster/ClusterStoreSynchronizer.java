@@ -54,7 +54,8 @@ class ClusterStoreSynchronizer implements SmartInitializingSingleton {
                 List<String> partitionsLeft = node.partitions().stream()
                         .filter(layout.partitions()::containsKey).toList();
                 ClusterLayout.NodeSpec spec = new ClusterLayout.NodeSpec(node.name(), node.cpus(), node.memoryMb(),
-                        node.gpus(), node.gpuType(), node.features(), false, partitionsLeft, null, null);
+                        node.gpus(), node.gpuType(), node.features(), false, partitionsLeft, null, null, node.mig(),
+                        node.shardsPerGpu());
                 node.applyJoinedShape(spec);
                 cluster.adopt(spec);
                 joined++;

@@ -15,7 +15,12 @@ public final class ClusterViews {
     public record NodeView(String name, NodeState state, String reason, String reasonUser, Instant reasonTime,
             int cpus, long memoryMb, int gpus, String gpuType, List<String> features, int allocCpus,
             long allocMemoryMb, int allocGpus, List<String> partitions, String switchName, String block,
-            boolean simulated, Instant lastHeartbeat) {
+            boolean simulated, Instant lastHeartbeat,
+            @io.swagger.v3.oas.annotations.media.Schema(description = "Its MIG instances in index order (an "
+                    + "allocation's migIndices point into this list): profile, and UUID when its agent reported one")
+            List<ClusterLayout.MigInstance> migInstances,
+            @io.swagger.v3.oas.annotations.media.Schema(description = "Shards each of its whole GPUs offers "
+                    + "(--gres=shard:N); 0 for none") int shardsPerGpu) {
     }
 
     @Schema(name = "Partition")

@@ -38,6 +38,8 @@ class NodeEntity {
     private String partitions;
     private String switchName;
     private String blockName;
+    private String migInstances;
+    private int shardsPerGpu;
     private boolean simulated;
     @Enumerated(EnumType.STRING)
     @Column(name = "admin_state")
@@ -78,6 +80,8 @@ class NodeEntity {
         this.partitions = String.join(",", spec.partitions());
         this.switchName = spec.switchName();
         this.blockName = spec.block();
+        this.migInstances = ClusterLayout.MigInstance.encode(spec.mig());
+        this.shardsPerGpu = spec.shardsPerGpu();
         this.simulated = spec.simulated();
         this.joined = false;
     }
@@ -191,6 +195,14 @@ class NodeEntity {
 
     String gpuType() {
         return gpuType;
+    }
+
+    List<ClusterLayout.MigInstance> mig() {
+        return ClusterLayout.MigInstance.decode(migInstances);
+    }
+
+    int shardsPerGpu() {
+        return shardsPerGpu;
     }
 
     List<String> features() {

@@ -27,6 +27,7 @@ final class Cycle {
     private final long now;
     private final Policy policy;
     private final Availability a;
+    private final SharedGpus shared;
     private final Limits limits;
     private final Priorities priorities;
     private final int[] buf;
@@ -87,6 +88,7 @@ final class Cycle {
         this.policy = snapshot.policy();
         this.notBefore = now;
         this.a = new Availability(cluster, now);
+        this.shared = new SharedGpus(cluster, a);
         this.limits = new Limits(snapshot.qos(), snapshot.associations());
         this.quotas = new QuotaBook(snapshot.quotas(), snapshot.nodes(), snapshot.running(), snapshot.pending(), now);
         long oldest = now;
@@ -132,6 +134,9 @@ final class Cycle {
                     mask |= 1L << g;
                 }
                 a.hold(i, alloc.cpus(), alloc.memoryMb(), mask, end);
+                if (alloc.sharesGpus()) {
+                    shared.holdRunning(r.id(), i, alloc, end);
+                }
                 holds.computeIfAbsent(r.id(), k -> new ArrayList<>())
                         .add(new long[] {i, alloc.cpus(), alloc.memoryMb(), mask, end});
             }
@@ -470,6 +475,10 @@ final class Cycle {
             return;
         }
 
+        if (job.request().sharesGpus()) {
+            decideShared(job, candidates, own, e.priority, starts, waiting);
+            return;
+        }
         long duration = job.timeLimitSeconds();
         long end = Math.addExact(now, duration);
         // What it must fit before: its limit, or with backfill on predictions its predicted end.
@@ -583,6 +592,44 @@ final class Cycle {
         // A job in an advance reservation waits for its nodes without holding others in the profile.
         Waiting reserved = own == null ? reserve(job, candidates, duration, reason, e.priority, e.starving || e.selected) : null;
         waiting.add(reserved != null ? reserved : waiting(job, reason, e.priority));
+    }
+
+    /**
+     * A job on MIG instances or shards: it starts now on the first node of its partitions (highest
+     * tier first) that has them free, or waits for resources, reserving nothing (see {@link SharedGpus}).
+     */
+    private void decideShared(PendingJob job, List<Shape> candidates, Held own, Priority priority, List<Start> starts,
+            List<Waiting> waiting) {
+        long end = Math.addExact(now, job.timeLimitSeconds());
+        Request r = job.request();
+        PendingReason reason = null;
+        for (Shape shape : candidates) {
+            int p = shape.partition();
+            if (blocked[p] && !policy.backfill()) {
+                reason = worse(reason, PendingReason.PRIORITY);
+                continue;
+            }
+            restrict(own, end);
+            for (int i = shape.candidates().nextSetBit(0); i >= 0; i = shape.candidates().nextSetBit(i + 1)) {
+                if (!c.up.get(i) || (onlyAllowed && !allow.get(i)) || deny.get(i) || shape.excludes(i)
+                        || (shape.required().length > 0 && !shape.requires(i))) {
+                    continue;
+                }
+                int cpus = shape.needCpu(c, i);
+                long mem = shape.needMem(c, i);
+                SharedGpus.Pick pick = shared.pick(i, r, cpus, mem, end);
+                if (pick != null) {
+                    NodeAllocation alloc = shared.take(i, r, pick, cpus, mem, end);
+                    starts.add(new Start(job.id(), c.parts[p].name(), now, end, List.of(alloc), blocked[p], priority));
+                    limits.charge(job.user(), job.account(), job.qos(), Tres.of(List.of(alloc)));
+                    return;
+                }
+            }
+            reason = worse(reason, shape.required().length > 0 ? PendingReason.REQ_NODE_NOT_AVAIL
+                    : PendingReason.RESOURCES);
+            blocked[p] = true;
+        }
+        waiting.add(waiting(job, reason == null ? PendingReason.RESOURCES : reason, priority));
     }
 
     /**
@@ -876,6 +923,9 @@ final class Cycle {
             for (int p = 0; p < s.length; p++) {
                 s[p] = Shape.of(req, c.parts[p], c);
                 Feasibility f = Feasibilities.check(c, s[p]);
+                if (f.fits() && req.sharesGpus()) {
+                    f = SharedGpus.check(c, s[p], req);
+                }
                 no[p] = !f.fits() ? f.reason() : upNodesSuffice(s[p]) ? null : PendingReason.REQ_NODE_NOT_AVAIL;
             }
             return new Layout(s, no);

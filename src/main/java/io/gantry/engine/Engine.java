@@ -60,6 +60,9 @@ public final class Engine {
         }
         Shape s = Shape.of(job.request(), part, c);
         Feasibility f = Feasibilities.check(c, s);
+        if (f.fits() && job.request().sharesGpus()) {
+            f = SharedGpus.check(c, s, job.request());
+        }
         if (!f.fits()) {
             return f;
         }

@@ -22,6 +22,10 @@ import java.util.Objects;
  * blocks they are in: no other job runs on any node of those blocks while it runs, and a job that fits
  * in one block gets exactly one.
  *
+ * <p>Shared GPUs (Slurm's {@code --gres=gpu:1g.10gb:N} and {@code --gres=shard:N}): {@code migProfile}
+ * with {@code migCount} asks for that many MIG instances of that profile, {@code shards} for that many
+ * shards of one GPU. Either is per node, for a one-node job, and excludes whole GPUs.
+ *
  * <p>A nodelist of more nodes than {@code nodes} raises the node count to the nodelist's, as in
  * Slurm; the other nodes of a bigger job are the engine's choice. A node named in the nodelist
  * that the snapshot does not know, or cannot use now, keeps the job waiting (ReqNodeNotAvail);
@@ -34,7 +38,7 @@ import java.util.Objects;
 public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int gpus, int gpusPerNode,
         String gpuType, Constraint constraint, boolean exclusive, boolean oneBlock, String nodelist,
         String exclude, int switches, long switchWaitSeconds, int maxNodes, long timeMinSeconds, int segment,
-        boolean topoExclusive) {
+        boolean topoExclusive, String migProfile, int migCount, int shards) {
 
     public Request {
         if (nodes < 0 || tasks < 1 || cpusPerTask < 1 || memoryMb < 0 || gpus < 0 || gpusPerNode < 0
@@ -48,6 +52,16 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         }
         constraint = constraint == null ? Constraint.NONE : constraint;
         Objects.requireNonNull(constraint);
+        migProfile = migProfile == null || migProfile.isEmpty() ? null : migProfile;
+        if (migCount < 0 || shards < 0 || (migProfile == null) != (migCount == 0)) {
+            throw new IllegalArgumentException("invalid request: a MIG profile needs a positive count, shards must "
+                    + "not be negative");
+        }
+        if ((migCount > 0 || shards > 0) && (migCount > 0 && shards > 0 || gpus > 0 || gpusPerNode > 0 || nodes > 1
+                || maxNodes > 1 || exclusive || topoExclusive)) {
+            throw new IllegalArgumentException("MIG instances and shards are for one node, without whole GPUs, "
+                    + "each other or exclusive nodes");
+        }
         nodelist = nodelist == null || nodelist.isEmpty() ? null : nodelist;
         exclude = exclude == null || exclude.isEmpty() ? null : exclude;
     }
@@ -56,7 +70,32 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
     public Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int gpus, int gpusPerNode, String gpuType,
             Constraint constraint, boolean exclusive, boolean oneBlock) {
         this(nodes, tasks, cpusPerTask, memoryMb, gpus, gpusPerNode, gpuType, constraint, exclusive, oneBlock, null,
-                null, 0, 0, 0, 0, 0, false);
+                null, 0, 0, 0, 0, 0, false, null, 0, 0);
+    }
+
+    /** A request without shared GPUs. */
+    public Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int gpus, int gpusPerNode, String gpuType,
+            Constraint constraint, boolean exclusive, boolean oneBlock, String nodelist, String exclude, int switches,
+            long switchWaitSeconds, int maxNodes, long timeMinSeconds, int segment, boolean topoExclusive) {
+        this(nodes, tasks, cpusPerTask, memoryMb, gpus, gpusPerNode, gpuType, constraint, exclusive, oneBlock, nodelist,
+                exclude, switches, switchWaitSeconds, maxNodes, timeMinSeconds, segment, topoExclusive, null, 0, 0);
+    }
+
+    /**
+     * NVIDIA's MIG profile names, as Slurm's gres.conf and {@code nvidia-smi -L} spell them: {@code 1g.10gb},
+     * {@code 3g.40gb}, {@code 1g.10gb+me}, {@code 1c.3g.40gb}. A GPU type of this form asks for MIG instances.
+     */
+    public static final java.util.regex.Pattern MIG_PROFILE =
+            java.util.regex.Pattern.compile("(\\d+c\\.)?\\d+g\\.\\d+gb(\\+[a-z]+)?");
+
+    /** Whether {@code gpuType} names a MIG profile rather than a GPU model. */
+    public static boolean isMigProfile(String gpuType) {
+        return gpuType != null && MIG_PROFILE.matcher(gpuType).matches();
+    }
+
+    /** Whether it asks for MIG instances or shards. */
+    public boolean sharesGpus() {
+        return migCount > 0 || shards > 0;
     }
 
     /** Whether it names nodes to run on or to avoid. */
@@ -93,6 +132,9 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         b.timeMinSeconds = timeMinSeconds;
         b.segment = segment;
         b.topoExclusive = topoExclusive;
+        b.migProfile = migProfile;
+        b.migCount = migCount;
+        b.shards = shards;
         return b;
     }
 
@@ -115,6 +157,9 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         private long timeMinSeconds;
         private int segment;
         private boolean topoExclusive;
+        private String migProfile;
+        private int migCount;
+        private int shards;
 
         public Builder nodes(int v) { nodes = v; return this; }
         public Builder tasks(int v) { tasks = v; return this; }
@@ -135,11 +180,25 @@ public record Request(int nodes, int tasks, int cpusPerTask, long memoryMb, int 
         public Builder timeMinSeconds(long v) { timeMinSeconds = v; return this; }
         public Builder segment(int v) { segment = v; return this; }
         public Builder topoExclusive(boolean v) { topoExclusive = v; return this; }
+        public Builder mig(String profile, int count) { migProfile = profile; migCount = count; return this; }
+        public Builder shards(int v) { shards = v; return this; }
+
+        /**
+         * GPUs as a job stores them: a type that is a MIG profile asks for that many MIG instances on
+         * its one node (Slurm's {@code --gres=gpu:1g.10gb:N}); any other type, or none, for whole GPUs.
+         */
+        public Builder typedGpus(String type, int total, int perNode) {
+            if (isMigProfile(type)) {
+                int count = Math.max(total, perNode);
+                return mig(count > 0 ? type : null, count).gpus(0).gpusPerNode(0).gpuType(null);
+            }
+            return gpus(total).gpusPerNode(perNode).gpuType(type);
+        }
 
         public Request build() {
             return new Request(nodes, tasks, cpusPerTask, memoryMb, gpus, gpusPerNode, gpuType, constraint,
                     exclusive, oneBlock, nodelist, exclude, switches, switchWaitSeconds, maxNodes, timeMinSeconds,
-                    segment, topoExclusive);
+                    segment, topoExclusive, migProfile, migCount, shards);
         }
     }
 }

@@ -94,6 +94,7 @@ class JobEntity {
     @Column(name = "segment_size")
     private Integer segment;
     private String exclusiveMode;
+    private Integer shards;
     private Integer exitCode;
     private String allocatedNodes;
     private String allocation;
@@ -167,6 +168,7 @@ class JobEntity {
         this.timeMinSeconds = spec.timeMinSeconds();
         this.segment = spec.segment();
         this.exclusiveMode = spec.exclusiveMode();
+        this.shards = spec.shards();
         this.defaultMemoryMb = spec.defaultMemoryMb();
     }
 
@@ -227,6 +229,7 @@ class JobEntity {
     Integer segment() { return segment; }
 
     String exclusiveMode() { return exclusiveMode; }
+    Integer shards() { return shards; }
     Long defaultMemoryMb() { return defaultMemoryMb; }
     Integer exitCode() { return exitCode; }
     String allocatedNodes() { return allocatedNodes; }

@@ -9,5 +9,11 @@ import io.gantry.engine.Tres;
  * allocation) and when. {@code end} is null while it runs; {@code qos} is null where the question
  * does not read it (the utilization rollups).
  */
-public record JobRun(String account, String user, String qos, Tres allocated, Instant start, Instant end) {
+public record JobRun(String account, String user, String qos, Tres allocated, Instant start, Instant end,
+        double sharedGpus) {
+
+    /** A run on whole GPUs only. */
+    public JobRun(String account, String user, String qos, Tres allocated, Instant start, Instant end) {
+        this(account, user, qos, allocated, start, end, 0);
+    }
 }

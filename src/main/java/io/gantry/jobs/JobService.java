@@ -341,7 +341,7 @@ public class JobService {
                 j.stderr(), j.requeue(), j.reservation(), j.beginTime(), j.nodelist(), j.exclude(), j.comment(),
                 script.environment() == null ? null : EnvironmentText.decode(script.environment()), script.script(),
                 j.simulatedRunSeconds(), j.simulatedExitCode(), j.umask(), j.signal(), j.switches(), j.timeMinSeconds(), j.segment(),
-                j.exclusiveMode(), blocksOf.apply(j.allocatedNodes()),
+                j.exclusiveMode(), j.shards(), blocksOf.apply(j.allocatedNodes()),
                 j.maxRssBytes(),
                 j.totalCpuMillis());
     }

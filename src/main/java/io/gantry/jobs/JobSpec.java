@@ -18,7 +18,7 @@ public record JobSpec(String name, String script, List<String> partitions, Strin
         String workdir, Map<String, String> environment, String stdout, String stderr, boolean requeue,
         String reservation, Instant beginTime, String nodelist, String exclude, String comment,
         Long simulatedRunSeconds, Integer simulatedExitCode, String umask, String signal, String switches,
-        Long timeMinSeconds, Integer segment, Long defaultMemoryMb, String exclusiveMode) {
+        Long timeMinSeconds, Integer segment, Long defaultMemoryMb, String exclusiveMode, Integer shards) {
 
     public JobSpec {
         partitions = List.copyOf(partitions);

@@ -73,5 +73,8 @@ public record JobSubmission(
                 + "in to itself (no other job on any node of them while it runs; a job that fits one block gets "
                 + "exactly one); user and mcs are accepted as whole nodes. Implies exclusive; absent for plain "
                 + "--exclusive", allowableValues = {"user", "mcs", "topo"}, example = "topo")
-        @Size(max = 8) String exclusiveMode) {
+        @Size(max = 8) String exclusiveMode,
+        @Schema(description = "GPU shards on one node (--gres=shard:N, Slurm's sharding): a share of one GPU that "
+                + "other shard jobs use too; not with whole GPUs, MIG instances or more than one node",
+                example = "2", minimum = "1") Integer shards) {
 }

@@ -38,7 +38,8 @@ public class JobUsage {
                  WHERE start_time IS NOT NULL AND allocation IS NOT NULL AND start_time < ?
                    AND (end_time IS NULL OR end_time > ?)""", rs -> {
             each.accept(new JobRun(rs.getString(1), rs.getString(2), rs.getString(3),
-                    JobAllocation.totals(rs.getString(4)), instant(rs, 5), instant(rs, 6)));
+                    JobAllocation.totals(rs.getString(4)), instant(rs, 5), instant(rs, 6),
+                    JobAllocation.sharedGpus(rs.getString(4))));
         }, utc(to), utc(from));
     }
 

@@ -40,6 +40,8 @@ public final class JobViews {
             @Schema(description = "Nodes per group that shares one block (--segment); null when none") Integer segment,
             @Schema(description = "The mode of --exclusive=mode (user, mcs or topo); null for plain --exclusive or "
                     + "none", example = "topo") String exclusiveMode,
+            @Schema(description = "GPU shards asked for on its node (--gres=shard:N); null when none", example = "2")
+            Integer shards,
             @Schema(description = "The blocks (NVLink-like domains) its nodes are in, in name order; empty while it "
                     + "holds no nodes or when they are in no block. A topo job has these blocks to itself")
             List<String> blocks,

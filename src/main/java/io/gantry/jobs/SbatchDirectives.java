@@ -436,6 +436,7 @@ public final class SbatchDirectives {
         Long timeMinSeconds;
         Integer segment;
         String exclusiveMode;
+        Integer shards;
 
         /** The memory option given so far, for sbatch's rule that only one kind may be. */
         Memory memoryKind;
@@ -614,7 +615,10 @@ public final class SbatchDirectives {
             this.exclusiveMode = value;
         }
 
-        /** {@code gpu}, {@code gpu:N}, {@code gpu:type} or {@code gpu:type:N}, per node; or {@code none}. */
+        /**
+         * {@code gpu}, {@code gpu:N}, {@code gpu:type} or {@code gpu:type:N}, per node (a MIG profile such
+         * as {@code 1g.10gb} is a type); {@code shard} or {@code shard:N}; or {@code none}.
+         */
         void gres(String spelled, String value) {
             if (text(value).equals("none")) {
                 return;
@@ -622,14 +626,29 @@ public final class SbatchDirectives {
             String gpu = null;
             for (String item : value.split(",", -1)) {
                 String[] parts = item.split(":", -1);
+                if (parts[0].equals("shard")) {
+                    if (parts.length > 2) {
+                        throw new IllegalArgumentException("'" + item + "' has too many ':'; write shard[:count]");
+                    }
+                    int count = parts.length == 1 ? 1 : number(parts[1]);
+                    if (count < 1) {
+                        throw new IllegalArgumentException("'" + item + "' asks for no shard; write shard:N with N of "
+                                + "at least 1");
+                    }
+                    this.shards = count;
+                    continue;
+                }
                 if (!parts[0].equals("gpu")) {
-                    throw new IllegalArgumentException("'" + item + "': Gantry schedules only GPUs as generic resources;"
-                            + " write gpu[:type][:count]");
+                    throw new IllegalArgumentException("'" + item + "': Gantry schedules only GPUs and GPU shards as "
+                            + "generic resources; write gpu[:type][:count] or shard[:count]");
                 }
                 if (gpu != null) {
                     throw new IllegalArgumentException("'" + value + "' asks for GPUs twice; a Gantry job uses one GPU type");
                 }
                 gpu = item;
+            }
+            if (gpu == null) {
+                return;
             }
             String[] parts = gpu.split(":", -1);
             String type;
@@ -640,7 +659,7 @@ public final class SbatchDirectives {
                     count = 1;
                 }
                 case 2 -> {
-                    boolean isCount = !parts[1].isEmpty() && Character.isDigit(parts[1].charAt(0));
+                    boolean isCount = !parts[1].isEmpty() && parts[1].chars().allMatch(Character::isDigit);
                     type = isCount ? null : parts[1];
                     count = isCount ? number(parts[1]) : 1;
                 }
@@ -672,7 +691,7 @@ public final class SbatchDirectives {
             if (type == null) {
                 return;
             }
-            if (!GPU_TYPE.matcher(type).matches()) {
+            if (!GPU_TYPE.matcher(type).matches() && !io.gantry.engine.Request.isMigProfile(type)) {
                 throw new IllegalArgumentException("'" + type + "' is not a GPU type such as h100");
             }
             if (this.gpuType != null && !this.gpuType.equals(type)) {
@@ -691,7 +710,7 @@ public final class SbatchDirectives {
                     this.constraints, this.exclusive, this.dependency, this.array, this.hold, this.nice, this.workdir,
                     this.stdout, this.stderr, this.requeue, this.ntasksPerNode, this.nodelist, this.exclude,
                     this.beginTime, this.reservation, this.export, this.comment, this.signal, this.switches, this.timeMinSeconds, this.segment,
-                    this.exclusiveMode, this.warnings,
+                    this.exclusiveMode, this.shards, this.warnings,
                     this.lines);
         }
     }

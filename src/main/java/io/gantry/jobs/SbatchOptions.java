@@ -78,6 +78,7 @@ public record SbatchOptions(
         Long timeMinSeconds,
         Integer segment,
         String exclusiveMode,
+        Integer shards,
         List<String> warnings,
         Map<String, Integer> lines) {
 

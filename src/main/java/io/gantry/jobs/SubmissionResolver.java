@@ -26,6 +26,7 @@ import io.gantry.engine.JobId;
 import io.gantry.engine.Node;
 import io.gantry.engine.Partition;
 import io.gantry.engine.PendingJob;
+import io.gantry.engine.PendingReason;
 import io.gantry.engine.Request;
 import io.gantry.engine.Snapshot;
 import io.gantry.engine.Switch;
@@ -197,6 +198,9 @@ class SubmissionResolver {
             timeMin = null;
         }
 
+        Integer shards = sharedGpus(json, directives, gpus, gpusPerNode, gpuType, minNodes, maxNodes, exclusive,
+                errors);
+
         Integer segment = first(json.segment(), directives.segment(), null);
         if (segment != null && (segment < 1 || minNodes < 1 || minNodes % segment != 0)) {
             errors.add(new FieldError(fieldOf("segment", json.segment(), directives), minNodes < 1
@@ -342,7 +346,8 @@ class SubmissionResolver {
         }
 
         Request request = Request.builder().nodes(minNodes).tasks(tasks).cpusPerTask(cpusPerTask)
-                .memoryMb(memoryMb).gpus(gpus).gpusPerNode(gpusPerNode).gpuType(gpuType).constraint(constraint)
+                .memoryMb(memoryMb).typedGpus(gpuType, gpus, gpusPerNode).shards(shards == null ? 0 : shards)
+                .constraint(constraint)
                 .exclusive(exclusive).nodelist(nodelist).exclude(exclude)
                 .switches(switchLimit == null ? 0 : switchLimit.count())
                 .switchWaitSeconds(switchLimit == null ? 0 : switchLimit.waitSeconds())
@@ -353,7 +358,8 @@ class SubmissionResolver {
             String field = switch (feasibility.cause()) {
                 case NODELIST -> nodelistField;
                 case EXCLUDE -> excludeField;
-                case REQUEST -> fieldOf(feasibility, gpusPerNode > 0 && gpus == 0);
+                case REQUEST -> request.sharesGpus() && feasibility.reason() == PendingReason.BAD_CONSTRAINTS
+                        ? (request.shards() > 0 ? "shards" : "gpuType") : fieldOf(feasibility, gpusPerNode > 0 && gpus == 0);
             };
             String message = feasibility.message();
             if (feasibility.reason() == io.gantry.engine.PendingReason.BAD_CONSTRAINTS && gpuType != null) {
@@ -373,7 +379,7 @@ class SubmissionResolver {
                 workdir, environment, stdout, stderr, first(json.requeue(), directives.requeue(), true), reservation,
                 beginTime, nodelist, exclude, comment, simulatedRun, json.simulatedExitCode(), umask, signal,
                 switches, timeMin, segment, memoryMb > 0 ? null : defaultMemory(partitions, layout, minNodes, tasks, cpusPerTask, ntasksPerNode,
-                        exclusive), exclusiveMode);
+                        exclusive), exclusiveMode, shards);
         return new Resolved(spec, warnings);
     }
 
@@ -846,6 +852,43 @@ class SubmissionResolver {
 
     private record Shapes(io.gantry.cluster.ClusterLayout layout, List<Node> nodes, List<Partition> partitions,
             List<Switch> switches) {
+    }
+
+    /**
+     * The shards asked for (null for none), checked with a MIG request against the rest: shards and MIG
+     * instances are one node's (Slurm's --gres is per node; Gantry gives them to one-node jobs only), and
+     * exclude whole GPUs and each other.
+     */
+    private static Integer sharedGpus(JobSubmission json, SbatchOptions directives, int gpus, int gpusPerNode,
+            String gpuType, int minNodes, Integer maxNodes, boolean exclusive, List<FieldError> errors) {
+        Integer shards = first(json.shards(), directives.shards(), null);
+        String shardField = fieldOf("shards", json.shards(), directives);
+        boolean mig = Request.isMigProfile(gpuType);
+        if (shards != null && (shards < 1 || shards > io.gantry.engine.Node.MAX_SHARDS_PER_GPU)) {
+            errors.add(new FieldError(shardField, "must be 1 to " + io.gantry.engine.Node.MAX_SHARDS_PER_GPU
+                    + " (as --gres=shard:N), was " + shards));
+            return null;
+        }
+        if (shards != null && (gpus > 0 || gpusPerNode > 0)) {
+            errors.add(new FieldError(shardField, "ask for GPU shards or " + (mig ? "MIG instances" : "whole GPUs")
+                    + ", not both"));
+            return null;
+        }
+        if (shards == null && !mig) {
+            return null;
+        }
+        String field = shards != null ? shardField : "gpuType";
+        String what = shards != null ? "GPU shards" : "MIG instances (" + gpuType + ")";
+        if (mig && gpus == 0 && gpusPerNode == 0) {
+            errors.add(new FieldError("gpuType", "names MIG profile " + gpuType + " but asks for no GPU; write "
+                    + "--gres=gpu:" + gpuType + ":N"));
+        } else if (minNodes > 1 || (maxNodes != null && maxNodes > 1)) {
+            errors.add(new FieldError(field, what + " are for a job on one node; this one asks for "
+                    + Math.max(minNodes, maxNodes == null ? 0 : maxNodes) + " nodes"));
+        } else if (exclusive) {
+            errors.add(new FieldError(field, what + " share a node's GPUs; they do not go with --exclusive"));
+        }
+        return shards;
     }
 
     /**

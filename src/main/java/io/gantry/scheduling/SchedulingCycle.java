@@ -411,7 +411,8 @@ class SchedulingCycle {
             for (Start start : planned.plan().starts()) {
                 ActiveJob job = planned.byEngineId().get(start.job());
                 List<JobAllocation> allocation = start.allocation().stream()
-                        .map(a -> new JobAllocation(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices())).toList();
+                        .map(a -> new JobAllocation(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices(), a.migIndices(),
+                                a.shards() > 0 ? a.shardGpu() : null, a.shards(), gpuMillis(a))).toList();
                 List<NodeUse> uses = allocation.stream()
                         .map(JobAllocation::use).toList();
                 if (!fits(uses, free)) {
@@ -493,9 +494,19 @@ class SchedulingCycle {
         return true;
     }
 
+    /** What a start's MIG instances and shards are worth, in thousandths of a GPU (0 for whole GPUs). */
+    private int gpuMillis(NodeAllocation a) {
+        if (!a.sharesGpus()) {
+            return 0;
+        }
+        io.gantry.cluster.ClusterLayout.NodeSpec spec = cluster.layout().nodes().get(a.node());
+        return spec == null ? 0 : spec.gpuMillis(a.migIndices(), a.shards());
+    }
+
     private static RunningJob runningJob(ActiveJob job) {
         List<NodeAllocation> allocation = job.allocation().stream()
-                .map(a -> new NodeAllocation(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices())).toList();
+                .map(a -> new NodeAllocation(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices(), a.migIndices(),
+                        a.shardGpu() == null ? -1 : a.shardGpu(), a.shards())).toList();
         long start = job.startTime().getEpochSecond();
         return new RunningJob(JobId.of(job.jobId(), job.arrayTaskId()), job.user(), job.account(), job.qos(),
                 job.partition(), allocation, start, start + job.timeLimitSeconds(),
@@ -504,7 +515,8 @@ class SchedulingCycle {
 
     static PendingJob pendingJob(ActiveJob job) {
         Request request = Request.builder().nodes(job.minNodes()).tasks(job.tasks()).cpusPerTask(job.cpusPerTask())
-                .memoryMb(job.memoryMb()).gpus(job.gpus()).gpusPerNode(job.gpusPerNode()).gpuType(job.gpuType())
+                .memoryMb(job.memoryMb()).typedGpus(job.gpuType(), job.gpus(), job.gpusPerNode())
+                .shards(job.shards() == null ? 0 : job.shards())
                 .constraint(Constraint.parse(job.constraints())).exclusive(job.exclusive())
                 .nodelist(job.nodelist()).exclude(job.exclude())
                 .maxNodes(job.maxNodes() == null ? 0 : job.maxNodes())

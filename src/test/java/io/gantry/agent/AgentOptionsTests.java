@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import io.gantry.agent.protocol.AgentProtocol;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -123,5 +124,28 @@ class AgentOptionsTests {
         List<String> none = List.of();
         assertThat(NodeResources.parseNvidiaSmi("")).isEmpty();
         assertThat(none).isEmpty();
+    }
+
+    /** As nvidia-smi -L prints a DGX A100 with GPU 0 split into MIG instances and GPU 1 whole. */
+    private static final String SMI_L = """
+            GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5d5ba0d6-d33d-2b2c-524d-9e3d8d2b8a77)
+              MIG 3g.20gb     Device  0: (UUID: MIG-6e4a8ec7-8a1b-5f2e-9f4c-8b4c4d3b2a11)
+              MIG 1g.5gb      Device  1: (UUID: MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f)
+              MIG 1g.5gb      Device  2: (UUID: MIG-cba663e8-9bed-5b7f-aa4e-3dd7a8a4dbb8)
+            GPU 1: NVIDIA A100-SXM4-40GB (UUID: GPU-0b8f3c2e-1d4a-4c8e-9a7b-2f6e5d4c3b2a)
+            """;
+
+    @Test
+    void migInstancesAreReadFromNvidiaSmiListInOrderAndTheirGpuIsNotOfferedWhole() {
+        List<AgentProtocol.MigDevice> mig = NodeResources.parseMig(SMI_L);
+        assertThat(mig).containsExactly(
+                new AgentProtocol.MigDevice(0, "3g.20gb", "MIG-6e4a8ec7-8a1b-5f2e-9f4c-8b4c4d3b2a11"),
+                new AgentProtocol.MigDevice(0, "1g.5gb", "MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f"),
+                new AgentProtocol.MigDevice(0, "1g.5gb", "MIG-cba663e8-9bed-5b7f-aa4e-3dd7a8a4dbb8"));
+        List<AgentProtocol.Gpu> gpus = List.of(new AgentProtocol.Gpu(0, "GPU-5d5b", "NVIDIA A100-SXM4-40GB"),
+                new AgentProtocol.Gpu(1, "GPU-0b8f", "NVIDIA A100-SXM4-40GB"));
+        assertThat(NodeResources.whole(gpus, mig)).extracting(AgentProtocol.Gpu::index).containsExactly(1);
+        assertThat(NodeResources.parseMig("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-aaa)\n")).isEmpty();
+        assertThat(NodeResources.parseMig("No devices were found\n")).isEmpty();
     }
 }

@@ -219,6 +219,30 @@ class ClusterLayoutTests {
                         e -> assertThat(e.problems()).anySatisfy(p -> assertThat(p).contains(expected)));
     }
 
+    @Test
+    void migInstancesAndShardsAreReadFromTheNodeSetAndWorthTheirPartOfAGpu() {
+        Fixture fixture = config();
+        fixture.nodes.set(1, new NodeSet("cpu[1-2]", 32, 128000, 2, "a100", List.of(), true,
+                "gpu:1g.10gb:2,3g.40gb:1", 8));
+        ClusterLayout.NodeSpec cpu1 = ClusterLayout.from(fixture.build()).nodes().get("cpu1");
+        assertThat(cpu1.mig()).extracting(ClusterLayout.MigInstance::profile)
+                .containsExactly("1g.10gb", "1g.10gb", "3g.40gb");
+        assertThat(cpu1.shardsPerGpu()).isEqualTo(8);
+        assertThat(cpu1.gpuMillis(List.of(2), 0)).isEqualTo(429);
+        assertThat(cpu1.gpuMillis(List.of(0), 0)).isEqualTo(143);
+        assertThat(cpu1.gpuMillis(List.of(), 2)).isEqualTo(250);
+    }
+
+    @Test
+    void aMigListThatIsNotProfilesWithCountsOrShardsWithoutGpusStopStartUp() {
+        Fixture fixture = config();
+        fixture.nodes.set(1, new NodeSet("cpu[1-2]", 32, 128000, 0, null, List.of(), true, "a100:7", 4));
+        assertProblem(fixture, "gantry.cluster.nodes[1].mig: 'a100:7' is not a MIG profile with a count, such as "
+                + "1g.10gb:7");
+        assertProblem(fixture, "gantry.cluster.nodes[1].shards-per-gpu: must be 0 to 1024, and needs whole GPUs "
+                + "(gpus) to split; was 4");
+    }
+
     private static Fixture config() {
         return new Fixture();
     }

@@ -31,6 +31,20 @@ class JobAllocationTests {
     }
 
     @Test
+    void migInstancesAndShardsAreWrittenBesideTheGpusAndAreNoWholeGpusInTheTotals() {
+        List<JobAllocation> shared = List.of(new JobAllocation("mig1", 2, 4000, List.of(), List.of(0, 3), null, 0, 571),
+                new JobAllocation("sh1", 1, 1000, List.of(), List.of(), 1, 2, 500),
+                new JobAllocation("gpu1", 1, 1000, List.of(2), List.of(), null, 0, 0));
+        String text = JobAllocation.encode(shared);
+        assertThat(text).isEqualTo("mig1:2:4000::0.3::571;sh1:1:1000:::1.2:500;gpu1:1:1000:2");
+        assertThat(JobAllocation.decode(text)).isEqualTo(shared);
+        assertThat(JobAllocation.totals(text)).isEqualTo(new Tres(4, 6000, 1, 3));
+        // Accounting charges the shared devices as the GPUs they are worth, beside the whole one.
+        assertThat(JobAllocation.sharedGpus(text)).isEqualTo(1.071);
+        assertThat(JobAllocation.sharedGpus("gpu1:1:1000:2")).isZero();
+    }
+
+    @Test
     void aJobThatHoldsNothingHasNoEntriesAndZeroTotals() {
         assertThat(JobAllocation.decode(null)).isEmpty();
         assertThat(JobAllocation.decode("")).isEmpty();

@@ -61,6 +61,11 @@ class SbatchDirectivesTests {
             --gres gpu                    | gpusPerNode       | 1
             --gres=gpu:a100               | gpuType           | a100
             --gres=none                   | gpusPerNode       | null
+            --gres=shard:2                | shards            | 2
+            --gres=shard                  | shards            | 1
+            --gres=gpu:1g.10gb:3          | gpuType           | 1g.10gb
+            --gres=gpu:1g.10gb:3          | gpusPerNode       | 3
+            --gres=gpu:3g.40gb            | gpusPerNode       | 1
             -G 8                          | gpus              | 8
             -G8                           | gpus              | 8
             --gpus=h100:8                 | gpus              | 8
@@ -434,8 +439,9 @@ class SbatchDirectivesTests {
             --mem=1.5G                   | --mem            | Invalid memory size '1.5G': '.5G' at position 1 is not a unit; use K, M, G or T (no unit means megabytes)
             --mem=-1                     | --mem            | Invalid memory size '-1': '-' at position 0 is not allowed; write a whole number with an optional K, M, G or T
             --mem-per-gpu=lots           | --mem-per-gpu    | Invalid memory size 'lots': 'l' at position 0 is not allowed; write a whole number with an optional K, M, G or T
-            --gres=license:1             | --gres           | 'license:1': Gantry schedules only GPUs as generic resources; write gpu[:type][:count]
-            --gres=gpu:h100:2,shard:1    | --gres           | 'shard:1': Gantry schedules only GPUs as generic resources; write gpu[:type][:count]
+            --gres=license:1             | --gres           | 'license:1': Gantry schedules only GPUs and GPU shards as generic resources; write gpu[:type][:count] or shard[:count]
+            --gres=shard:0               | --gres           | 'shard:0' asks for no shard; write shard:N with N of at least 1
+            --gres=shard:1:2             | --gres           | 'shard:1:2' has too many ':'; write shard[:count]
             --gres=gpu:h100:2,gpu:a100:1 | --gres           | 'gpu:h100:2,gpu:a100:1' asks for GPUs twice; a Gantry job uses one GPU type
             --gres=gpu:h100:2:1          | --gres           | 'gpu:h100:2:1' has too many ':'; write gpu[:type][:count]
             --gres=gpu:h100:x            | --gres           | 'x' is not a whole number

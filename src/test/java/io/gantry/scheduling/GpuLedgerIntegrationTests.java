@@ -64,6 +64,6 @@ class GpuLedgerIntegrationTests {
     private static JobSubmission job(String name, boolean hold) {
         return new JobSubmission(name, null, "gpu", null, null, null, null, null, null, null, null, null, null,
                 1, null, null, null, null, 600L, null, null, null, null, hold, null, null, null, null, null,
-                null, null, null, null, null, null, 3600L, null, null, null, null, null, null, null);
+                null, null, null, null, null, null, 3600L, null, null, null, null, null, null, null, null);
     }
 }

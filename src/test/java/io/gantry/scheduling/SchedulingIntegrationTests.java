@@ -197,12 +197,12 @@ class SchedulingIntegrationTests {
     private static JobSubmission scripted(String directives) {
         return new JobSubmission("snap", "#!/bin/bash\n" + directives + "\nhostname\n", "cpu", null, null, null,
                 null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, null, null, null, null, null, null, null, 600L, null, null, null, null, null, null, null);
+                null, null, null, null, null, null, null, null, null, null, null, null, 600L, null, null, null, null, null, null, null, null);
     }
 
     private static JobSubmission job() {
         return new JobSubmission("race", null, "cpu", null, null, null, null, null, null, null, null, null, null,
                 null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, null, 600L, null, null, null, null, null, null, null);
+                null, null, null, null, null, null, 600L, null, null, null, null, null, null, null, null);
     }
 }

@@ -47,16 +47,31 @@ public final class AgentProtocol {
     public record Gpu(int index, String uuid, String model) {
     }
 
-    /** What an agent has, and the jobs it still runs (display ids). */
+    /** One MIG instance as {@code nvidia-smi -L} lists it: its GPU, profile ({@code 1g.10gb}) and UUID. */
+    @Schema(name = "AgentMigDevice")
+    public record MigDevice(int gpu, String profile, String uuid) {
+    }
+
+    /**
+     * What an agent has, and the jobs it still runs (display ids). {@code gpus} are the whole GPUs;
+     * GPUs split into MIG instances are not among them, their instances are in {@code mig}.
+     */
     @Schema(name = "AgentRegistration")
     public record Registration(String name, int cpus, long memoryMb, List<Gpu> gpus, String gpuType,
             List<String> features, String agentVersion, List<String> runningJobs,
             @Schema(description = "Set when the agent does not run as root: the only Unix account it can run jobs as")
-            String jobUser) {
+            String jobUser,
+            @Schema(description = "Its MIG instances in nvidia-smi -L order; empty or null for none")
+            List<MigDevice> mig) {
+
+        public Registration(String name, int cpus, long memoryMb, List<Gpu> gpus, String gpuType,
+                List<String> features, String agentVersion, List<String> runningJobs, String jobUser) {
+            this(name, cpus, memoryMb, gpus, gpuType, features, agentVersion, runningJobs, jobUser, null);
+        }
 
         public Registration(String name, int cpus, long memoryMb, List<Gpu> gpus, String gpuType,
                 List<String> features, String agentVersion, List<String> runningJobs) {
-            this(name, cpus, memoryMb, gpus, gpuType, features, agentVersion, runningJobs, null);
+            this(name, cpus, memoryMb, gpus, gpuType, features, agentVersion, runningJobs, null, null);
         }
     }
 
@@ -185,7 +200,20 @@ public final class AgentProtocol {
             String partition, String qos, String script, String workdir, Map<String, String> environment,
             String stdout, String stderr, long timeLimitSeconds, Instant startTime, String nodelist,
             List<String> nodes, int tasks, int cpusPerTask, int cpusOnNode, long memoryMbOnNode,
-            List<Integer> gpuIndices, JobIdentity identity) {
+            List<Integer> gpuIndices, JobIdentity identity,
+            @Schema(description = "The MIG instances it holds on this node, as indices into the node's MIG "
+                    + "instances (nvidia-smi -L order); null or empty for none") List<Integer> migIndices,
+            @Schema(description = "The GPU its shards are on (--gres=shard:N); null for none") Integer shardGpu) {
+
+        public Launch(String jobId, long arrayJobId, Integer arrayTaskId, String name, String user, String account,
+                String partition, String qos, String script, String workdir, Map<String, String> environment,
+                String stdout, String stderr, long timeLimitSeconds, Instant startTime, String nodelist,
+                List<String> nodes, int tasks, int cpusPerTask, int cpusOnNode, long memoryMbOnNode,
+                List<Integer> gpuIndices, JobIdentity identity) {
+            this(jobId, arrayJobId, arrayTaskId, name, user, account, partition, qos, script, workdir, environment,
+                    stdout, stderr, timeLimitSeconds, startTime, nodelist, nodes, tasks, cpusPerTask, cpusOnNode,
+                    memoryMbOnNode, gpuIndices, identity, null, null);
+        }
 
         public Launch(String jobId, long arrayJobId, Integer arrayTaskId, String name, String user, String account,
                 String partition, String qos, String script, String workdir, Map<String, String> environment,
@@ -194,7 +222,7 @@ public final class AgentProtocol {
                 List<Integer> gpuIndices) {
             this(jobId, arrayJobId, arrayTaskId, name, user, account, partition, qos, script, workdir, environment,
                     stdout, stderr, timeLimitSeconds, startTime, nodelist, nodes, tasks, cpusPerTask, cpusOnNode,
-                    memoryMbOnNode, gpuIndices, null);
+                    memoryMbOnNode, gpuIndices, null, null, null);
         }
 
         /** Who the job runs as and how it is signalled; never null on the agent (defaults when absent). */
