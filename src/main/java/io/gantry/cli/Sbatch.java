@@ -103,10 +103,6 @@ final class Sbatch {
                     + "submitted job's expected start)");
             return 1;
         }
-        if (local.containsKey("wait")) {
-            env.err().println("sbatch: error: --wait is not supported by Gantry yet");
-            return 1;
-        }
         String script;
         if (local.containsKey("wrap")) {
             if (!operands.isEmpty()) {
@@ -181,7 +177,61 @@ final class Sbatch {
         }
         String id = answer.path("jobId").asString();
         env.out().println(local.containsKey("parsable") ? id : "Submitted batch job " + id);
-        return 0;
+        return local.containsKey("wait") ? waitFor(env, id) : 0;
+    }
+
+    private static final java.util.Set<String> ACTIVE = java.util.Set.of("PENDING", "RUNNING", "COMPLETING");
+
+    /**
+     * {@code --wait}: returns when the job (every task of an array) has ended, with its exit code as
+     * sbatch's: the highest of an array's tasks, 1 for a job ended by a signal (cancelled, timed out)
+     * or by its node. Polls as sbatch does, more rarely as the wait grows (0.2 s up to 5 s).
+     */
+    static int waitFor(CliEnvironment env, String id) {
+        long sleep = 200;
+        while (true) {
+            List<JsonNode> jobs;
+            try {
+                jobs = tasks(env, id);
+            } catch (ControllerApi.ApiException e) {
+                env.err().println("sbatch: error: waiting for job " + id + ": " + e.getMessage());
+                return 1;
+            }
+            if (!jobs.isEmpty() && jobs.stream().noneMatch(j -> ACTIVE.contains(j.path("state").asString()))) {
+                return jobs.stream().mapToInt(Sbatch::exitCode).max().orElse(0);
+            }
+            try {
+                Thread.sleep(sleep);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return 1;
+            }
+            sleep = Math.min(5_000, sleep * 2);
+        }
+    }
+
+    /** The job, or an array's tasks (all pages). */
+    private static List<JsonNode> tasks(CliEnvironment env, String id) {
+        List<JsonNode> tasks = new java.util.ArrayList<>();
+        for (int page = 0; ; page++) {
+            JsonNode listed = env.api().get().get("/api/v1/jobs?arrayJobId=" + id + "&size=1000&page=" + page);
+            listed.path("items").forEach(tasks::add);
+            if (tasks.size() >= listed.path("total").asLong() || listed.path("items").isEmpty()) {
+                break;
+            }
+        }
+        return tasks.isEmpty() ? List.of(env.api().get().get("/api/v1/jobs/" + id)) : tasks;
+    }
+
+    private static int exitCode(JsonNode job) {
+        String state = job.path("state").asString();
+        if ("COMPLETED".equals(state)) {
+            return 0;
+        }
+        if ("FAILED".equals(state) && job.hasNonNull("exitCode") && !job.hasNonNull("signal")) {
+            return job.get("exitCode").asInt();
+        }
+        return 1;
     }
 
     private static String resolve(Map<String, Boolean> known, String written, String arg) {

@@ -26,7 +26,7 @@ class CliTests {
     Path dir;
 
     /** Records what was posted and answers like the controller's submit and token endpoints. */
-    private static final class Recording implements ControllerApi {
+    private static class Recording implements ControllerApi {
         final List<JsonNode> posted = new ArrayList<>();
 
         @Override
@@ -94,6 +94,44 @@ class CliTests {
                 echo hi
                 """);
         assertThat(api.posted.get(0).path("workdir").asString()).isEqualTo(dir.toString());
+    }
+
+    /** Answers the submit with job 42, then each read of it with the next of {@code answers}. */
+    private static final class Waiting extends Recording {
+        final java.util.ArrayDeque<String> answers;
+        final List<String> asked = new ArrayList<>();
+
+        Waiting(String... answers) {
+            this.answers = new java.util.ArrayDeque<>(List.of(answers));
+        }
+
+        @Override
+        public JsonNode get(String path) {
+            asked.add(path);
+            if (path.startsWith("/api/v1/jobs?arrayJobId=42")) {
+                String next = answers.size() > 1 ? answers.poll() : answers.peek();
+                return HttpControllerApi.JSON.readTree(next);
+            }
+            return HttpControllerApi.JSON.readTree("{\"jobId\":\"42\",\"state\":\"CANCELLED\",\"exitCode\":null}");
+        }
+    }
+
+    @Test
+    void waitReturnsWhenEveryTaskEndedWithTheHighestExitCode() {
+        Waiting api = new Waiting(
+                "{\"items\":[{\"state\":\"RUNNING\"},{\"state\":\"PENDING\"}],\"total\":2}",
+                "{\"items\":[{\"state\":\"FAILED\",\"exitCode\":3},{\"state\":\"COMPLETED\",\"exitCode\":0}],\"total\":2}");
+        int exit = Cli.run(env(Map.of(), "", api), "sbatch", List.of("--wait", "-a", "0-1", "--wrap", "exit 3"));
+        assertThat(exit).isEqualTo(3);
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("Submitted batch job 42\n");
+        assertThat(api.asked).hasSize(2);
+    }
+
+    @Test
+    void waitOnACancelledJobExitsOneAsForASignal() {
+        Waiting api = new Waiting("{\"items\":[],\"total\":0}");
+        assertThat(Cli.run(env(Map.of(), "", api), "sbatch", List.of("-W", "--wrap", "sleep 100"))).isEqualTo(1);
+        assertThat(api.asked).containsExactly("/api/v1/jobs?arrayJobId=42&size=1000&page=0", "/api/v1/jobs/42");
     }
 
     @Test
