@@ -95,7 +95,7 @@ class JobsIntegrationTests {
 
         assertRejected(Map.of("partition", "nope"), "partition");
         assertRejected(Map.of("partition", "gpu", "timeLimitSeconds", 3 * 86400), "timeLimitSeconds");
-        assertRejected(Map.of("gpusPerNode", 9), "request");
+        assertRejected(Map.of("gpusPerNode", 9), "gpusPerNode"); // "no node in gpu has 9 GPUs; the largest has 8"
         assertRejected(Map.of("nodes", 17, "partition", "gpu"), null);
         assertRejected(Map.of("array", "5-1"), "array");
         assertRejected(Map.of("dependency", "afterok:99999999"), "dependency");

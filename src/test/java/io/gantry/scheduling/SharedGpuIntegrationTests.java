@@ -209,8 +209,8 @@ class SharedGpuIntegrationTests {
         Response unknown = api.send("POST", "/api/v1/jobs", admin, job(Map.of("gpuType", "7g.80gb", "gpusPerNode", 1)));
         assertThat(unknown.status()).isEqualTo(400);
         assertThat(unknown.contentType()).contains("application/problem+json");
-        assertThat(unknown.body()).contains("gpuType").contains("no node of partition sim has MIG instances of "
-                + "profile 7g.80gb");
+        assertThat(unknown.json().get("errors").get(0).get("field").asString()).isEqualTo("gpuType");
+        assertThat(unknown.body()).contains("no node in sim has GPUs of type '7g.80gb'");
         Response tooMany = api.send("POST", "/api/v1/jobs", admin, job(Map.of("shards", 5)));
         assertThat(tooMany.status()).isEqualTo(400);
         assertThat(tooMany.body()).contains("at most 4");

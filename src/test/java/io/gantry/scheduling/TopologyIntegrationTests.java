@@ -296,7 +296,8 @@ class TopologyIntegrationTests {
         Response directive = api.send("POST", "/api/v1/jobs", admin,
                 job(Map.of("script", "#!/bin/bash\n#SBATCH --exclusive=blocks\ntrue\n")));
         assertThat(directive.status()).isEqualTo(400);
-        assertThat(directive.body()).contains("line 2").contains("'blocks' is not user, mcs or topo");
+        assertThat(directive.json().get("errors").get(0).get("field").asString()).isEqualTo("script:2");
+        assertThat(directive.body()).contains("'blocks' is not user, mcs or topo");
     }
 
     @Test
