@@ -192,6 +192,23 @@ try {
   check((await tid('job-event').count()) >= 2, 'the state history has fewer than 2 events');
   await shot('job-detail');
 
+  step = 'job detail shows an --exclusive=topo job and the block it holds';
+  const topo = await http('POST', '/api/v1/jobs', admin.json.token, {
+    name: `e2e-topo-${suffix}`, script: '#!/bin/bash\nsleep 60\n', partition: 'gpu', nodes: 1, gpus: 1,
+    exclusive: true, exclusiveMode: 'topo', timeLimitSeconds: 600, simulatedRunSeconds: 60,
+  });
+  check(topo.status === 201, `the topo job answered ${topo.status}: ${topo.text}`);
+  await go(`/jobs/${topo.json.jobId}`);
+  await watchJob(['RUNNING'], 60000);
+  await tid('job-blocks').waitFor();
+  const exclusiveText = (await tid('job-exclusive').textContent()) ?? '';
+  const blocksText = (await tid('job-blocks').textContent()) ?? '';
+  check(exclusiveText.includes('--exclusive=topo'), `the job page says exclusive "${exclusiveText}"`);
+  check(/^block\d+$/.test(blocksText.trim()), `the job page shows blocks "${blocksText}"`);
+  await tid('job-cancel').click();
+  await tid('job-cancel-confirm').click();
+  await watchJob(['CANCELLED'], 60000);
+
   step = 'cancel a running job';
   const longName = `e2e-long-${suffix}`;
   const longId = await submitFromForm({ name: longName, gpus: 1, runSeconds: 300 });

@@ -101,6 +101,8 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
             {j.maxRssBytes != null && <><dt>Max memory</dt><dd data-testid="job-max-rss">{formatBytes(j.maxRssBytes)}</dd></>}
             {j.totalCpuMillis != null && <><dt>CPU time</dt><dd data-testid="job-cpu-time">{formatCpuTime(j.totalCpuMillis)}</dd></>}
             {j.dependency && <><dt>Dependency</dt><dd>{j.dependency}</dd></>}
+            {(j.exclusive || j.exclusiveMode) && <><dt>Exclusive</dt><dd data-testid="job-exclusive">{j.exclusiveMode ? `--exclusive=${j.exclusiveMode}${j.exclusiveMode === 'topo' ? ' (its blocks to itself)' : ''}` : 'whole nodes'}</dd></>}
+            {j.blocks && j.blocks.length > 0 && <><dt>Blocks</dt><dd className="mono" data-testid="job-blocks">{j.blocks.join(', ')}</dd></>}
             {j.arrayJobId != null && <><dt>Array</dt><dd><a href={href('/jobs', { arrayJobId: j.arrayJobId, all: 1 })}>{j.arrayJobId}</a> task {j.arrayTaskId}</dd></>}
             <dt>Output</dt><dd className="mono">{j.stdout ?? '—'}</dd>
             <dt>Errors</dt><dd className="mono">{j.stderr ?? '—'}</dd>
