@@ -296,6 +296,7 @@ try {
   await tid('signin-password').fill(tabUser.password);
   await tid('signin-submit').click();
   await page.waitForFunction((n) => document.querySelector('[data-testid=whoami-name]')?.textContent === n, tabUser.username);
+  await other.bringToFront(); // a background tab may run its timers late; the user looks at it now
   await other.waitForFunction((n) => document.querySelector('[data-testid=whoami-name]')?.textContent === n, tabUser.username);
   const revoked = await http('POST', `/api/v1/auth/tokens/revoke?user=${tabUser.username}`, token);
   check(revoked.status === 204, `revoking answered ${revoked.status}: ${revoked.text}`);

@@ -14,6 +14,7 @@ const TOKEN_KEY = 'gantry.token';
  * signs every tab out.
  */
 export const tokenStore = {
+  key: TOKEN_KEY,
   get: (): string | null => localStorage.getItem(TOKEN_KEY),
   set: (token: string) => localStorage.setItem(TOKEN_KEY, token),
   clear: () => localStorage.removeItem(TOKEN_KEY),

@@ -48,6 +48,19 @@ export function AuthProvider({ children }: { children: ReactNode }) {
     return () => { open.close(); if (channel.current === open) channel.current = null; };
   }, [signOut, queryClient]);
 
+  // The same news from the storage itself: the browser tells every other tab when the token changes,
+  // so a tab follows even when it missed the channel's message (it was opened or woken just then).
+  useEffect(() => {
+    const changed = (event: StorageEvent) => {
+      if (event.key !== null && event.key !== tokenStore.key) return;
+      const stored = tokenStore.get();
+      if (stored === null) signOut(false);
+      else { setToken((current) => { if (current !== stored) queryClient.clear(); return stored; }); }
+    };
+    window.addEventListener('storage', changed);
+    return () => window.removeEventListener('storage', changed);
+  }, [signOut, queryClient]);
+
   const whoami = useQuery({ queryKey: ['whoami', token], queryFn: api.whoami, enabled: !!token, refetchInterval: false });
 
   const signIn = useCallback(async (username: string, password: string) => {
