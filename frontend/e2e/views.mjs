@@ -288,7 +288,9 @@ try {
   const other = await context.newPage();
   await other.goto(`${base}/#/jobs`);
   await other.getByTestId('view-jobs').waitFor();
-  check(await other.getByTestId('whoami-name').textContent() === 'admin', 'a new tab is not signed in as admin');
+  // Its who-am-I answer comes after the view: wait for it rather than read the name at once.
+  await other.waitForFunction(() => document.querySelector('[data-testid=whoami-name]')?.textContent === 'admin', null,
+    { timeout: 15000 }).catch(() => fail('a new tab is not signed in as admin'));
   await other.getByTestId('sign-out').click();
   await tid('signin-form').waitFor();
   await other.getByTestId('signin-form').waitFor();
