@@ -25,6 +25,13 @@ class AgentHub {
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
     private Map<String, Instant> unflushed = new HashMap<>();
 
+    AgentHub(io.micrometer.core.instrument.MeterRegistry registry) {
+        io.micrometer.core.instrument.Gauge.builder("gantry.agents.polls.held", this, AgentHub::heldPolls)
+                .description("Agents' long polls this controller holds now").register(registry);
+        io.micrometer.core.instrument.Gauge.builder("gantry.agents.connected", sessions, Map::size)
+                .description("Agents with a session on this controller").register(registry);
+    }
+
     /** One connected agent. Guarded by its own monitor. */
     static final class Session {
         private final ArrayDeque<Command> outbox = new ArrayDeque<>();
@@ -70,6 +77,10 @@ class AgentHub {
             }
         }
 
+        private synchronized boolean holding() {
+            return waiting != null;
+        }
+
         private synchronized void close() {
             if (waiting != null) {
                 waiting.setResult(new Commands(List.of()));
@@ -82,6 +93,11 @@ class AgentHub {
             outbox.clear();
             return new Commands(all);
         }
+    }
+
+    /** How many agents' polls this controller holds now (exported as {@code gantry.agents.polls.held}). */
+    int heldPolls() {
+        return (int) sessions.values().stream().filter(Session::holding).count();
     }
 
     /** Whether {@code node}'s agent has a session here. */

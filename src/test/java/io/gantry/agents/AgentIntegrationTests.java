@@ -387,14 +387,16 @@ class AgentIntegrationTests {
                     .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString()));
         }
-        Thread.sleep(300); // the polls reach the controller and are held (for the poll wait, 2 s here)
-        String metrics = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
-                "http://127.0.0.1:" + controller.port() + "/actuator/prometheus")).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-        long held = polls.stream().filter(p -> !p.isDone()).count();
-        double busy = Double.parseDouble(metrics.lines().filter(l -> l.startsWith("gantry_http_threads_busy_threads "))
-                .findFirst().orElseThrow().split(" ")[1]);
-        assertThat(held).as("polls still held when the threads were counted").isGreaterThanOrEqualTo(20);
+        // Count the busy request threads in the same scrape that shows the controller holding the polls
+        // (for the poll wait, 2 s here).
+        String[] scrape = new String[1];
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            scrape[0] = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                    "http://127.0.0.1:" + controller.port() + "/actuator/prometheus")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            return metric(scrape[0], "gantry_agents_polls_held") >= 20;
+        });
+        double busy = metric(scrape[0], "gantry_http_threads_busy_threads");
         // The metrics request itself is served by one of them.
         assertThat(busy).isBetween(1.0, 5.0);
         for (var poll : polls) {
@@ -402,6 +404,11 @@ class AgentIntegrationTests {
             assertThat(answered.statusCode()).isEqualTo(200);
             assertThat(JSON.readTree(answered.body()).get("commands")).isEmpty();
         }
+    }
+
+    private static double metric(String prometheus, String name) {
+        return prometheus.lines().filter(l -> l.startsWith(name + " ")).findFirst()
+                .map(l -> Double.parseDouble(l.split(" ")[1])).orElse(Double.NaN);
     }
 
     private void startAgent(String name, String feature) throws IOException {
