@@ -67,12 +67,20 @@ const go = (hash) => page.evaluate((h) => { window.location.hash = h; }, hash);
  * The view as a phone shows it (390x844): nothing wider than the screen, the page title its own,
  * and axe-core finds no contrast or label violations; then a screenshot at both sizes.
  */
+/** Waits until the view shows no "Loading …" line and the browser has laid it out (two frames). */
+async function settled() {
+  await page.waitForFunction(() => ![...document.querySelectorAll('p[aria-live=polite]')]
+    .some((p) => p.textContent?.startsWith('Loading')), null, { timeout: 10000 })
+    .catch(() => fail('the view is still loading after 10 s'));
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+}
+
 async function checkView(name, title) {
   await page.waitForFunction((t) => document.title === `${t} · Gantry`, title, { timeout: 5000 })
     .catch(async () => fail(`the ${name} view's title is "${await page.title()}", expected "${title} · Gantry"`));
   for (const [width, height] of [[1440, 900], [390, 844]]) {
     await page.setViewportSize({ width, height });
-    await page.waitForTimeout(300);
+    await settled();
     if (width < 500) {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       check(overflow <= 1, `the ${name} view is ${overflow}px wider than a ${width}px screen`);
@@ -222,7 +230,7 @@ try {
     ['/jobs', 'view-jobs', 'jobs', 'Jobs']]) {
     await go(hash);
     await tid(testId).waitFor();
-    await page.waitForTimeout(500);
+    await settled();
     await checkView(name, title);
   }
 
