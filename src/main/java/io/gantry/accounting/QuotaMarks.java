@@ -25,6 +25,8 @@ public class QuotaMarks {
     public record Key(long jobId, int arrayTaskId) {
     }
 
+    private static final int CHUNK = 1000;
+
     private final JdbcTemplate jdbc;
 
     QuotaMarks(JdbcTemplate jdbc) {
@@ -35,11 +37,11 @@ public class QuotaMarks {
     public void borrowed(Collection<Key> jobs, Instant at) {
         // Written by the scheduler alone (the leader), so a look first is enough; plain SQL for H2 and PostgreSQL.
         Map<Key, Mark> known = of(jobs);
-        for (Key k : jobs) {
-            if (!known.containsKey(k)) {
-                jdbc.update("INSERT INTO quota_jobs (job_id, array_task_id, borrowed_at) VALUES (?, ?, ?)",
-                        k.jobId(), k.arrayTaskId(), Timestamp.from(at));
-            }
+        List<Object[]> rows = jobs.stream().distinct().filter(k -> !known.containsKey(k))
+                .map(k -> new Object[] {k.jobId(), k.arrayTaskId(), Timestamp.from(at)}).toList();
+        if (!rows.isEmpty()) {
+            // One batch for a cycle's starts, not a round trip per job on the scheduler's path.
+            jdbc.batchUpdate("INSERT INTO quota_jobs (job_id, array_task_id, borrowed_at) VALUES (?, ?, ?)", rows);
         }
     }
 
@@ -61,13 +63,17 @@ public class QuotaMarks {
             return out;
         }
         List<Long> ids = jobs.stream().map(Key::jobId).distinct().toList();
-        String in = String.join(",", java.util.Collections.nCopies(ids.size(), "?"));
-        jdbc.query("SELECT job_id, array_task_id, borrowed_at, reclaimed_at, reclaimed_for FROM quota_jobs "
-                + "WHERE job_id IN (" + in + ")", rs -> {
-                    Timestamp reclaimed = rs.getTimestamp(4);
-                    out.put(new Key(rs.getLong(1), rs.getInt(2)), new Mark(rs.getTimestamp(3).toInstant(),
-                            reclaimed == null ? null : reclaimed.toInstant(), rs.getString(5)));
-                }, ids.toArray());
+        // In chunks: a driver takes at most 32,767 parameters in one statement.
+        for (int from = 0; from < ids.size(); from += CHUNK) {
+            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + CHUNK));
+            String in = String.join(",", java.util.Collections.nCopies(chunk.size(), "?"));
+            jdbc.query("SELECT job_id, array_task_id, borrowed_at, reclaimed_at, reclaimed_for FROM quota_jobs "
+                    + "WHERE job_id IN (" + in + ")", rs -> {
+                        Timestamp reclaimed = rs.getTimestamp(4);
+                        out.put(new Key(rs.getLong(1), rs.getInt(2)), new Mark(rs.getTimestamp(3).toInstant(),
+                                reclaimed == null ? null : reclaimed.toInstant(), rs.getString(5)));
+                    }, chunk.toArray());
+        }
         return out;
     }
 }

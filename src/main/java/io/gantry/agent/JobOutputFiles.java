@@ -106,7 +106,8 @@ final class JobOutputFiles {
         } catch (NoSuchFileException e) {
             return problem(jobId, read, stream, running, OutputProblem.UNREADABLE, file + " does not exist (yet)");
         } catch (IOException | UnsupportedOperationException | SecurityException e) {
-            return problem(jobId, read, stream, running, OutputProblem.UNREADABLE, "cannot read " + file + ": " + e);
+            return problem(jobId, read, stream, running, OutputProblem.UNREADABLE, "cannot read " + file
+                    + (e.getMessage() == null ? "" : ": " + e.getMessage()));
         }
     }
 
