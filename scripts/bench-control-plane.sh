@@ -153,7 +153,7 @@ start_controller() {
         sleep 1
     done
     echo "the controller did not start; its log:" >&2
-    tail -50 "$WORK/controller-$name.log" "$WORK/controller-$name.out" >&2 || true
+    tail -n 50 "$WORK/controller-$name.log" "$WORK/controller-$name.out" >&2 || true
     exit 1
 }
 
