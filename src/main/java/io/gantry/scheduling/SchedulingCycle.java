@@ -226,14 +226,14 @@ class SchedulingCycle {
                 .quotas(new io.gantry.engine.QuotaTree(limits.quotas(), quotaProperties.minRuntime().toSeconds(),
                         reclaims.stoppingIds(), reclaims.borrowing())).build();
         Plan plan = engine.plan(snapshot);
+        if (trials != null) {
+            trials.planned(snapshot, full);
+        }
         reclaims.retainRunning(runningByEngineId.keySet());
         reclaims.planned(snapshot, plan.borrowing());
         boolean writePriorities = false;
         if (full) {
             lastFull = new FullPass(snapshot, plan, byEngineId);
-            if (trials != null) {
-                trials.planned(snapshot);
-            }
             priorities.record(now, policy.weights(), plan, byEngineId);
             rank(plan, byEngineId);
             if (lastPriorityWrite == null || !now.isBefore(lastPriorityWrite.plus(properties.priorityWriteInterval()))) {

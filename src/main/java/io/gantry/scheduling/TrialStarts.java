@@ -26,8 +26,8 @@ import io.gantry.jobs.ActiveJob;
 
 /**
  * When and where a job that is not submitted would start (sbatch --test-only, Slurm's will_run):
- * the last full pass's snapshot (every running and eligible pending job), brought to now, with the
- * job added, planned by an engine of its own and then walked by the same {@link StartEstimator} that
+ * the latest cycle's snapshot (nodes, running jobs, limits) with the last full pass's queue (every
+ * eligible pending job), brought to now, with the job added, planned by an engine of its own and then walked by the same {@link StartEstimator} that
  * gives pending jobs their expected starts. The job takes its place by priority among the pending
  * ones; nothing is written. Its hold and dependencies are not weighed (the time is when it would start
  * if they let it), its begin time is.
@@ -41,7 +41,10 @@ class TrialStarts {
     private final Engine engine = new Engine();
     private final StartEstimator.Budget budget;
     private final Clock clock;
+    /** The latest cycle's snapshot: nodes, running jobs and limits as they are now. */
     private volatile Snapshot latest;
+    /** The last full pass's snapshot: the only one that holds every eligible pending job. */
+    private volatile Snapshot latestFull;
 
     TrialStarts(SchedulerProperties properties, Clock clock) {
         this.budget = new StartEstimator.Budget(properties.estimateMaxJobs(), properties.estimateTimeBudget().toNanos());
@@ -52,16 +55,34 @@ class TrialStarts {
     record Estimate(Instant start, String partition, List<String> nodes, long processors, String reason) {
     }
 
-    /** The snapshot of a full pass the scheduler just planned. */
-    void planned(Snapshot snapshot) {
+    /** The snapshot of a cycle the scheduler just planned; {@code full} for a full pass. */
+    void planned(Snapshot snapshot, boolean full) {
         latest = snapshot;
+        if (full) {
+            latestFull = snapshot;
+        }
+    }
+
+    /**
+     * The latest cycle's snapshot with the queue of the last full pass (a quick cycle sees only part of
+     * it), less the jobs that have started since.
+     */
+    private static Snapshot current(Snapshot latest, Snapshot full) {
+        if (full == latest) {
+            return latest;
+        }
+        java.util.Set<io.gantry.engine.JobId> started = new java.util.HashSet<>();
+        latest.running().forEach(r -> started.add(r.id()));
+        return latest.toBuilder().pending(full.pending().stream().filter(p -> !started.contains(p.id())).toList())
+                .build();
     }
 
     synchronized Estimate estimate(ActiveJob job) {
-        Snapshot base = latest;
-        if (base == null) {
+        Snapshot full = latestFull;
+        if (full == null) {
             throw new GantryException(ProblemType.UNAVAILABLE, "The scheduler has not planned yet; retry shortly");
         }
+        Snapshot base = current(latest, full);
         PendingJob trial = SchedulingCycle.pendingJob(job);
         List<PendingJob> pending = new ArrayList<>(base.pending().size() + 1);
         pending.addAll(base.pending());

@@ -215,6 +215,7 @@ class JobSignalIntegrationTests {
         assertThat(trial.status()).as(trial.body()).isEqualTo(200);
         JsonNode estimate = trial.json();
         assertThat(estimate.get("jobId").asLong()).isZero();
+        assertThat(estimate.get("reason").isNull()).as(trial.body()).isTrue();
         assertThat(estimate.get("nodes").asString()).isEqualTo("node1");
         assertThat(estimate.get("partition").asString()).isEqualTo("batch");
         assertThat(estimate.get("processors").asLong()).isEqualTo(2);
