@@ -405,6 +405,40 @@ final class JobProcess {
         killTimer = timers.schedule(this::killNow, Math.max(0, settings.killWait().toMillis()), TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Sends {@code signal} to the batch shell alone ({@code scancel -b}); false when there is none to
+     * signal (the script has ended, or has not started yet).
+     */
+    synchronized boolean signalBatchShell(String signal) {
+        long shell = batchShell();
+        if (exited || shell == handle.pid()) {
+            return false;
+        }
+        Signals.send(Set.of(shell), signal);
+        return true;
+    }
+
+    /**
+     * Sends {@code signal} to the batch step's processes here: the batch shell (unless
+     * {@code withShell} is false) and everything it started, never the second stage that watches it,
+     * nor the processes in {@code others} (the srun steps' tasks, signalled on their own).
+     *
+     * @return how many processes it went to
+     */
+    synchronized int signalBatchStep(String signal, boolean withShell, Set<Long> others) {
+        if (exited) {
+            return 0;
+        }
+        Set<Long> targets = new HashSet<>(fence.pids());
+        targets.remove(handle.pid());
+        targets.removeAll(others);
+        if (!withShell) {
+            targets.remove(batchShell());
+        }
+        Signals.send(targets, signal);
+        return targets.size();
+    }
+
     /** SIGKILL to every process of the job at once (the agent is shutting down its jobs). */
     void killNow() {
         fence.killAll();

@@ -121,6 +121,11 @@ final class JobRunner implements AutoCloseable {
                 case OUTPUT_READ -> {
                     // answered by the agent's output reader (Agent), off the poll loop
                 }
+                case JOB_SIGNAL -> {
+                    if (command.signal() != null) {
+                        signal(command.jobId(), command.signal());
+                    }
+                }
                 case STEP_SIGNAL -> {
                     if (command.step() != null) {
                         steps.signal(command.step().jobId(), command.step().stepId(), command.step().signal(),
@@ -266,6 +271,38 @@ final class JobRunner implements AutoCloseable {
         }
         log.info("job {}: stopping it as {}", jobId, state);
         job.stop(state, detail);
+    }
+
+    /**
+     * Sends a job's processes on this node the signal a user asked for (scancel --signal): the batch
+     * shell, what it started and the srun steps' tasks, or the part of them the scope names. Each
+     * process gets it once, and nothing follows it.
+     */
+    synchronized void signal(String jobId, AgentProtocol.JobSignal request) {
+        String name = JobSteps.signalName(request.signal());
+        AgentProtocol.SignalScope scope = request.scope() == null ? AgentProtocol.SignalScope.JOB : request.scope();
+        if (name == null) {
+            log.warn("job {}: ignoring the unknown signal '{}'", jobId, request.signal());
+            return;
+        }
+        JobProcess job = running.get(jobId);
+        switch (scope) {
+            case BATCH -> {
+                boolean sent = job != null && job.signalBatchShell(name);
+                log.info("job {}: SIG{} to its batch shell{}", jobId, name, sent ? "" : ": none runs here");
+            }
+            case STEPS -> {
+                steps.signalTasks(jobId, name);
+                log.info("job {}: SIG{} to its step tasks on {}", jobId, name, node);
+            }
+            case JOB, CHILDREN -> {
+                int batch = job == null ? 0
+                        : job.signalBatchStep(name, scope == AgentProtocol.SignalScope.JOB, steps.taskPids(jobId));
+                steps.signalTasks(jobId, name);
+                log.info("job {}: SIG{} to {} process(es) of its batch step{} and its step tasks on {}", jobId, name,
+                        batch, scope == AgentProtocol.SignalScope.CHILDREN ? " (not the batch shell)" : "", node);
+            }
+        }
     }
 
     /** A running job's new time limit. */

@@ -177,6 +177,31 @@ final class JobSteps {
         jobs.values().forEach(job -> job.tasks.forEach(t -> t.signal("KILL")));
     }
 
+    /**
+     * Sends {@code signal} to every task of the job here (each task's process group), and nothing
+     * after it: a signal a user sent, not a stop.
+     */
+    synchronized void signalTasks(String jobId, String signal) {
+        JobTasks job = jobs.get(jobId);
+        if (job != null) {
+            job.tasks.forEach(t -> t.signal(signal));
+        }
+    }
+
+    /** The processes of the job's tasks here: each task and what runs in its process group. */
+    synchronized Set<Long> taskPids(String jobId) {
+        JobTasks job = jobs.get(jobId);
+        if (job == null) {
+            return Set.of();
+        }
+        Set<Long> pids = new java.util.HashSet<>();
+        for (TaskProcess task : job.tasks) {
+            pids.add(task.pid());
+            ProcessGroups.members(task.pid()).forEach(member -> pids.add(member.pid()));
+        }
+        return pids;
+    }
+
     /** The jobs with tasks running on this node. */
     synchronized Set<String> jobsWithTasks() {
         return Set.copyOf(jobs.keySet());

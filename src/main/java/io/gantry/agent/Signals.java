@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
 final class Signals {
 
     private static final Map<String, Integer> NUMBERS = Map.ofEntries(Map.entry("HUP", 1), Map.entry("INT", 2),
-            Map.entry("QUIT", 3), Map.entry("ABRT", 6), Map.entry("KILL", 9), Map.entry("USR1", 10),
+            Map.entry("QUIT", 3), Map.entry("ILL", 4), Map.entry("TRAP", 5), Map.entry("ABRT", 6),
+            Map.entry("BUS", 7), Map.entry("FPE", 8), Map.entry("STKFLT", 16), Map.entry("CHLD", 17),
+            Map.entry("TTIN", 21), Map.entry("TTOU", 22), Map.entry("SYS", 31), Map.entry("KILL", 9), Map.entry("USR1", 10),
             Map.entry("SEGV", 11), Map.entry("USR2", 12), Map.entry("PIPE", 13), Map.entry("ALRM", 14),
             Map.entry("TERM", 15), Map.entry("CONT", 18), Map.entry("STOP", 19), Map.entry("TSTP", 20),
             Map.entry("URG", 23), Map.entry("XCPU", 24), Map.entry("XFSZ", 25), Map.entry("VTALRM", 26),

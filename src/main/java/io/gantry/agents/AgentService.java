@@ -379,6 +379,20 @@ class AgentService {
         }
     }
 
+    /**
+     * Signals for running jobs (scancel --signal, a reclaim's grace time) go to the agents of their
+     * nodes; like kills, they are dropped for an agent not connected here (its job is then not signalled).
+     */
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(io.gantry.jobs.JobSignalRequested event) {
+        for (io.gantry.jobs.JobSignalRequested.Target target : event.targets()) {
+            AgentProtocol.SignalScope scope = AgentProtocol.SignalScope.valueOf(target.scope().name());
+            for (String node : target.nodes()) {
+                hub.deliver(node, List.of(Command.jobSignal(target.jobId(), target.signal(), scope)));
+            }
+        }
+    }
+
     /** Step launches and signals go to the agents of the step's nodes. */
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(StepCommands event) {

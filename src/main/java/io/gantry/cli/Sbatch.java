@@ -98,11 +98,6 @@ final class Sbatch {
             env.out().println("Gantry's sbatch: every sbatch 22.05 option is read; see the README for those Gantry acts on.");
             return 0;
         }
-        if (local.containsKey("test-only")) {
-            env.err().println("sbatch: error: --test-only is not supported by Gantry yet (squeue --start shows a "
-                    + "submitted job's expected start)");
-            return 1;
-        }
         String script;
         if (local.containsKey("wrap")) {
             if (!operands.isEmpty()) {
@@ -156,6 +151,9 @@ final class Sbatch {
         if (!hasDirective(directives, "chdir") && !scriptHas(script, "chdir", 'D')) {
             body.put("workdir", env.cwd().toString());
         }
+        if (local.containsKey("test-only")) {
+            return testOnly(body, local.containsKey("quiet"));
+        }
         JsonNode answer;
         try {
             answer = env.api().get().post("/api/v1/jobs", body);
@@ -178,6 +176,37 @@ final class Sbatch {
         String id = answer.path("jobId").asString();
         env.out().println(local.containsKey("parsable") ? id : "Submitted batch job " + id);
         return local.containsKey("wait") ? waitFor(env, id) : 0;
+    }
+
+    /**
+     * {@code --test-only}: the controller checks the job and estimates its start without storing it;
+     * printed to stderr as sbatch 22.05's will_run prints it ("sbatch: Job 0 to start at ... using N
+     * processors on nodes ... in partition ..."), or "allocation failure: ..." with exit code 1.
+     */
+    private int testOnly(Map<String, Object> body, boolean quiet) {
+        JsonNode answer;
+        try {
+            answer = env.api().get().post("/api/v1/jobs/test", body);
+        } catch (ControllerApi.ApiException e) {
+            String detail = e.getMessage();
+            env.err().println("allocation failure: " + (detail.contains("unknown partition")
+                    ? "Invalid partition name specified" : detail));
+            return 1;
+        }
+        if (!quiet && answer.has("warnings") && answer.get("warnings").isArray()) {
+            for (JsonNode warning : answer.get("warnings")) {
+                env.err().println("sbatch: warning: " + warning.asString());
+            }
+        }
+        if (!answer.hasNonNull("startTime")) {
+            env.err().println("allocation failure: no start time can be given: " + answer.path("reason").asString());
+            return 1;
+        }
+        env.err().println("sbatch: Job " + answer.path("jobId").asLong() + " to start at "
+                + SlurmText.time(answer.get("startTime"), env.zone(), "Unknown") + " using "
+                + answer.path("processors").asLong() + " processors on nodes " + answer.path("nodes").asString()
+                + " in partition " + answer.path("partition").asString());
+        return 0;
     }
 
     private static final java.util.Set<String> ACTIVE = java.util.Set.of("PENDING", "RUNNING", "COMPLETING");

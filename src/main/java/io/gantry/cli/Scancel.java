@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import io.gantry.cli.CommandLine.Option;
+import io.gantry.jobs.JobSignal;
 import tools.jackson.databind.JsonNode;
 
 /** {@code scancel}: jobs by id ({@code 42}, {@code 42_7}, {@code 42_[1-3]}) or by filter, silent on success as in Slurm. */
@@ -30,12 +31,18 @@ final class Scancel {
         if (line.versionPrinted(env)) {
             return 0;
         }
+        String signal = null;
         if (line.has("signal")) {
-            // Refused on purpose, as README's table of unsupported options says: the controller relays
-            // signals to srun steps only, and scancel must not report a signal it could not deliver.
-            env.err().println("scancel: error: --signal is not supported by Gantry yet; only cancelling is");
-            return 1;
+            try {
+                signal = JobSignal.signalName(line.value("signal"));
+            } catch (IllegalArgumentException e) {
+                // sig_name2num's refusal, as scancel 22.05 prints it
+                env.err().println("Unknown job signal: " + line.value("signal"));
+                return 1;
+            }
         }
+        // Without --signal, -b and -f change nothing: the job is cancelled (Slurm's SIGKILL to the batch
+        // step with -b ends the job just the same).
         List<String> ids = new ArrayList<>();
         for (String operand : line.operands()) {
             ids.addAll(expandIds(operand));
@@ -83,6 +90,9 @@ final class Scancel {
             }
             targets = matching;
         }
+        if (signal != null) {
+            return signalAll(api, targets, signal, line);
+        }
         int code = 0;
         for (String id : targets) {
             try {
@@ -96,6 +106,41 @@ final class Scancel {
                 } else {
                     env.err().println("scancel: error: Kill job error on job id " + id + ": " + e.getMessage());
                 }
+                code = 1;
+            }
+        }
+        return code;
+    }
+
+    /**
+     * {@code --signal}: to the srun steps alone by default, to the batch shell alone with {@code -b}, to
+     * the batch step and every step with {@code -f} (which wins over {@code -b}), as scancel 22.05 does.
+     * A job that does not run is refused at once (Slurm's scancel retries a pending one for minutes
+     * before it says the same).
+     */
+    private int signalAll(ControllerApi api, java.util.Collection<String> targets, String signal, CommandLine line) {
+        String scope = line.has("full") ? "" : line.has("batch") ? "&batch=true" : "&stepsOnly=true";
+        int code = 0;
+        for (String id : targets) {
+            try {
+                api.post("/api/v1/jobs/" + HttpControllerApi.encode(id) + "/signal?signal="
+                        + HttpControllerApi.encode(signal) + scope, null);
+            } catch (ControllerApi.ApiException e) {
+                String why;
+                if (e.status() == 404) {
+                    why = "Invalid job id specified";
+                } else if (e.status() == 409 && e.getMessage().contains(" is PENDING")) {
+                    why = "Job can not be altered now, try again later";
+                } else if (e.status() == 409 && e.getMessage().contains("simulated")) {
+                    why = e.getMessage();
+                } else if (e.status() == 409) {
+                    why = "Job/step already completing or completed";
+                } else if (e.status() == 403) {
+                    why = "Access/permission denied";
+                } else {
+                    why = e.getMessage();
+                }
+                env.err().println("scancel: error: Kill job error on job id " + id + ": " + why);
                 code = 1;
             }
         }

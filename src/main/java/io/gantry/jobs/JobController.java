@@ -6,6 +6,8 @@ import java.util.List;
 import jakarta.validation.Valid;
 
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -24,10 +26,13 @@ import io.gantry.jobs.JobViews.ActionResult;
 import io.gantry.jobs.JobViews.JobEventView;
 import io.gantry.jobs.JobViews.JobUpdate;
 import io.gantry.jobs.JobViews.JobView;
+import io.gantry.jobs.JobViews.SignalResult;
 import io.gantry.jobs.JobViews.SubmitResponse;
 import io.gantry.security.CurrentUser;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 
@@ -93,6 +98,33 @@ class JobController {
     ResponseEntity<ActionResult> cancelJob(@PathVariable String id, CurrentUser caller) {
         ActionResult result = retrying(() -> jobs.cancel(id, caller));
         return ResponseEntity.status(result.stopping().isEmpty() ? HttpStatus.OK : HttpStatus.ACCEPTED).body(result);
+    }
+
+    @Operation(operationId = "signalJob", summary = "Send a signal to a running job's processes, like scancel --signal",
+            description = "By default the signal reaches the batch step (the batch shell and everything it started) "
+                    + "and every srun step's tasks on every node, as `scancel --signal=SIG --full` in Slurm 22.05; "
+                    + "`batch=true` sends it to the batch shell alone (`scancel -b`), `stepsOnly=true` to the srun "
+                    + "steps' tasks alone (Slurm's `scancel --signal` without -b or -f). An array id signals every "
+                    + "running task. The job's state does not change; its history gets a SIGNALLED line. Only its "
+                    + "owner, OPERATORs and ADMINs may signal it.")
+    @ApiResponse(responseCode = "202", description = "On its way to the nodes' agents")
+    @ApiResponse(responseCode = "400", description = "Not a signal, or batch and stepsOnly together",
+            content = @Content(mediaType = MediaType.APPLICATION_PROBLEM_JSON_VALUE,
+                    schema = @Schema(implementation = ProblemDetail.class)))
+    @ApiResponse(responseCode = "409", description = "Not running (the detail says its state), or on simulated nodes",
+            content = @Content(mediaType = MediaType.APPLICATION_PROBLEM_JSON_VALUE,
+                    schema = @Schema(implementation = ProblemDetail.class)))
+    @ResponseStatus(HttpStatus.ACCEPTED)
+    @PostMapping("/{id}/signal")
+    SignalResult signalJob(@Parameter(description = "Job id, array id (every running task) or array task (42_7)",
+            example = "42") @PathVariable String id,
+            @Parameter(description = "A name with or without SIG, in any case (USR1, SIGTERM), or a number from 1 "
+                    + "to 64", example = "USR1", required = true) @RequestParam String signal,
+            @Parameter(description = "Only the batch shell, not its children nor the srun steps (scancel -b)")
+            @RequestParam(defaultValue = "false") boolean batch,
+            @Parameter(description = "Only the srun steps' tasks, not the batch step")
+            @RequestParam(defaultValue = "false") boolean stepsOnly, CurrentUser caller) {
+        return retrying(() -> jobs.signal(id, signal, batch, stepsOnly, caller));
     }
 
     @Operation(operationId = "holdJob", summary = "Hold a pending job (a user hold, or an admin hold by an operator)")

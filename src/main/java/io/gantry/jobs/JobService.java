@@ -24,6 +24,7 @@ import io.gantry.jobs.JobViews.ActionResult;
 import io.gantry.jobs.JobViews.JobEventView;
 import io.gantry.jobs.JobViews.JobUpdate;
 import io.gantry.jobs.JobViews.JobView;
+import io.gantry.jobs.JobViews.SignalResult;
 import io.gantry.jobs.JobViews.SubmitResponse;
 import io.gantry.security.CurrentUser;
 
@@ -81,6 +82,27 @@ public class JobService {
         long jobId = committer.commit(rows, now, detail);
         return new SubmitResponse(jobId, spec.arrayTaskIds().isEmpty() ? null : spec.arrayTaskIds(),
                 resolved.warnings().isEmpty() ? null : resolved.warnings());
+    }
+
+    /**
+     * A submission checked exactly as {@link #submit} checks it, but never stored (sbatch
+     * --test-only): the job as the scheduler would see it (job id 0; an array's first task) and the
+     * warnings a submission would get. Refused with the same 400 as a submission.
+     */
+    public Trial trial(JobSubmission submission, CurrentUser caller) {
+        SubmissionResolver.Resolved resolved = resolver.resolve(submission, caller, id -> exists(id, caller));
+        JobSpec spec = resolved.spec();
+        int task = spec.arrayTaskIds().isEmpty() ? JobIds.NO_TASK : spec.arrayTaskIds().get(0);
+        JobEntity job = new JobEntity(0, task, spec, caller.username(), clock.instant(), null);
+        return new Trial(SchedulerJobs.trial(job), resolved.warnings());
+    }
+
+    /** A submission's job as {@link #trial} makes it, and its warnings. */
+    public record Trial(ActiveJob job, List<String> warnings) {
+
+        public Trial {
+            warnings = List.copyOf(warnings);
+        }
     }
 
     /**
@@ -155,6 +177,84 @@ public class JobService {
         }
         return new ActionResult(done, stopping, stopping.isEmpty() ? "cancelled"
                 : "cancel requested; running jobs end CANCELLED when their nodes confirm");
+    }
+
+    /**
+     * Sends a signal to the running jobs {@code id} names (a job, every task of an array, or one task)
+     * on their nodes, as {@code scancel --signal} does: to the batch step and every srun step
+     * ({@code --full}), to the batch shell alone ({@code batch}, {@code -b}) or to the srun steps alone
+     * ({@code stepsOnly}, Slurm's default without -b or -f). Nothing changes in the job's state: a
+     * line in its history says who sent what; the agents are told once that is committed.
+     */
+    @Transactional
+    public SignalResult signal(String id, String signal, boolean batch, boolean stepsOnly, CurrentUser caller) {
+        String name;
+        try {
+            name = JobSignal.signalName(signal);
+        } catch (IllegalArgumentException e) {
+            throw GantryException.badRequest("signal", e.getMessage());
+        }
+        if (batch && stepsOnly) {
+            throw new GantryException(ProblemType.VALIDATION, "batch and stepsOnly exclude each other: batch signals "
+                    + "the batch shell alone, stepsOnly the srun steps alone",
+                    List.of(new GantryException.FieldError("stepsOnly", "cannot be true with batch")));
+        }
+        JobSignalRequested.Scope scope = batch ? JobSignalRequested.Scope.BATCH
+                : stepsOnly ? JobSignalRequested.Scope.STEPS : JobSignalRequested.Scope.JOB;
+        List<JobEntity> targets = findAll(id);
+        authorize(targets, id, caller, "signal");
+        JobAudit.Trail trail = audit.before(id, targets, caller);
+        List<JobEntity> running = targets.stream().filter(j -> j.state() == JobState.RUNNING).toList();
+        if (running.isEmpty()) {
+            JobState state = targets.get(0).state();
+            throw GantryException.conflict("Job " + id + " is " + (targets.size() > 1 ? "not running (its tasks are "
+                    + targets.stream().map(j -> j.state().name()).distinct().sorted().toList() + ")" : state)
+                    + ": only a running job can be signalled" + (state == JobState.PENDING ? "; cancel it instead"
+                            : ""));
+        }
+        io.gantry.cluster.ClusterLayout layout = cluster.layout();
+        Instant now = clock.instant();
+        List<JobSignalRequested.Target> signalled = new ArrayList<>();
+        List<String> simulated = new ArrayList<>();
+        for (JobEntity job : running) {
+            String display = JobIds.format(job.jobId(), job.arrayTaskId());
+            List<String> nodes = new ArrayList<>();
+            List<JobAllocation> allocation = JobAllocation.decode(job.allocation());
+            if (allocation != null) {
+                allocation.forEach(a -> nodes.add(a.node()));
+            }
+            if (nodes.isEmpty()) {
+                continue;
+            }
+            io.gantry.cluster.ClusterLayout.NodeSpec spec = layout.nodes().get(nodes.get(0));
+            if (spec != null && spec.simulated()) {
+                simulated.add(display + " (on " + nodes.get(0) + ")");
+                continue;
+            }
+            List<String> told = scope == JobSignalRequested.Scope.BATCH ? List.of(nodes.get(0)) : nodes;
+            signalled.add(new JobSignalRequested.Target(display, told, name, scope));
+            event(job, now, "SIGNALLED", shown(name) + " sent by "
+                    + caller.username() + " to " + switch (scope) {
+                        case BATCH -> "the batch shell";
+                        case STEPS -> "its srun steps";
+                        default -> "the batch step and its srun steps";
+                    });
+        }
+        if (signalled.isEmpty()) {
+            throw GantryException.conflict("Job " + id + " runs on simulated nodes only, which have no processes to "
+                    + "signal: " + String.join(", ", simulated));
+        }
+        trail.record(AuditAction.SIGNAL);
+        publisher.publishEvent(new JobSignalRequested(signalled));
+        List<String> nodes = signalled.stream().flatMap(t -> t.nodes().stream()).distinct().toList();
+        return new SignalResult(signalled.stream().map(JobSignalRequested.Target::jobId).toList(), name, scope.name(),
+                nodes, shown(name) + " sent to " + nodes.size() + (nodes.size() == 1 ? " node" : " nodes")
+                        + (simulated.isEmpty() ? "" : "; not to jobs on simulated nodes: " + String.join(", ", simulated)));
+    }
+
+    /** SIGUSR1 for a named signal, signal 34 for one known by its number only. */
+    private static String shown(String signal) {
+        return signal.chars().allMatch(Character::isDigit) ? "signal " + signal : "SIG" + signal;
     }
 
     @Transactional

@@ -1,6 +1,7 @@
 package io.gantry.jobs;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -77,6 +78,25 @@ public record JobSignal(boolean batchOnly, String signal, int seconds) {
         return new JobSignal(batchOnly, signal, seconds);
     }
 
+    /**
+     * One signal as {@code scancel --signal} and {@code POST /jobs/{id}/signal} take it: a name with or
+     * without {@code SIG} in any case, or a number from 1 to 64; answered in the form the agent reads
+     * (USR1, or the number when it has no name).
+     * @throws IllegalArgumentException saying what is wrong with it
+     */
+    public static String signalName(String given) {
+        if (given == null || given.isBlank()) {
+            throw new IllegalArgumentException("names no signal; write a name such as USR1 or SIGTERM, or a number "
+                    + "from 1 to " + MAX_SIGNAL);
+        }
+        String name = given.strip();
+        if (name.chars().anyMatch(c -> !Character.isLetterOrDigit(c))) {
+            throw new IllegalArgumentException("'" + given + "' is not a signal; write a name such as USR1 or SIGTERM, "
+                    + "or a number from 1 to " + MAX_SIGNAL);
+        }
+        return signal(name, name);
+    }
+
     private static String signal(String given, String value) {
         if (given.isEmpty()) {
             throw new IllegalArgumentException("'" + value + "' names no signal; write [B:]SIG[@seconds], as in B:USR1@60");
@@ -98,6 +118,25 @@ public record JobSignal(boolean batchOnly, String signal, int seconds) {
                     + "USR1 or SIGTERM, or a number from 1 to " + MAX_SIGNAL);
         }
         return name.equals("IOT") ? "ABRT" : name.equals("POLL") ? "IO" : name;
+    }
+
+    /**
+     * The signal a job gets as a reclaim's grace time starts, as Slurm's GraceTime gives it: its own
+     * {@code --signal} ({@code spec}, canonical or null) when it has one, else SIGTERM. It reaches the
+     * batch shell alone with {@code B:}; otherwise everything but the batch shell (what the script
+     * started and the srun steps' tasks), so that a script that does not trap it lives on to finish
+     * or checkpoint, as the warning before the time limit does.
+     *
+     * @param nodes the job's nodes, its batch host first
+     */
+    public static JobSignalRequested.Target atGraceStart(String jobId, List<String> nodes, String spec) {
+        JobSignal own = spec == null || spec.isBlank() ? null : parse(spec);
+        if (own != null && own.batchOnly()) {
+            return new JobSignalRequested.Target(jobId, List.of(nodes.get(0)), own.signal(),
+                    JobSignalRequested.Scope.BATCH);
+        }
+        return new JobSignalRequested.Target(jobId, nodes, own == null ? "TERM" : own.signal(),
+                JobSignalRequested.Scope.CHILDREN);
     }
 
     /** Linux's number for this signal. */

@@ -68,6 +68,17 @@ public final class JobViews {
             @jakarta.validation.constraints.Size(max = SubmissionLimits.CONSTRAINTS) String constraints) {
     }
 
+    @Schema(name = "JobSignalled", description = "A signal on its way to running jobs' processes")
+    public record SignalResult(
+            @Schema(description = "The jobs (or array tasks) it was sent to", example = "[\"42\"]") List<String> jobs,
+            @Schema(description = "The signal, by its name without SIG (or its number when it has none)",
+                    example = "USR1") String signal,
+            @Schema(description = "Whom it reaches: JOB (the batch shell, all it started and every srun step), "
+                    + "BATCH (the batch shell alone) or STEPS (the srun steps' tasks only)", example = "JOB") String scope,
+            @Schema(description = "The nodes whose agents were told", example = "[\"node1\"]") List<String> nodes,
+            String message) {
+    }
+
     @Schema(name = "JobActionResult")
     public record ActionResult(List<String> jobs, List<String> stopping, String message) {
     }

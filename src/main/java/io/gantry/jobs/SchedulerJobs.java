@@ -229,6 +229,22 @@ public class SchedulerJobs {
         });
     }
 
+    /**
+     * What a running job gets as a reclaim's grace time starts (Slurm's GraceTime), or empty when it
+     * no longer runs on a node: see {@link JobSignal#atGraceStart}.
+     */
+    @Transactional(readOnly = true)
+    public Optional<JobSignalRequested.Target> graceSignal(long row) {
+        return jobs.findById(row).filter(j -> j.state() == JobState.RUNNING).flatMap(j -> {
+            List<JobAllocation> allocation = JobAllocation.decode(j.allocation());
+            if (allocation == null || allocation.isEmpty()) {
+                return Optional.empty();
+            }
+            return Optional.of(JobSignal.atGraceStart(JobIds.format(j.jobId(), j.arrayTaskId()),
+                    allocation.stream().map(JobAllocation::node).toList(), j.signal()));
+        });
+    }
+
     /** Adds a line to a job's history (e.g. RECLAIM: a reclaim told it to stop after its grace time). */
     public void recordEvent(long row, Instant at, String kind, String detail) {
         events.save(new JobEventEntity(row, at, kind, detail));
@@ -238,8 +254,13 @@ public class SchedulerJobs {
     public record Waiting(String reason, long priority, Instant expectedStart) {
     }
 
+    /** A submission's job as the scheduler would see it, never stored (sbatch --test-only): row 0, job id 0. */
+    static ActiveJob trial(JobEntity j) {
+        return active(j);
+    }
+
     private static ActiveJob active(JobEntity j) {
-        return new ActiveJob(j.id(), j.version(), j.jobId(), j.arrayTaskId(), j.name(), j.user(), j.account(),
+        return new ActiveJob(j.id() == null ? 0 : j.id(), j.version(), j.jobId(), j.arrayTaskId(), j.name(), j.user(), j.account(),
                 j.qos(), j.partitions(), j.state(), j.hold(), j.submitTime(), j.eligibleTime(), j.timeLimitSeconds(),
                 j.nice(), j.minNodes(), j.tasks(), j.cpusPerTask(), j.memoryMb(), j.gpus(), j.gpusPerNode(),
                 j.gpuType(), j.constraints(), j.exclusive(), j.dependency(), j.arrayMaxRunning(), j.partition(),

@@ -103,6 +103,13 @@ class SchedulingCycle {
         this.expectedStarts = starts;
     }
 
+    private TrialStarts trials;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    void trialStarts(TrialStarts trials) {
+        this.trials = trials;
+    }
+
     @org.springframework.beans.factory.annotation.Autowired
     void priorityBoard(PriorityBoard board) {
         this.priorities = board;
@@ -219,6 +226,9 @@ class SchedulingCycle {
                 .quotas(new io.gantry.engine.QuotaTree(limits.quotas(), quotaProperties.minRuntime().toSeconds(),
                         reclaims.stoppingIds(), reclaims.borrowing())).build();
         Plan plan = engine.plan(snapshot);
+        if (trials != null) {
+            trials.planned(snapshot, full);
+        }
         reclaims.retainRunning(runningByEngineId.keySet());
         reclaims.planned(snapshot, plan.borrowing());
         boolean writePriorities = false;
@@ -362,6 +372,7 @@ class SchedulingCycle {
         List<ActiveJob> started = new ArrayList<>();
         int[] backfilled = {0};
         List<JobsPreempted.Victim> victims = new ArrayList<>();
+        List<io.gantry.jobs.JobSignalRequested.Target> graceSignals = new ArrayList<>();
         transaction.executeWithoutResult(status -> {
             // Reclaimed jobs whose grace time is over stop now; their owners start in a later cycle.
             for (QuotaReclaims.Stopping s : reclaims.takeDue(now)) {
@@ -390,6 +401,11 @@ class SchedulingCycle {
                         reclaims.stop(stop);
                         jobs.recordEvent(victim.row(), now, "RECLAIM", why + "; stopped after its QOS's grace time of "
                                 + grace + " s");
+                        // Warned as its grace starts, as Slurm's GraceTime does, so it can checkpoint.
+                        jobs.graceSignal(victim.row()).ifPresent(signal -> {
+                            graceSignals.add(signal);
+                            jobs.recordEvent(victim.row(), now, "SIGNALLED", GraceSignals.describe(signal, grace));
+                        });
                     }
                     continue;
                 }
@@ -401,6 +417,9 @@ class SchedulingCycle {
             }
             if (!victims.isEmpty()) {
                 events.publishEvent(new JobsPreempted(List.copyOf(victims)));
+            }
+            if (!graceSignals.isEmpty()) {
+                events.publishEvent(new io.gantry.jobs.JobSignalRequested(graceSignals));
             }
             Map<String, NodeUse> free = planned.plan().starts().isEmpty() ? Map.of() : new HashMap<>(cluster.free());
             List<NodeUse> taken = new ArrayList<>();

@@ -117,6 +117,37 @@ class JobProcessTests {
     }
 
     @Test
+    void aSignalForAllButTheBatchShellReachesWhatItStartedAndAStepsOnlySignalWithoutStepsReachesNothing()
+            throws Exception {
+        Path trapped = dir.resolve("trapped");
+        Path ready = dir.resolve("ready");
+        Path stop = dir.resolve("stop");
+        runner.launch(launch("61", """
+                trap 'echo shell-usr1 >> %2$s' USR1
+                ( trap 'echo child-usr1 >> %2$s' USR1; echo ready > %1$s
+                  while [ ! -e %3$s ]; do sleep 0.1; done ) &
+                while [ ! -e %3$s ]; do sleep 0.1; done
+                wait
+                """.formatted(ready, trapped, stop)));
+        assertThat(next().type()).isEqualTo(ReportType.STARTED);
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(ready));
+        Thread.sleep(300);
+
+        runner.apply(List.of(io.gantry.agent.protocol.AgentProtocol.Command.jobSignal("61", "USR1",
+                io.gantry.agent.protocol.AgentProtocol.SignalScope.STEPS)));
+        runner.apply(List.of(io.gantry.agent.protocol.AgentProtocol.Command.jobSignal("61", "USR1",
+                io.gantry.agent.protocol.AgentProtocol.SignalScope.CHILDREN)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(trapped));
+        Thread.sleep(500);
+        assertThat(Files.readAllLines(trapped)).as("the child once; not the shell, and no srun step ran")
+                .containsExactly("child-usr1");
+
+        Files.writeString(stop, "");
+        Report ended = ended("61");
+        assertThat(ended.state()).as("the shell that did not get it finished the script").isEqualTo("COMPLETED");
+    }
+
+    @Test
     void theScriptSeesTheJobInItsEnvironment() throws Exception {
         runner.launch(launch("42", "env | sort\n", dir.toString(), null, null, 0, List.of(1, 3)));
         Report ended = startedThenEnded("42");

@@ -114,6 +114,23 @@ class JobStepsTests {
     }
 
     @Test
+    void aJobSignalReachesEachStepTaskOnANodeWithoutTheBatchScriptOnceAndDoesNotStopIt() throws Exception {
+        String script = "trap 'echo got-usr1' USR1; echo ready; n=0; while [ $n -lt 40 ]; do sleep 0.1; n=$((n+1)); done";
+        runner.apply(List.of(Command.stepLaunch(step("62", 0, List.of("bash", "-c", script),
+                List.of(new StepTask(0, 0, null), new StepTask(1, 1, null)), owner()))));
+        awaitOutput("ready");
+        awaitOutput("ready");
+        Thread.sleep(200);
+        runner.apply(List.of(Command.jobSignal("62", "SIGUSR1", io.gantry.agent.protocol.AgentProtocol.SignalScope.JOB)));
+        Map<Integer, List<StepReport>> byTask = untilEnded(0, 1);
+        for (int procId : new int[] {0, 1}) {
+            List<StepReport> task = byTask.get(procId);
+            assertThat(output(task, "stdout")).as("task %d trapped it once", procId).isEqualTo("got-usr1\n");
+            assertThat(end(task).exitCode()).as("and finished its loop").isZero();
+        }
+    }
+
+    @Test
     void eachTaskSeesItsRankAndItsGpusAndItsOutputAndExitAreReportedInOrder() throws Exception {
         String script = "echo \"$SLURM_PROCID $SLURM_LOCALID $SLURM_NODEID $SLURMD_NODENAME $CUDA_VISIBLE_DEVICES"
                 + " $SLURM_STEP_ID $FROM_STEP $SLURM_JOB_USER $GANTRY_URL\"; echo \"${PATH%%:*}\"; pwd;"

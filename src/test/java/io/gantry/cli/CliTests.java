@@ -270,4 +270,85 @@ class CliTests {
                 "ref[1-3],gpu[08-09],n5");
         assertThat(Scancel.expandIds("7_[1-3,5],8")).containsExactly("7_1", "7_2", "7_3", "7_5", "8");
     }
+
+    /** Answers {@code POST /jobs/{id}/signal} and {@code POST /jobs/test} like the controller, recording each call. */
+    private static final class Signalling extends Recording {
+        final List<String> paths = new ArrayList<>();
+
+        @Override
+        public JsonNode post(String path, Object body) {
+            paths.add(path);
+            if (path.startsWith("/api/v1/jobs/43/")) {
+                throw new ApiException(409, "Job 43 is PENDING: only a running job can be signalled; cancel it instead");
+            }
+            if (path.startsWith("/api/v1/jobs/44/")) {
+                throw new ApiException(404, "Job '44' does not exist");
+            }
+            if (path.startsWith("/api/v1/jobs/45/")) {
+                throw new ApiException(409, "Job 45 is COMPLETED: only a running job can be signalled");
+            }
+            if (path.equals("/api/v1/jobs/test")) {
+                posted.add(HttpControllerApi.JSON.valueToTree(body));
+                if (HttpControllerApi.JSON.valueToTree(body).path("script").asString().contains("--partition=nope")) {
+                    throw new ApiException(400, "partition: unknown partition 'nope'; known: cpu, gpu");
+                }
+                return HttpControllerApi.JSON.readTree("{\"jobId\":0,\"startTime\":\"2026-12-03T22:30:00Z\","
+                        + "\"processors\":4,\"nodes\":\"n1\",\"partition\":\"gpu\",\"reason\":null,"
+                        + "\"warnings\":[\"--mail-type is accepted but not acted on\"]}");
+            }
+            return HttpControllerApi.JSON.readTree("{\"jobs\":[\"42\"],\"signal\":\"USR1\"}");
+        }
+    }
+
+    @Test
+    void scancelSignalGoesToTheStepsAloneUnlessBatchOrFullSaysOtherwise() {
+        Signalling api = new Signalling();
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("-s", "USR1", "42"))).isZero();
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("--signal=sigusr2", "-b", "42_7"))).isZero();
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("-f", "-b", "--signal", "10", "42"))).isZero();
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("--full", "-s", "TERM", "42_[1-2]"))).isZero();
+        assertThat(api.paths).containsExactly(
+                "/api/v1/jobs/42/signal?signal=USR1&stepsOnly=true",
+                "/api/v1/jobs/42_7/signal?signal=USR2&batch=true",
+                "/api/v1/jobs/42/signal?signal=USR1",
+                "/api/v1/jobs/42_1/signal?signal=TERM",
+                "/api/v1/jobs/42_2/signal?signal=TERM");
+        assertThat(out.toString(StandardCharsets.UTF_8)).as("silent on success, as scancel is").isEmpty();
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    @Test
+    void scancelSignalSaysWhatSlurmSaysForABadSignalOrAJobThatDoesNotRun() {
+        Signalling api = new Signalling();
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("--signal=FOO", "42"))).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("Unknown job signal: FOO\n");
+        assertThat(api.paths).as("nothing is sent").isEmpty();
+        err.reset();
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("-s", "USR1", "-f", "43", "44", "45", "42")))
+                .isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("""
+                scancel: error: Kill job error on job id 43: Job can not be altered now, try again later
+                scancel: error: Kill job error on job id 44: Invalid job id specified
+                scancel: error: Kill job error on job id 45: Job/step already completing or completed
+                """);
+        assertThat(api.paths).as("the running one is still signalled").endsWith("/api/v1/jobs/42/signal?signal=USR1");
+    }
+
+    @Test
+    void testOnlyPrintsSlurmsEstimateAndSubmitsNothing() {
+        Signalling api = new Signalling();
+        assertThat(Cli.run(env(Map.of(), "", api), "sbatch", List.of("--test-only", "-n", "4", "--wrap", "hostname")))
+                .isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("""
+                sbatch: warning: --mail-type is accepted but not acted on
+                sbatch: Job 0 to start at 2026-12-03T22:30:00 using 4 processors on nodes n1 in partition gpu
+                """);
+        assertThat(api.paths).containsExactly("/api/v1/jobs/test");
+        assertThat(api.posted.get(0).path("script").asString()).contains("#SBATCH --ntasks=4");
+        err.reset();
+        assertThat(Cli.run(env(Map.of(), "", api), "sbatch", List.of("--test-only", "-p", "nope", "--wrap", "true")))
+                .isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("allocation failure: Invalid partition name specified\n");
+    }
 }

@@ -41,4 +41,35 @@ class JobSignalTests {
     void theSignalKnowsItsNumber(String given, int number) {
         assertThat(JobSignal.parse(given).number()).isEqualTo(number);
     }
+
+    @ParameterizedTest(name = "scancel --signal={0} sends {1}")
+    @CsvSource({"USR1,USR1", "sigusr2,USR2", "SIGTERM,TERM", "10,USR1", "34,34", "' KILL ',KILL"})
+    void aSignalToSendIsReadAsScancelReadsIt(String given, String name) {
+        assertThat(JobSignal.signalName(given)).isEqualTo(name);
+    }
+
+    @ParameterizedTest(name = "scancel --signal=''{0}'' is refused")
+    @ValueSource(strings = {"", " ", "FOO", "0", "65", "USR1@60", "B:USR1", "-9"})
+    void aWordThatIsNoSignalIsRefused(String given) {
+        assertThatIllegalArgumentException().isThrownBy(() -> JobSignal.signalName(given));
+    }
+
+    @org.junit.jupiter.api.Test
+    void aJobWithoutItsOwnSignalGetsSigtermAsItsGraceTimeStartsButNotItsBatchShell() {
+        JobSignalRequested.Target target = JobSignal.atGraceStart("42", java.util.List.of("n1", "n2"), null);
+        assertThat(target.signal()).isEqualTo("TERM");
+        assertThat(target.scope()).isEqualTo(JobSignalRequested.Scope.CHILDREN);
+        assertThat(target.nodes()).containsExactly("n1", "n2");
+    }
+
+    @org.junit.jupiter.api.Test
+    void aJobsOwnSignalIsWhatItGetsAsItsGraceTimeStartsOnItsBatchShellWithB() {
+        JobSignalRequested.Target own = JobSignal.atGraceStart("42", java.util.List.of("n1", "n2"), "USR1@120");
+        assertThat(own.signal()).isEqualTo("USR1");
+        assertThat(own.scope()).isEqualTo(JobSignalRequested.Scope.CHILDREN);
+        JobSignalRequested.Target batch = JobSignal.atGraceStart("42", java.util.List.of("n1", "n2"), "B:USR2@60");
+        assertThat(batch.signal()).isEqualTo("USR2");
+        assertThat(batch.scope()).isEqualTo(JobSignalRequested.Scope.BATCH);
+        assertThat(batch.nodes()).as("only the batch host runs the batch shell").containsExactly("n1");
+    }
 }

@@ -91,9 +91,11 @@ class QuotaIntegrationTests {
         try {
             // The borrower fills all 16 nodes: 8 within its guarantee, 8 on the lender's idle one.
             for (int i = 0; i < 16; i++) {
-                jobs.add(submit(Map.of("name", "q-borrow", "partition", "gpu", "account", borrower, "qos", graceQos,
-                        "nodes", 1, "gpusPerNode", 8, "exclusive", true, "requeue", false,
-                        "timeLimitSeconds", 3600, "simulatedRunSeconds", 600)));
+                Map<String, Object> job = new HashMap<>(Map.of("name", "q-borrow", "partition", "gpu", "account",
+                        borrower, "qos", graceQos, "nodes", 1, "gpusPerNode", 8, "exclusive", true, "requeue", false,
+                        "timeLimitSeconds", 3600, "simulatedRunSeconds", 600));
+                job.put("signal", "B:USR1@300");
+                jobs.add(submit(job));
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream().allMatch(id -> state(id).equals("RUNNING")));
             await().atMost(Duration.ofSeconds(20)).until(() -> quota(borrower).get("borrowed").asLong() == 64);
@@ -112,8 +114,17 @@ class QuotaIntegrationTests {
             List<Long> victims = jobs.stream().filter(id -> id != owner && state(id).equals("PREEMPTED")).toList();
             assertThat(victims).as("one borrowing job makes room for the owner's 8 GPUs").hasSize(1);
             long victim = victims.get(0);
-            assertThat(api.get("/api/v1/jobs/" + victim + "/events", admin).json().toString())
-                    .contains("RECLAIM", "grace time of 6 s", "job " + owner);
+            JsonNode history = api.get("/api/v1/jobs/" + victim + "/events", admin).json();
+            assertThat(history.toString()).contains("RECLAIM", "grace time of 6 s", "job " + owner);
+            // Warned with its own --signal as its grace time starts, as Slurm's GraceTime does; stopped at its end.
+            JsonNode warned = event(history, "SIGNALLED");
+            assertThat(warned.get("detail").asString())
+                    .isEqualTo("SIGUSR1 sent to its batch shell as its grace time of 6 s starts; it is stopped when "
+                            + "the grace time is over");
+            assertThat(warned.get("time").asString()).isEqualTo(event(history, "RECLAIM").get("time").asString());
+            assertThat(java.time.Duration.between(java.time.Instant.parse(warned.get("time").asString()),
+                    java.time.Instant.parse(event(history, "PREEMPTED").get("time").asString())))
+                    .isGreaterThanOrEqualTo(Duration.ofSeconds(6));
 
             JsonNode line = sacct(victim);
             assertThat(line.get("borrowed").asBoolean()).isTrue();
@@ -129,6 +140,15 @@ class QuotaIntegrationTests {
             api.send("PATCH", "/api/v1/accounts/" + lender, admin, Map.of("guaranteedTres", ""));
             api.send("PATCH", "/api/v1/accounts/" + borrower, admin, Map.of("guaranteedTres", ""));
         }
+    }
+
+    private static JsonNode event(JsonNode history, String type) {
+        for (JsonNode e : history) {
+            if (e.get("type").asString().equals(type)) {
+                return e;
+            }
+        }
+        throw new AssertionError("no " + type + " in " + history);
     }
 
     private JsonNode quota(String account) {

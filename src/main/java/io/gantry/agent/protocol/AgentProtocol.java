@@ -140,17 +140,54 @@ public final class AgentProtocol {
          * Read part of a job's output or error file ({@code output}) and send it to
          * {@link #output(String)}, answered or not (the controller waits for it).
          */
-        OUTPUT_READ
+        OUTPUT_READ,
+        /**
+         * Send {@code signal.signal} to the job's processes on this node that {@code signal.scope} names
+         * (scancel --signal); nothing more follows (no KILL after the kill wait). An agent that does not
+         * know this command skips it.
+         */
+        JOB_SIGNAL
     }
 
-    /** {@code launch} is set for LAUNCH; {@code endState} (e.g. CANCELLED) and {@code detail} for KILL. */
+    /** Which of a job's processes on a node a JOB_SIGNAL reaches. */
+    @Schema(name = "AgentSignalScope")
+    public enum SignalScope {
+        /** The batch shell, everything it started, and the srun steps' tasks (scancel --full). */
+        JOB,
+        /** The batch shell alone (scancel --batch). */
+        BATCH,
+        /** The srun steps' tasks alone (scancel --signal without -b or -f). */
+        STEPS,
+        /** All but the batch shell: what it started and the srun steps' tasks (--signal without B:). */
+        CHILDREN
+    }
+
+    /** A JOB_SIGNAL's signal (a name without SIG, as kill -s takes it, or a number) and whom it reaches. */
+    @Schema(name = "AgentJobSignal")
+    public record JobSignal(String signal, SignalScope scope) {
+    }
+
+    /**
+     * {@code launch} is set for LAUNCH; {@code endState} (e.g. CANCELLED) and {@code detail} for KILL;
+     * {@code signal} for JOB_SIGNAL.
+     */
     @Schema(name = "AgentCommand")
     public record Command(CommandType type, String jobId, Launch launch, String endState, String detail,
-            Long timeLimitSeconds, StepTasks step, OutputRead output) {
+            Long timeLimitSeconds, StepTasks step, OutputRead output, JobSignal signal) {
+
+        public Command(CommandType type, String jobId, Launch launch, String endState, String detail,
+                Long timeLimitSeconds, StepTasks step, OutputRead output) {
+            this(type, jobId, launch, endState, detail, timeLimitSeconds, step, output, null);
+        }
 
         public Command(CommandType type, String jobId, Launch launch, String endState, String detail,
                 Long timeLimitSeconds, StepTasks step) {
-            this(type, jobId, launch, endState, detail, timeLimitSeconds, step, null);
+            this(type, jobId, launch, endState, detail, timeLimitSeconds, step, null, null);
+        }
+
+        public static Command jobSignal(String jobId, String signal, SignalScope scope) {
+            return new Command(CommandType.JOB_SIGNAL, jobId, null, null, null, null, null, null,
+                    new JobSignal(signal, scope));
         }
 
         public static Command outputRead(String jobId, OutputRead read) {

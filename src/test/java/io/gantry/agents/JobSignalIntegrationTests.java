@@ -1,0 +1,257 @@
+package io.gantry.agents;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.gantry.support.ApiClient;
+import io.gantry.support.ApiClient.Response;
+import io.gantry.support.ControllerProcess;
+import io.gantry.support.TestDatabase;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Signals to a running batch job (scancel --signal, issue 18) through the packaged controller and a
+ * real agent process running a real bash script that traps them: the batch shell alone, or the whole
+ * batch step with what it started; each one recorded in the job's history. A signal that is not one,
+ * a job that does not run (or runs on a simulated node) and someone else's job are refused with a
+ * problem that says why. sbatch --test-only's estimate comes from the same controller and stores nothing.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class JobSignalIntegrationTests {
+
+    private static final String JOIN_TOKEN = "signal-test-join-token-0123456789";
+    private static final String PASSWORD = "signal-test-password";
+    private static final String DATABASE = "gantry_signal_it_" + ProcessHandle.current().pid();
+
+    @TempDir
+    static Path dir;
+
+    private ControllerProcess controller;
+    private ApiClient api;
+    private String admin;
+    private String bob;
+    private Process agent;
+
+    @BeforeAll
+    void startControllerAndAgent() throws Exception {
+        TestDatabase db = TestDatabase.isolated(DATABASE);
+        Path cluster = dir.resolve("cluster.yml");
+        Files.writeString(cluster, """
+                gantry:
+                  cluster:
+                    name: signal-test
+                    nodes:
+                      - names: node1
+                        cpus: 4
+                        memory-mb: 4000
+                        simulated: false
+                      - names: sim1
+                        cpus: 4
+                        memory-mb: 4000
+                        simulated: true
+                    partitions:
+                      - name: batch
+                        nodes: node1
+                        default: true
+                        default-time: "10:00"
+                        default-mem-per-cpu: 100
+                      - name: sim
+                        nodes: sim1
+                        default-time: "10:00"
+                        default-mem-per-cpu: 100
+                    switches:
+                      - name: leaf1
+                        nodes: node1
+                    blocks:
+                      - name: block1
+                        nodes: node1
+                  agents:
+                    join-token: %s
+                    default-partitions: [batch]
+                    kill-wait: 2s
+                    poll-wait: 1s
+                    # the bootstrap admin has no Unix account: its jobs run as whoever runs the tests
+                    allow-root-jobs: true
+                    user-map:
+                      admin: "%s"
+                """.formatted(JOIN_TOKEN, System.getProperty("user.name")));
+        Files.createDirectories(dir.resolve("controller"));
+        controller = new ControllerProcess(dir.resolve("controller"), "--spring.profiles.active=postgres",
+                "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
+                "--spring.datasource.password=" + db.password(),
+                "--spring.config.additional-location=file:" + cluster.toAbsolutePath());
+        api = controller.start().api();
+        admin = api.adminToken();
+        Response created = api.send("POST", "/api/v1/users", admin, Map.of("username", "bob", "password", PASSWORD,
+                "roles", List.of("USER"), "defaultAccount", "root"));
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        bob = api.token("bob", PASSWORD);
+
+        Path work = Files.createDirectories(dir.resolve("agent"));
+        agent = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                ControllerProcess.JAR.toString(), "agent", "--controller", "http://127.0.0.1:" + controller.port(),
+                "--join-token", JOIN_TOKEN, "--name", "node1", "--work-dir", work.toString(), "--cpus", "4",
+                "--memory-mb", "4000")
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("agent.log").toFile()))
+                .start();
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            Response node = api.get("/api/v1/nodes/node1", admin);
+            return node.status() == 200 && "IDLE".equals(node.json().get("state").asString());
+        });
+    }
+
+    @AfterAll
+    void stopAll() throws Exception {
+        if (agent != null) {
+            agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        if (controller != null) {
+            controller.stop();
+        }
+        TestDatabase.drop(DATABASE);
+    }
+
+    @Test
+    void aRunningScriptGetsTheSignalItTrapsOnItsShellAloneOrWithWhatItStarted() throws Exception {
+        Path work = Files.createDirectories(dir.resolve("trap"));
+        Path ready = work.resolve("ready");
+        Path trapped = work.resolve("trapped");
+        Path stop = work.resolve("stop");
+        long id = submit(admin, Map.of("name", "trapper", "workdir", work.toString(), "cpusPerTask", 1, "script", """
+                #!/bin/bash
+                trap 'echo shell-usr1 >> %2$s' USR1
+                trap 'echo shell-usr2 >> %2$s' USR2
+                ( trap 'echo child-usr2 >> %2$s' USR2; trap 'echo child-usr1 >> %2$s' USR1
+                  while [ ! -e %3$s ]; do sleep 0.1; done ) &
+                echo ready > %1$s
+                while [ ! -e %3$s ]; do sleep 0.1; done
+                wait
+                """.formatted(ready, trapped, stop)));
+        awaitState(id, "RUNNING");
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> Files.exists(ready));
+        // the child's traps are set once it runs its loop: give its first sleep the time to start
+        Thread.sleep(500);
+
+        // scancel -b --signal=USR1: the batch shell alone, not the child it started.
+        Response batch = api.send("POST", "/api/v1/jobs/" + id + "/signal?signal=SIGUSR1&batch=true", admin, null);
+        assertThat(batch.status()).as(batch.body()).isEqualTo(202);
+        assertThat(batch.json().get("signal").asString()).isEqualTo("USR1");
+        assertThat(batch.json().get("scope").asString()).isEqualTo("BATCH");
+        assertThat(batch.json().get("nodes").toString()).isEqualTo("[\"node1\"]");
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+                .until(() -> lines(trapped).contains("shell-usr1"));
+        Thread.sleep(1000);
+        assertThat(lines(trapped)).as("the child was not signalled").containsExactly("shell-usr1");
+
+        // scancel --full --signal=USR2 (the API's default): the shell and the child.
+        Response full = api.send("POST", "/api/v1/jobs/" + id + "/signal?signal=12", admin, null);
+        assertThat(full.status()).as(full.body()).isEqualTo(202);
+        assertThat(full.json().get("scope").asString()).isEqualTo("JOB");
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+                .until(() -> lines(trapped).containsAll(List.of("shell-usr2", "child-usr2")));
+        Thread.sleep(500);
+        assertThat(lines(trapped)).as("each process got it once").hasSize(3);
+
+        JsonNode job = api.get("/api/v1/jobs/" + id, admin).json();
+        assertThat(job.get("state").asString()).as("a signal it traps does not end it").isEqualTo("RUNNING");
+        String history = api.get("/api/v1/jobs/" + id + "/events", admin).body();
+        assertThat(history).contains("SIGNALLED", "SIGUSR1 sent by admin to the batch shell",
+                "SIGUSR2 sent by admin to the batch step and its srun steps");
+
+        // Someone else's job, a word that is no signal, or both scopes at once: refused.
+        Response others = api.send("POST", "/api/v1/jobs/" + id + "/signal?signal=USR1", bob, null);
+        assertThat(others.status()).as(others.body()).isEqualTo(403);
+        Response notASignal = api.send("POST", "/api/v1/jobs/" + id + "/signal?signal=SIGFOO", admin, null);
+        assertProblem(notASignal, 400, "'SIGFOO' is not a signal");
+        assertThat(notASignal.body()).contains("\"field\":\"signal\"");
+        assertProblem(api.send("POST", "/api/v1/jobs/" + id + "/signal?signal=99", admin, null), 400, "1 to 64");
+        assertProblem(api.send("POST", "/api/v1/jobs/" + id + "/signal?signal=USR1&batch=true&stepsOnly=true", admin,
+                null), 400, "exclude each other");
+        assertProblem(api.send("POST", "/api/v1/jobs/" + id + "/signal", admin, null), 400, "signal");
+        assertThat(lines(trapped)).as("nothing refused reached it").hasSize(3);
+
+        Files.writeString(stop, "");
+        awaitState(id, "COMPLETED");
+        assertProblem(api.send("POST", "/api/v1/jobs/" + id + "/signal?signal=USR1", admin, null), 409,
+                "is COMPLETED: only a running job can be signalled");
+    }
+
+    @Test
+    void aPendingJobAJobOnSimulatedNodesOrOneThatDoesNotExistIsNotSignalled() {
+        long held = submit(admin, Map.of("hold", true, "script", "#!/bin/bash\ntrue\n"));
+        assertProblem(api.send("POST", "/api/v1/jobs/" + held + "/signal?signal=USR1", admin, null), 409,
+                "is PENDING: only a running job can be signalled; cancel it instead");
+        long simulated = submit(admin, Map.of("partition", "sim", "script", "#!/bin/bash\ntrue\n",
+                "simulatedRunSeconds", 60));
+        awaitState(simulated, "RUNNING");
+        assertProblem(api.send("POST", "/api/v1/jobs/" + simulated + "/signal?signal=USR1", admin, null), 409,
+                "simulated nodes only");
+        assertThat(api.get("/api/v1/jobs/" + simulated + "/events", admin).body()).doesNotContain("SIGNALLED");
+        assertProblem(api.send("POST", "/api/v1/jobs/999999/signal?signal=USR1", admin, null), 404, "999999");
+        api.send("DELETE", "/api/v1/jobs/" + held, admin, null);
+        api.send("DELETE", "/api/v1/jobs/" + simulated, admin, null);
+    }
+
+    @Test
+    void testOnlyEstimatesWhereAndWhenAJobWouldStartAndStoresNothing() {
+        long before = submit(admin, Map.of("hold", true, "script", "#!/bin/bash\ntrue\n"));
+        Map<String, Object> job = Map.of("script", "#!/bin/bash\n#SBATCH -n 2\n#SBATCH --mail-type=END\nhostname\n");
+        Response trial = await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                .until(() -> api.send("POST", "/api/v1/jobs/test", admin, job), r -> r.status() != 503);
+        assertThat(trial.status()).as(trial.body()).isEqualTo(200);
+        JsonNode estimate = trial.json();
+        assertThat(estimate.get("jobId").asLong()).isZero();
+        assertThat(estimate.get("reason").isNull()).as(trial.body()).isTrue();
+        assertThat(estimate.get("nodes").asString()).isEqualTo("node1");
+        assertThat(estimate.get("partition").asString()).isEqualTo("batch");
+        assertThat(estimate.get("processors").asLong()).isEqualTo(2);
+        assertThat(Duration.between(Instant.now(), Instant.parse(estimate.get("startTime").asString())).abs())
+                .as("an idle node: it would start now").isLessThan(Duration.ofMinutes(1));
+        assertThat(estimate.get("warnings").toString()).contains("--mail-type");
+
+        Response bad = api.send("POST", "/api/v1/jobs/test", admin, Map.of("partition", "nope",
+                "script", "#!/bin/bash\ntrue\n"));
+        assertProblem(bad, 400, "nope");
+
+        long after = submit(admin, Map.of("hold", true, "script", "#!/bin/bash\ntrue\n"));
+        assertThat(after).as("the trial took no job id").isEqualTo(before + 1);
+        assertThat(api.get("/api/v1/jobs/0", admin).status()).isEqualTo(404);
+        api.send("DELETE", "/api/v1/jobs/" + before, admin, null);
+        api.send("DELETE", "/api/v1/jobs/" + after, admin, null);
+    }
+
+    private static List<String> lines(Path file) throws Exception {
+        return Files.exists(file) ? Files.readAllLines(file) : List.of();
+    }
+
+    private static void assertProblem(Response r, int status, String detail) {
+        assertThat(r.status()).as(r.body()).isEqualTo(status);
+        assertThat(r.contentType()).startsWith("application/problem+json");
+        assertThat(r.json().get("detail").asString()).contains(detail);
+    }
+
+    private long submit(String token, Map<String, Object> job) {
+        Response response = api.send("POST", "/api/v1/jobs", token, job);
+        assertThat(response.status()).as(response.body()).isEqualTo(201);
+        return response.json().get("jobId").asLong();
+    }
+
+    private void awaitState(long id, String state) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> state.equals(api.get("/api/v1/jobs/" + id, admin).json().get("state").asString()));
+    }
+}
