@@ -79,6 +79,56 @@ class StartEstimatorPropertyTests {
     }
 
     @Test
+    void reading_nodes_by_earliest_start_gives_the_estimates_of_reading_every_node() {
+        Engine engine = new Engine();
+        int later = 0;
+        int multiNode = 0;
+        for (long seed = 0; seed < 600; seed++) {
+            for (Snapshot s : List.of(RandomSnapshots.of(seed), withAlikeJobs(seed), RandomSnapshots.withSwitchTree(seed),
+                    RandomSnapshots.withNodeLists(seed), crowded(seed))) {
+                Plan plan = engine.plan(s);
+                Cluster cluster = new Cluster(s.nodes(), s.partitions(), s.switches());
+                List<StartEstimate> exact = new StartEstimator(s, cluster, StartEstimator.Budget.UNLIMITED,
+                        StartEstimator.Search.EVERY_NODE).run(plan).estimates();
+                List<StartEstimate> ordered = new StartEstimator(s, cluster, StartEstimator.Budget.UNLIMITED,
+                        StartEstimator.Search.BY_EARLIEST).run(plan).estimates();
+                assertThat(ordered).as("seed %d", seed).isEqualTo(exact);
+                later += (int) exact.stream().filter(e -> e.start().isPresent() && e.start().getAsLong() > s.now())
+                        .count();
+                multiNode += (int) exact.stream().filter(e -> e.nodes().size() > 1).count();
+            }
+        }
+        // Most estimates must lie ahead, where nodes are drawn in more than one round.
+        assertThat(later).isGreaterThan(20_000);
+        assertThat(multiNode).isGreaterThan(2_000);
+    }
+
+    @Test
+    void crowded_snapshots_get_sound_estimates() {
+        check(StartEstimatorPropertyTests::crowded, 300);
+    }
+
+    /**
+     * {@link RandomSnapshots#of} with 150 more pending jobs like its own (other time limits, submit
+     * times and ids), so that the profile fills far ahead and most nodes' earliest starts move.
+     */
+    static Snapshot crowded(long seed) {
+        Snapshot s = RandomSnapshots.of(seed);
+        java.util.SplittableRandom r = new java.util.SplittableRandom(seed ^ 0x9E3779B97F4A7C15L);
+        if (s.pending().isEmpty()) {
+            return s;
+        }
+        List<PendingJob> pending = new ArrayList<>(s.pending());
+        for (int k = 0; k < 150; k++) {
+            PendingJob j = s.pending().get(r.nextInt(s.pending().size()));
+            pending.add(new PendingJob(JobId.of(60_000 + k), j.user(), j.account(), j.qos(), j.partitions(),
+                    j.request(), 60L * (1 + r.nextInt(600)), s.now() - r.nextInt(100_000), j.eligibleTime(), j.nice(),
+                    j.heldBy(), 0, j.reservation()));
+        }
+        return s.toBuilder().pending(pending).build();
+    }
+
+    @Test
     void random_snapshots_with_alike_jobs_get_sound_estimates_in_queue_order() {
         check(StartEstimatorPropertyTests::withAlikeJobs, 1000);
         Engine engine = new Engine();
