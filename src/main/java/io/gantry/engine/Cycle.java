@@ -69,6 +69,8 @@ final class Cycle {
     private long orderedEntries;
     /** In {@link #earliestByOrder}: the nodes taken off the heap, and their entries to put back. */
     private BitSet drawn;
+    /** In {@link #earliestByOrder}: no start from this time on is wanted, so node windows are read only up to it. */
+    private long windowsUntil = Availability.FOREVER;
     private long[] drawnEntries = new long[64];
     /** For a topo-exclusive shape in {@link #earliest}: the start windows of each block as a whole. */
     private final Map<Integer, List<long[]>> blockWindows = new HashMap<>();
@@ -380,6 +382,87 @@ final class Cycle {
             }
         }
         return new Placed(bestStart, c.parts[bestShape.partition()].name(), names);
+    }
+
+    /**
+     * For {@link StartEstimator}: places the job again where an earlier pass put it (in
+     * {@code partition}, on {@code nodes}) at the first time, from {@code start} on (or from when it
+     * may start, if later), that those nodes can all take it for its whole time limit in the profile
+     * as it is now; null, with nothing held, when the job may no longer run there or they never can.
+     */
+    Placed placeAgain(PendingJob job, long start, String partition, List<String> nodes) {
+        Cluster.Part part = c.partsByName.get(partition);
+        if (part == null || !job.partitions().contains(partition)) {
+            return null;
+        }
+        List<Shape> candidates = new ArrayList<>(job.partitions().size());
+        candidates(job, candidates);
+        Shape shape = null;
+        for (Shape s : candidates) {
+            if (s.partition() == part.index()) {
+                shape = s;
+            }
+        }
+        if (shape == null || shape.topo() || nodes.size() != shape.nodes()) {
+            return null;
+        }
+        Held own = null;
+        long from = Math.max(Math.max(start, now), job.eligibleFrom());
+        if (job.reservation() != null) {
+            own = heldByName.get(job.reservation());
+            if (own == null || own.reservation().end() <= now) {
+                return null;
+            }
+            from = Math.max(from, own.reservation().start());
+            if (from >= own.reservation().end()) {
+                return null;
+            }
+        }
+        long duration = job.timeLimitSeconds();
+        int[] chosen = new int[nodes.size()];
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        for (int k = 0; k < chosen.length; k++) {
+            Integer i = c.nodeIndex.get(nodes.get(k));
+            if (i == null || !seen.add(i) || !c.up.get(i) || !shape.candidates().get(i) || !shape.capable(c, i)
+                    || shape.excludes(i) || (own != null && !own.nodes().get(i))) {
+                return null;
+            }
+            chosen[k] = i;
+        }
+        for (int i : shape.required()) {
+            if (!seen.contains(i)) {
+                return null;
+            }
+        }
+        // The first time from then on that all of its nodes can take it for its whole limit.
+        List<long[]> common = new ArrayList<>();
+        common.add(new long[] {from, Availability.FOREVER});
+        this.notBefore = from;
+        this.ownHeld = own;
+        try {
+            for (int i : chosen) {
+                intervals.clear();
+                nodeWindows(i, duration, shape.needCpu(c, i), shape.needMem(c, i), shape.needGpu(c, i));
+                List<long[]> windows = new ArrayList<>(intervals.size);
+                for (int k = 0; k < intervals.size; k++) {
+                    windows.add(new long[] {intervals.start[k], intervals.end[k]});
+                }
+                windows.sort(Comparator.comparingLong(w -> w[0]));
+                common = intersect(common, windows);
+                if (common.isEmpty()) {
+                    return null;
+                }
+            }
+        } finally {
+            intervals.clear();
+            this.notBefore = now;
+            this.ownHeld = null;
+        }
+        long begin = common.get(0)[0];
+        if (own != null && begin >= own.reservation().end()) {
+            return null;
+        }
+        return new Placed(begin, partition, holdFor(shape, chosen, begin, Math.addExact(begin, duration)));
     }
 
     /** Holds the shape's share of {@code nodes} in the profile from {@code start} to {@code end}; their names. */
@@ -1342,7 +1425,7 @@ final class Cycle {
         long[] packed = new long[pool.cardinality()];
         int count = 0;
         for (int i = pool.nextSetBit(0); i >= 0; i = pool.nextSetBit(i + 1)) {
-            long first = firstStart(k, i);
+            long first = firstStart(k, i, now);
             if (first >= 0) {
                 packed[count++] = EarliestNodes.pack(now, first, i);
             }
@@ -1353,24 +1436,18 @@ final class Cycle {
         return order;
     }
 
-    /** The earliest time from now node {@code i} could start its class's needs (outside advance reservations); -1 for never. */
-    private long firstStart(NodeClass k, int i) {
-        if (c.cpus[i] < k.cpusOn(c, i) || c.mem[i] < k.memOn(c, i) || c.gpus[i] < k.gpusOn(c, i)) {
+    /**
+     * The earliest time at or after {@code from} node {@code i} could start its class's needs; -1
+     * for never. Advance reservations are left out: they only take starts away, so it stays a bound.
+     */
+    private long firstStart(NodeClass k, int i, long from) {
+        int cpus = k.cpusOn(c, i);
+        long mem = k.memOn(c, i);
+        int gpus = k.gpusOn(c, i);
+        if (c.cpus[i] < cpus || c.mem[i] < mem || c.gpus[i] < gpus) {
             return -1;
         }
-        intervals.clear();
-        a.startWindows(i, k.duration(), k.cpusOn(c, i), k.memOn(c, i), k.gpusOn(c, i), intervals);
-        if (!held.isEmpty()) {
-            clipToReservations(i, k.duration(), 0);
-        }
-        long first = -1;
-        for (int w = 0; w < intervals.size; w++) {
-            if (first < 0 || intervals.start[w] < first) {
-                first = intervals.start[w];
-            }
-        }
-        intervals.clear();
-        return first;
+        return a.firstStart(i, k.duration(), cpus, mem, gpus, from);
     }
 
     /**
@@ -1391,7 +1468,7 @@ final class Cycle {
                 while (!order.isEmpty() && (drawnCount < want || order.peekStart() <= last)) {
                     long entry = order.peekEntry();
                     int i = EarliestNodes.nodeOf(entry);
-                    long first = firstStart(k, i);
+                    long first = firstStart(k, i, order.peekStart());
                     if (first < 0) {
                         order.pop(); // the profile only fills: never again either
                         continue;
@@ -1414,7 +1491,9 @@ final class Cycle {
                     return null;
                 }
                 long before = order.isEmpty() ? Availability.FOREVER : order.peekStart();
+                windowsUntil = before;
                 int[] chosen = earliestAmong(s, duration, drawn, before, startOut);
+                windowsUntil = Availability.FOREVER;
                 if (startOut[0] >= 0) {
                     return chosen;
                 }
@@ -1428,6 +1507,7 @@ final class Cycle {
                 order.push(drawnEntries[d]);
             }
             drawn.clear();
+            windowsUntil = Availability.FOREVER;
         }
     }
 
@@ -1563,28 +1643,10 @@ final class Cycle {
 
     private void nodeWindows(int i, long duration, int cpu, long mem, int gpu) {
         int first = intervals.size;
-        a.startWindows(i, duration, cpu, mem, gpu, intervals);
+        a.startWindows(i, duration, cpu, mem, gpu, notBefore, windowsUntil, intervals);
         if (!held.isEmpty()) {
             clipToReservations(i, duration, first);
         }
-        if (notBefore > now) {
-            notBefore(first);
-        }
-    }
-
-    /** Cuts start times before {@link #notBefore} from the windows from index {@code first} on. */
-    private void notBefore(int first) {
-        int kept = first;
-        for (int k = first; k < intervals.size; k++) {
-            long from = Math.max(intervals.start[k], notBefore);
-            if (from < intervals.end[k]) {
-                intervals.node[kept] = intervals.node[k];
-                intervals.start[kept] = from;
-                intervals.end[kept] = intervals.end[k];
-                kept++;
-            }
-        }
-        intervals.size = kept;
     }
 
     /**

@@ -18,9 +18,17 @@ import java.util.Set;
  * first); each gets the earliest time it fits for its whole limit and is placed there, so that
  * later jobs queue behind it (a job of an advance reservation on its nodes, from its start; a job
  * alike one placed before it from that one's start). A job that cannot be placed says why (held,
- * dependency, limit, never fits). A budget of jobs and time keeps a queue of 100,000 cheap: jobs past it get no estimate.
+ * dependency, limit, never fits).
  *
- * <p>Pure and deterministic for a given snapshot and plan when the budget has no time limit.
+ * <p>A budget of jobs and time keeps a queue of 100,000 within what the controller can spend. A pass
+ * given the one before it goes on where that one stopped: half of the budget goes to the jobs at
+ * the head of the queue, the rest to the jobs from where the last pass stopped searching; every
+ * other job keeps the nodes an earlier pass found for it, at the first time from its earlier one
+ * on that they can all take it once the jobs ahead of it are placed (a job no pass has searched for
+ * yet gets none, {@link StartEstimate.Missing#OVER_BUDGET}). So every job is searched for as the
+ * search comes round, the head of the queue at every pass, and a job once given a time keeps one.
+ *
+ * <p>Pure and deterministic for a given snapshot, plan and earlier pass when the budget has no time limit.
  */
 public final class StartEstimator {
 
@@ -95,7 +103,14 @@ public final class StartEstimator {
     }
 
     StartEstimates run(Plan plan) {
+        return run(plan, null);
+    }
+
+    /** A pass that goes on where {@code earlier} (a pass over an older snapshot, or null) stopped. */
+    StartEstimates run(Plan plan, StartEstimates earlier) {
         long begin = System.nanoTime();
+        Map<JobId, StartEstimate> before = earlier == null ? Map.of() : earlier.byJob();
+        int resumeAt = earlier == null ? 0 : earlier.resumeAt();
         Cycle profile = new Cycle(snapshot, cluster);
         profile.replay(plan);
         Map<JobId, PendingJob> byId = new HashMap<>(snapshot.pending().size() * 2);
@@ -136,7 +151,14 @@ public final class StartEstimator {
         for (PendingJob job : unplanned) {
             order.add(new Entry(job, null));
         }
-        for (Entry entry : order) {
+        // After half the budget the search jumps from the head of the queue to where the last pass stopped.
+        long halfNanos = budget.maxNanos() / 2;
+        int halfJobs = (budget.maxJobs() + 1) / 2;
+        boolean jumped = false;
+        int nextResume = 0;
+        int carried = 0;
+        for (int position = 0; position < order.size(); position++) {
+            Entry entry = order.get(position);
             PendingJob job = entry.job();
             Waiting w = entry.waiting();
             if (w != null && w.reserved()) {
@@ -148,10 +170,26 @@ public final class StartEstimator {
                 out.add(StartEstimate.none(job.id(), why));
                 continue;
             }
-            if (cutShort || (budget.maxJobs() > 0 && placed >= budget.maxJobs())
-                    || (budget.maxNanos() > 0 && System.nanoTime() - begin >= budget.maxNanos())) {
+            long elapsed = System.nanoTime() - begin;
+            if (!cutShort && ((budget.maxJobs() > 0 && placed >= budget.maxJobs())
+                    || (budget.maxNanos() > 0 && elapsed >= budget.maxNanos()))) {
                 cutShort = true;
-                out.add(StartEstimate.none(job.id(), StartEstimate.Missing.OVER_BUDGET));
+                nextResume = jumped && position < resumeAt ? resumeAt : position;
+            }
+            if (!jumped && !cutShort && position < resumeAt && ((budget.maxJobs() > 0 && placed >= halfJobs)
+                    || (budget.maxNanos() > 0 && elapsed >= halfNanos))) {
+                jumped = true;
+            }
+            if (cutShort || (jumped && position < resumeAt)) {
+                StartEstimate old = before.get(job.id());
+                Cycle.Placed again = old == null || old.start().isEmpty() ? null
+                        : profile.placeAgain(job, old.start().getAsLong(), old.partition(), old.nodes());
+                if (again != null) {
+                    carried++;
+                    out.add(StartEstimate.at(job.id(), again.start(), again.partition(), again.nodes()));
+                } else {
+                    out.add(StartEstimate.none(job.id(), StartEstimate.Missing.OVER_BUDGET));
+                }
                 continue;
             }
             placed++;
@@ -166,7 +204,9 @@ public final class StartEstimator {
             out.add(at != null ? StartEstimate.at(job.id(), at.start(), at.partition(), at.nodes())
                     : StartEstimate.none(job.id(), StartEstimate.Missing.NEVER_FITS));
         }
-        return new StartEstimates(snapshot.now(), out, cutShort, System.nanoTime() - begin);
+        // Jobs skipped on the way to where the last pass stopped are searched for when the search comes round again.
+        return new StartEstimates(snapshot.now(), out, cutShort || jumped, System.nanoTime() - begin, carried,
+                cutShort ? nextResume : 0);
     }
 
     /** Why a job waiting for {@code reason} gets no estimate at all; null when it should be placed. */
