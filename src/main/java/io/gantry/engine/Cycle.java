@@ -434,7 +434,22 @@ final class Cycle {
                 return null;
             }
         }
-        // The first time from then on that all of its nodes can take it for its whole limit.
+        this.ownHeld = own;
+        try {
+            boolean fits = true;
+            long end = Math.addExact(from, duration);
+            for (int k = 0; k < chosen.length && fits; k++) {
+                int i = chosen[k];
+                fits = a.fitsDuring(i, from, end, shape.needCpu(c, i), shape.needMem(c, i), shape.needGpu(c, i))
+                        && clearOfReservations(i, from, duration);
+            }
+            if (fits) {
+                return new Placed(from, partition, holdFor(shape, chosen, from, end));
+            }
+        } finally {
+            this.ownHeld = null;
+        }
+        // Else the first time from then on that all of its nodes can take it for its whole limit.
         List<long[]> common = new ArrayList<>();
         common.add(new long[] {from, Availability.FOREVER});
         this.notBefore = from;

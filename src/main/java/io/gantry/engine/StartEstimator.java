@@ -37,8 +37,9 @@ public final class StartEstimator {
     }
 
     /**
-     * How much one pass may do: at most {@code maxJobs} placements (0: no limit) and at most
-     * {@code maxNanos} of elapsed time (0: no limit; a time limit makes the result depend on the machine).
+     * How much one pass may do: at most {@code maxJobs} searches (0: no limit) and at most
+     * {@code maxNanos} of elapsed time searching (0: no limit; a time limit makes the result depend on
+     * the machine). Keeping jobs where an earlier pass put them is not counted: it is linear in the jobs.
      */
     public record Budget(int maxJobs, long maxNanos) {
 
@@ -157,6 +158,8 @@ public final class StartEstimator {
         boolean jumped = false;
         int nextResume = 0;
         int carried = 0;
+        // Keeping earlier jobs' places costs little and is not charged to the budget: it is for the search.
+        long carryNanos = 0;
         for (int position = 0; position < order.size(); position++) {
             Entry entry = order.get(position);
             PendingJob job = entry.job();
@@ -170,7 +173,7 @@ public final class StartEstimator {
                 out.add(StartEstimate.none(job.id(), why));
                 continue;
             }
-            long elapsed = System.nanoTime() - begin;
+            long elapsed = System.nanoTime() - begin - carryNanos;
             if (!cutShort && ((budget.maxJobs() > 0 && placed >= budget.maxJobs())
                     || (budget.maxNanos() > 0 && elapsed >= budget.maxNanos()))) {
                 cutShort = true;
@@ -181,6 +184,7 @@ public final class StartEstimator {
                 jumped = true;
             }
             if (cutShort || (jumped && position < resumeAt)) {
+                long carryBegin = System.nanoTime();
                 StartEstimate old = before.get(job.id());
                 Cycle.Placed again = old == null || old.start().isEmpty() ? null
                         : profile.placeAgain(job, old.start().getAsLong(), old.partition(), old.nodes());
@@ -190,6 +194,7 @@ public final class StartEstimator {
                 } else {
                     out.add(StartEstimate.none(job.id(), StartEstimate.Missing.OVER_BUDGET));
                 }
+                carryNanos += System.nanoTime() - carryBegin;
                 continue;
             }
             placed++;
