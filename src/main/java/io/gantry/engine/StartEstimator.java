@@ -190,6 +190,9 @@ public final class StartEstimator {
                         : profile.placeAgain(job, old.start().getAsLong(), old.partition(), old.nodes());
                 if (again != null) {
                     carried++;
+                    // A job alike it and further down the queue must still not start first.
+                    lastOfAlike.merge(new Alike(job.request(), job.partitions(), job.timeLimitSeconds()), again.start(),
+                            Math::max);
                     out.add(StartEstimate.at(job.id(), again.start(), again.partition(), again.nodes()));
                 } else {
                     out.add(StartEstimate.none(job.id(), StartEstimate.Missing.OVER_BUDGET));
@@ -204,7 +207,7 @@ public final class StartEstimator {
             Cycle.Placed at = profile.placeEarliest(job, floor == null ? job.eligibleFrom()
                     : Math.max(job.eligibleFrom(), floor));
             if (at != null) {
-                lastOfAlike.put(alike, at.start());
+                lastOfAlike.merge(alike, at.start(), Math::max);
             }
             out.add(at != null ? StartEstimate.at(job.id(), at.start(), at.partition(), at.nodes())
                     : StartEstimate.none(job.id(), StartEstimate.Missing.NEVER_FITS));
