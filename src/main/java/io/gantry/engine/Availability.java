@@ -30,6 +30,10 @@ final class Availability {
     private final long[][] evMem;
     private final int[][] evGpu;
     private final int[] evCount;
+    /** Per node, running sums of the changes: just after its event k a node has free + sum[k] (so any moment is a binary search away). */
+    private final int[][] sumCpu;
+    private final long[][] sumMem;
+    private final int[][] sumGpu;
 
     Availability(Cluster c, long now) {
         this.c = c;
@@ -52,6 +56,9 @@ final class Availability {
         evMem = new long[n][];
         evGpu = new int[n][];
         evCount = new int[n];
+        sumCpu = new int[n][];
+        sumMem = new long[n][];
+        sumGpu = new int[n][];
     }
 
     /** Takes resources now for a job already running (or just started), freed again at {@code end}. */
@@ -167,23 +174,30 @@ final class Availability {
      * {@code duration} seconds, as half-open intervals [start, end) of start times.
      */
     void startWindows(int i, long duration, int cpus, long memMb, int gpuCount, Intervals out) {
+        startWindows(i, duration, cpus, memMb, gpuCount, now, FOREVER, out);
+    }
+
+    /**
+     * {@link #startWindows(int, long, int, long, int, Intervals)} for start times from {@code from}
+     * and before {@code until} only (a window may end later): the node's changes before
+     * {@code from} are summed up at once, and the ones after the last window that starts in time
+     * are not read.
+     */
+    void startWindows(int i, long duration, int cpus, long memMb, int gpuCount, long from, long until, Intervals out) {
         long[] times = evTime[i];
         int n = evCount[i];
-        long fc = freeCpu[i];
-        long fm = freeMem[i];
-        long fg = freeGpu[i];
-        int k = 0;
-        while (k < n && times[k] <= now) {
-            fc += evCpu[i][k];
-            fm += evMem[i][k];
-            fg += evGpu[i][k];
-            k++;
-        }
-        long t = now;
+        long t = Math.max(from, now);
+        int k = eventsUpTo(i, t);
+        long fc = freeCpu[i] + (k > 0 ? sumCpu[i][k - 1] : 0);
+        long fm = freeMem[i] + (k > 0 ? sumMem[i][k - 1] : 0);
+        long fg = freeGpu[i] + (k > 0 ? sumGpu[i][k - 1] : 0);
         long runStart = -1;
         while (true) {
             boolean good = fc >= cpus && fm >= memMb && fg >= gpuCount;
             if (good && runStart < 0) {
+                if (t >= until) {
+                    return;
+                }
                 runStart = t;
             } else if (!good && runStart >= 0) {
                 if (t - runStart >= duration) {
@@ -191,20 +205,71 @@ final class Availability {
                 }
                 runStart = -1;
             }
-            if (k == n) {
+            if (k == n || (runStart < 0 && t >= until)) {
                 break;
             }
             t = times[k];
             while (k < n && times[k] == t) {
-                fc += evCpu[i][k];
-                fm += evMem[i][k];
-                fg += evGpu[i][k];
                 k++;
             }
+            fc = freeCpu[i] + sumCpu[i][k - 1];
+            fm = freeMem[i] + sumMem[i][k - 1];
+            fg = freeGpu[i] + sumGpu[i][k - 1];
         }
         if (runStart >= 0) {
             out.add(i, runStart, FOREVER);
         }
+    }
+
+    /**
+     * The earliest time at or after {@code from} at which node {@code i} could start the amounts for
+     * {@code duration} seconds (as the first of {@link #startWindows}); -1 for never. Reads the
+     * node's changes from {@code from} only up to that time.
+     */
+    long firstStart(int i, long duration, int cpus, long memMb, int gpuCount, long from) {
+        long[] times = evTime[i];
+        int n = evCount[i];
+        long t = Math.max(from, now);
+        int k = eventsUpTo(i, t);
+        long runStart = -1;
+        while (true) {
+            long fc = freeCpu[i] + (k > 0 ? sumCpu[i][k - 1] : 0);
+            long fm = freeMem[i] + (k > 0 ? sumMem[i][k - 1] : 0);
+            long fg = freeGpu[i] + (k > 0 ? sumGpu[i][k - 1] : 0);
+            boolean good = fc >= cpus && fm >= memMb && fg >= gpuCount;
+            if (good && runStart < 0) {
+                runStart = t;
+            } else if (!good) {
+                runStart = -1;
+            }
+            if (k == n) {
+                return runStart;
+            }
+            long next = times[k];
+            if (runStart >= 0 && next - runStart >= duration) {
+                return runStart;
+            }
+            t = next;
+            while (k < n && times[k] == t) {
+                k++;
+            }
+        }
+    }
+
+    /** How many of node {@code i}'s changes come at or before {@code t}. */
+    private int eventsUpTo(int i, long t) {
+        long[] times = evTime[i];
+        int lo = 0;
+        int hi = evCount[i];
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (times[mid] <= t) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     /**
@@ -255,12 +320,18 @@ final class Availability {
             evCpu[i] = new int[4];
             evMem[i] = new long[4];
             evGpu[i] = new int[4];
+            sumCpu[i] = new int[4];
+            sumMem[i] = new long[4];
+            sumGpu[i] = new int[4];
         } else if (n == evTime[i].length) {
             int cap = n * 2;
             evTime[i] = Arrays.copyOf(evTime[i], cap);
             evCpu[i] = Arrays.copyOf(evCpu[i], cap);
             evMem[i] = Arrays.copyOf(evMem[i], cap);
             evGpu[i] = Arrays.copyOf(evGpu[i], cap);
+            sumCpu[i] = Arrays.copyOf(sumCpu[i], cap);
+            sumMem[i] = Arrays.copyOf(sumMem[i], cap);
+            sumGpu[i] = Arrays.copyOf(sumGpu[i], cap);
         }
         int pos = n;
         while (pos > 0 && evTime[i][pos - 1] > t) {
@@ -271,11 +342,22 @@ final class Availability {
             System.arraycopy(evCpu[i], pos, evCpu[i], pos + 1, n - pos);
             System.arraycopy(evMem[i], pos, evMem[i], pos + 1, n - pos);
             System.arraycopy(evGpu[i], pos, evGpu[i], pos + 1, n - pos);
+            System.arraycopy(sumCpu[i], pos, sumCpu[i], pos + 1, n - pos);
+            System.arraycopy(sumMem[i], pos, sumMem[i], pos + 1, n - pos);
+            System.arraycopy(sumGpu[i], pos, sumGpu[i], pos + 1, n - pos);
         }
         evTime[i][pos] = t;
         evCpu[i][pos] = dCpu;
         evMem[i][pos] = dMem;
         evGpu[i][pos] = dGpu;
+        sumCpu[i][pos] = (pos > 0 ? sumCpu[i][pos - 1] : 0) + dCpu;
+        sumMem[i][pos] = (pos > 0 ? sumMem[i][pos - 1] : 0) + dMem;
+        sumGpu[i][pos] = (pos > 0 ? sumGpu[i][pos - 1] : 0) + dGpu;
+        for (int m = pos + 1; m <= n; m++) {
+            sumCpu[i][m] += dCpu;
+            sumMem[i][m] += dMem;
+            sumGpu[i][m] += dGpu;
+        }
         evCount[i] = n + 1;
     }
 

@@ -19,6 +19,9 @@ import java.util.OptionalLong;
  */
 final class Cycle {
 
+    /** About 160 MB of {@link EarliestNodes} at most (a class costs 8 bytes per node it may use). */
+    private static final long MAX_ORDERED_ENTRIES = 20_000_000;
+
     /** Distinct failed shapes remembered per partition; beyond it jobs are simply tried. */
     private static final int MAX_FAILED_SHAPES = 512;
 
@@ -57,6 +60,18 @@ final class Cycle {
     /** In {@link #placeEarliest}: the advance reservation the job must run in, whose nodes are its own; else null. */
     private Held ownHeld;
     private final Map<Shape, IndexedShape> indexedShapes = new java.util.IdentityHashMap<>();
+    /**
+     * For {@link #placeEarliest} once {@link #orderNodesByEarliest} has run: per node filter and
+     * {@link NodeClass}, the nodes by a lower bound on their earliest start; else null.
+     */
+    private Map<Cluster.PartMatch, Map<NodeClass, EarliestNodes>> byEarliest;
+    /** Entries held in {@link #byEarliest}: past {@link #MAX_ORDERED_ENTRIES} new classes are searched node by node. */
+    private long orderedEntries;
+    /** In {@link #earliestByOrder}: the nodes taken off the heap, and their entries to put back. */
+    private BitSet drawn;
+    /** In {@link #earliestByOrder}: no start from this time on is wanted, so node windows are read only up to it. */
+    private long windowsUntil = Availability.FOREVER;
+    private long[] drawnEntries = new long[64];
     /** For a topo-exclusive shape in {@link #earliest}: the start windows of each block as a whole. */
     private final Map<Integer, List<long[]>> blockWindows = new HashMap<>();
 
@@ -369,6 +384,102 @@ final class Cycle {
         return new Placed(bestStart, c.parts[bestShape.partition()].name(), names);
     }
 
+    /**
+     * For {@link StartEstimator}: places the job again where an earlier pass put it (in
+     * {@code partition}, on {@code nodes}) at the first time, from {@code start} on (or from when it
+     * may start, if later), that those nodes can all take it for its whole time limit in the profile
+     * as it is now; null, with nothing held, when the job may no longer run there or they never can.
+     */
+    Placed placeAgain(PendingJob job, long start, String partition, List<String> nodes) {
+        Cluster.Part part = c.partsByName.get(partition);
+        if (part == null || !job.partitions().contains(partition)) {
+            return null;
+        }
+        List<Shape> candidates = new ArrayList<>(job.partitions().size());
+        candidates(job, candidates);
+        Shape shape = null;
+        for (Shape s : candidates) {
+            if (s.partition() == part.index()) {
+                shape = s;
+            }
+        }
+        if (shape == null || shape.topo() || nodes.size() != shape.nodes()) {
+            return null;
+        }
+        Held own = null;
+        long from = Math.max(Math.max(start, now), job.eligibleFrom());
+        if (job.reservation() != null) {
+            own = heldByName.get(job.reservation());
+            if (own == null || own.reservation().end() <= now) {
+                return null;
+            }
+            from = Math.max(from, own.reservation().start());
+            if (from >= own.reservation().end()) {
+                return null;
+            }
+        }
+        long duration = job.timeLimitSeconds();
+        int[] chosen = new int[nodes.size()];
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        for (int k = 0; k < chosen.length; k++) {
+            Integer i = c.nodeIndex.get(nodes.get(k));
+            if (i == null || !seen.add(i) || !c.up.get(i) || !shape.candidates().get(i) || !shape.capable(c, i)
+                    || shape.excludes(i) || (own != null && !own.nodes().get(i))) {
+                return null;
+            }
+            chosen[k] = i;
+        }
+        for (int i : shape.required()) {
+            if (!seen.contains(i)) {
+                return null;
+            }
+        }
+        this.ownHeld = own;
+        try {
+            boolean fits = true;
+            long end = Math.addExact(from, duration);
+            for (int k = 0; k < chosen.length && fits; k++) {
+                int i = chosen[k];
+                fits = a.fitsDuring(i, from, end, shape.needCpu(c, i), shape.needMem(c, i), shape.needGpu(c, i))
+                        && clearOfReservations(i, from, duration);
+            }
+            if (fits) {
+                return new Placed(from, partition, holdFor(shape, chosen, from, end));
+            }
+        } finally {
+            this.ownHeld = null;
+        }
+        // Else the first time from then on that all of its nodes can take it for its whole limit.
+        List<long[]> common = new ArrayList<>();
+        common.add(new long[] {from, Availability.FOREVER});
+        this.notBefore = from;
+        this.ownHeld = own;
+        try {
+            for (int i : chosen) {
+                intervals.clear();
+                nodeWindows(i, duration, shape.needCpu(c, i), shape.needMem(c, i), shape.needGpu(c, i));
+                List<long[]> windows = new ArrayList<>(intervals.size);
+                for (int k = 0; k < intervals.size; k++) {
+                    windows.add(new long[] {intervals.start[k], intervals.end[k]});
+                }
+                windows.sort(Comparator.comparingLong(w -> w[0]));
+                common = intersect(common, windows);
+                if (common.isEmpty()) {
+                    return null;
+                }
+            }
+        } finally {
+            intervals.clear();
+            this.notBefore = now;
+            this.ownHeld = null;
+        }
+        long begin = common.get(0)[0];
+        if (own != null && begin >= own.reservation().end()) {
+            return null;
+        }
+        return new Placed(begin, partition, holdFor(shape, chosen, begin, Math.addExact(begin, duration)));
+    }
+
     /** Holds the shape's share of {@code nodes} in the profile from {@code start} to {@code end}; their names. */
     private List<String> holdFor(Shape shape, int[] nodes, long start, long end) {
         List<String> names = new ArrayList<>(nodes.length);
@@ -403,6 +514,16 @@ final class Cycle {
      */
     void indexFreeNodes() {
         index = new FreeIndex(a);
+    }
+
+    /**
+     * For {@link StartEstimator}, after the profile is loaded: {@link #placeEarliest} from now on
+     * reads nodes in order of a lower bound on their earliest start and stops as soon as no node
+     * left could start sooner (same results as reading every node, see {@link #earliestByOrder}).
+     */
+    void orderNodesByEarliest() {
+        byEarliest = new java.util.IdentityHashMap<>();
+        drawn = new BitSet(c.size);
     }
 
     /** For {@link StartEstimator}: holds a reservation the plan made, on the nodes it names. */
@@ -1241,6 +1362,12 @@ final class Cycle {
         if (index != null && ownHeld == null) {
             return earliestIndexed(s, duration, startOut);
         }
+        if (byEarliest != null && ownHeld == null && !s.topo() && s.excluded().length == 0) {
+            EarliestNodes order = ordered(s, duration);
+            if (order != null) {
+                return earliestByOrder(s, duration, order, startOut);
+            }
+        }
         return earliestAmong(s, duration, pool, Availability.FOREVER, startOut);
     }
 
@@ -1270,6 +1397,133 @@ final class Cycle {
         }
         startOut[0] = start;
         return Placement.choose(c, a, s, buf, count);
+    }
+
+    /**
+     * What a shape needs of each node, rounded down so that shapes alike share one {@link EarliestNodes}:
+     * CPUs and memory to a power of two (or, exclusive or whole-memory, all of the node's), GPUs
+     * and the time limit as asked. A node that cannot start the class at a time cannot start any
+     * shape of it then.
+     */
+    private record NodeClass(boolean exclusive, boolean wholeMemory, int cpus, long mem, int gpus, long duration) {
+
+        static NodeClass of(Shape s, long duration) {
+            return new NodeClass(s.exclusive(), s.wholeMemory(), s.exclusive() ? 0 : Integer.highestOneBit(s.cpusPerNode()),
+                    s.exclusive() || s.wholeMemory() ? 0 : Long.highestOneBit(s.memPerNode()),
+                    s.exclusive() ? 0 : s.gpusPerNode(), duration);
+        }
+
+        int cpusOn(Cluster c, int i) {
+            return exclusive ? c.cpus[i] : cpus;
+        }
+
+        long memOn(Cluster c, int i) {
+            return exclusive || wholeMemory ? c.mem[i] : mem;
+        }
+
+        int gpusOn(Cluster c, int i) {
+            return exclusive ? c.gpus[i] : gpus;
+        }
+    }
+
+    /** The shape's class's nodes by earliest start, built at first use; null once too many classes are held. */
+    private EarliestNodes ordered(Shape s, long duration) {
+        NodeClass k = NodeClass.of(s, duration);
+        Map<NodeClass, EarliestNodes> classes = byEarliest.computeIfAbsent(s.match(), m -> new HashMap<>());
+        EarliestNodes order = classes.get(k);
+        if (order != null) {
+            return order;
+        }
+        if (orderedEntries >= MAX_ORDERED_ENTRIES) {
+            return null;
+        }
+        long[] packed = new long[pool.cardinality()];
+        int count = 0;
+        for (int i = pool.nextSetBit(0); i >= 0; i = pool.nextSetBit(i + 1)) {
+            long first = firstStart(k, i, now);
+            if (first >= 0) {
+                packed[count++] = EarliestNodes.pack(now, first, i);
+            }
+        }
+        order = new EarliestNodes(now, packed, count);
+        orderedEntries += packed.length;
+        classes.put(k, order);
+        return order;
+    }
+
+    /**
+     * The earliest time at or after {@code from} node {@code i} could start its class's needs; -1
+     * for never. Advance reservations are left out: they only take starts away, so it stays a bound.
+     */
+    private long firstStart(NodeClass k, int i, long from) {
+        int cpus = k.cpusOn(c, i);
+        long mem = k.memOn(c, i);
+        int gpus = k.gpusOn(c, i);
+        if (c.cpus[i] < cpus || c.mem[i] < mem || c.gpus[i] < gpus) {
+            return -1;
+        }
+        return a.firstStart(i, k.duration(), cpus, mem, gpus, from);
+    }
+
+    /**
+     * {@link #earliest} through the shape's {@link EarliestNodes}: nodes are drawn smallest bound
+     * first (each bound computed again as it is drawn, and put back if it moved), at least as many as
+     * the shape needs and then twice as many each round, and the exact search runs over the drawn
+     * nodes for a start before the smallest bound left. No node left could start by then, so the
+     * start, and the nodes that could take it, are those of a search over every node; the drawn
+     * nodes go back in with their new bounds.
+     */
+    private int[] earliestByOrder(Shape s, long duration, EarliestNodes order, long[] startOut) {
+        NodeClass k = NodeClass.of(s, duration);
+        int drawnCount = 0;
+        int want = s.nodes();
+        try {
+            while (true) {
+                long last = Long.MIN_VALUE;
+                while (!order.isEmpty() && (drawnCount < want || order.peekStart() <= last)) {
+                    long entry = order.peekEntry();
+                    int i = EarliestNodes.nodeOf(entry);
+                    long first = firstStart(k, i, order.peekStart());
+                    if (first < 0) {
+                        order.pop(); // the profile only fills: never again either
+                        continue;
+                    }
+                    long fresh = EarliestNodes.pack(now, first, i);
+                    if (fresh != entry) {
+                        order.replaceTop(fresh);
+                        continue;
+                    }
+                    last = order.peekStart();
+                    order.pop();
+                    if (drawnCount == drawnEntries.length) {
+                        drawnEntries = Arrays.copyOf(drawnEntries, drawnCount * 2);
+                    }
+                    drawnEntries[drawnCount++] = entry;
+                    drawn.set(i);
+                }
+                if (drawnCount < s.nodes()) {
+                    startOut[0] = -1;
+                    return null;
+                }
+                long before = order.isEmpty() ? Availability.FOREVER : order.peekStart();
+                windowsUntil = before;
+                int[] chosen = earliestAmong(s, duration, drawn, before, startOut);
+                windowsUntil = Availability.FOREVER;
+                if (startOut[0] >= 0) {
+                    return chosen;
+                }
+                if (order.isEmpty()) {
+                    return null;
+                }
+                want = drawnCount * 2;
+            }
+        } finally {
+            for (int d = 0; d < drawnCount; d++) {
+                order.push(drawnEntries[d]);
+            }
+            drawn.clear();
+            windowsUntil = Availability.FOREVER;
+        }
     }
 
     /** A shape's nodes (those it may use, up, capable) as words for {@link FreeIndex}, and its levels there. */
@@ -1404,28 +1658,10 @@ final class Cycle {
 
     private void nodeWindows(int i, long duration, int cpu, long mem, int gpu) {
         int first = intervals.size;
-        a.startWindows(i, duration, cpu, mem, gpu, intervals);
+        a.startWindows(i, duration, cpu, mem, gpu, notBefore, windowsUntil, intervals);
         if (!held.isEmpty()) {
             clipToReservations(i, duration, first);
         }
-        if (notBefore > now) {
-            notBefore(first);
-        }
-    }
-
-    /** Cuts start times before {@link #notBefore} from the windows from index {@code first} on. */
-    private void notBefore(int first) {
-        int kept = first;
-        for (int k = first; k < intervals.size; k++) {
-            long from = Math.max(intervals.start[k], notBefore);
-            if (from < intervals.end[k]) {
-                intervals.node[kept] = intervals.node[k];
-                intervals.start[kept] = from;
-                intervals.end[kept] = intervals.end[k];
-                kept++;
-            }
-        }
-        intervals.size = kept;
     }
 
     /**

@@ -24,6 +24,16 @@ public final class Engine {
     }
 
     /**
+     * {@link #estimateStarts(Snapshot, Plan, StartEstimator.Budget)} going on where {@code earlier}, the
+     * pass over an older snapshot (or null), stopped: jobs past the budget keep that pass's times
+     * where they still hold, and the search goes on with the jobs it did not reach.
+     */
+    public StartEstimates estimateStarts(Snapshot snapshot, Plan plan, StartEstimator.Budget budget,
+            StartEstimates earlier) {
+        return new StartEstimator(snapshot, clusterOf(snapshot), budget).run(plan, earlier);
+    }
+
+    /**
      * Whether the job could ever run in at least one of its partitions (all nodes up and idle):
      * for the submit path to reject what would pend forever. When it cannot, the reason and
      * message are those of its first partition.

@@ -21,7 +21,7 @@ public record StartEstimate(JobId job, OptionalLong start, String partition, Lis
         LIMIT,
         /** It could not run even on an idle cluster as it is now (nodes down, partition, request). */
         NEVER_FITS,
-        /** The estimator's time or job budget ran out before it got to this job. */
+        /** The estimator's time or job budget ran out before it got to this job, and no earlier pass got to it either. */
         OVER_BUDGET
     }
 

@@ -9,12 +9,23 @@ import java.util.Optional;
  * A {@link StartEstimator} pass: an estimate for every pending job of the snapshot it was given,
  * in the order they were placed, with how many got a time and what the pass cost.
  *
- * @param cutShort whether the budget ran out (some jobs are {@link StartEstimate.Missing#OVER_BUDGET})
+ * @param cutShort whether the budget ran out before every job was searched for (the rest kept the
+ *                 time an earlier pass gave them, if it still holds, or are {@link StartEstimate.Missing#OVER_BUDGET})
+ * @param carried  how many jobs kept the time and nodes of an earlier pass instead of being searched for
+ * @param resumeAt where the next pass, after the highest-priority jobs, goes on searching: the
+ *                 position in the queue (jobs the plan reserved for included) of the first job this
+ *                 one did not search for; 0 when it searched to the end
  */
-public record StartEstimates(long now, List<StartEstimate> estimates, boolean cutShort, long nanos) {
+public record StartEstimates(long now, List<StartEstimate> estimates, boolean cutShort, long nanos, int carried,
+        int resumeAt) {
 
     public StartEstimates {
         estimates = List.copyOf(estimates);
+    }
+
+    /** A pass that searched for every job it placed. */
+    public StartEstimates(long now, List<StartEstimate> estimates, boolean cutShort, long nanos) {
+        this(now, estimates, cutShort, nanos, 0, 0);
     }
 
     public Optional<StartEstimate> of(JobId job) {

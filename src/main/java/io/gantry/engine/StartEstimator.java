@@ -18,9 +18,17 @@ import java.util.Set;
  * first); each gets the earliest time it fits for its whole limit and is placed there, so that
  * later jobs queue behind it (a job of an advance reservation on its nodes, from its start; a job
  * alike one placed before it from that one's start). A job that cannot be placed says why (held,
- * dependency, limit, never fits). A budget of jobs and time keeps a queue of 100,000 cheap: jobs past it get no estimate.
+ * dependency, limit, never fits).
  *
- * <p>Pure and deterministic for a given snapshot and plan when the budget has no time limit.
+ * <p>A budget of jobs and time keeps a queue of 100,000 within what the controller can spend. A pass
+ * given the one before it goes on where that one stopped: half of the budget goes to the jobs at
+ * the head of the queue, the rest to the jobs from where the last pass stopped searching; every
+ * other job keeps the nodes an earlier pass found for it, at the first time from its earlier one
+ * on that they can all take it once the jobs ahead of it are placed (a job no pass has searched for
+ * yet gets none, {@link StartEstimate.Missing#OVER_BUDGET}). So every job is searched for as the
+ * search comes round, the head of the queue at every pass, and a job once given a time keeps one.
+ *
+ * <p>Pure and deterministic for a given snapshot, plan and earlier pass when the budget has no time limit.
  */
 public final class StartEstimator {
 
@@ -29,8 +37,9 @@ public final class StartEstimator {
     }
 
     /**
-     * How much one pass may do: at most {@code maxJobs} placements (0: no limit) and at most
-     * {@code maxNanos} of elapsed time (0: no limit; a time limit makes the result depend on the machine).
+     * How much one pass may do: at most {@code maxJobs} searches (0: no limit) and at most
+     * {@code maxNanos} of elapsed time searching (0: no limit; a time limit makes the result depend on
+     * the machine). Keeping jobs where an earlier pass put them is not counted: it is linear in the jobs.
      */
     public record Budget(int maxJobs, long maxNanos) {
 
@@ -74,11 +83,17 @@ public final class StartEstimator {
          * bench's 12,500 nodes it saved nothing measurable (BENCHMARKS.md): the nodes the index
          * cannot rule out are most of them, so it is not the default.
          */
-        INDEX_EXACT
+        INDEX_EXACT,
+        /**
+         * Nodes in order of a lower bound on their earliest start ({@link EarliestNodes}, one per class of
+         * alike shapes), read only until no node left could start sooner: the same estimates as
+         * {@link #EVERY_NODE}, reading a few nodes per job instead of all of them.
+         */
+        BY_EARLIEST
     }
 
     StartEstimator(Snapshot snapshot, Cluster cluster, Budget budget) {
-        this(snapshot, cluster, budget, Search.EVERY_NODE);
+        this(snapshot, cluster, budget, Search.BY_EARLIEST);
     }
 
     StartEstimator(Snapshot snapshot, Cluster cluster, Budget budget, Search search) {
@@ -89,7 +104,14 @@ public final class StartEstimator {
     }
 
     StartEstimates run(Plan plan) {
+        return run(plan, null);
+    }
+
+    /** A pass that goes on where {@code earlier} (a pass over an older snapshot, or null) stopped. */
+    StartEstimates run(Plan plan, StartEstimates earlier) {
         long begin = System.nanoTime();
+        Map<JobId, StartEstimate> before = earlier == null ? Map.of() : earlier.byJob();
+        int resumeAt = earlier == null ? 0 : earlier.resumeAt();
         Cycle profile = new Cycle(snapshot, cluster);
         profile.replay(plan);
         Map<JobId, PendingJob> byId = new HashMap<>(snapshot.pending().size() * 2);
@@ -101,8 +123,10 @@ public final class StartEstimator {
                 profile.replayReservation(byId.get(w.job()), w);
             }
         }
-        if (search != Search.EVERY_NODE) {
+        if (search == Search.INDEX_EXACT) {
             profile.indexFreeNodes();
+        } else if (search == Search.BY_EARLIEST) {
+            profile.orderNodesByEarliest();
         }
         Map<Alike, Long> lastOfAlike = new HashMap<>();
         List<StartEstimate> out = new ArrayList<>(snapshot.pending().size());
@@ -128,7 +152,16 @@ public final class StartEstimator {
         for (PendingJob job : unplanned) {
             order.add(new Entry(job, null));
         }
-        for (Entry entry : order) {
+        // After half the budget the search jumps from the head of the queue to where the last pass stopped.
+        long halfNanos = budget.maxNanos() / 2;
+        int halfJobs = (budget.maxJobs() + 1) / 2;
+        boolean jumped = false;
+        int nextResume = 0;
+        int carried = 0;
+        // Keeping earlier jobs' places costs little and is not charged to the budget: it is for the search.
+        long carryNanos = 0;
+        for (int position = 0; position < order.size(); position++) {
+            Entry entry = order.get(position);
             PendingJob job = entry.job();
             Waiting w = entry.waiting();
             if (w != null && w.reserved()) {
@@ -140,10 +173,31 @@ public final class StartEstimator {
                 out.add(StartEstimate.none(job.id(), why));
                 continue;
             }
-            if (cutShort || (budget.maxJobs() > 0 && placed >= budget.maxJobs())
-                    || (budget.maxNanos() > 0 && System.nanoTime() - begin >= budget.maxNanos())) {
+            long elapsed = System.nanoTime() - begin - carryNanos;
+            if (!cutShort && ((budget.maxJobs() > 0 && placed >= budget.maxJobs())
+                    || (budget.maxNanos() > 0 && elapsed >= budget.maxNanos()))) {
                 cutShort = true;
-                out.add(StartEstimate.none(job.id(), StartEstimate.Missing.OVER_BUDGET));
+                nextResume = jumped && position < resumeAt ? resumeAt : position;
+            }
+            if (!jumped && !cutShort && position < resumeAt && ((budget.maxJobs() > 0 && placed >= halfJobs)
+                    || (budget.maxNanos() > 0 && elapsed >= halfNanos))) {
+                jumped = true;
+            }
+            if (cutShort || (jumped && position < resumeAt)) {
+                long carryBegin = System.nanoTime();
+                StartEstimate old = before.get(job.id());
+                Cycle.Placed again = old == null || old.start().isEmpty() ? null
+                        : profile.placeAgain(job, old.start().getAsLong(), old.partition(), old.nodes());
+                if (again != null) {
+                    carried++;
+                    // A job alike it and further down the queue must still not start first.
+                    lastOfAlike.merge(new Alike(job.request(), job.partitions(), job.timeLimitSeconds()), again.start(),
+                            Math::max);
+                    out.add(StartEstimate.at(job.id(), again.start(), again.partition(), again.nodes()));
+                } else {
+                    out.add(StartEstimate.none(job.id(), StartEstimate.Missing.OVER_BUDGET));
+                }
+                carryNanos += System.nanoTime() - carryBegin;
                 continue;
             }
             placed++;
@@ -153,12 +207,14 @@ public final class StartEstimator {
             Cycle.Placed at = profile.placeEarliest(job, floor == null ? job.eligibleFrom()
                     : Math.max(job.eligibleFrom(), floor));
             if (at != null) {
-                lastOfAlike.put(alike, at.start());
+                lastOfAlike.merge(alike, at.start(), Math::max);
             }
             out.add(at != null ? StartEstimate.at(job.id(), at.start(), at.partition(), at.nodes())
                     : StartEstimate.none(job.id(), StartEstimate.Missing.NEVER_FITS));
         }
-        return new StartEstimates(snapshot.now(), out, cutShort, System.nanoTime() - begin);
+        // Jobs skipped on the way to where the last pass stopped are searched for when the search comes round again.
+        return new StartEstimates(snapshot.now(), out, cutShort || jumped, System.nanoTime() - begin, carried,
+                cutShort ? nextResume : 0);
     }
 
     /** Why a job waiting for {@code reason} gets no estimate at all; null when it should be placed. */

@@ -26,8 +26,10 @@ import io.gantry.jobs.ActiveJob;
  * snapshot and plan, so that the pass (within {@code gantry.scheduler.estimate-time-budget}) never
  * holds up the scheduler's next cycle: the scheduler hands a pass in and, at a later cycle, takes
  * the finished result (row to expected start, null for none) to write. One pass at a time; a pass
- * handed in while one runs is dropped, the next full pass brings a newer one. Its own engine, so
- * that nothing the engine caches is shared between threads.
+ * handed in while one runs is dropped, the next full pass brings a newer one. Each pass goes on
+ * where the one before stopped, when the budget cut that one short, so that every job gets a time
+ * within a few passes (see {@link StartEstimator}). Its own engine, so that nothing the engine
+ * caches is shared between threads.
  */
 @Component
 class ExpectedStarts {
@@ -42,6 +44,8 @@ class ExpectedStarts {
     });
     private final StartEstimator.Budget budget;
     private Future<Map<Long, Instant>> running;
+    /** The last finished pass; read and written only on the estimator's thread. */
+    private StartEstimates last;
 
     ExpectedStarts(SchedulerProperties properties) {
         this.budget = new StartEstimator.Budget(properties.estimateMaxJobs(), properties.estimateTimeBudget().toNanos());
@@ -53,10 +57,12 @@ class ExpectedStarts {
             return;
         }
         running = thread.submit(() -> {
-            StartEstimates estimates = engine.estimateStarts(snapshot, plan, budget);
+            StartEstimates estimates = engine.estimateStarts(snapshot, plan, budget, last);
+            last = estimates;
             if (estimates.cutShort()) {
-                log.debug("Expected starts: budget reached after {} of {} jobs", estimates.estimated(),
-                        estimates.estimates().size());
+                log.debug("Expected starts: budget reached; {} of {} jobs have a time, {} of them kept from an earlier"
+                        + " pass; the next goes on at {}", estimates.estimated(), estimates.estimates().size(),
+                        estimates.carried(), estimates.resumeAt());
             }
             Map<Long, Instant> byRow = new HashMap<>(estimates.estimates().size() * 2);
             for (StartEstimate e : estimates.estimates()) {

@@ -13,7 +13,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * the highest-priority eligible jobs a quick cycle plans besides the new and the reserved ones;
  * {@code priority-write-interval} how often priorities that changed only by age are written back;
  * {@code estimate-max-jobs} and {@code estimate-time-budget} bound the pass after each full pass that
- * gives every pending job an expected start (0: no bound; jobs past it get none that pass);
+ * gives every pending job an expected start (0: no bound; the next pass goes on where a cut-short
+ * one stopped, and jobs an earlier pass reached keep a time meanwhile);
  * {@code policy} is one of the engine's named policies (default, easy, fifo); {@code enabled=false}
  * stops this process scheduling at all.
  */

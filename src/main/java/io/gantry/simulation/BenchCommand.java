@@ -14,6 +14,7 @@ import io.gantry.engine.Qos;
 import io.gantry.engine.Request;
 import io.gantry.engine.RunningJob;
 import io.gantry.engine.Snapshot;
+import io.gantry.engine.StartEstimate;
 import io.gantry.engine.StartEstimates;
 import io.gantry.engine.StartEstimator;
 import io.gantry.engine.Switch;
@@ -33,7 +34,8 @@ import java.util.SplittableRandom;
  * of that many nodes x GPUs x 128 CPUs (leaf switches of 32 nodes, blocks of 18), about 90% busy,
  * and that many pending jobs of mixed shapes; runs full cycles and prints one line with the median,
  * then times the expected-start pass after the plan within {@code --estimate-budget-ms} (the
- * controller's default, 2000; 0 for none).
+ * controller's default, 2000; 0 for none) and {@code --estimate-max-jobs} placements (0, the
+ * default: no limit; a fixed count compares the cost per job of two builds on a busy machine).
  */
 public final class BenchCommand {
 
@@ -41,6 +43,7 @@ public final class BenchCommand {
     private static final long MEMORY_MB = 1_024_000;
     private static final int WARMUP = 3;
     private static final int MEASURED = 5;
+    private static final int MAX_CHAINED_PASSES = 30;
     private static final long NOW = 1_700_000_000L;
     private static final long[] LIMITS = {600, 1800, 3600, 7200, 14_400, 28_800, 43_200, 86_400, 172_800};
 
@@ -58,23 +61,29 @@ public final class BenchCommand {
         int pendingCount;
         long seed;
         long estimateBudgetMs;
+        int estimateMaxJobs;
         try {
-            o = Options.parse(args, "--nodes", "--gpus-per-node", "--pending", "--seed", "--estimate-budget-ms");
+            o = Options.parse(args, "--nodes", "--gpus-per-node", "--pending", "--seed", "--estimate-budget-ms",
+                    "--estimate-max-jobs");
             nodes = o.intValue("--nodes", 12_500);
             gpus = o.intValue("--gpus-per-node", 8);
             pendingCount = o.intValue("--pending", 100_000);
             seed = o.longValue("--seed", 1);
             estimateBudgetMs = o.longValue("--estimate-budget-ms", 2000);
+            estimateMaxJobs = o.intValue("--estimate-max-jobs", 0);
             if (nodes <= 0 || gpus < 0 || gpus > Node.MAX_GPUS || pendingCount < 0) {
                 throw new IllegalArgumentException("--nodes must be positive, --gpus-per-node in 0..64");
             }
             if (estimateBudgetMs < 0 || estimateBudgetMs > 3_600_000) {
                 throw new IllegalArgumentException("--estimate-budget-ms must be in 0..3600000");
             }
+            if (estimateMaxJobs < 0) {
+                throw new IllegalArgumentException("--estimate-max-jobs must not be negative");
+            }
         } catch (IllegalArgumentException e) {
             err.println("bench: " + e.getMessage());
             err.println("usage: bench [--nodes 12500] [--gpus-per-node 8] [--pending 100000] [--seed 1]"
-                    + " [--estimate-budget-ms 2000]");
+                    + " [--estimate-budget-ms 2000] [--estimate-max-jobs 0]");
             return 2;
         }
         Snapshot snapshot = build(nodes, gpus, pendingCount, seed);
@@ -103,7 +112,8 @@ public final class BenchCommand {
         for (int k = 0; k < WARMUP + MEASURED; k++) {
             long c0 = threads.getCurrentThreadCpuTime();
             long t0 = System.nanoTime();
-            estimates = engine.estimateStarts(snapshot, plan, new StartEstimator.Budget(0, estimateBudgetMs * 1_000_000L));
+            estimates = engine.estimateStarts(snapshot, plan, new StartEstimator.Budget(estimateMaxJobs,
+                    estimateBudgetMs * 1_000_000L));
             if (k >= WARMUP) {
                 estimateMs[k - WARMUP] = (System.nanoTime() - t0) / 1e6;
                 estimateCpuMs[k - WARMUP] = (threads.getCurrentThreadCpuTime() - c0) / 1e6;
@@ -111,6 +121,24 @@ public final class BenchCommand {
         }
         Arrays.sort(estimateMs);
         Arrays.sort(estimateCpuMs);
+        // Passes that go on where the last stopped (as the controller's are): how many until every job has a time.
+        StringBuilder chain = new StringBuilder();
+        if (estimates.cutShort()) {
+            StartEstimates last = null;
+            for (int pass = 1; pass <= MAX_CHAINED_PASSES; pass++) {
+                long c0 = threads.getCurrentThreadCpuTime();
+                last = engine.estimateStarts(snapshot, plan, new StartEstimator.Budget(estimateMaxJobs,
+                        estimateBudgetMs * 1_000_000L), last);
+                long overBudget = last.estimates().stream()
+                        .filter(e -> e.missing() == StartEstimate.Missing.OVER_BUDGET).count();
+                chain.append(String.format(Locale.ROOT, "%n  pass=%d estimated=%d carried=%d over_budget=%d cpu_ms=%.1f",
+                        pass, last.estimated(), last.carried(), overBudget,
+                        (threads.getCurrentThreadCpuTime() - c0) / 1e6));
+                if (overBudget == 0) {
+                    break;
+                }
+            }
+        }
         long heapPeak = 0;
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getType() == MemoryType.HEAP && pool.getPeakUsage() != null) {
@@ -128,6 +156,9 @@ public final class BenchCommand {
                 + " without_estimate=%d cut_short=%b", estimateBudgetMs, estimateMs[MEASURED / 2],
                 estimateCpuMs[MEASURED / 2], estimates.estimated(), estimates.estimates().size() - estimates.estimated(),
                 estimates.cutShort()));
+        if (!chain.isEmpty()) {
+            err.println("passes going on where the last stopped (same snapshot):" + chain);
+        }
         return 0;
     }
 

@@ -186,4 +186,51 @@ class StartEstimatorTests {
         assertThat(of(e, c).missing()).isEqualTo(StartEstimate.Missing.OVER_BUDGET);
         assertThat(of(e, held).missing()).isEqualTo(StartEstimate.Missing.HELD);
     }
+
+    @Test
+    void a_pass_goes_on_where_the_last_one_stopped_and_keeps_its_times_for_the_jobs_between() {
+        var scenario = aCluster().nodes(1).scenario();
+        var a = aJob().nodes(1).exclusive();
+        var b = aJob().nodes(1).exclusive();
+        var c = aJob().nodes(1).exclusive();
+        var d = aJob().nodes(1).exclusive();
+        Snapshot s = scenario.allBusyUntil(scenario.now + 60).with(a, b, c, d).snapshot();
+        Engine engine = new Engine();
+        Plan plan = engine.plan(s);
+        StartEstimator.Budget twoJobs = new StartEstimator.Budget(2, 0);
+        StartEstimates first = engine.estimateStarts(s, plan, twoJobs, null);
+        assertThat(of(first, c).start()).hasValue(scenario.now + 60 + 2 * 3600);
+        assertThat(of(first, d).missing()).isEqualTo(StartEstimate.Missing.OVER_BUDGET);
+
+        // Half the budget for the head of the queue (b), the rest from where the first pass stopped (d).
+        StartEstimates second = engine.estimateStarts(s, plan, twoJobs, first);
+        assertThat(second.carried()).isEqualTo(1);
+        assertThat(second.resumeAt()).isZero(); // it searched to the end: the next starts again at the head
+        assertThat(of(second, b).start()).hasValue(scenario.now + 60 + 3600);
+        assertThat(of(second, c).start()).hasValue(scenario.now + 60 + 2 * 3600);
+        assertThat(of(second, d).start()).hasValue(scenario.now + 60 + 3 * 3600);
+    }
+
+    @Test
+    void a_time_kept_from_an_earlier_pass_moves_to_when_its_nodes_can_take_the_job_again() {
+        var a = aJob().nodes(1).exclusive();
+        var b = aJob().nodes(1).exclusive();
+        var c = aJob().nodes(1).exclusive();
+        var d = aJob().nodes(1).exclusive();
+        var early = aCluster().nodes(1).scenario();
+        Snapshot before = early.allBusyUntil(early.now + 60).with(a, b, c, d).snapshot();
+        var late = aCluster().nodes(1).scenario();
+        // The running job now ends much later: c's old time would overlap it.
+        Snapshot after = late.allBusyUntil(late.now + 20_000).with(a, b, c, d).snapshot();
+        Engine engine = new Engine();
+        StartEstimator.Budget twoJobs = new StartEstimator.Budget(2, 0);
+        StartEstimates first = engine.estimateStarts(before, engine.plan(before), twoJobs, null);
+        StartEstimates second = engine.estimateStarts(after, engine.plan(after), twoJobs, first);
+        assertThat(of(first, c).start()).hasValue(early.now + 60 + 2 * 3600);
+        assertThat(of(second, b).start()).hasValue(late.now + 20_000 + 3600);
+        // c keeps its node, once b (ahead of it, searched again) is done there; d is searched after it.
+        assertThat(of(second, c).start()).hasValue(late.now + 20_000 + 2 * 3600);
+        assertThat(of(second, d).start()).hasValue(late.now + 20_000 + 3 * 3600);
+        assertThat(second.carried()).isEqualTo(1);
+    }
 }
