@@ -20,11 +20,14 @@ class UserAccounts implements AccountDirectory {
     private final AccountRepository accounts;
     private final AssociationRepository associations;
     private final ApplicationEventPublisher events;
+    private final AccountCoordinators coordinators;
 
-    UserAccounts(AccountRepository accounts, AssociationRepository associations, ApplicationEventPublisher events) {
+    UserAccounts(AccountRepository accounts, AssociationRepository associations, ApplicationEventPublisher events,
+            AccountCoordinators coordinators) {
         this.accounts = accounts;
         this.associations = associations;
         this.events = events;
+        this.coordinators = coordinators;
     }
 
     @Override
@@ -44,6 +47,11 @@ class UserAccounts implements AccountDirectory {
     @Transactional(readOnly = true)
     public List<String> accountsOf(String username) {
         return associations.findByUserOrderByAccount(username).stream().map(AssociationEntity::account).toList();
+    }
+
+    @Override
+    public List<String> coordinatorOf(String username) {
+        return coordinators.coordinatedBy(username);
     }
 
     @Override
