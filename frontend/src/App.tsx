@@ -41,7 +41,7 @@ function Shell() {
       <header className="topbar">
         <a className="brand" href={href('/')}>Gantry</a>
         <nav aria-label="Main">
-          {[...NAV, ...(operator ? [{ path: '/admin', label: 'Admin', test: 'nav-admin' }] : [])].map((n) => {
+          {[...NAV, ...(operator || me?.coordinatorOf?.length ? [{ path: '/admin', label: 'Admin', test: 'nav-admin' }] : [])].map((n) => {
             const active = (n.path === '/' && top === '') || (n.path !== '/' && `/${top}` === n.path);
             return (
               <a key={n.path} href={href(n.path)} data-testid={n.test} aria-current={active ? 'page' : undefined}>{n.label}</a>
