@@ -48,13 +48,6 @@ class AccountCoordinators {
                 String.class, account);
     }
 
-    /** The accounts {@code user} coordinates, by name. */
-    @Transactional(readOnly = true)
-    List<String> coordinatedBy(String user) {
-        return jdbc.queryForList("SELECT account FROM account_coordinators WHERE user_name = ? ORDER BY account",
-                String.class, user);
-    }
-
     @Transactional
     List<String> set(String account, List<String> names) {
         requireAccount(account);

@@ -3,6 +3,7 @@ package io.gantry.accounting;
 import java.util.List;
 
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -20,14 +21,15 @@ class UserAccounts implements AccountDirectory {
     private final AccountRepository accounts;
     private final AssociationRepository associations;
     private final ApplicationEventPublisher events;
-    private final AccountCoordinators coordinators;
+    private final JdbcTemplate jdbc;
 
+    // Not through AccountCoordinators: it needs the user service, which needs this.
     UserAccounts(AccountRepository accounts, AssociationRepository associations, ApplicationEventPublisher events,
-            AccountCoordinators coordinators) {
+            JdbcTemplate jdbc) {
         this.accounts = accounts;
         this.associations = associations;
         this.events = events;
-        this.coordinators = coordinators;
+        this.jdbc = jdbc;
     }
 
     @Override
@@ -50,8 +52,10 @@ class UserAccounts implements AccountDirectory {
     }
 
     @Override
+    @Transactional(readOnly = true)
     public List<String> coordinatorOf(String username) {
-        return coordinators.coordinatedBy(username);
+        return jdbc.queryForList("SELECT account FROM account_coordinators WHERE user_name = ? ORDER BY account",
+                String.class, username);
     }
 
     @Override
