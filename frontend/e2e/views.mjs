@@ -254,7 +254,7 @@ try {
   // A later one (tomorrow, for two hours) lies to the right of now, as long as a twelfth of the first day or so.
   const later = `e2e-later-${suffix}`;
   const tomorrow = new Date(Date.now() + 24 * 3600_000).toISOString();
-  const laterMade = await http('POST', '/api/v1/reservations', token, { name: later, nodes: 'cpu009', startTime: tomorrow, durationSeconds: 7200, users: ['admin'] });
+  const laterMade = await http('POST', '/api/v1/reservations', token, { name: later, nodes: 'cpu007', startTime: tomorrow, durationSeconds: 7200, users: ['admin'] });
   check(laterMade.status === 201, `creating ${later} answered ${laterMade.status}: ${laterMade.text}`);
   await page.reload();
   await tid('view-admin').waitFor();

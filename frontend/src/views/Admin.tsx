@@ -117,7 +117,9 @@ function Reservations() {
  */
 function ReservationTimeline({ reservations }: { reservations: Reservation[] }) {
   const now = useNow(60_000);
-  const t = useMemo(() => reservationTimeline(reservations, now), [reservations, now]);
+  // Redrawn every minute, and with the time of the answer whenever the list changes (a reservation
+  // made a moment ago starts after the last tick).
+  const t = useMemo(() => reservationTimeline(reservations, Math.max(now, Date.now())), [reservations, now]);
   const span = t.to - t.from;
   return (
     <figure className="card timeline-card" data-testid="reservation-timeline" aria-labelledby="timeline-title">
