@@ -182,9 +182,9 @@ try {
     expectedErrors = [];
     const errors = await tid('script-error').evaluateAll((items) => items.map((li) => ({ line: li.dataset.line, text: li.textContent })));
     for (const field of ['account', 'gpus', 'constraints', 'gpusPerNode']) {
-      check((await tid(`error-${field}`).count()) === 0, `an error shows under the empty ${field} field: ${await tid(`error-${field}`).textContent()}`);
+      if ((await tid(`error-${field}`).count()) > 0) fail(`an error shows under the empty ${field} field: ${await tid(`error-${field}`).textContent()}`);
     }
-    check((await tid('submit-error').count()) === 0, `an error shows apart from the lines: ${await tid('submit-error').textContent().catch(() => '')}`);
+    if ((await tid('submit-error').count()) > 0) fail(`an error shows apart from the lines: ${await tid('submit-error').textContent()}`);
     return (line) => errors.filter((e) => e.line === String(line)).map((e) => e.text).join(' | ');
   };
   let at = await lineErrorsOf('#!/bin/bash\n#SBATCH -A chemistry\n#SBATCH --gpus=lots\nsrun train\n', 2);
@@ -326,6 +326,14 @@ try {
   await tid('view-accounting').waitFor();
   await page.locator('[data-testid=acct-usage-chart] canvas').waitFor();
   await tid('fairshare-row').first().waitFor();
+  // Usage in GPU-hours, as the API counts GPU-seconds, beside the billing-hours.
+  const shares = (await http('GET', '/api/v1/fairshare', admin.json.token)).json;
+  const adminLine = shares.find((l) => l.user === 'admin');
+  check(adminLine && typeof adminLine.gpuUsageTotal === 'number', `the fair-share answer has no GPU usage: ${JSON.stringify(adminLine)}`);
+  const gpuCell = page.locator(`[data-testid=fairshare-row][data-user=admin][data-account="${adminLine.account}"] [data-testid=fairshare-gpu-hours-total]`);
+  const shownGpuHours = Number(await gpuCell.textContent());
+  check(Math.abs(shownGpuHours - adminLine.gpuUsageTotal / 3600) < 0.02, `the admin's GPU-h reads ${shownGpuHours}, the API says ${adminLine.gpuUsageTotal} GPU-s`);
+  check((await page.locator('[data-testid=fairshare] thead').textContent()).includes('Usage (GPU-h)'), 'no GPU-hours column in the fair-share table');
   await tid('acct-row').first().waitFor();
   check((await tid('acct-efficiency').count()) > 0, 'no efficiency shown');
   const [download] = await Promise.all([page.waitForEvent('download'), tid('acct-csv').click()]);
