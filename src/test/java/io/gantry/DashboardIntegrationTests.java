@@ -126,6 +126,13 @@ class DashboardIntegrationTests {
                         nodes: sim1
                         default-time: "10:00"
                         default-mem-per-cpu: 100
+                    # replacing the demo cluster's topology, which names its nodes
+                    switches:
+                      - name: leaf1
+                        nodes: node1
+                    blocks:
+                      - name: block1
+                        nodes: node1
                   agents:
                     join-token: %s
                     default-partitions: [batch]
