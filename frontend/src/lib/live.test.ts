@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseLines, keepTrying, staleKeys } from './live';
+import { SseLines, fallbackPoll, keepTrying, liveStreamOpen, staleKeys } from './live';
 
 describe('SseLines', () => {
   it('finds the last event id and each message across chunk boundaries', () => {
@@ -45,5 +45,12 @@ describe('keepTrying', () => {
     expect(keepTrying(503)).toBe(true);
     expect(keepTrying(401)).toBe(false);
     expect(keepTrying(404)).toBe(false);
+  });
+});
+
+describe('fallbackPoll', () => {
+  it('polls at its pace while no stream is open', () => {
+    expect(liveStreamOpen()).toBe(false);
+    expect(fallbackPoll(3000)()).toBe(3000);
   });
 });

@@ -30,7 +30,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   const pendingNow = (data?: Job) => data?.state === 'PENDING';
   const job = useQuery({
     queryKey: ['job', id], queryFn: () => api.job(id),
-    refetchInterval: (q) => (pendingNow(q.state.data) ? REPLAN_MS : fallbackPoll(FALLBACK_MS)()),
+    refetchInterval: (q) => fallbackPoll(FALLBACK_MS)() || (pendingNow(q.state.data) ? REPLAN_MS : false),
   });
   const events = useQuery({ queryKey: ['jobEvents', id], queryFn: () => api.jobEvents(id), refetchInterval: fallbackPoll(FALLBACK_MS) });
   const steps = useQuery({ queryKey: ['jobSteps', id], queryFn: () => api.jobSteps(id), refetchInterval: fallbackPoll(FALLBACK_MS),
