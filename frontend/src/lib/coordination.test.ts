@@ -13,6 +13,10 @@ describe('AccountTree', () => {
     expect(tree.visible(boss).sort()).toEqual(['lasers', 'optics', 'physics']);
     expect(tree.visible(admin)).toHaveLength(5);
     expect(tree.visible({ admin: false, me: 'x', coordinatorOf: [] })).toEqual([]);
+    // An OPERATOR sees it all, and may change no more than their own sub-trees.
+    const operator: Scope = { admin: false, me: 'op', coordinatorOf: [], seesAll: true };
+    expect(tree.visible(operator)).toHaveLength(5);
+    expect(tree.mayChangeAccount(operator, 'optics')).toBe(false);
   });
 
   it('lets a coordinator change the accounts below theirs, not their own nor others', () => {

@@ -6,7 +6,11 @@ import type { Account } from '../api/types';
  * users' associations in it and below, except their own; an account's own shares and limits only
  * from a coordinator of an account above it.
  */
-export interface Scope { admin: boolean; me: string; coordinatorOf: string[] }
+export interface Scope {
+  admin: boolean; me: string; coordinatorOf: string[];
+  /** Sees the whole tree though it may change only its own sub-trees (an OPERATOR). */
+  seesAll?: boolean;
+}
 
 export class AccountTree {
   private readonly parentOf = new Map<string, string | null>();
@@ -27,10 +31,10 @@ export class AccountTree {
     return this.upFrom(account).includes(top);
   }
 
-  /** The accounts a scope sees in the admin view: all for an ADMIN, a coordinator's sub-trees otherwise. */
+  /** The accounts a scope sees in the admin view: all for an ADMIN or OPERATOR, a coordinator's sub-trees otherwise. */
   visible(scope: Scope): string[] {
     const all = [...this.parentOf.keys()];
-    return scope.admin ? all : all.filter((a) => scope.coordinatorOf.some((c) => this.within(a, c)));
+    return scope.admin || scope.seesAll ? all : all.filter((a) => scope.coordinatorOf.some((c) => this.within(a, c)));
   }
 
   /** May create accounts under, and add users to, {@code account}. */

@@ -25,7 +25,7 @@ type AdminView = (typeof ADMIN_VIEWS)[number]['key'];
  */
 export function Admin({ view }: { view?: string }) {
   const { me, operator } = useAuth();
-  const scope: Scope = { admin: !!me?.roles.includes('ADMIN'), me: me?.username ?? '', coordinatorOf: me?.coordinatorOf ?? [] };
+  const scope: Scope = { admin: !!me?.roles.includes('ADMIN'), me: me?.username ?? '', coordinatorOf: me?.coordinatorOf ?? [], seesAll: operator };
   const views = operator ? ADMIN_VIEWS : ADMIN_VIEWS.filter((v) => v.key === 'accounts');
   const fallback = operator ? 'reservations' : 'accounts';
   const current: AdminView = views.some((v) => v.key === view) ? (view as AdminView) : fallback;
@@ -292,7 +292,7 @@ function Accounts({ scope }: { scope: Scope }) {
   const manageable = [...visible].filter((a) => tree.mayManageIn(scope, a)).sort();
   return (
     <>
-      {!scope.admin && (
+      {!scope.admin && scope.coordinatorOf.length > 0 && (
         <p className="callout" data-testid="coordinator-scope">You coordinate {scope.coordinatorOf.join(', ')}: you manage the accounts below
           {scope.coordinatorOf.length === 1 ? ' it' : ' them'} and the users in {scope.coordinatorOf.length === 1 ? 'it' : 'them'} (not your own
           association; the shares and limits of {scope.coordinatorOf.length === 1 ? 'your account itself are' : 'the accounts themselves are'} an ADMIN's).</p>
