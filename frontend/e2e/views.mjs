@@ -390,6 +390,13 @@ try {
   const teamNow = await http('GET', `/api/v1/accounts/${team}`, token);
   check(teamNow.json?.parent === dept && teamNow.json?.shares === 7, `the coordinator's sub-account reads ${teamNow.text}`);
   await checkView('admin-coordinator', 'Accounts');
+  // In the accounting view they may narrow the fair-share tree to their sub-tree.
+  await tid('nav-accounting').click();
+  await tid('fairshare-mine').check();
+  await page.waitForFunction((accounts) => {
+    const rows = [...document.querySelectorAll('[data-testid=fairshare-row]')];
+    return rows.length > 0 && rows.every((r) => accounts.includes(r.dataset.account));
+  }, [dept, team]).catch(async () => fail(`the narrowed fair-share tree shows ${JSON.stringify(await tid('fairshare-row').evaluateAll((rows) => rows.map((r) => r.dataset.account)))}`));
   await tid('sign-out').click();
   await tid('signin-form').waitFor();
   await tid('signin-username').fill('admin');
