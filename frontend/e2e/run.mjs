@@ -168,6 +168,36 @@ try {
   const badLine = await tid('script-error').first().getAttribute('data-line');
   check(badLine === '3', `the script error points at line ${badLine}, expected 3`);
   await shot('submit-errors');
+
+  step = 'submit form: every error of a script at once, each at its line, an impossible request in words';
+  // An unknown account and a malformed GPU request: one answer names both, each at the #SBATCH line
+  // that asked for it (not under the empty Account or Constraints fields).
+  const lineErrorsOf = async (script, count) => {
+    await tid('submit-script').fill(script);
+    expectedErrors = [/status of 400/];
+    await tid('submit-button').click();
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=script-error]').length === n
+      && !document.querySelector('[data-testid=submit-button]')?.disabled, count)
+      .catch(async () => fail(`expected ${count} line errors, saw ${JSON.stringify(await tid('script-error').allTextContents())}`));
+    expectedErrors = [];
+    const errors = await tid('script-error').evaluateAll((items) => items.map((li) => ({ line: li.dataset.line, text: li.textContent })));
+    for (const field of ['account', 'gpus', 'constraints', 'gpusPerNode']) {
+      if ((await tid(`error-${field}`).count()) > 0) fail(`an error shows under the empty ${field} field: ${await tid(`error-${field}`).textContent()}`);
+    }
+    if ((await tid('submit-error').count()) > 0) fail(`an error shows apart from the lines: ${await tid('submit-error').textContent()}`);
+    return (line) => errors.filter((e) => e.line === String(line)).map((e) => e.text).join(' | ');
+  };
+  let at = await lineErrorsOf('#!/bin/bash\n#SBATCH -A chemistry\n#SBATCH --gpus=lots\nsrun train\n', 2);
+  check(/chemistry/.test(at(2)), `line 2 (-A chemistry) reads "${at(2)}"`);
+  check(/lots/.test(at(3)), `line 3 (--gpus=lots) reads "${at(3)}"`);
+  check((await tid('script-line-error-2').count()) === 1 && (await tid('script-line-error-3').count()) === 1, 'the gutter does not mark lines 2 and 3');
+  // The account still unknown, now with a request no node can hold: both again, the request in words.
+  at = await lineErrorsOf('#!/bin/bash\n#SBATCH -A chemistry\n#SBATCH -p gpu\n#SBATCH --gpus-per-node=16\nsrun train\n', 2);
+  check(/chemistry/.test(at(2)), `line 2 (-A chemistry) reads "${at(2)}"`);
+  check(/no node in gpu has 16 GPUs; the largest has 8/.test(at(4)), `line 4 (16 GPUs per node) reads "${at(4)}"`);
+  check(!/requested node configuration is not available/.test(await page.textContent('[data-testid=view-submit]')),
+    'the impossible request is explained in Slurm\'s raw words');
+  await shot('submit-errors-all');
   await page.reload(); // a fresh form (the one reload in this run, before the live-update checks)
   await tid('view-submit').waitFor();
   await page.evaluate(() => { window.__e2eNoReload = true; });
@@ -296,6 +326,14 @@ try {
   await tid('view-accounting').waitFor();
   await page.locator('[data-testid=acct-usage-chart] canvas').waitFor();
   await tid('fairshare-row').first().waitFor();
+  // Usage in GPU-hours, as the API counts GPU-seconds, beside the billing-hours.
+  const shares = (await http('GET', '/api/v1/fairshare', admin.json.token)).json;
+  const adminLine = shares.find((l) => l.user === 'admin');
+  check(adminLine && typeof adminLine.gpuUsageTotal === 'number', `the fair-share answer has no GPU usage: ${JSON.stringify(adminLine)}`);
+  const gpuCell = page.locator(`[data-testid=fairshare-row][data-user=admin][data-account="${adminLine.account}"] [data-testid=fairshare-gpu-hours-total]`);
+  const shownGpuHours = Number(await gpuCell.textContent());
+  check(Math.abs(shownGpuHours - adminLine.gpuUsageTotal / 3600) < 0.02, `the admin's GPU-h reads ${shownGpuHours}, the API says ${adminLine.gpuUsageTotal} GPU-s`);
+  check((await page.locator('[data-testid=fairshare] thead').textContent()).includes('Usage (GPU-h)'), 'no GPU-hours column in the fair-share table');
   await tid('acct-row').first().waitFor();
   check((await tid('acct-efficiency').count()) > 0, 'no efficiency shown');
   const [download] = await Promise.all([page.waitForEvent('download'), tid('acct-csv').click()]);

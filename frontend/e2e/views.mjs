@@ -244,6 +244,27 @@ try {
   await tid('reservation-users').fill('admin');
   await tid('reservation-create').click();
   await page.locator(`[data-testid=reservation-row][data-name="${resv}"]`).waitFor();
+  // On the timeline: it holds its node now, so its bar starts at (or before) the now line and is solid.
+  const bar = page.locator(`[data-testid=timeline-bar][data-name="${resv}"]`);
+  await bar.waitFor();
+  check(await bar.getAttribute('data-active') === 'true', 'the new reservation is not drawn as holding its nodes now');
+  const [barBox, nowBox] = [await bar.boundingBox(), await tid('timeline-now').boundingBox()];
+  check(barBox && nowBox && barBox.x <= nowBox.x + 3 && barBox.x + barBox.width > nowBox.x + 3,
+    `the bar (${JSON.stringify(barBox)}) does not cross the now line (${JSON.stringify(nowBox)})`);
+  // A later one (tomorrow, for two hours) lies to the right of now, as long as a twelfth of the first day or so.
+  const later = `e2e-later-${suffix}`;
+  const tomorrow = new Date(Date.now() + 24 * 3600_000).toISOString();
+  const laterMade = await http('POST', '/api/v1/reservations', token, { name: later, nodes: 'cpu007', startTime: tomorrow, durationSeconds: 7200, users: ['admin'] });
+  check(laterMade.status === 201, `creating ${later} answered ${laterMade.status}: ${laterMade.text}`);
+  await page.reload();
+  await tid('view-admin').waitFor();
+  await page.evaluate(() => { window.__e2eNoReload = true; });
+  const laterBar = page.locator(`[data-testid=timeline-bar][data-name="${later}"]`);
+  await laterBar.waitFor();
+  const laterBox = await laterBar.boundingBox();
+  const nowAgain = await tid('timeline-now').boundingBox();
+  check(await laterBar.getAttribute('data-active') === 'false' && laterBox.x > nowAgain.x + laterBox.width,
+    `tomorrow's reservation is not drawn well after now: ${JSON.stringify(laterBox)} vs now ${JSON.stringify(nowAgain)}`);
   const stored = await http('GET', `/api/v1/reservations/${resv}`, token);
   check(stored.status === 200 && stored.json.nodes === 'cpu008', `the reservation reads ${stored.status}: ${stored.text}`);
   await checkView('admin-reservations', 'Reservations');
@@ -251,6 +272,8 @@ try {
   await tid(`reservation-delete-${resv}-confirm`).click();
   await page.locator(`[data-testid=reservation-row][data-name="${resv}"]`).waitFor({ state: 'detached' });
   check((await http('GET', `/api/v1/reservations/${resv}`, token)).status === 404, 'the deleted reservation is still there');
+  await page.locator(`[data-testid=timeline-bar][data-name="${resv}"]`).waitFor({ state: 'detached' });
+  await http('DELETE', `/api/v1/reservations/${later}`, token);
 
   step = 'admin views: partitions with their state, QOS';
   await tid('admin-tab-partitions').click();
@@ -288,6 +311,98 @@ try {
   // The associations come in a second answer after the accounts: wait for the users under them.
   await tid('assoc-row').first().waitFor().catch(() => fail('no user association under any account'));
   await checkView('admin-accounts', 'Accounts');
+
+  step = 'admin views: an account and an association are edited, refused values shown at their field';
+  const dept = `e2e-dept-${suffix}`;
+  const boss = { username: `e2e-boss-${suffix}`, password: 'e2e-boss-password' };
+  const member = `e2e-memb-${suffix}`;
+  check((await http('POST', '/api/v1/accounts', token, { name: dept, parent: 'root' })).status === 201, `creating account ${dept} failed`);
+  for (const who of [boss.username, member]) {
+    const made = await http('POST', '/api/v1/users', token, { username: who, password: boss.password, roles: ['USER'], defaultAccount: dept });
+    check(made.status === 201, `creating ${who} answered ${made.status}: ${made.text}`);
+  }
+  const named = await http('PUT', `/api/v1/accounts/${dept}/coordinators`, token, { users: [boss.username] });
+  check(named.status === 200, `naming the coordinator answered ${named.status}: ${named.text}`);
+  await page.reload();
+  await tid('view-admin').waitFor();
+  const deptRow = page.locator(`[data-testid=account-row][data-name="${dept}"]`);
+  await deptRow.waitFor();
+  await tid(`edit-${dept}`).click();
+  const editor = tid(`account-editor-${dept}`);
+  await editor.getByTestId('edit-shares').fill('0');
+  await editor.getByTestId('edit-grp-tres').fill('gres/gpu=lots');
+  expectedErrors = [/status of 400/];
+  await editor.getByTestId('edit-save').click();
+  await tid(`error-acct-${dept}-shares`).waitFor();
+  check(/at least 1/.test(await tid(`error-acct-${dept}-shares`).textContent()), `the shares error reads "${await tid(`error-acct-${dept}-shares`).textContent()}"`);
+  await editor.getByTestId('edit-shares').fill('5');
+  await editor.getByTestId('edit-save').click();
+  await tid(`error-acct-${dept}-grpTres`).waitFor();
+  check((await tid(`error-acct-${dept}-shares`).count()) === 0, 'the corrected shares still show an error');
+  expectedErrors = [];
+  await editor.getByTestId('edit-grp-tres').fill('gres/gpu=8');
+  await editor.getByTestId('edit-save').click();
+  await editor.waitFor({ state: 'detached' });
+  await page.waitForFunction((d) => document.querySelector(`[data-testid=account-row][data-name="${d}"] [data-testid=row-shares]`)?.textContent === '5', dept);
+  const deptNow = await http('GET', `/api/v1/accounts/${dept}`, token);
+  check(deptNow.json?.shares === 5, `the account's shares are ${deptNow.json?.shares}`);
+  const ownAssoc = (await http('GET', `/api/v1/associations?account=${dept}&size=1000`, token)).json.items.find((a) => !a.user);
+  check(ownAssoc?.grpTres === 'gres/gpu=8', `the account's group TRES is ${ownAssoc?.grpTres}`);
+  await tid(`edit-${dept}/${member}`).click();
+  const assocEditor = page.locator(`[data-testid="association-editor-${dept}-${member}"]`);
+  await assocEditor.getByTestId('edit-max-jobs').fill('four');
+  await assocEditor.getByTestId('edit-save').click();
+  await assocEditor.locator('.field-error').waitFor();
+  await assocEditor.getByTestId('edit-max-jobs').fill('4');
+  await assocEditor.getByTestId('edit-save').click();
+  await assocEditor.waitFor({ state: 'detached' });
+  const memberAssoc = (await http('GET', `/api/v1/associations?account=${dept}&size=1000`, token)).json.items.find((a) => a.user === member);
+  check(memberAssoc?.maxJobs === 4, `the member's max jobs are ${memberAssoc?.maxJobs}`);
+
+  step = "a coordinator sees their account's sub-tree and manages it";
+  await tid('sign-out').click();
+  await tid('signin-form').waitFor();
+  await tid('signin-username').fill(boss.username);
+  await tid('signin-password').fill(boss.password);
+  await tid('signin-submit').click();
+  await tid('view-overview').waitFor();
+  await tid('nav-admin').click();
+  await tid('view-admin').waitFor();
+  check((await page.locator('[data-testid^=admin-tab-]').count()) === 1, 'a coordinator is offered more than the accounts view');
+  await page.locator(`[data-testid=account-row][data-name="${dept}"]`).waitFor();
+  check((await page.locator('[data-testid=account-row][data-name=root]').count()) === 0, 'a coordinator sees the whole tree');
+  check((await tid(`edit-${dept}`).count()) === 0, 'a coordinator is offered to edit their own account');
+  check((await tid(`edit-${dept}/${boss.username}`).count()) === 0, 'a coordinator is offered to edit their own association');
+  await tid(`edit-${dept}/${member}`).waitFor();
+  const team = `e2e-team-${suffix}`;
+  await tid('account-name').fill(team);
+  await tid('account-shares').fill('3');
+  await tid('account-create').click();
+  await page.locator(`[data-testid=account-row][data-name="${team}"]`).waitFor();
+  await tid('member-user').fill(member);
+  await tid('member-account').selectOption(team);
+  await tid('member-create').click();
+  await page.locator(`[data-testid=assoc-row][data-account="${team}"][data-name="${member}"]`).waitFor();
+  await tid(`edit-${team}`).click();
+  await tid(`account-editor-${team}`).getByTestId('edit-shares').fill('7');
+  await tid(`account-editor-${team}`).getByTestId('edit-save').click();
+  await page.waitForFunction((t) => document.querySelector(`[data-testid=account-row][data-name="${t}"] [data-testid=row-shares]`)?.textContent === '7', team);
+  const teamNow = await http('GET', `/api/v1/accounts/${team}`, token);
+  check(teamNow.json?.parent === dept && teamNow.json?.shares === 7, `the coordinator's sub-account reads ${teamNow.text}`);
+  await checkView('admin-coordinator', 'Accounts');
+  // In the accounting view they may narrow the fair-share tree to their sub-tree.
+  await tid('nav-accounting').click();
+  await tid('fairshare-mine').check();
+  await page.waitForFunction((accounts) => {
+    const rows = [...document.querySelectorAll('[data-testid=fairshare-row]')];
+    return rows.length > 0 && rows.every((r) => accounts.includes(r.dataset.account));
+  }, [dept, team]).catch(async () => fail(`the narrowed fair-share tree shows ${JSON.stringify(await tid('fairshare-row').evaluateAll((rows) => rows.map((r) => r.dataset.account)))}`));
+  await tid('sign-out').click();
+  await tid('signin-form').waitFor();
+  await tid('signin-username').fill('admin');
+  await tid('signin-password').fill(adminPassword);
+  await tid('signin-submit').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid=whoami-name]')?.textContent === 'admin');
 
   step = 'the tabs of one browser share the sign-in; sign-out and a revoked token sign them all out';
   const tabUser = { username: `e2e-tabs-${suffix}`, password: 'e2e-tabs-password' };

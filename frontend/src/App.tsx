@@ -32,7 +32,7 @@ function Shell() {
   const { token, me, operator, signOut } = useAuth();
   const route = useRoute();
   useLiveEvents(!!token);
-  useTitle(token ? viewTitle(route) : 'Sign in');
+  useTitle(token ? viewTitle(route, operator) : 'Sign in');
   if (!token) return <SignIn />;
   const top = route.segments[0] ?? '';
   return (
@@ -41,7 +41,7 @@ function Shell() {
       <header className="topbar">
         <a className="brand" href={href('/')}>Gantry</a>
         <nav aria-label="Main">
-          {[...NAV, ...(operator ? [{ path: '/admin', label: 'Admin', test: 'nav-admin' }] : [])].map((n) => {
+          {[...NAV, ...(operator || me?.coordinatorOf?.length ? [{ path: '/admin', label: 'Admin', test: 'nav-admin' }] : [])].map((n) => {
             const active = (n.path === '/' && top === '') || (n.path !== '/' && `/${top}` === n.path);
             return (
               <a key={n.path} href={href(n.path)} data-testid={n.test} aria-current={active ? 'page' : undefined}>{n.label}</a>
@@ -76,7 +76,7 @@ function View() {
 }
 
 /** The title of the view a route shows ("Job 42", "Jobs"): one per view, so tabs tell them apart. */
-export function viewTitle(route: Route): string {
+export function viewTitle(route: Route, operator = true): string {
   const [top, id] = route.segments;
   switch (top) {
     case undefined: return 'Overview';
@@ -84,7 +84,8 @@ export function viewTitle(route: Route): string {
     case 'nodes': return id ? `Node ${id}` : 'Nodes';
     case 'submit': return 'Submit a job';
     case 'accounting': return 'Accounting';
-    case 'admin': return ADMIN_VIEWS.find((v) => v.key === id)?.label ?? 'Reservations';
+    // #/admin opens on reservations, or for a coordinator (no OPERATOR) on the only view they get.
+    case 'admin': return operator ? ADMIN_VIEWS.find((v) => v.key === id)?.label ?? 'Reservations' : 'Accounts';
     default: return 'Not found';
   }
 }

@@ -165,4 +165,16 @@ export const api = {
     call<UserAccount>('PATCH', '/api/v1/users/{username}', { params: { path: { username } }, body }),
   accounts: () => call<Page<Account>>('GET', '/api/v1/accounts', { params: { query: { size: 1000 } } }),
   associations: () => call<Page<Association>>('GET', '/api/v1/associations', { params: { query: { size: 1000 } } }),
+  /** sacctmgr add/modify/delete account and association: ADMINs anywhere, coordinators below their account. */
+  createAccount: (body: { name: string; parent?: string; shares?: number; description?: string }) =>
+    call<Account>('POST', '/api/v1/accounts', { body }),
+  updateAccount: (name: string, body: { parent?: string; shares?: number; description?: string }) =>
+    call<Account>('PATCH', '/api/v1/accounts/{name}', { params: { path: { name } }, body }),
+  deleteAccount: (name: string) => call<unknown>('DELETE', '/api/v1/accounts/{name}', { params: { path: { name } } }),
+  createAssociation: (body: { account: string; user: string; shares?: number; maxJobs?: number; maxSubmitJobs?: number; grpTres?: string }) =>
+    call<Association>('POST', '/api/v1/associations', { body }),
+  /** Limits: -1 clears a number, "" clears grpTres; a field left out stays as it is. */
+  updateAssociation: (id: number, body: { shares?: number; maxJobs?: number; maxSubmitJobs?: number; grpTres?: string }) =>
+    call<Association>('PATCH', '/api/v1/associations/{id}', { params: { path: { id } }, body }),
+  deleteAssociation: (id: number) => call<unknown>('DELETE', '/api/v1/associations/{id}', { params: { path: { id } } }),
 };

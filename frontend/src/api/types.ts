@@ -23,7 +23,11 @@ export interface Topology {
 export interface Page<T> { items: T[]; page: number; size: number; total: number }
 
 export interface TokenResponse { token: string; tokenType: string; expiresAt: string }
-export interface WhoAmI { username: string; roles: string[]; accounts: string[] }
+export interface WhoAmI {
+  username: string; roles: string[]; accounts: string[];
+  /** The accounts whose sub-trees this user manages as their coordinator (absent from older controllers). */
+  coordinatorOf?: string[];
+}
 
 export type JobState = 'PENDING' | 'RUNNING' | 'COMPLETING' | 'COMPLETED' | 'FAILED' | 'CANCELLED'
   | 'TIMEOUT' | 'NODE_FAIL' | 'PREEMPTED' | 'OUT_OF_MEMORY';
@@ -92,6 +96,8 @@ export interface FairShareLine {
   account: string; user?: string | null; parent?: string | null; depth: number; rawShares?: number | null;
   normShares?: number | null; rawUsage?: number | null; rawUsageTotal?: number | null; effectiveUsage?: number | null;
   levelFairShare?: number | null; fairShareFactor?: number | null;
+  /** GPU-seconds, decayed as rawUsage is, and never decayed (an account's: its users' below it). */
+  gpuUsage?: number | null; gpuUsageTotal?: number | null;
 }
 
 /** One line of GET /api/v1/quotas: an account's guaranteed, in use, borrowed, lent and pending GPUs (of one kind). */

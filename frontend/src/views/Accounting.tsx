@@ -3,6 +3,8 @@ import { useQuery } from '@tanstack/react-query';
 import { api, ApiError, type AccountingQuery } from '../api/client';
 import { JOB_STATES } from '../api/types';
 import { Chart } from '../charts/Chart';
+import { useAuth } from '../lib/auth';
+import { AccountTree } from '../lib/coordination';
 import { dayStart, efficiency, fairShareTree, gpuHoursPerAccountPerDay, quotaTree, type DailyUsage } from '../lib/accounting';
 import { formatDuration, formatTime } from '../lib/format';
 import { href, navigate } from '../lib/router';
@@ -128,12 +130,25 @@ function usageOption(data: DailyUsage) {
 
 /** sshare -a as an indented table: accounts, and their users under them. */
 function FairShare() {
+  const { me } = useAuth();
   const lines = useQuery({ queryKey: ['accounting', 'fairshare'], queryFn: api.fairShare, refetchInterval: 30000 });
-  const tree = useMemo(() => fairShareTree(lines.data ?? []), [lines.data]);
+  // A coordinator may narrow the table to the sub-trees they manage.
+  const coordinated = me?.coordinatorOf ?? [];
+  const [mine, setMine] = useState(false);
+  const tree = useMemo(() => {
+    const all = lines.data ?? [];
+    if (!mine || coordinated.length === 0) return fairShareTree(all);
+    const accounts = new AccountTree(all.filter((l) => !l.user).map((l) => ({ name: l.account, parent: l.parent })));
+    return fairShareTree(all.filter((l) => coordinated.some((c) => accounts.within(l.account, c))));
+  }, [lines.data, mine, coordinated]);
   const num = (v: number | null | undefined, digits = 3) => (v == null ? '—' : v.toFixed(digits));
   return (
     <div className="card">
       <h2>Fair share</h2>
+      {coordinated.length > 0 && (
+        <label className="toggle"><input type="checkbox" checked={mine} onChange={(e) => setMine(e.target.checked)} data-testid="fairshare-mine" />
+          {' '}Only the accounts I coordinate ({coordinated.join(', ')}) and below</label>
+      )}
       <ErrorBox error={lines.error} />
       {lines.isLoading && <Loading what="fair share" />}
       <div className="table-wrap">
@@ -141,7 +156,9 @@ function FairShare() {
           <thead>
             <tr>
               <th scope="col">Account / user</th><th scope="col">Raw shares</th><th scope="col">Norm shares</th>
-              <th scope="col" className="wide" title="Decayed usage in billing-hours: each GPU, CPU and GB of memory held counts by its billing weight (Slurm's TRESBillingWeights); the chart above counts GPU-hours">Usage (billing-h)</th><th scope="col">Effective usage</th><th scope="col">Fair-share factor</th>
+              <th scope="col" title="GPU-hours used, decayed with the fair-share half-life as the usage that sets the factor">Usage (GPU-h)</th>
+              <th scope="col" className="wide" title="GPU-hours used in all, never decayed">GPU-h in all</th>
+              <th scope="col" className="wide" title="Decayed usage in billing-hours: each GPU, CPU and GB of memory held counts by its billing weight (Slurm's TRESBillingWeights)">Usage (billing-h)</th><th scope="col">Effective usage</th><th scope="col">Fair-share factor</th>
             </tr>
           </thead>
           <tbody>
@@ -151,12 +168,14 @@ function FairShare() {
                 <th scope="row" style={{ paddingLeft: `${0.6 + l.level * 1.1}rem` }}>{l.user ? <>{l.user}</> : <strong>{l.account}</strong>}</th>
                 <td>{l.rawShares ?? '—'}</td>
                 <td>{num(l.normShares)}</td>
+                <td data-testid="fairshare-gpu-hours">{hours(l.gpuUsage)}</td>
+                <td className="wide" data-testid="fairshare-gpu-hours-total">{hours(l.gpuUsageTotal)}</td>
                 <td className="wide" title="Decayed usage in billing-seconds, shown in hours (not GPU-hours)">{l.rawUsage == null ? '—' : (l.rawUsage / 3600).toFixed(1)}</td>
                 <td>{num(l.effectiveUsage)}</td>
                 <td>{l.user ? <FactorBar value={l.fairShareFactor} /> : <span className="muted">{num(l.levelFairShare)}</span>}</td>
               </tr>
             ))}
-            {lines.data && tree.length === 0 && <tr><td colSpan={6} className="muted">No associations yet.</td></tr>}
+            {lines.data && tree.length === 0 && <tr><td colSpan={8} className="muted">No associations yet.</td></tr>}
           </tbody>
         </table>
       </div>
@@ -209,6 +228,11 @@ function Quotas() {
       </div>
     </div>
   );
+}
+
+/** Seconds as hours with two decimals; '—' from a controller that does not say. */
+function hours(seconds: number | null | undefined): string {
+  return seconds == null ? '—' : (seconds / 3600).toFixed(2);
 }
 
 function FactorBar({ value }: { value: number | null | undefined }) {

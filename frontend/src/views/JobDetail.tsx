@@ -7,22 +7,39 @@ import { useAuth } from '../lib/auth';
 import { whyPending } from '../lib/pending';
 import { formatBytes, formatCpuTime, formatDuration, formatMemory, formatTime, isActive } from '../lib/format';
 import { href } from '../lib/router';
+import { fallbackPoll } from '../lib/live';
 import { sortSteps, stepCommand, stepExit } from '../lib/steps';
 import { ArrayDetail } from './ArrayDetail';
 import { ConfirmButton, ErrorBox, Loading, StateBadge } from './common';
 import { JobOutput } from './JobOutput';
+import { useNow } from './Jobs';
+
+/** How often a pending job's reason, expected start and priority are re-read (the scheduler re-plans them unannounced). */
+const REPLAN_MS = 10_000;
+/** How often the page is polled while the event stream is down. */
+const FALLBACK_MS = 3000;
 
 export function JobDetail({ id, warnings }: { id: string; warnings?: string | null }) {
   const { me, operator } = useAuth();
   const queryClient = useQueryClient();
-  const job = useQuery({ queryKey: ['job', id], queryFn: () => api.job(id), refetchInterval: 1000 });
-  const events = useQuery({ queryKey: ['jobEvents', id], queryFn: () => api.jobEvents(id), refetchInterval: 2000 });
-  const steps = useQuery({ queryKey: ['jobSteps', id], queryFn: () => api.jobSteps(id), refetchInterval: 2000,
+  // The event stream names this job whenever it changes state or a step starts or ends: then its
+  // page, history and steps are refreshed (lib/live.ts), and nothing is polled while the stream is
+  // open. A pending job's reason, expected start and priority change with every scheduler pass,
+  // which the stream does not announce: those are re-read every 10 s (and on any job's message,
+  // since a job that starts or ends moves the queue). Without the stream, everything is polled.
+  const pendingNow = (data?: Job) => data?.state === 'PENDING';
+  const job = useQuery({
+    queryKey: ['job', id], queryFn: () => api.job(id),
+    refetchInterval: (q) => fallbackPoll(FALLBACK_MS)() || (pendingNow(q.state.data) ? REPLAN_MS : false),
+  });
+  const events = useQuery({ queryKey: ['jobEvents', id], queryFn: () => api.jobEvents(id), refetchInterval: fallbackPoll(FALLBACK_MS) });
+  const steps = useQuery({ queryKey: ['jobSteps', id], queryFn: () => api.jobSteps(id), refetchInterval: fallbackPoll(FALLBACK_MS),
     enabled: !!job.data && job.data.state !== 'PENDING' });
   const [actionError, setActionError] = useState<unknown>(null);
   const pending = job.data?.state === 'PENDING';
+  const now = useNow(job.data?.state === 'RUNNING' ? 1000 : 0);
   // sprio's view of the queue: every pending job's priority and factors from the last cycle.
-  const priority = useQuery({ queryKey: ['jobs', 'priority'], queryFn: api.priority, enabled: pending, refetchInterval: 3000 });
+  const priority = useQuery({ queryKey: ['jobs', 'priority'], queryFn: api.priority, enabled: pending, refetchInterval: REPLAN_MS });
   if (job.isLoading) return <Loading what={`job ${id}`} />;
   if (job.error) {
     return (
@@ -118,9 +135,9 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
               <tr><th scope="row">Memory</th><td>{j.memoryMb ? formatMemory(j.memoryMb) : 'partition default'}</td><td data-testid="alloc-memory">{j.allocation?.length ? formatMemory(sum(j.allocation.map((a) => a.memoryMb))) : '—'}</td></tr>
               <tr><th scope="row">GPUs</th><td data-testid="req-gpus">{requestedGpus(j)}{j.gpuType ? ` ${j.gpuType}` : ''}</td>
                 <td data-testid="alloc-gpus">{sum(j.allocation?.map((a) => a.gpuIndices?.length ?? 0))}</td></tr>
-              <tr><th scope="row">Time</th><td>{formatDuration(j.timeLimitSeconds)}</td><td data-testid="job-elapsed">{elapsed(j.startTime, j.endTime)}</td></tr>
+              <tr><th scope="row">Time</th><td>{formatDuration(j.timeLimitSeconds)}</td><td data-testid="job-elapsed">{elapsed(j.startTime, j.endTime, now)}</td></tr>
               {j.state === 'RUNNING' && j.timeLimitSeconds != null && j.startTime && (
-                <tr><th scope="row">Time left</th><td></td><td data-testid="job-time-left">{formatDuration(Math.max(0, j.timeLimitSeconds - (Date.now() - new Date(j.startTime).getTime()) / 1000))}</td></tr>
+                <tr><th scope="row">Time left</th><td></td><td data-testid="job-time-left">{formatDuration(Math.max(0, j.timeLimitSeconds - (now - new Date(j.startTime).getTime()) / 1000))}</td></tr>
               )}
             </tbody>
           </table>
@@ -252,9 +269,9 @@ function sum(values: (number | undefined)[] | undefined): number {
   return (values ?? []).reduce<number>((a, b) => a + (b ?? 0), 0);
 }
 
-function elapsed(start?: string | null, end?: string | null): string {
+function elapsed(start: string | null | undefined, end: string | null | undefined, now: number): string {
   if (!start) return '—';
   const s = new Date(start).getTime();
-  const e = end ? new Date(end).getTime() : Date.now();
+  const e = end ? new Date(end).getTime() : now;
   return formatDuration((e - s) / 1000);
 }

@@ -284,10 +284,12 @@ export function actedOn(result: unknown): number {
   return n > 0 ? n : 1;
 }
 
-/** The time now, every `ms`: elapsed and time-left cells count on between list updates. */
+/** The time now, every `ms` (0: not ticking): elapsed and time-left cells count on between list updates. */
 export function useNow(ms: number): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
+    if (ms <= 0) return undefined;
+    setNow(Date.now());
     const timer = window.setInterval(() => setNow(Date.now()), ms);
     return () => window.clearInterval(timer);
   }, [ms]);

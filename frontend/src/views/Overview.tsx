@@ -4,6 +4,7 @@ import { api } from '../api/client';
 import type { ClusterNode } from '../api/types';
 import { Chart } from '../charts/Chart';
 import { groupNodes, gpuSummary, jobsByBlock, type BlockJobs, type GpuSummary } from '../lib/cluster';
+import { fallbackPoll } from '../lib/live';
 import { href } from '../lib/router';
 import { addSample, clusterGpuSeries, idleCauseTotals, loadSamples, samplesSeries, saveSamples, type GpuSeries } from '../lib/utilization';
 import type { UtilizationReport } from '../api/types';
@@ -13,15 +14,15 @@ import { ErrorBox, Loading, Stat } from './common';
 const DENSE_AT = 200;
 
 export function Overview() {
-  const nodes = useQuery({ queryKey: ['nodes', 'all'], queryFn: () => api.allNodes(), refetchInterval: 15000 });
-  const topology = useQuery({ queryKey: ['topology'], queryFn: api.topology, refetchInterval: 60000 });
+  const nodes = useQuery({ queryKey: ['nodes', 'all'], queryFn: () => api.allNodes(), refetchInterval: fallbackPoll(15000) });
+  const topology = useQuery({ queryKey: ['topology'], queryFn: api.topology, refetchInterval: fallbackPoll(60000) });
   const diag = useQuery({ queryKey: ['diag'], queryFn: api.diag });
   const pending = useQuery({ queryKey: ['jobs', 'count', 'PENDING'], queryFn: () => api.jobs({ state: 'PENDING', size: 1 }) });
   const running = useQuery({ queryKey: ['jobs', 'count', 'RUNNING'], queryFn: () => api.jobs({ state: 'RUNNING', size: 1 }) });
   const hasBlocks = (topology.data?.blocks.length ?? 0) > 0;
   const inBlocks = useQuery({
     queryKey: ['jobs', 'RUNNING', 'blocks'], queryFn: () => api.jobs({ state: 'RUNNING', size: 1000 }),
-    refetchInterval: 15000, enabled: hasBlocks,
+    refetchInterval: fallbackPoll(15000), enabled: hasBlocks,
   });
   const blockJobs = useMemo(() => jobsByBlock(inBlocks.data?.items ?? []), [inBlocks.data]);
 

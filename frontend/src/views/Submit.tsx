@@ -97,7 +97,7 @@ export function Submit() {
           else rest.push(fe);
         }
         setErrors(byField);
-        setScriptErrors(lines);
+        setScriptErrors(lines.sort((a, b) => a.line - b.line));
         if (rest.length) setOther(new ApiError(err.status, { ...err.problem, detail: rest.map((r) => `${r.field}: ${r.message}`).join('; ') }));
         else if (!lines.length && !Object.keys(byField).length) setOther(err);
       } else {
@@ -118,7 +118,8 @@ export function Submit() {
   }
 
   const lineCount = form.script.split('\n').length;
-  const errorLines = new Map(scriptErrors.map((e) => [e.line, e.message]));
+  const errorLines = new Map<number, string>();
+  for (const e of scriptErrors) errorLines.set(e.line, errorLines.has(e.line) ? `${errorLines.get(e.line)}; ${e.message}` : e.message);
   const input = (k: keyof Form, props: Record<string, unknown> = {}) => (
     <input id={k} name={k} value={form[k] as string} onChange={set(k)} data-testid={`submit-${k}`} aria-invalid={!!errors[k]} {...props} />
   );
@@ -176,8 +177,8 @@ export function Submit() {
               onScroll={(e) => { if (gutter.current) gutter.current.scrollTop = e.currentTarget.scrollTop; }} />
           </div>
           <ul id="script-errors" className="script-errors">
-            {scriptErrors.map((e) => (
-              <li key={e.line} role="alert" data-testid="script-error" data-line={e.line}>
+            {scriptErrors.map((e, i) => (
+              <li key={i} role="alert" data-testid="script-error" data-line={e.line}>
                 <button type="button" className="link" onClick={() => goToLine(e.line)}>Line {e.line}</button>: {e.message}
               </li>
             ))}

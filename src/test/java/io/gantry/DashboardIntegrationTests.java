@@ -2,6 +2,7 @@ package io.gantry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -9,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
+import io.gantry.support.AgentProcess;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.GantryIntegrationTest;
@@ -33,6 +36,8 @@ class DashboardIntegrationTests {
     private static final Path SCRIPT = Path.of("frontend", "e2e", "run.mjs");
     private static final Path VIEWS_SCRIPT = Path.of("frontend", "e2e", "views.mjs");
     private static final Path SCALE_SCRIPT = Path.of("frontend", "e2e", "scale.mjs");
+    private static final Path OUTPUT_SCRIPT = Path.of("frontend", "e2e", "output.mjs");
+    private static final String JOIN_TOKEN = "dashboard-output-join-token-0123456789";
     private static final Path SCALE_CLUSTER = Path.of("src", "test", "resources", "dashboard-scale-cluster.yml");
     private static final int SCALE_NODES = 1000;
 
@@ -85,6 +90,73 @@ class DashboardIntegrationTests {
                     .get("total").asInt()).as("nodes of %s", SCALE_CLUSTER).isEqualTo(SCALE_NODES);
             runNode(Path.of("target", "e2e-scale.log"), 2, SCALE_SCRIPT.toString(), "http://127.0.0.1:" + controller.port(),
                     Integer.toString(SCALE_NODES), Path.of("target", "screenshots").toString());
+        }
+    }
+
+    /**
+     * A real agent's job on its page (frontend/e2e/output.mjs): the packaged jar (embedded store, a
+     * data directory of its own) with node1, run by a real agent process, and sim1, simulated. The
+     * output panel shows the lines the job's bash script prints while it runs, updating, then its end;
+     * the error tab its standard error; a job on sim1 says it has no output.
+     */
+    @Test
+    void aRealAgentsJobOutputShowsLiveOnItsPage(@TempDir Path dir) throws Exception {
+        assertThat(Files.isExecutable(CHROMIUM)).as("Debian's Chromium at %s", CHROMIUM).isTrue();
+        Path cluster = dir.resolve("cluster.yml");
+        Files.writeString(cluster, """
+                gantry:
+                  cluster:
+                    name: dashboard-output
+                    nodes:
+                      - names: node1
+                        cpus: 2
+                        memory-mb: 2000
+                        simulated: false
+                      - names: sim1
+                        cpus: 2
+                        memory-mb: 2000
+                        simulated: true
+                    partitions:
+                      - name: batch
+                        nodes: node1
+                        default: true
+                        default-time: "10:00"
+                        default-mem-per-cpu: 100
+                      - name: sim
+                        nodes: sim1
+                        default-time: "10:00"
+                        default-mem-per-cpu: 100
+                    # replacing the demo cluster's topology, which names its nodes
+                    switches:
+                      - name: leaf1
+                        nodes: node1
+                    blocks:
+                      - name: block1
+                        nodes: node1
+                  agents:
+                    join-token: %s
+                    default-partitions: [batch]
+                    kill-wait: 2s
+                    # the bootstrap admin has no Unix account: its jobs run as whoever runs the tests
+                    allow-root-jobs: true
+                    user-map:
+                      admin: "%s"
+                """.formatted(JOIN_TOKEN, System.getProperty("user.name")));
+        Path data = Files.createDirectories(dir.resolve("controller"));
+        Path work = Files.createDirectories(dir.resolve("jobs"));
+        try (ControllerProcess controller = new ControllerProcess(data,
+                "--spring.config.additional-location=file:" + cluster.toAbsolutePath(), "--server.shutdown=immediate")) {
+            ApiClient api = controller.start().api();
+            String admin = api.adminToken();
+            try (AgentProcess agent = AgentProcess.start(controller.port(), JOIN_TOKEN, "node1", 2, 2000,
+                    dir.resolve("agent"), dir.resolve("agent.log"))) {
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                    ApiClient.Response node = api.get("/api/v1/nodes/node1", admin);
+                    return node.status() == 200 && "IDLE".equals(node.json().get("state").asString());
+                });
+                runNode(Path.of("target", "e2e-output.log"), 3, OUTPUT_SCRIPT.toString(),
+                        "http://127.0.0.1:" + controller.port(), work.toString(), Path.of("target", "screenshots").toString());
+            }
         }
     }
 

@@ -30,7 +30,7 @@ class FairShareController {
     @Schema(name = "FairShareLine", example = """
             {"account":"physics","user":"alice","parent":"physics","depth":2,"rawShares":1,"normShares":0.5,
              "rawUsage":86400.0,"rawUsageTotal":172800.0,"effectiveUsage":0.75,"levelFairShare":0.667,
-             "fairShareFactor":0.5}""")
+             "fairShareFactor":0.5,"gpuUsage":10800.0,"gpuUsageTotal":21600.0}""")
     record Line(String account,
             @Schema(description = "The user, or null for the account itself") String user,
             String parent, int depth,
@@ -41,7 +41,11 @@ class FairShareController {
             @Schema(description = "Usage over the siblings' usage") double effectiveUsage,
             @Schema(description = "normShares / effectiveUsage; null when it has no usage (infinite)")
             Double levelFairShare,
-            @Schema(description = "The factor the priority uses (users only), in [0,1]") Double fairShareFactor) {
+            @Schema(description = "The factor the priority uses (users only), in [0,1]") Double fairShareFactor,
+            @Schema(description = "Decayed usage in GPU-seconds (whole GPUs, and the part of one a MIG instance or "
+                    + "shard is worth), decayed as rawUsage is; an account's is its users' below it")
+            double gpuUsage,
+            @Schema(description = "GPU-seconds never decayed; an account's is its users' below it") double gpuUsageTotal) {
     }
 
     @Operation(operationId = "getFairShare", summary = "The fair-share tree, like sshare -a",
@@ -51,26 +55,40 @@ class FairShareController {
     List<Line> tree(CurrentUser caller) {
         UserVisibility.Names names = visibility.of(caller);
         Map<String, Map<String, Double>> raw = fairShare.rawUsage();
+        Map<String, Map<String, FairShareService.GpuUsage>> gpu = fairShare.gpuUsage();
         List<FairTree.Line> lines = fairShare.tree().lines();
-        // An account's total is its users' below it, at any depth.
+        // An account's totals are its users' below it, at any depth.
         Map<String, String> parentOf = new java.util.HashMap<>();
         lines.stream().filter(l -> l.user() == null).forEach(l -> parentOf.put(l.account(), l.parent()));
-        Map<String, Double> accountTotals = new java.util.HashMap<>();
+        Map<String, double[]> accountTotals = new java.util.HashMap<>();
         for (FairTree.Line l : lines) {
             if (l.user() != null) {
+                FairShareService.GpuUsage g = gpuOf(gpu, l);
                 double t = total(raw, l);
                 for (String a = l.account(); a != null; a = parentOf.get(a)) {
-                    accountTotals.merge(a, t, Double::sum);
+                    double[] sums = accountTotals.computeIfAbsent(a, k -> new double[3]);
+                    sums[0] += t;
+                    sums[1] += g.decayed();
+                    sums[2] += g.raw();
                 }
             }
         }
-        return lines.stream().filter(l -> l.user() == null || names.shows(l.account(), l.user()))
-                .map(l -> new Line(l.account(), l.user(), l.parent(), l.depth(),
-                l.rawShares(), l.normShares(), l.rawUsage(),
-                l.user() != null ? total(raw, l) : accountTotals.getOrDefault(l.account(), 0.0), l.effectiveUsage(),
-                Double.isFinite(l.levelFairShare()) ? l.levelFairShare() : null,
-                Double.isNaN(l.fairShare()) ? null : l.fairShare())).toList();
+        return lines.stream().filter(l -> l.user() == null || names.shows(l.account(), l.user())).map(l -> {
+            double[] sums = l.user() != null
+                    ? new double[] { total(raw, l), gpuOf(gpu, l).decayed(), gpuOf(gpu, l).raw() }
+                    : accountTotals.getOrDefault(l.account(), new double[3]);
+            return new Line(l.account(), l.user(), l.parent(), l.depth(), l.rawShares(), l.normShares(), l.rawUsage(),
+                    sums[0], l.effectiveUsage(), Double.isFinite(l.levelFairShare()) ? l.levelFairShare() : null,
+                    Double.isNaN(l.fairShare()) ? null : l.fairShare(), sums[1], sums[2]);
+        }).toList();
     }
+
+    private static FairShareService.GpuUsage gpuOf(Map<String, Map<String, FairShareService.GpuUsage>> gpu,
+            FairTree.Line user) {
+        return gpu.getOrDefault(user.account(), Map.of()).getOrDefault(user.user(), NO_GPU);
+    }
+
+    private static final FairShareService.GpuUsage NO_GPU = new FairShareService.GpuUsage(0, 0);
 
     private static double total(Map<String, Map<String, Double>> raw, FairTree.Line user) {
         return raw.getOrDefault(user.account(), Map.of()).getOrDefault(user.user(), 0.0);

@@ -89,6 +89,20 @@ public class FairShareService {
         return FairTree.compute(tree, users, usage);
     }
 
+    /** GPU-seconds an association used: decayed as fair share's usage is, and never decayed. */
+    public record GpuUsage(double decayed, double raw) {
+    }
+
+    /** GPU-seconds per association (whole GPUs and the part of a GPU a MIG instance or shard is worth). */
+    public Map<String, Map<String, GpuUsage>> gpuUsage() {
+        Map<String, Map<String, GpuUsage>> gpu = new HashMap<>();
+        jdbc.query("SELECT account, user_name, gpu_decayed, gpu_raw FROM association_usage", rs -> {
+            gpu.computeIfAbsent(rs.getString(1), k -> new HashMap<>())
+                    .put(rs.getString(2), new GpuUsage(rs.getDouble(3), rs.getDouble(4)));
+        });
+        return gpu;
+    }
+
     /** Raw (never decayed) usage per association, in billing-seconds. */
     public Map<String, Map<String, Double>> rawUsage() {
         Map<String, Map<String, Double>> raw = new HashMap<>();
@@ -117,11 +131,13 @@ public class FairShareService {
             long elapsed = Duration.between(from, now).toSeconds();
             double factor = FairTree.decay(1.0, elapsed, properties.decayHalfLife().toSeconds());
             if (factor < 1.0) {
-                jdbc.update("UPDATE association_usage SET usage_decayed = usage_decayed * ?", factor);
+                jdbc.update("UPDATE association_usage SET usage_decayed = usage_decayed * ?, gpu_decayed = gpu_decayed * ?",
+                        factor, factor);
             }
             Map<String, Double> usageFactors = new HashMap<>();
             qos.findAll().forEach(q -> usageFactors.put(q.name(), q.usageFactor()));
-            Map<List<String>, Double> added = new HashMap<>();
+            // Per association: billing-seconds (with the QOS's usage factor) and GPU-seconds (as held).
+            Map<List<String>, double[]> added = new HashMap<>();
             jobs.ranBetween(from, now, run -> {
                 Instant end = run.end() == null ? now : run.end();
                 // Whole clock seconds, so that the periods a run is split into add up to sacct's elapsed time.
@@ -131,19 +147,25 @@ public class FairShareService {
                     // MIG instances and shards are charged as the fraction of a GPU they are worth.
                     double billing = (billing(run.allocated()) + properties.gpuWeight() * run.sharedGpus())
                             * usageFactors.getOrDefault(run.qos(), 1.0);
-                    added.merge(List.of(run.account(), run.user()), billing * seconds, Double::sum);
+                    double gpus = run.allocated().gpus() + run.sharedGpus();
+                    double[] sums = added.computeIfAbsent(List.of(run.account(), run.user()), k -> new double[2]);
+                    sums[0] += billing * seconds;
+                    sums[1] += gpus * seconds;
                 }
             });
-            for (Map.Entry<List<String>, Double> e : added.entrySet()) {
+            for (Map.Entry<List<String>, double[]> e : added.entrySet()) {
                 String account = e.getKey().get(0);
                 String user = e.getKey().get(1);
+                double billing = e.getValue()[0];
+                double gpu = e.getValue()[1];
                 int updated = jdbc.update("""
-                        UPDATE association_usage SET usage_decayed = usage_decayed + ?, usage_raw = usage_raw + ?
-                         WHERE account = ? AND user_name = ?""", e.getValue(), e.getValue(), account, user);
+                        UPDATE association_usage SET usage_decayed = usage_decayed + ?, usage_raw = usage_raw + ?,
+                               gpu_decayed = gpu_decayed + ?, gpu_raw = gpu_raw + ?
+                         WHERE account = ? AND user_name = ?""", billing, billing, gpu, gpu, account, user);
                 if (updated == 0) {
                     jdbc.update("""
-                            INSERT INTO association_usage (account, user_name, usage_decayed, usage_raw)
-                            VALUES (?, ?, ?, ?)""", account, user, e.getValue(), e.getValue());
+                            INSERT INTO association_usage (account, user_name, usage_decayed, usage_raw, gpu_decayed, gpu_raw)
+                            VALUES (?, ?, ?, ?, ?, ?)""", account, user, billing, billing, gpu, gpu);
                 }
             }
             jdbc.update("UPDATE fairshare_state SET last_tick = ? WHERE id = 1", utc(now));

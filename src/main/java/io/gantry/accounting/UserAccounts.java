@@ -3,6 +3,7 @@ package io.gantry.accounting;
 import java.util.List;
 
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -20,11 +21,15 @@ class UserAccounts implements AccountDirectory {
     private final AccountRepository accounts;
     private final AssociationRepository associations;
     private final ApplicationEventPublisher events;
+    private final JdbcTemplate jdbc;
 
-    UserAccounts(AccountRepository accounts, AssociationRepository associations, ApplicationEventPublisher events) {
+    // Not through AccountCoordinators: it needs the user service, which needs this.
+    UserAccounts(AccountRepository accounts, AssociationRepository associations, ApplicationEventPublisher events,
+            JdbcTemplate jdbc) {
         this.accounts = accounts;
         this.associations = associations;
         this.events = events;
+        this.jdbc = jdbc;
     }
 
     @Override
@@ -44,6 +49,13 @@ class UserAccounts implements AccountDirectory {
     @Transactional(readOnly = true)
     public List<String> accountsOf(String username) {
         return associations.findByUserOrderByAccount(username).stream().map(AssociationEntity::account).toList();
+    }
+
+    @Override
+    @Transactional(readOnly = true)
+    public List<String> coordinatorOf(String username) {
+        return jdbc.queryForList("SELECT account FROM account_coordinators WHERE user_name = ? ORDER BY account",
+                String.class, username);
     }
 
     @Override

@@ -340,38 +340,49 @@ class SubmissionResolver {
                     Math.max(minNodes, 1));
             submitLimits(charge, caller.username(), timeLimit, tres, taskIds.isEmpty() ? 1 : taskIds.size(), errors);
         }
+        // Whether the job could ever run is asked even when other fields are wrong, as long as none of
+        // them shapes the request (an unknown account, a bad dependency): one answer names every mistake.
+        FieldError impossible = null;
+        if (errors.stream().allMatch(SubmissionResolver::leavesRequestWhole)) {
+            Request request = Request.builder().nodes(minNodes).tasks(tasks).cpusPerTask(cpusPerTask)
+                    .memoryMb(memoryMb).typedGpus(gpuType, gpus, gpusPerNode).shards(shards == null ? 0 : shards)
+                    .constraint(constraint)
+                    .exclusive(exclusive).nodelist(nodelist).exclude(exclude)
+                    .switches(switchLimit == null ? 0 : switchLimit.count())
+                    .switchWaitSeconds(switchLimit == null ? 0 : switchLimit.waitSeconds())
+                    .maxNodes(maxNodes == null ? 0 : maxNodes).timeMinSeconds(timeMin == null ? 0 : timeMin)
+                    .segment(segment == null ? 0 : segment).topoExclusive(ExclusiveMode.TOPO.equals(exclusiveMode)).build();
+            Feasibility feasibility = feasibility(request, partitions, timeLimit, caller, qos, account);
+            if (!feasibility.fits()) {
+                String field = switch (feasibility.cause()) {
+                    case NODELIST -> nodelistField;
+                    case EXCLUDE -> excludeField;
+                    case REQUEST -> request.sharesGpus() && feasibility.reason() == PendingReason.BAD_CONSTRAINTS
+                            ? (request.shards() > 0 ? "shards" : "gpuType") : fieldOf(feasibility, gpusPerNode > 0 && gpus == 0);
+                };
+                String message = feasibility.message();
+                if (feasibility.reason() == io.gantry.engine.PendingReason.BAD_CONSTRAINTS && gpuType != null) {
+                    java.util.SortedSet<String> types = gpuTypes(partitions, layout);
+                    if (!types.contains(gpuType)) {
+                        field = "gpuType";
+                        message = "no node in " + String.join(",", partitions) + " has GPUs of type '" + gpuType + "'"
+                                + (types.isEmpty() ? "; its nodes have no typed GPUs" : "; it has " + String.join(", ", types));
+                    }
+                }
+                impossible = new FieldError(field, message);
+            }
+        }
         if (!errors.isEmpty()) {
-            List<FieldError> located = located(errors, json, directives);
+            List<FieldError> all = new ArrayList<>(errors);
+            if (impossible != null) {
+                all.add(impossible);
+            }
+            List<FieldError> located = located(all, json, directives);
             throw new GantryException(ProblemType.VALIDATION, summary(located), located);
         }
-
-        Request request = Request.builder().nodes(minNodes).tasks(tasks).cpusPerTask(cpusPerTask)
-                .memoryMb(memoryMb).typedGpus(gpuType, gpus, gpusPerNode).shards(shards == null ? 0 : shards)
-                .constraint(constraint)
-                .exclusive(exclusive).nodelist(nodelist).exclude(exclude)
-                .switches(switchLimit == null ? 0 : switchLimit.count())
-                .switchWaitSeconds(switchLimit == null ? 0 : switchLimit.waitSeconds())
-                .maxNodes(maxNodes == null ? 0 : maxNodes).timeMinSeconds(timeMin == null ? 0 : timeMin)
-                .segment(segment == null ? 0 : segment).topoExclusive(ExclusiveMode.TOPO.equals(exclusiveMode)).build();
-        Feasibility feasibility = feasibility(request, partitions, timeLimit, caller, qos, account);
-        if (!feasibility.fits()) {
-            String field = switch (feasibility.cause()) {
-                case NODELIST -> nodelistField;
-                case EXCLUDE -> excludeField;
-                case REQUEST -> request.sharesGpus() && feasibility.reason() == PendingReason.BAD_CONSTRAINTS
-                        ? (request.shards() > 0 ? "shards" : "gpuType") : fieldOf(feasibility, gpusPerNode > 0 && gpus == 0);
-            };
-            String message = feasibility.message();
-            if (feasibility.reason() == io.gantry.engine.PendingReason.BAD_CONSTRAINTS && gpuType != null) {
-                java.util.SortedSet<String> types = gpuTypes(partitions, layout);
-                if (!types.contains(gpuType)) {
-                    field = "gpuType";
-                    message = "no node in " + String.join(",", partitions) + " has GPUs of type '" + gpuType + "'"
-                            + (types.isEmpty() ? "; its nodes have no typed GPUs" : "; it has " + String.join(", ", types));
-                }
-            }
-            List<FieldError> located = located(List.of(new FieldError(field, message)), json, directives);
-            throw new GantryException(ProblemType.VALIDATION, "This job could never run: " + message, located);
+        if (impossible != null) {
+            List<FieldError> located = located(List.of(impossible), json, directives);
+            throw new GantryException(ProblemType.VALIDATION, "This job could never run: " + impossible.message(), located);
         }
         JobSpec spec = new JobSpec(name, json.script(), partitions, account, qos, minNodes, maxNodes, tasks,
                 cpusPerTask, ntasksPerNode, memoryMb, gpus, gpusPerNode, gpuType, timeLimit, constraints, exclusive,
@@ -569,6 +580,25 @@ class SubmissionResolver {
             e.errors().forEach(err -> errors.add(new FieldError("script:" + err.line(), err.option() + ": " + err.message())));
             return e.usable() != null ? e.usable() : SbatchDirectives.parse("", properties.maxArraySize());
         }
+    }
+
+    /** Fields whose mistakes leave the resource request as asked (the job's shape, partitions and time). */
+    private static final java.util.Set<String> BESIDE_THE_REQUEST = java.util.Set.of("account", "qos", "name",
+            "dependency", "array", "workdir", "stdout", "stderr", "comment", "reservation", "beginTime", "signal",
+            "umask", "environment", "simulatedRunSeconds", "simulatedExitCode", "nice", "hold", "requeue");
+    /** Directives, as scripts spell them, whose mistakes leave the resource request as asked. */
+    private static final java.util.Set<String> DIRECTIVES_BESIDE_THE_REQUEST = java.util.Set.of("-A", "--account",
+            "-q", "--qos", "-J", "--job-name", "-d", "--dependency", "-a", "--array", "-o", "--output", "-e", "--error",
+            "-D", "--chdir", "--comment", "-b", "--begin", "--nice", "--export", "--reservation", "--requeue",
+            "--no-requeue", "--signal", "--mail-type", "--mail-user", "--open-mode");
+
+    /** Whether the request can still be checked for "could it ever run" despite {@code error}. */
+    private static boolean leavesRequestWhole(FieldError error) {
+        if (error.field().startsWith("script:")) {
+            int colon = error.message().indexOf(':');
+            return colon > 0 && DIRECTIVES_BESIDE_THE_REQUEST.contains(error.message().substring(0, colon));
+        }
+        return BESIDE_THE_REQUEST.contains(error.field());
     }
 
     /** The GPU types of the partitions' nodes. */

@@ -18,6 +18,9 @@ public interface AccountDirectory {
     /** The accounts {@code username} has an association in, by name. */
     List<String> accountsOf(String username);
 
+    /** The accounts {@code username} coordinates (manages the sub-tree of), by name. */
+    List<String> coordinatorOf(String username);
+
     /** Removes whatever accounting keeps of a user being deleted. */
     void forget(String username);
 }

@@ -73,7 +73,9 @@ class AuthController {
     }
 
     record Whoami(String username, List<Role> roles,
-            @Schema(description = "Accounts the user may charge jobs to") List<String> accounts) {
+            @Schema(description = "Accounts the user may charge jobs to") List<String> accounts,
+            @Schema(description = "Accounts the user coordinates: they manage the accounts and associations below "
+                    + "each (see /accounts/{name}/coordinators)") List<String> coordinatorOf) {
     }
 
     @PostMapping("/tokens")
@@ -167,6 +169,6 @@ class AuthController {
     @Operation(operationId = "getWhoami", summary = "The caller's username, roles and accounts")
     Whoami getWhoami(CurrentUser caller) {
         return new Whoami(caller.username(), caller.roles().stream().sorted().toList(),
-                accounts.accountsOf(caller.username()));
+                accounts.accountsOf(caller.username()), accounts.coordinatorOf(caller.username()));
     }
 }

@@ -42,7 +42,8 @@ class CoordinatorIntegrationTests {
         String member = user("memb" + s.substring(0, 6), dept);
         String bossToken = api.token(boss, "secret-password");
 
-        // Before being named, the boss is a plain USER.
+        // Before being named, the boss is a plain USER, and who-am-I says they coordinate nothing.
+        assertThat(api.get("/api/v1/auth/whoami", bossToken).json().get("coordinatorOf").isEmpty()).isTrue();
         assertThat(api.send("POST", "/api/v1/accounts", bossToken, Map.of("name", "team-" + s, "parent", dept))
                 .status()).isEqualTo(403);
         // Only an ADMIN names coordinators.
@@ -53,6 +54,10 @@ class CoordinatorIntegrationTests {
         assertThat(named.status()).as(named.body()).isEqualTo(200);
         assertThat(api.get("/api/v1/accounts/" + dept + "/coordinators", bossToken).json().get("users").get(0)
                 .asString()).isEqualTo(boss);
+        // Who-am-I tells the dashboard which sub-trees they manage.
+        JsonNode me = api.get("/api/v1/auth/whoami", bossToken).json();
+        assertThat(me.get("coordinatorOf").size()).isEqualTo(1);
+        assertThat(me.get("coordinatorOf").get(0).asString()).isEqualTo(dept);
         assertThat(api.send("PUT", "/api/v1/accounts/" + dept + "/coordinators", admin,
                 Map.of("users", List.of("nobody-" + s))).body()).contains("users[0]");
 

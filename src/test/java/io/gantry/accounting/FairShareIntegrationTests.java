@@ -83,6 +83,14 @@ class FairShareIntegrationTests {
         assertThat(lightLine.get("rawUsageTotal").asDouble())
                 .isCloseTo(properties.cpuWeight() * sacct(lightJob).get("cpuSeconds").asLong(), within(0.001));
         assertThat(line(heavyAccount, null).get("rawUsageTotal").asDouble()).isCloseTo(expectedHeavy, within(0.001));
+        // Beside the billing units, GPU-seconds as sacct counts them (the dashboard's GPU-hours): the
+        // heavy user's three 1-GPU jobs, the light user's none; an account's are its users'.
+        long heavyGpuSeconds = heavyJobs.stream().mapToLong(id -> sacct(id).get("gpuSeconds").asLong()).sum();
+        assertThat(heavyGpuSeconds).isPositive();
+        assertThat(heavyLine.get("gpuUsageTotal").asDouble()).isCloseTo(heavyGpuSeconds, within(0.001));
+        assertThat(heavyLine.get("gpuUsage").asDouble()).isPositive().isLessThanOrEqualTo(heavyGpuSeconds + 0.001);
+        assertThat(lightLine.get("gpuUsageTotal").asDouble()).isZero();
+        assertThat(line(heavyAccount, null).get("gpuUsageTotal").asDouble()).isCloseTo(heavyGpuSeconds, within(0.001));
 
         // Equal shares, less usage: the light user's factor is higher.
         double heavyFactor = heavyLine.get("fairShareFactor").asDouble();
@@ -112,15 +120,17 @@ class FairShareIntegrationTests {
     }
 
     @Test
-    void usageDecaysByHalfAfterOneHalfLife() {
+    void usageAndGpuUsageDecayByHalfAfterOneHalfLife() {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         String account = "fs-decay-" + suffix;
         create("/api/v1/accounts", Map.of("name", account, "parent", "root", "shares", 1));
         String user = user("fsd" + suffix.substring(0, 6), account);
-        awaitState(submit(user, 2, 0, 1), "COMPLETED");
+        awaitState(submit(user, 2, 1, 1), "COMPLETED");
         fairShare.accrue(Instant.now());
         double before = decayed(account, user);
         assertThat(before).isPositive();
+        double gpuBefore = line(account, user).get("gpuUsage").asDouble();
+        assertThat(gpuBefore).isPositive();
 
         Instant last = jdbc.queryForObject("SELECT last_tick FROM fairshare_state WHERE id = 1",
                 OffsetDateTime.class).toInstant();
@@ -128,6 +138,9 @@ class FairShareIntegrationTests {
             fairShare.accrue(last.plus(properties.decayHalfLife()));
             assertThat(decayed(account, user)).isCloseTo(before / 2, within(before * 1e-4));
             assertThat(line(account, user).get("rawUsageTotal").asDouble()).isCloseTo(before, within(1e-6));
+            // GPU-seconds decay alike; their total does not.
+            assertThat(line(account, user).get("gpuUsage").asDouble()).isCloseTo(gpuBefore / 2, within(gpuBefore * 1e-4));
+            assertThat(line(account, user).get("gpuUsageTotal").asDouble()).isCloseTo(gpuBefore, within(1e-6));
         } finally {
             // Back to the real clock, so that later accruals count from now again.
             jdbc.update("UPDATE fairshare_state SET last_tick = ? WHERE id = 1",

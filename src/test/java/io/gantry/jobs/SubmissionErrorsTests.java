@@ -135,6 +135,25 @@ class SubmissionErrorsTests {
                 .satisfies(e -> assertThat(e.message()).startsWith("--gpus"));
     }
 
+    @Test
+    void an_unknown_account_and_an_impossible_request_come_in_the_same_answer_each_at_its_line() {
+        assertThat(refusal(Map.of("script", "#!/bin/bash\n#SBATCH -A chemistry\n#SBATCH --gpus=lots\nhostname\n")))
+                .extracting(FieldError::field, FieldError::message).containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple("script:2", "--account: user 'alice' has no association with account 'chemistry'"),
+                        org.assertj.core.groups.Tuple.tuple("script:3", "--gpus: no node in gpu has GPUs of type 'lots'; it has h100"));
+        assertThat(refusal(Map.of("script", "#!/bin/bash\n#SBATCH -A chemistry\n#SBATCH --gpus-per-node=16\nhostname\n")))
+                .extracting(FieldError::field, FieldError::message).containsExactlyInAnyOrder(
+                        org.assertj.core.groups.Tuple.tuple("script:2", "--account: user 'alice' has no association with account 'chemistry'"),
+                        org.assertj.core.groups.Tuple.tuple("script:3", "--gpus-per-node: no node in gpu has 16 GPUs; the largest has 8"));
+    }
+
+    @Test
+    void a_mistake_in_the_request_itself_is_not_followed_by_a_guess_at_whether_it_fits() {
+        // --mem=lots leaves the memory unknown: whether the job fits is not judged on a stand-in value.
+        assertThat(refusal(Map.of("script", "#!/bin/bash\n#SBATCH --mem=lots\n#SBATCH --gpus-per-node=16\nhostname\n")))
+                .extracting(FieldError::field).containsExactly("script:2");
+    }
+
     private List<FieldError> refusal(Map<String, Object> body) {
         GantryException e = catchThrowableOfType(GantryException.class,
                 () -> resolver.resolve(submission(body), ALICE, id -> false));

@@ -1,0 +1,135 @@
+// End-to-end test of a job's live output on its page, from a REAL agent running its real bash script
+// (issue 17): the output panel shows the lines the job prints while it runs, updating without a
+// reload, then says it ended; its error file is the other tab; a job on a simulated node says it has
+// no output. DashboardIntegrationTests starts a controller with node1 (a real agent) and sim1.
+//   node frontend/e2e/output.mjs <baseUrl> <workDir> [screenshotDir]
+// <workDir>: a directory the job (run by the agent as this user) and this script both reach.
+// Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).
+// Exits 0 when every step passed, 1 on a failed step, 2 when Chromium is missing.
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const base = (process.argv[2] ?? '').replace(/\/$/, '');
+const workDir = process.argv[3] ? resolve(process.argv[3]) : '';
+const shots = resolve(process.argv[4] ?? 'target/screenshots');
+const adminPassword = process.env.E2E_ADMIN_PASSWORD ?? 'admin-test-password';
+const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+if (!base || !workDir) {
+  console.error('usage: node frontend/e2e/output.mjs <baseUrl> <workDir> [screenshotDir]');
+  process.exit(1);
+}
+if (!existsSync(executablePath)) {
+  console.error(`E2E FAILED: no Chromium at ${executablePath}. Install it with: apt-get install -y chromium`);
+  process.exit(2);
+}
+mkdirSync(shots, { recursive: true });
+
+let step = 'start';
+const consoleErrors = [];
+function log(message) { console.log(`[output] ${message}`); }
+function fail(message) { throw new Error(`${step}: ${message}`); }
+function check(condition, message) { if (!condition) fail(message); }
+
+async function http(method, path, token, body) {
+  const response = await fetch(base + path, {
+    method,
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+  return { status: response.status, json, text };
+}
+
+const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'gantry-output-')), {
+  executablePath,
+  headless: true,
+  viewport: { width: 1440, height: 900 },
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'],
+});
+context.setDefaultTimeout(20000);
+const page = context.pages()[0] ?? await context.newPage();
+page.on('console', (msg) => { if (msg.type() === 'error') consoleErrors.push(`[${step}] ${msg.text()} (${msg.location()?.url ?? ''})`); });
+page.on('pageerror', (error) => consoleErrors.push(`[${step}] uncaught: ${error.message}`));
+const tid = (id) => page.getByTestId(id);
+const text = async (id) => (await tid(id).textContent()) ?? '';
+
+let exitCode = 0;
+try {
+  step = 'sign in';
+  const admin = await http('POST', '/api/v1/auth/tokens', null, { username: 'admin', password: adminPassword });
+  check(admin.status === 201, `admin sign-in answered ${admin.status}: ${admin.text}`);
+  const token = admin.json.token;
+  await page.goto(`${base}/`);
+  await tid('signin-username').fill('admin');
+  await tid('signin-password').fill(adminPassword);
+  await tid('signin-submit').click();
+  await tid('view-overview').waitFor();
+
+  step = "a real agent's job: its page shows the lines it prints as it prints them";
+  const go = join(workDir, `go-${Date.now()}`);
+  const submitted = await http('POST', '/api/v1/jobs', token, {
+    name: 'e2e-talker', partition: 'batch', workdir: workDir, stdout: 'talk-%j.out', stderr: 'talk-%j.err',
+    script: `#!/bin/bash\necho "first line"\necho "first error" >&2\nwhile [ ! -e ${go} ]; do sleep 0.1; done\necho "second line"\n`,
+  });
+  check(submitted.status === 201, `submitting answered ${submitted.status}: ${submitted.text}`);
+  const id = String(submitted.json.jobId);
+  log(`job ${id}`);
+  await page.evaluate((h) => { window.location.hash = h; }, `/jobs/${id}`);
+  await page.waitForFunction(() => document.querySelector('[data-testid=job-state]')?.textContent === 'RUNNING', null, { timeout: 60000 })
+    .catch(async () => fail(`the job is ${await text('job-state')}, not RUNNING`));
+  await page.waitForFunction(() => (document.querySelector('[data-testid=job-output-text]')?.textContent ?? '').includes('first line'), null, { timeout: 30000 })
+    .catch(async () => fail(`the output panel shows "${await text('job-output-text').catch(() => '')}" (${await text('job-output-status').catch(() => '')})`));
+  check((await text('job-output-status')).startsWith('Live'), `while it runs the panel says "${await text('job-output-status')}"`);
+  check(!(await text('job-output-text')).includes('second line'), 'the second line shows before the job printed it');
+  await page.evaluate(() => { window.__e2eNoReload = true; });
+  await page.screenshot({ path: join(shots, 'o-job-output-running-1440x900.png'), fullPage: true });
+
+  writeFileSync(go, '');
+  await page.waitForFunction(() => (document.querySelector('[data-testid=job-output-text]')?.textContent ?? '') === 'first line\nsecond line\n', null, { timeout: 30000 })
+    .catch(async () => fail(`after the job went on, the panel shows ${JSON.stringify(await text('job-output-text'))}`));
+  await page.waitForFunction(() => (document.querySelector('[data-testid=job-output-status]')?.textContent ?? '').includes('ended (COMPLETED)'), null, { timeout: 30000 })
+    .catch(async () => fail(`at the end the panel says "${await text('job-output-status')}"`));
+  await page.waitForFunction(() => document.querySelector('[data-testid=job-state]')?.textContent === 'COMPLETED', null, { timeout: 30000 });
+  check(await page.evaluate(() => window.__e2eNoReload === true), 'the page reloaded while following the output');
+  await page.locator('[data-testid=job-step][data-step=batch]').waitFor({ timeout: 30000 })
+    .catch(() => fail('the job page lists no batch step'));
+
+  step = "the error tab shows the job's standard error";
+  await tid('job-output-tab-error').click();
+  await page.waitForFunction(() => (document.querySelector('[data-testid=job-output-text]')?.textContent ?? '') === 'first error\n', null, { timeout: 30000 })
+    .catch(async () => fail(`the error tab shows ${JSON.stringify(await text('job-output-text'))}`));
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(200);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow <= 1, `the job page is ${overflow}px wider than a 390px screen`);
+  await page.screenshot({ path: join(shots, 'o-job-output-390x844.png'), fullPage: true });
+  await page.setViewportSize({ width: 1440, height: 900 });
+
+  step = 'a job on a simulated node says it has no output, with no invented text';
+  const simulated = await http('POST', '/api/v1/jobs', token, {
+    name: 'e2e-sim', partition: 'sim', script: '#!/bin/bash\necho never\n', simulatedRunSeconds: 60, timeLimitSeconds: 600,
+  });
+  check(simulated.status === 201, `submitting on sim answered ${simulated.status}: ${simulated.text}`);
+  await page.evaluate((h) => { window.location.hash = h; }, `/jobs/${simulated.json.jobId}`);
+  await page.waitForFunction(() => /simulated node/.test(document.querySelector('[data-testid=job-output-status]')?.textContent ?? ''), null, { timeout: 60000 })
+    .catch(async () => fail(`the simulated job's panel says "${await text('job-output-status').catch(() => '')}"`));
+  check(!(await page.textContent('[data-testid=job-output]')).includes('never'), 'the simulated job shows output it never wrote');
+  await http('DELETE', `/api/v1/jobs/${simulated.json.jobId}`, token);
+
+  step = 'no console errors';
+  check(consoleErrors.length === 0, `console errors:\n  ${consoleErrors.join('\n  ')}`);
+  log('all steps passed');
+} catch (error) {
+  exitCode = 1;
+  console.error(`E2E FAILED at "${step}": ${error.message}`);
+  if (consoleErrors.length) console.error(`console errors so far:\n  ${consoleErrors.join('\n  ')}`);
+  await page.screenshot({ path: join(shots, 'output-failure.png'), fullPage: true }).catch(() => {});
+} finally {
+  await context.close().catch(() => {});
+}
+process.exit(exitCode);

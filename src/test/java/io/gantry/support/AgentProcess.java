@@ -1,0 +1,43 @@
+package io.gantry.support;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A node agent as sites run it: {@code java -jar target/gantry.jar agent} in its own process, joining
+ * a controller with its join token, its log appended to a file. Killed (not stopped) on close: the
+ * tests that use it end with their controller.
+ */
+public final class AgentProcess implements AutoCloseable {
+
+    private final Process process;
+
+    private AgentProcess(Process process) {
+        this.process = process;
+    }
+
+    /**
+     * Starts an agent for node {@code name} with {@code cpus} CPUs and {@code memoryMb} MB, working in
+     * {@code workDir}, logging to {@code log}; {@code extraArgs} are appended to its command line.
+     */
+    public static AgentProcess start(int controllerPort, String joinToken, String name, int cpus, long memoryMb,
+            Path workDir, Path log, String... extraArgs) throws IOException {
+        Files.createDirectories(workDir);
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", ControllerProcess.JAR.toString(), "agent", "--controller", "http://127.0.0.1:" + controllerPort,
+                "--join-token", joinToken, "--name", name, "--work-dir", workDir.toString(), "--cpus",
+                Integer.toString(cpus), "--memory-mb", Long.toString(memoryMb)));
+        command.addAll(List.of(extraArgs));
+        return new AgentProcess(new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start());
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+}
