@@ -78,6 +78,7 @@ public final class Cli {
                 case "sacctmgr" -> new Sacctmgr(env).run(args);
                 case "sshare" -> new Sshare(env).run(args);
                 case "sprio" -> new Sprio(env).run(args);
+                case "sreport" -> new Sreport(env).run(args);
                 case "login" -> new Login(env).run(args);
                 case "cli" -> new Install(env).run(args);
                 default -> {

@@ -941,7 +941,8 @@ final class Sacctmgr {
     /** A QOS setting named like sacctmgr's, as the QOS API's field and value; null when not one. */
     private static Map.Entry<String, Object> qosSetting(Word w) {
         String v = w.value();
-        boolean clear = v.equals("-1") || v.equalsIgnoreCase("none");
+        boolean clear = v.equals("-1") || v.equalsIgnoreCase("none") || v.equalsIgnoreCase("unlimited")
+                || v.equalsIgnoreCase("infinite");
         if (w.is("Description", 1)) {
             return Map.entry("description", v);
         }
