@@ -154,6 +154,7 @@ reports)
   end=$(date -d "$start UTC + 1 hour" +%Y-%m-%dT%H:%M:%S)
   sreport -n -P -t seconds cluster utilization start="$start" end="$end" | state sreport-cluster.state
   sacct -a -X -n -P -S "$start" -E "$end" -o JobIDRaw,User,Account,AllocCPUS,Start,End,State,Partition,QOS | state sacct.state
+  sinfo -h -N -o '%N|%c' | state nodes.state
   record sreport-cluster "sreport cluster utilization start=$start end=$end"
   record sreport-cluster-hours "sreport -t hours cluster utilization start=$start end=$end"
   record sreport-cluster-percent "sreport -t percent cluster utilization start=$start end=$end"

@@ -173,6 +173,10 @@ final class Sacctmgr {
                 if (SacctmgrFields.abbreviates(arg, "where", 5) || SacctmgrFields.abbreviates(arg, "set", 3)) {
                     continue;
                 }
+                if (SacctmgrFields.abbreviates(arg, "Tree", 4)) {
+                    env.err().println("sacctmgr: error: tree is not supported by Gantry's sacctmgr");
+                    return null;
+                }
                 if (SacctmgrFields.abbreviates(arg, "WithAssoc", 5)) {
                     c.withAssoc = true;
                     continue;

@@ -14,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeSet;
 
 import io.gantry.cli.CommandLine.Option;
 import io.gantry.cli.PrintFields.Column;
@@ -321,10 +320,10 @@ final class Sreport {
         if (!any) {
             return 0;
         }
-        // Reported is out of everything the window held, which is what was reported: 100%.
+        // Reported is out of the window's length times the cluster's CPUs, the others out of what was reported.
         print.row(columns, timeCells(columns, List.of(Sacctmgr.cluster(env), time(alloc, reported),
                 time(downSecs, reported), time(0, reported), time(idleSecs, reported), time(planSecs, reported),
-                time(reported, reported)), 1));
+                time(reported, w.seconds() * clusterCpus())), 1));
         return 0;
     }
 
@@ -337,6 +336,25 @@ final class Sreport {
             out.add(i >= first && v.length() > width ? v.substring(0, width) : v);
         }
         return out;
+    }
+
+    /** The CPUs of every node the controller knows. */
+    private long clusterCpus() {
+        long cpus = 0;
+        ControllerApi api = env.api().get();
+        for (int page = 0;; page++) {
+            JsonNode answer = api.get("/api/v1/nodes?size=1000&page=" + page);
+            if (answer == null || !answer.has("items")) {
+                break;
+            }
+            for (JsonNode node : answer.get("items")) {
+                cpus += node.path("cpus").asLong();
+            }
+            if (answer.get("items").isEmpty() || (long) (page + 1) * 1000 >= answer.path("total").asLong()) {
+                break;
+            }
+        }
+        return cpus;
     }
 
     /** CPU-seconds per (account, user) of the jobs' run time inside the window. */
@@ -474,6 +492,7 @@ final class Sreport {
         }
     }
 
+    /** sreport's user TopUsage: a line per user and account, most used first, ten at most. */
     private int topUsage(List<String> args) {
         List<String> fields = new ArrayList<>();
         Window w = window(args, fields);
@@ -483,23 +502,22 @@ final class Sreport {
         }
         Map<String, Map<String, Long>> usage = usage(w);
         long total = format == Format.PERCENT || format.per() ? reported(w) : 0;
-        Map<String, Long> byUser = new HashMap<>();
-        Map<String, TreeSet<String>> accountsOf = new HashMap<>();
-        usage.forEach((account, users) -> users.forEach((user, used) -> {
-            byUser.merge(user, used, Long::sum);
-            accountsOf.computeIfAbsent(user, k -> new TreeSet<>()).add(account);
-        }));
+        List<String[]> rows = new ArrayList<>();
+        usage.forEach((account, users) -> users.forEach((user, used) -> rows.add(new String[] { user, account,
+                Long.toString(used) })));
+        rows.sort(Comparator.comparingLong((String[] r) -> Long.parseLong(r[2])).reversed()
+                .thenComparing(r -> r[0]).thenComparing(r -> r[1]));
         title("Top 10 Users " + local(w.start()) + " - " + local(w.end().minusSeconds(1)) + " (" + w.seconds()
                 + " secs)");
-        long largest = byUser.values().stream().mapToLong(Long::longValue).max().orElse(0);
+        long largest = rows.stream().mapToLong(r -> Long.parseLong(r[2])).max().orElse(0);
         List<Column> columns = List.of(new Column("Cluster", 9, Kind.STR), new Column("Login", 9, Kind.STR),
                 new Column("Proper Name", 15, Kind.STR), new Column("Account", 15, Kind.STR),
                 new Column("Used", usageWidth(largest), Kind.STR), new Column("Energy", usageWidth(0), Kind.STR));
         print.header(columns);
-        byUser.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()
-                .thenComparing(Map.Entry.comparingByKey())).limit(10)
-                .forEach(e -> print.row(columns, timeCells(columns, List.of(Sacctmgr.cluster(env), e.getKey(), "",
-                        String.join(",", accountsOf.get(e.getKey())), time(e.getValue(), total), time(0, total)), 4)));
+        for (String[] r : rows.subList(0, Math.min(10, rows.size()))) {
+            print.row(columns, timeCells(columns, List.of(Sacctmgr.cluster(env), r[0], "", r[1],
+                    time(Long.parseLong(r[2]), total), time(0, total)), 4));
+        }
         return 0;
     }
 }

@@ -31,6 +31,7 @@ final class FakeAccounting implements ControllerApi {
     private ObjectNode weights;
     private final List<ObjectNode> accountingJobs = new ArrayList<>();
     private ObjectNode clusterUsage;
+    private final List<ObjectNode> nodes = new ArrayList<>();
     private long nextAssociation = 1;
     private String caller = "root";
 
@@ -152,6 +153,12 @@ final class FakeAccounting implements ControllerApi {
         f.loadFairshare(dir.resolve("sshare.state"), parents);
         f.loadPriorities(dir.resolve("sprio.state"), dir.resolve("sprio-weights.state"));
         f.loadUsage(dir.resolve("sreport-cluster.state"), dir.resolve("sacct.state"));
+        for (String[] r : rows(dir.resolve("nodes.state"))) {
+            ObjectNode n = node();
+            n.put("name", r[0]);
+            n.put("cpus", Integer.parseInt(r[1]));
+            f.nodes.add(n);
+        }
         return f;
     }
 
@@ -323,6 +330,8 @@ final class FakeAccounting implements ControllerApi {
             }
             case "/api/v1/jobs":
                 return page(List.of());
+            case "/api/v1/nodes":
+                return page(nodes);
             case "/api/v1/accounting/jobs":
                 return page(accountingJobs);
             case "/api/v1/reports/utilization": {
