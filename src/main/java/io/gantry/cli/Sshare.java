@@ -186,7 +186,7 @@ final class Sshare {
 
     /** Slurm's TRESRunMins: what the running jobs still hold, TRES times the minutes left of their time limit. */
     private String runMins(Map<String, long[]> running, String account, String user, Map<String, String> parentOf) {
-        long[] sum = new long[4];
+        long[] sum = new long[3];
         for (Map.Entry<String, long[]> e : running.entrySet()) {
             String[] key = e.getKey().split("\u0000", 2);
             boolean counts;
@@ -202,7 +202,7 @@ final class Sshare {
                 }
             }
             if (counts) {
-                for (int i = 0; i < 4; i++) {
+                for (int i = 0; i < sum.length; i++) {
                     sum[i] += e.getValue()[i];
                 }
             }

@@ -353,4 +353,17 @@ class CliTests {
         assertThat(run(accounting("root"), "", "sreport", "-t", "fortnights", "cluster", "utilization")).isEqualTo(1);
         assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("unknown time format fortnights");
     }
+
+    @Test
+    void sshareCountsWhatRunningJobsStillHoldInTheirAssociationAndEveryAccountAbove() throws Exception {
+        FakeAccounting api = accounting("root");
+        // Started ten minutes before the clock (12:00) with a thirty-minute limit: twenty minutes left.
+        api.addRunningJob("alice", "theory", 4, 1024, "2026-12-03T11:50:00Z", 1800);
+        assertThat(run(api, "", "sshare", "-a", "-n", "-P", "-o", "Account,User,TRESRunMins")).isZero();
+        String zero = "cpu=0,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,pages=0";
+        String held = "cpu=80,mem=20480,energy=0,node=20,billing=80,fs/disk=0,vmem=0,pages=0";
+        assertThat(out.toString(StandardCharsets.UTF_8).lines().toList()).containsExactly("root||" + held,
+                " root|root|" + zero, " chem||" + zero, "  chem|bob|" + zero, " physics||" + held,
+                "  physics|alice|" + zero, "  theory||" + held, "   theory|alice|" + held);
+    }
 }

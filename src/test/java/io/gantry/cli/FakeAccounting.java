@@ -32,8 +32,25 @@ final class FakeAccounting implements ControllerApi {
     private final List<ObjectNode> accountingJobs = new ArrayList<>();
     private ObjectNode clusterUsage;
     private final List<ObjectNode> nodes = new ArrayList<>();
+    private final List<ObjectNode> running = new ArrayList<>();
     private long nextAssociation = 1;
     private String caller = "root";
+
+    /** A running job, as {@code GET /jobs?state=RUNNING} lists it. */
+    void addRunningJob(String user, String account, int cpus, long memoryMb, String startTime, long limitSeconds) {
+        ObjectNode j = node();
+        j.put("jobId", 900000 + running.size());
+        j.put("user", user);
+        j.put("account", account);
+        j.put("state", "RUNNING");
+        j.put("tasks", 1);
+        j.put("cpusPerTask", cpus);
+        j.put("memoryMb", memoryMb);
+        j.put("nodes", 1);
+        j.put("startTime", startTime);
+        j.put("timeLimitSeconds", limitSeconds);
+        running.add(j);
+    }
 
     void callAs(String user) {
         caller = user;
@@ -329,7 +346,7 @@ final class FakeAccounting implements ControllerApi {
                 return me;
             }
             case "/api/v1/jobs":
-                return page(List.of());
+                return page("RUNNING".equals(q.get("state")) ? running : List.of());
             case "/api/v1/nodes":
                 return page(nodes);
             case "/api/v1/accounting/jobs":
