@@ -75,6 +75,13 @@ final class Sacctmgr {
         }
         String verb = words.get(0);
         List<String> rest = words.subList(1, words.size());
+        boolean change = SacctmgrFields.abbreviates(verb, "add", 3) || SacctmgrFields.abbreviates(verb, "create", 3)
+                || SacctmgrFields.abbreviates(verb, "modify", 1) || SacctmgrFields.abbreviates(verb, "update", 1)
+                || SacctmgrFields.abbreviates(verb, "delete", 3) || SacctmgrFields.abbreviates(verb, "remove", 3);
+        if (change && line.has("readonly")) {
+            env.err().println("Can't run this command in readonly mode.");
+            return 1;
+        }
         if (SacctmgrFields.abbreviates(verb, "add", 3) || SacctmgrFields.abbreviates(verb, "create", 3)) {
             return add(rest);
         }
@@ -721,9 +728,9 @@ final class Sacctmgr {
         }
     }
 
-    private int unknownOption(Word w, boolean modify) {
+    private int unknownOption(Word w) {
         env.err().println(" Unknown option: " + w.text());
-        env.err().println(modify ? " Use keyword 'where' to modify condition" : " Use keyword 'where' to modify condition");
+        env.err().println(" Use keyword 'where' to modify condition");
         return 1;
     }
 
@@ -751,7 +758,7 @@ final class Sacctmgr {
             } else if (assocLimit(w) != null) {
                 limits.put(assocLimit(w).getKey(), assocLimit(w).getValue());
             } else {
-                return unknownOption(w, false);
+                return unknownOption(w);
             }
         }
         Map<String, JsonNode> accounts = accounts();
@@ -869,7 +876,7 @@ final class Sacctmgr {
             } else if (assocLimit(w) != null) {
                 limits.put(assocLimit(w).getKey(), assocLimit(w).getValue());
             } else {
-                return unknownOption(w, false);
+                return unknownOption(w);
             }
         }
         if (defaultAccount != null && !accountNames.contains(defaultAccount)) {
@@ -1041,7 +1048,7 @@ final class Sacctmgr {
         for (Word w : c.set()) {
             Map.Entry<String, Object> s = qosSetting(w);
             if (s == null) {
-                return unknownOption(w, false);
+                return unknownOption(w);
             }
             settings.put(s.getKey(), s.getValue());
         }
@@ -1110,7 +1117,7 @@ final class Sacctmgr {
             } else if (assocLimit(w) != null) {
                 limits.put(assocLimit(w).getKey(), assocLimit(w).getValue());
             } else {
-                return unknownOption(w, true);
+                return unknownOption(w);
             }
         }
         List<String> names = new ArrayList<>(c.names());
@@ -1173,7 +1180,7 @@ final class Sacctmgr {
             } else if (assocLimit(w) != null) {
                 limits.put(assocLimit(w).getKey(), assocLimit(w).getValue());
             } else {
-                return unknownOption(w, true);
+                return unknownOption(w);
             }
         }
         List<String> names = new ArrayList<>(c.names());
@@ -1246,7 +1253,7 @@ final class Sacctmgr {
         for (Word w : c.set()) {
             Map.Entry<String, Object> s = qosSetting(w);
             if (s == null) {
-                return unknownOption(w, true);
+                return unknownOption(w);
             }
             settings.put(s.getKey(), s.getValue());
         }

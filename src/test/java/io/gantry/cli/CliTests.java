@@ -336,6 +336,14 @@ class CliTests {
     }
 
     @Test
+    void readonlyRefusesEveryChangeButStillLists() throws Exception {
+        FakeAccounting api = accounting("root");
+        assertThat(run(api, "", "sacctmgr", "-r", "-i", "add", "qos", "gpu")).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("Can't run this command in readonly mode.\n");
+        assertThat(qosNames(api)).doesNotContain("gpu").contains("normal");
+    }
+
+    @Test
     void aModifiedQosLimitIsWhatTheNextListingPrints() throws Exception {
         FakeAccounting api = accounting("root");
         assertThat(run(api, "", "sacctmgr", "-i", "modify", "qos", "where", "name=short", "set", "MaxWall=2-0",
