@@ -6,6 +6,8 @@
 #
 # It submits its own jobs (names fix-*) and cancels only those: other jobs on the reference Slurm (a
 # benchmark's) are never touched, which is why every squeue/scancel line names its job ids.
+# The accounting commands (sacctmgr, sshare, sprio, sreport) need slurmdbd: their corpus comes from
+# scripts/slurm-ref-accounting.sh and scripts/record-slurm-accounting-fixtures.sh.
 # usage: scripts/record-slurm-cli-fixtures.sh
 set -eu
 export SLURM_CONF=${SLURM_CONF:-/tmp/slurmref/slurm.conf}

@@ -10,10 +10,10 @@ import java.time.Clock;
 import java.time.ZoneId;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 
 /**
- * Gantry's command line: Slurm's commands ({@code sbatch squeue scancel sinfo sacct scontrol}) as
+ * Gantry's command line: Slurm's commands ({@code sbatch squeue scancel sinfo sacct scontrol sacctmgr sshare
+ * sprio sreport}) as
  * subcommands of the jar, plus {@code login} and {@code cli install}. Plain Java, no Spring context,
  * so a command answers in a fraction of a second; messages and exit codes follow Slurm 22.05.
  */
@@ -22,9 +22,6 @@ public final class Cli {
     /** The Slurm names {@code cli install} writes launchers for. */
     public static final List<String> COMMANDS = List.of("sbatch", "squeue", "scancel", "sinfo", "sacct", "sacctmgr",
             "scontrol", "sprio", "sshare", "sreport", "srun");
-
-    /** Commands whose Slurm output Gantry does not produce yet: they say so instead of printing something else. */
-    private static final Set<String> NOT_YET = Set.of("sacctmgr", "sprio", "sshare", "sreport");
 
     private Cli() {
     }
@@ -78,14 +75,13 @@ public final class Cli {
                 case "sinfo" -> new Sinfo(env).run(args);
                 case "sacct" -> new Sacct(env).run(args);
                 case "scontrol" -> new Scontrol(env).run(args);
+                case "sacctmgr" -> new Sacctmgr(env).run(args);
+                case "sshare" -> new Sshare(env).run(args);
+                case "sprio" -> new Sprio(env).run(args);
+                case "sreport" -> new Sreport(env).run(args);
                 case "login" -> new Login(env).run(args);
                 case "cli" -> new Install(env).run(args);
                 default -> {
-                    if (NOT_YET.contains(command)) {
-                        env.err().println(command + ": error: not supported by Gantry's command line yet; the REST API "
-                                + "has the same data (see the README)");
-                        yield 1;
-                    }
                     env.err().println("gantry: unknown command '" + command + "'");
                     yield 2;
                 }
@@ -115,7 +111,7 @@ public final class Cli {
                        java -jar gantry.jar simulate|bench|loadtest ...   the simulator and benchmarks
                        java -jar gantry.jar cli install --prefix DIR      write sbatch, squeue, ... launchers into DIR
                        java -jar gantry.jar login [--user NAME] [--password-stdin] [--url URL]
-                       java -jar gantry.jar sbatch|squeue|scancel|sinfo|sacct|scontrol|srun ...
+                       java -jar gantry.jar sbatch|squeue|scancel|sinfo|sacct|scontrol|sacctmgr|sshare|sprio|sreport|srun ...
                 """;
     }
 }

@@ -30,13 +30,14 @@ class CliIntegrationTests {
     static Path dir;
 
     private ControllerProcess controller;
+    private ApiClient api;
     private String token;
 
     @BeforeAll
     void start() throws Exception {
         Files.createDirectories(dir.resolve("controller"));
         controller = new ControllerProcess(dir.resolve("controller"));
-        ApiClient api = controller.start().api();
+        api = controller.start().api();
         token = api.adminToken();
     }
 
@@ -153,6 +154,39 @@ class CliIntegrationTests {
                 "squeue: unrecognized option '--frobnicate'",
                 "Try \"squeue --help\" for more information",
                 "squeue: error: Unable to contact the Gantry controller at http://127.0.0.1:1 (ConnectException)");
+    }
+
+    @Test
+    void anAdminManagesAccountsAndQosWithSacctmgrAndAUserIsRefused() throws Exception {
+        install();
+        assertThat(api.send("POST", "/api/v1/users", token, Map.of("username", "carol", "password",
+                "carol-password-1", "roles", List.of("USER"))).status()).isEqualTo(201);
+        String carol = api.token("carol", "carol-password-1");
+        Run run = sh("""
+                set -u
+                sacctmgr -i add account chem parent=root fairshare=10 description=Chemistry >/dev/null; echo "add account $?"
+                sacctmgr -i add qos short priority=10 MaxWall=1:00:00 MaxJobsPerUser=5 >/dev/null; echo "add qos $?"
+                sacctmgr -i add user carol account=chem fairshare=3 >/dev/null; echo "add user $?"
+                sacctmgr -i modify user carol set defaultaccount=chem >/dev/null; echo "modify user $?"
+                sacctmgr -i modify qos short set MaxWall=2:00:00 >/dev/null; echo "modify qos $?"
+                sacctmgr -n -P show assoc account=chem format=account,user,share | sed 's/^/assoc /'
+                sacctmgr -n -P show account chem format=account,descr | sed 's/^/account /'
+                sacctmgr -n -P show user carol format=user,defaultaccount,admin | sed 's/^/user /'
+                sacctmgr -n -P show qos short format=name,priority,maxwall,maxjobspu | sed 's/^/qos /'
+                sshare -a -n -P -o account,user,rawshares | grep chem | sed 's/^/sshare /'
+                sreport -n -P cluster utilization | cut -d'|' -f1 | sed 's/^/sreport /'
+                sprio -h -j 987654; echo "sprio $?"
+                GANTRY_TOKEN=$CAROL sacctmgr -i add account physics; echo "carol add $?"
+                sacctmgr -i delete qos short >/dev/null; echo "delete qos $?"
+                sacctmgr -n -P show qos short format=name | sed 's/^/after /'
+                """, Map.of("GANTRY_TOKEN", token, "CAROL", carol));
+        List<String> lines = run.stdout().lines().toList();
+        assertThat(lines).as(run.stdout() + run.stderr()).contains("add account 0", "add qos 0", "add user 0",
+                "modify user 0", "modify qos 0", "assoc chem||10", "assoc chem|carol|3", "account chem|chemistry",
+                "user carol|chem|None", "qos short|10|02:00:00|5", "sshare  chem||10", "sshare   chem|carol|3",
+                "sreport gantry", "sprio 0", "carol add 1", "delete qos 0");
+        assertThat(lines).noneMatch(l -> l.startsWith("after "));
+        assertThat(run.stderr()).contains(" Problem adding accounts: Access/permission denied");
     }
 
     @Test

@@ -351,4 +351,108 @@ class CliTests {
                 .isEqualTo(1);
         assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("allocation failure: Invalid partition name specified\n");
     }
+
+    // --- sacctmgr, sshare, sprio, sreport over the recorded accounting state -------------------------
+
+    private FakeAccounting accounting(String caller) throws Exception {
+        FakeAccounting fake = FakeAccounting.load(Path.of(getClass().getResource("/cli/slurm-22.05-accounting").toURI()));
+        fake.callAs(caller);
+        return fake;
+    }
+
+    private int run(FakeAccounting api, String stdin, String command, String... args) {
+        return Cli.run(env(Map.of(Sacctmgr.CLUSTER_ENV, "gantryacct"), stdin, api), command, List.of(args));
+    }
+
+    private String qosNames(FakeAccounting api) {
+        out.reset();
+        run(api, "", "sacctmgr", "-n", "-P", "list", "qos", "format=name");
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void sacctmgrNamesTheEntitiesItKnowsWhenGivenAnotherAndExitsOne() throws Exception {
+        int exit = run(accounting("root"), "", "sacctmgr", "show", "frobnicate");
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("No valid entity in list command\n")
+                .contains("\"QOS\"", "\"User\"");
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    @Test
+    void aUserWhoIsNotAnAdminCannotAddAQosAndNothingIsAdded() throws Exception {
+        FakeAccounting api = accounting("alice");
+        int exit = run(api, "", "sacctmgr", "-i", "add", "qos", "gpu", "priority=20");
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo(" Problem adding QOS: Access/permission denied\n");
+        assertThat(qosNames(api)).doesNotContain("gpu");
+    }
+
+    @Test
+    void aUserWhoIsNotAnAdminCannotModifyAQos() throws Exception {
+        int exit = run(accounting("alice"), "", "sacctmgr", "-i", "modify", "qos", "short", "set", "priority=3");
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo(
+                "sacctmgr: error: Your user doesn't have privilege to perform this action\n"
+                        + " Error with request: Access/permission denied\n");
+    }
+
+    @Test
+    void addingAUserToAnAccountThatDoesNotExistAddsNothing() throws Exception {
+        int exit = run(accounting("root"), "", "sacctmgr", "-i", "add", "user", "alice", "account=nosuch");
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo(
+                " This account 'nosuch' doesn't exist.\n        Contact your admin to add this account.\n");
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo(" Nothing new added.\n");
+    }
+
+    @Test
+    void withoutImmediateAnUnansweredQuestionChangesNothing() throws Exception {
+        FakeAccounting api = accounting("root");
+        int exit = run(api, "", "sacctmgr", "add", "qos", "gpu");
+        assertThat(exit).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).endsWith(
+                "Would you like to commit changes? (You have 30 seconds to decide)\n(N/y): timeout\n Changes Discarded\n");
+        assertThat(qosNames(api)).doesNotContain("gpu");
+    }
+
+    @Test
+    void readonlyRefusesEveryChangeButStillLists() throws Exception {
+        FakeAccounting api = accounting("root");
+        assertThat(run(api, "", "sacctmgr", "-r", "-i", "add", "qos", "gpu")).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("Can't run this command in readonly mode.\n");
+        assertThat(qosNames(api)).doesNotContain("gpu").contains("normal");
+    }
+
+    @Test
+    void aModifiedQosLimitIsWhatTheNextListingPrints() throws Exception {
+        FakeAccounting api = accounting("root");
+        assertThat(run(api, "", "sacctmgr", "-i", "modify", "qos", "where", "name=short", "set", "MaxWall=2-0",
+                "MaxJobsPerUser=7")).isZero();
+        out.reset();
+        run(api, "", "sacctmgr", "-n", "-P", "show", "qos", "short", "format=name,maxwall,maxjobspu");
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("short|2-00:00:00|7\n");
+    }
+
+    @Test
+    void anUnknownFieldOrTimeFormatIsRefusedWithSlurmsMessage() throws Exception {
+        assertThat(run(accounting("root"), "", "sshare", "-o", "Account,Bogus")).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("sshare: error: Invalid field requested: \"Bogus\"\n");
+        err.reset();
+        assertThat(run(accounting("root"), "", "sreport", "-t", "fortnights", "cluster", "utilization")).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("unknown time format fortnights");
+    }
+
+    @Test
+    void sshareCountsWhatRunningJobsStillHoldInTheirAssociationAndEveryAccountAbove() throws Exception {
+        FakeAccounting api = accounting("root");
+        // Started ten minutes before the clock (12:00) with a thirty-minute limit: twenty minutes left.
+        api.addRunningJob("alice", "theory", 4, 1024, "2026-12-03T11:50:00Z", 1800);
+        assertThat(run(api, "", "sshare", "-a", "-n", "-P", "-o", "Account,User,TRESRunMins")).isZero();
+        String zero = "cpu=0,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,pages=0";
+        String held = "cpu=80,mem=20480,energy=0,node=20,billing=80,fs/disk=0,vmem=0,pages=0";
+        assertThat(out.toString(StandardCharsets.UTF_8).lines().toList()).containsExactly("root||" + held,
+                " root|root|" + zero, " chem||" + zero, "  chem|bob|" + zero, " physics||" + held,
+                "  physics|alice|" + zero, "  theory||" + held, "   theory|alice|" + held);
+    }
 }
