@@ -134,6 +134,7 @@ final class AgentLoad {
         polls.set(0);
         pollErrors.set(0);
         double cpuBefore = client.controllerCpuNanos();
+        String metricsBefore = client.metrics();
         long from = System.nanoTime();
         // Request threads actually taken, sampled each second: a held poll must not keep one.
         double maxBusy = -1;
@@ -149,12 +150,29 @@ final class AgentLoad {
             latencies = pollLatencies;
         }
         System.out.printf(Locale.ROOT, "loadtest=agents agents=%d connected=%d joined_now=%d join_rate_per_s=%s "
-                        + "seconds=%d polls=%d polls_per_s=%s poll_errors=%d %s server_cores_busy=%s tomcat_threads_busy_max=%s %s "
+                        + "seconds=%d polls=%d polls_per_s=%s poll_errors=%d %s %s server_cores_busy=%s tomcat_threads_busy_max=%s %s "
                         + "load=%s%n",
                 count, agents.size(), joined, LoadTest.rate(joined, joinNanos), seconds, polls.get(),
                 LoadTest.rate(polls.get(), wall), pollErrors.get(), latencies.summary("poll_"),
-                cpuBefore < 0 || cpuAfter < 0 ? "n/a" : String.format(Locale.ROOT, "%.2f", (cpuAfter - cpuBefore) / wall),
+                serverPolls(metricsBefore, metrics), cpuBefore < 0 || cpuAfter < 0 ? "n/a" : String.format(Locale.ROOT, "%.2f", (cpuAfter - cpuBefore) / wall),
                 whole(maxBusy), threads(metrics), LoadTest.loadAverage());
+    }
+
+    /**
+     * The polls as the controller timed them over the window (Spring's {@code http.server.requests} for the
+     * poll URI, from the request's arrival to its answer): their mean, next to the round trip the load
+     * generator measures, tells the controller's time from the generator's own delays.
+     */
+    private static String serverPolls(String before, String after) {
+        String uri = "uri=\"/api/v1/agents/{node}/poll\"";
+        double count = GantryClient.metric(after, "http_server_requests_seconds_count", uri)
+                - GantryClient.metric(before, "http_server_requests_seconds_count", uri);
+        double sum = GantryClient.metric(after, "http_server_requests_seconds_sum", uri)
+                - GantryClient.metric(before, "http_server_requests_seconds_sum", uri);
+        double max = GantryClient.metric(after, "http_server_requests_seconds_max", uri);
+        return String.format(Locale.ROOT, "server_polls=%d server_poll_mean_ms=%s server_poll_max_ms=%s",
+                Math.round(Math.max(0, count)), count > 0 ? String.format(Locale.ROOT, "%.1f", sum / count * 1000) : "n/a",
+                max >= 0 ? String.format(Locale.ROOT, "%.1f", max * 1000) : "n/a");
     }
 
     private void measureJobs(int jobsPerSecond, String partition, int seconds) {
