@@ -1321,18 +1321,22 @@ final class Sacctmgr {
 
     private int deleteAccounts(List<String> names) {
         Map<String, JsonNode> accounts = accounts();
-        List<String> found = names.stream().filter(accounts::containsKey).toList();
+        return deleteNamed(names.stream().filter(accounts::containsKey).toList(), "accounts", "/api/v1/accounts/");
+    }
+
+    /** Lists what {@code found} names under " Deleting WHAT...", asks to commit, and deletes each at {@code path}. */
+    private int deleteNamed(List<String> found, String what, String path) {
         if (found.isEmpty()) {
             env.out().println(" Nothing deleted");
             return 1;
         }
-        env.out().println(" Deleting accounts...");
+        env.out().println(" Deleting " + what + "...");
         found.forEach(n -> env.out().println("  " + n));
         if (!commit()) {
             return 0;
         }
         for (String n : found) {
-            api().delete("/api/v1/accounts/" + HttpControllerApi.encode(n));
+            api().delete(path + HttpControllerApi.encode(n));
         }
         return 0;
     }
@@ -1359,38 +1363,12 @@ final class Sacctmgr {
             }
             return 0;
         }
-        List<String> found = names.stream().filter(n -> assocs.stream().anyMatch(a -> n.equals(text(a, "user"))))
-                .toList();
-        if (found.isEmpty()) {
-            env.out().println(" Nothing deleted");
-            return 1;
-        }
-        env.out().println(" Deleting users...");
-        found.forEach(n -> env.out().println("  " + n));
-        if (!commit()) {
-            return 0;
-        }
-        for (String n : found) {
-            api().delete("/api/v1/users/" + HttpControllerApi.encode(n));
-        }
-        return 0;
+        return deleteNamed(names.stream().filter(n -> assocs.stream().anyMatch(a -> n.equals(text(a, "user"))))
+                .toList(), "users", "/api/v1/users/");
     }
 
     private int deleteQos(List<String> names) {
         List<String> existing = qosNames();
-        List<String> found = names.stream().filter(existing::contains).toList();
-        if (found.isEmpty()) {
-            env.out().println(" Nothing deleted");
-            return 1;
-        }
-        env.out().println(" Deleting QOS(s)...");
-        found.forEach(n -> env.out().println("  " + n));
-        if (!commit()) {
-            return 0;
-        }
-        for (String n : found) {
-            api().delete("/api/v1/qos/" + HttpControllerApi.encode(n));
-        }
-        return 0;
+        return deleteNamed(names.stream().filter(existing::contains).toList(), "QOS(s)", "/api/v1/qos/");
     }
 }
