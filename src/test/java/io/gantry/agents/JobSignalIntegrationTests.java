@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.gantry.support.AgentProcess;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.ControllerProcess;
@@ -44,7 +44,7 @@ class JobSignalIntegrationTests {
     private ApiClient api;
     private String admin;
     private String bob;
-    private Process agent;
+    private AgentProcess agent;
 
     @BeforeAll
     void startControllerAndAgent() throws Exception {
@@ -101,13 +101,8 @@ class JobSignalIntegrationTests {
         assertThat(created.status()).as(created.body()).isEqualTo(201);
         bob = api.token("bob", PASSWORD);
 
-        Path work = Files.createDirectories(dir.resolve("agent"));
-        agent = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                ControllerProcess.JAR.toString(), "agent", "--controller", "http://127.0.0.1:" + controller.port(),
-                "--join-token", JOIN_TOKEN, "--name", "node1", "--work-dir", work.toString(), "--cpus", "4",
-                "--memory-mb", "4000")
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("agent.log").toFile()))
-                .start();
+        agent = AgentProcess.start(controller.port(), JOIN_TOKEN, "node1", 4, 4000, dir.resolve("agent"),
+                dir.resolve("agent.log"));
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
             Response node = api.get("/api/v1/nodes/node1", admin);
             return node.status() == 200 && "IDLE".equals(node.json().get("state").asString());
@@ -117,7 +112,7 @@ class JobSignalIntegrationTests {
     @AfterAll
     void stopAll() throws Exception {
         if (agent != null) {
-            agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            agent.close();
         }
         if (controller != null) {
             controller.stop();
