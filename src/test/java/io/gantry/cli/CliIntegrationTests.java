@@ -153,7 +153,7 @@ class CliIntegrationTests {
                 "sbatch: error: Batch job submission failed: Invalid partition name specified",
                 "squeue: unrecognized option '--frobnicate'",
                 "Try \"squeue --help\" for more information",
-                "squeue: error: Unable to contact the Gantry controller at http://127.0.0.1:1 (ConnectException)");
+                "squeue: error: Unable to contact the Gantry controller at http://127.0.0.1:1 (Connection refused)");
     }
 
     @Test
