@@ -219,11 +219,14 @@ final class HealthChecks implements AutoCloseable {
             out = Files.createTempFile("gantry-health", ".out");
             process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
             process.getOutputStream().close();
-            boolean finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            if (!finished) {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                // What it said within its time, read before the kill: a shell whose child is killed first
+                // would otherwise add its own "Killed" line to the verdict, or not, as the race goes.
+                String said = read(out);
                 kill(process);
+                return new Run(-1, true, said, null);
             }
-            return new Run(finished ? process.exitValue() : -1, !finished, read(out), null);
+            return new Run(process.exitValue(), false, read(out), null);
         } catch (IOException e) {
             return new Run(-1, false, "", e.getMessage() == null ? e.getClass().getSimpleName() : clean(e.getMessage()));
         } catch (InterruptedException e) {

@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -435,11 +436,31 @@ final class JobRunner implements AutoCloseable {
 
     /**
      * Guards against a recycled process group id: the job's group leads its own session and its
-     * processes carry {@code GANTRY_JOB_ID}.
+     * processes carry {@code GANTRY_JOB_ID}. The first stage runs with nothing but {@code PATH} until it
+     * execs the script, so a group that leads its session but shows no job environment yet is given up
+     * to a second to show it (an agent restarted just as it launched the job).
      */
     private static boolean belongsToJob(long pgid, String jobId) {
-        boolean sessionLeader = ProcessGroups.members(pgid).stream().anyMatch(s -> s.session() == pgid);
-        return sessionLeader && ProcessGroups.anyMemberHasEnvironment(pgid, "GANTRY_JOB_ID=" + jobId);
+        String variable = "GANTRY_JOB_ID=" + jobId;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (true) {
+            boolean sessionLeader = ProcessGroups.members(pgid).stream().anyMatch(s -> s.session() == pgid);
+            if (!sessionLeader) {
+                return false;
+            }
+            if (ProcessGroups.anyMemberHasEnvironment(pgid, variable)) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
     }
 
     /** Kills every job at once (the agent stops for good, or a test ends). */
