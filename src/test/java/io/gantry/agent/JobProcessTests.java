@@ -130,15 +130,16 @@ class JobProcessTests {
                 wait
                 """.formatted(ready, trapped, stop)));
         assertThat(next().type()).isEqualTo(ReportType.STARTED);
+        // written by the child once its trap is set; the shell set its own before starting it
         await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(ready));
-        Thread.sleep(300);
 
         runner.apply(List.of(io.gantry.agent.protocol.AgentProtocol.Command.jobSignal("61", "USR1",
                 io.gantry.agent.protocol.AgentProtocol.SignalScope.STEPS)));
         runner.apply(List.of(io.gantry.agent.protocol.AgentProtocol.Command.jobSignal("61", "USR1",
                 io.gantry.agent.protocol.AgentProtocol.SignalScope.CHILDREN)));
         await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(trapped));
-        Thread.sleep(500);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+                .until(() -> Files.readAllLines(trapped).equals(java.util.List.of("child-usr1")));
         assertThat(Files.readAllLines(trapped)).as("the child once; not the shell, and no srun step ran")
                 .containsExactly("child-usr1");
 

@@ -118,9 +118,9 @@ class JobStepsTests {
         String script = "trap 'echo got-usr1' USR1; echo ready; n=0; while [ $n -lt 40 ]; do sleep 0.1; n=$((n+1)); done";
         runner.apply(List.of(Command.stepLaunch(step("62", 0, List.of("bash", "-c", script),
                 List.of(new StepTask(0, 0, null), new StepTask(1, 1, null)), owner()))));
+        // each task prints it once its trap is set
         awaitOutput("ready");
         awaitOutput("ready");
-        Thread.sleep(200);
         runner.apply(List.of(Command.jobSignal("62", "SIGUSR1", io.gantry.agent.protocol.AgentProtocol.SignalScope.JOB)));
         Map<Integer, List<StepReport>> byTask = untilEnded(0, 1);
         for (int procId : new int[] {0, 1}) {

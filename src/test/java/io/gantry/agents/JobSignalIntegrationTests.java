@@ -130,16 +130,14 @@ class JobSignalIntegrationTests {
                 #!/bin/bash
                 trap 'echo shell-usr1 >> %2$s' USR1
                 trap 'echo shell-usr2 >> %2$s' USR2
-                ( trap 'echo child-usr2 >> %2$s' USR2; trap 'echo child-usr1 >> %2$s' USR1
+                ( trap 'echo child-usr2 >> %2$s' USR2; trap 'echo child-usr1 >> %2$s' USR1; echo ready > %1$s
                   while [ ! -e %3$s ]; do sleep 0.1; done ) &
-                echo ready > %1$s
                 while [ ! -e %3$s ]; do sleep 0.1; done
                 wait
                 """.formatted(ready, trapped, stop)));
         awaitState(id, "RUNNING");
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> Files.exists(ready));
-        // the child's traps are set once it runs its loop: give its first sleep the time to start
-        Thread.sleep(500);
+        // the child writes it once its traps are set, and the shell set its own before starting the child
 
         // scancel -b --signal=USR1: the batch shell alone, not the child it started.
         Response batch = api.send("POST", "/api/v1/jobs/" + id + "/signal?signal=SIGUSR1&batch=true", admin, null);
@@ -149,7 +147,8 @@ class JobSignalIntegrationTests {
         assertThat(batch.json().get("nodes").toString()).isEqualTo("[\"node1\"]");
         await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
                 .until(() -> lines(trapped).contains("shell-usr1"));
-        Thread.sleep(1000);
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
+                .until(() -> lines(trapped).equals(List.of("shell-usr1")));
         assertThat(lines(trapped)).as("the child was not signalled").containsExactly("shell-usr1");
 
         // scancel --full --signal=USR2 (the API's default): the shell and the child.
@@ -158,7 +157,8 @@ class JobSignalIntegrationTests {
         assertThat(full.json().get("scope").asString()).isEqualTo("JOB");
         await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
                 .until(() -> lines(trapped).containsAll(List.of("shell-usr2", "child-usr2")));
-        Thread.sleep(500);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
+                .until(() -> lines(trapped).size() == 3);
         assertThat(lines(trapped)).as("each process got it once").hasSize(3);
 
         JsonNode job = api.get("/api/v1/jobs/" + id, admin).json();
