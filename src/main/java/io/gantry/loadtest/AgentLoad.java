@@ -36,7 +36,8 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code --jobs-per-second J} a further S seconds submit J one-CPU jobs a second onto the pseudo
  * nodes ({@code --partition}, constraint {@code loadtest}); the agents answer each LAUNCH with a
  * STARTED report at once and an ENDED one {@code --job-seconds} later, and the report round trips
- * are timed. The nodes stay (they go DOWN when the test ends).
+ * are timed. The nodes stay (they go DOWN when the test ends). The polls go over {@link RawPolls}, the
+ * rest over the JDK's client. Each line also gives the load generator's own CPU ({@code loadgen_cores}).
  */
 final class AgentLoad {
 
@@ -44,6 +45,7 @@ final class AgentLoad {
 
     private final GantryClient client;
     private final HttpClient http;
+    private final RawPolls rawPolls;
     private final String base;
     private final String joinToken;
     private final String prefix = "load" + Long.toString(System.nanoTime() % 100_000, 36) + "-";
@@ -74,6 +76,7 @@ final class AgentLoad {
         this.joinToken = client.joinToken();
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .executor(Executors.newFixedThreadPool(4)).connectTimeout(Duration.ofSeconds(30)).build();
+        this.rawPolls = new RawPolls(base, 2);
     }
 
     static void run(GantryClient client, LoadTest.Options options) {
@@ -96,6 +99,7 @@ final class AgentLoad {
             }
         }
         load.running.set(false);
+        load.rawPolls.stop();
     }
 
     /** Joins agents until there are {@code count}; each starts polling as soon as it has joined. */
@@ -135,6 +139,7 @@ final class AgentLoad {
         pollErrors.set(0);
         double cpuBefore = client.controllerCpuNanos();
         String metricsBefore = client.metrics();
+        long ownBefore = ownCpuNanos();
         long from = System.nanoTime();
         // Request threads actually taken, sampled each second: a held poll must not keep one.
         double maxBusy = -1;
@@ -150,12 +155,12 @@ final class AgentLoad {
             latencies = pollLatencies;
         }
         System.out.printf(Locale.ROOT, "loadtest=agents agents=%d connected=%d joined_now=%d join_rate_per_s=%s "
-                        + "seconds=%d polls=%d polls_per_s=%s poll_errors=%d %s %s server_cores_busy=%s tomcat_threads_busy_max=%s %s "
-                        + "load=%s%n",
+                        + "seconds=%d polls=%d polls_per_s=%s poll_errors=%d %s %s server_cores_busy=%s loadgen_cores=%s "
+                        + "tomcat_threads_busy_max=%s %s load=%s%n",
                 count, agents.size(), joined, LoadTest.rate(joined, joinNanos), seconds, polls.get(),
                 LoadTest.rate(polls.get(), wall), pollErrors.get(), latencies.summary("poll_"),
                 serverPolls(metricsBefore, metrics), cpuBefore < 0 || cpuAfter < 0 ? "n/a" : String.format(Locale.ROOT, "%.2f", (cpuAfter - cpuBefore) / wall),
-                whole(maxBusy), threads(metrics), LoadTest.loadAverage());
+                cores(ownBefore, wall), whole(maxBusy), threads(metrics), LoadTest.loadAverage());
     }
 
     /**
@@ -193,6 +198,7 @@ final class AgentLoad {
         AtomicLong submitErrors = new AtomicLong();
         AtomicReference<String> firstSubmitError = new AtomicReference<>();
         double cpuBefore = client.controllerCpuNanos();
+        long ownBefore = ownCpuNanos();
         long from = System.nanoTime();
         long to = from + seconds * 1_000_000_000L;
         // Paced: job i goes out at from + i/J seconds, on a few threads so one slow answer does not stall the pace.
@@ -237,12 +243,12 @@ final class AgentLoad {
         }
         System.out.printf(Locale.ROOT, "loadtest=agents-jobs agents=%d jobs_per_s=%d submitted=%d submit_errors=%d "
                         + "launched=%d reports=%d report_errors=%d %s poll_p99_ms=%s polls=%d poll_errors=%d "
-                        + "server_cores_busy=%s %s load=%s%n",
+                        + "server_cores_busy=%s loadgen_cores=%s %s load=%s%n",
                 agents.size(), jobsPerSecond, submitted.get(), submitErrors.get(), launches.get(), reported.count(),
                 reportErrors.get(), reported.summary("report_"), LoadTest.ms(polled.percentile(99)), polls.get(),
                 pollErrors.get(),
                 cpuBefore < 0 || cpuAfter < 0 ? "n/a" : String.format(Locale.ROOT, "%.2f", (cpuAfter - cpuBefore) / wall),
-                threads(client.metrics()), LoadTest.loadAverage());
+                cores(ownBefore, wall), threads(client.metrics()), LoadTest.loadAverage());
         if (firstSubmitError.get() != null) {
             System.out.println("first submit error: " + firstSubmitError.get());
         }
@@ -258,29 +264,37 @@ final class AgentLoad {
                 + " jvm_threads_live=" + whole(GantryClient.metric(metrics, "jvm_threads_live_threads"));
     }
 
+    /** This load generator's own CPU time: it shares the machine with the controller it measures. */
+    private static long ownCpuNanos() {
+        return ProcessHandle.current().info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(-1L);
+    }
+
+    private static String cores(long ownBefore, long wallNanos) {
+        long after = ownCpuNanos();
+        return ownBefore < 0 || after < 0 ? "n/a" : String.format(Locale.ROOT, "%.2f", (double) (after - ownBefore) / wallNanos);
+    }
+
     private static String whole(double value) {
         return value < 0 ? "n/a" : String.format(Locale.ROOT, "%.0f", value);
     }
 
     /** One agent's poll loop: the next poll goes out as soon as the last is answered (or failed). */
     private void poll(Agent agent) {
-        if (!running.get()) {
-            return;
-        }
-        long sent = System.nanoTime();
-        String body = JSON.writeValueAsString(Map.of("runningJobs", List.copyOf(agent.runningJobs()), "sync", false));
-        http.sendAsync(post("/api/v1/agents/" + agent.node() + "/poll", agent.credential(), body),
-                HttpResponse.BodyHandlers.ofString()).whenComplete((r, e) -> {
-                    if (e != null || r.statusCode() != 200) {
-                        pollErrors.incrementAndGet();
-                    } else {
-                        polls.incrementAndGet();
-                        synchronized (this) {
-                            pollLatencies.add(System.nanoTime() - sent);
-                        }
-                        commands(agent, JSON.readTree(r.body()));
+        rawPolls.start("/api/v1/agents/" + agent.node() + "/poll", agent.credential(),
+                () -> JSON.writeValueAsString(Map.of("runningJobs", List.copyOf(agent.runningJobs()), "sync", false)),
+                (status, body, roundTrip, error) -> {
+                    if (!running.get()) {
+                        return;
                     }
-                    poll(agent);
+                    if (status != 200) {
+                        pollErrors.incrementAndGet();
+                        return;
+                    }
+                    polls.incrementAndGet();
+                    synchronized (this) {
+                        pollLatencies.add(roundTrip);
+                    }
+                    commands(agent, JSON.readTree(body));
                 });
     }
 
