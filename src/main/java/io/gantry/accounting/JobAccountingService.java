@@ -110,25 +110,26 @@ class JobAccountingService {
     /** As {@link #csv(JobAccountingFilter, CurrentUser, Writer)}, with step lines after each job when asked. */
     void csv(JobAccountingFilter filter, CurrentUser caller, Writer out, boolean includeSteps) {
         Instant now = clock.instant();
-        List<JobAccountingRecord> pending = new ArrayList<>();
+        // In batches: each job's borrowed marker (and its steps, when asked) is one query per batch, not per job.
+        List<JobHistory.Entry> pending = new ArrayList<>();
         try {
             SacctCsv.writeHeader(out);
             history.each(filter.history(), caller, entry -> {
-                JobAccountingRecord record = record(entry, now);
-                if (!includeSteps) {
-                    write(out, List.of(record));
-                    return;
-                }
-                pending.add(record);
+                pending.add(entry);
                 if (pending.size() >= STEP_BATCH) {
-                    write(out, withSteps(pending, now));
+                    writeBatch(out, pending, now, includeSteps);
                     pending.clear();
                 }
             });
-            write(out, withSteps(pending, now));
+            writeBatch(out, pending, now, includeSteps);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private void writeBatch(Writer out, List<JobHistory.Entry> entries, Instant now, boolean includeSteps) {
+        List<JobAccountingRecord> lines = withMarks(entries, entries.stream().map(e -> record(e, now)).toList());
+        write(out, includeSteps ? withSteps(lines, now) : lines);
     }
 
     private static void write(Writer out, List<JobAccountingRecord> records) {

@@ -151,7 +151,7 @@ class JobAccountingIntegrationTests {
         assertThat(lines).hasSize(3);
         assertThat(lines[0]).isEqualTo("jobId,name,user,account,partition,qos,state,exitCode,submitTime,startTime,"
                 + "endTime,elapsedSeconds,timeLimitSeconds,allocTres,cpuSeconds,gpuSeconds,nodeList,maxRssBytes,maxRss,"
-                + "totalCpuMillis,totalCpu");
+                + "totalCpuMillis,totalCpu,borrowed,reclaimedAt,reclaimedFor");
         for (int i = 0; i < rows.size(); i++) {
             JsonNode r = rows.get(i);
             String name = r.get("name").asString();
@@ -163,7 +163,9 @@ class JobAccountingIntegrationTests {
                     r.get("timeLimitSeconds").asString(), "\"" + r.get("allocTres").asString() + "\"",
                     r.get("cpuSeconds").asString(), r.get("gpuSeconds").asString(), r.get("nodeList").asString(),
                     // Simulated nodes measure nothing: MaxRSS and TotalCPU are empty, as sacct leaves them.
-                    "", "", "", "");
+                    "", "", "", "",
+                    // No guarantees here: nothing ran on borrowed GPUs, nothing was reclaimed.
+                    "false", "", "");
             assertThat(r.get("maxRss").isNull()).as(r.toString()).isTrue();
             assertThat(r.get("totalCpu").isNull()).as(r.toString()).isTrue();
             assertThat(lines[i + 1]).isEqualTo(expected);
