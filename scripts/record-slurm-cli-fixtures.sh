@@ -8,17 +8,24 @@
 # benchmark's) are never touched, which is why every squeue/scancel line names its job ids.
 # The accounting commands (sacctmgr, sshare, sprio, sreport) need slurmdbd: their corpus comes from
 # scripts/slurm-ref-accounting.sh and scripts/record-slurm-accounting-fixtures.sh.
-# usage: scripts/record-slurm-cli-fixtures.sh
+# The reservation lines come last (scontrol show reservation): with the argument "reservations" only they are
+# recorded again, after the job lines already in the corpus, and the job lines stay as they are.
+# usage: scripts/record-slurm-cli-fixtures.sh [reservations]
 set -eu
 export SLURM_CONF=${SLURM_CONF:-/tmp/slurmref/slurm.conf}
 cd "$(dirname "$0")/.."
 OUT=src/test/resources/cli/slurm-22.05
+ONLY=${1:-all}
 mkdir -p "$OUT"
-rm -f "$OUT"/*.txt
+if [ "$ONLY" = reservations ]; then
+  rm -f "$OUT"/*-reservation*.txt "$OUT"/*-res-*.txt "$OUT/reservations.state"
+else
+  rm -f "$OUT"/*.txt
+fi
+n=$(ls "$OUT" | grep -c '^[0-9].*\.txt$' || true)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
-n=0
 # record NAME COMMAND-LINE: runs it, stores "$ line", "? rc", "@ when" (epoch seconds, for the run times
 # printed), then stdout and stderr sections. Job ids are
 # written as {J1}..{J9} so the corpus reads the same whatever ids the reference Slurm gave.
@@ -43,6 +50,45 @@ ids() {
   done
   printf '%s\n' "$text"
 }
+
+# The reservations: none of the recording's own to begin with (an earlier run's fix-* are deleted; any other
+# reservation makes the "none" line impossible to record, so the script stops). Then three, created a second
+# apart in an order that is not their start order (scontrol lists them in creation order): one for
+# maintenance on named nodes, one of a partition's node count for two users, and one that is active now. Each
+# reservations.state entry is "@ epoch-of-creation" then the reservation's one-line record.
+record_reservations() {
+  for r in $(scontrol show res -o | sed -n 's/^ReservationName=\(fix-[^ ]*\) .*/\1/p'); do
+    scontrol delete reservationname="$r"
+  done
+  if [ "$(scontrol show res)" != "No reservations in the system" ]; then
+    echo "the reference Slurm has reservations of its own: delete them before recording" >&2
+    exit 1
+  fi
+  record scontrol-show-reservation-none "scontrol show reservation"
+  : >"$OLDPWD/$OUT/reservations.state"
+  local spec name
+  for spec in "fix-maint users=root nodes=ref2 starttime=now+1hour duration=2:00:00 flags=ignore_jobs,maint" \
+      "fix-proj users=root,nobody partition=cpu nodecnt=1 starttime=now+3hours duration=1-00:00:00" \
+      "fix-now users=root nodes=ref2 starttime=now duration=30 flags=ignore_jobs"; do
+    sleep 1
+    name=${spec%% *}
+    local at; at=$(date +%s)
+    # shellcheck disable=SC2086
+    scontrol create reservation reservationname=$name ${spec#* } >/dev/null
+    { echo "@ $at"; scontrol show res -o "$name"; } >>"$OLDPWD/$OUT/reservations.state"
+  done
+  sleep 1
+  record scontrol-show-reservation "scontrol show reservation"
+  record scontrol-show-res-one "scontrol show res fix-maint"
+  record scontrol-show-res-oneliner "scontrol show res -o"
+  record scontrol-oneliner-reservation "scontrol -o show reservation fix-proj"
+  record scontrol-bad-reservation "scontrol show reservation nosuch"
+  for name in fix-maint fix-proj fix-now; do scontrol delete reservationname=$name; done
+}
+if [ "$ONLY" = reservations ]; then
+  record_reservations
+  exit 0
+fi
 # sinfo's lines print the node's state: wait until the jobs of a previous recording have left it.
 for _ in $(seq 1 600); do
   case "$(sinfo -h -n ref2 -o %t)" in *comp*|*unk*) sleep 1 ;; *) break ;; esac
@@ -112,3 +158,4 @@ record scancel-job "scancel $J3"
 record scancel-done "squeue -h -j $J3 -o '%i %T'"
 for k in 1 2 3 4 5; do eval "scancel \$J$k"; done
 scancel --name=fix-sub -u root
+record_reservations

@@ -10,7 +10,10 @@ import io.gantry.cli.CommandLine.Option;
 import io.gantry.jobs.JobSignal;
 import tools.jackson.databind.JsonNode;
 
-/** {@code scancel}: jobs by id ({@code 42}, {@code 42_7}, {@code 42_[1-3]}) or by filter, silent on success as in Slurm. */
+/**
+ * {@code scancel}: jobs by id ({@code 42}, {@code 42_7}, {@code 42_[1-3]}), steps ({@code 42.1}) or by filter,
+ * silent on success as in Slurm.
+ */
 final class Scancel {
 
     static final List<Option> OPTIONS = List.of(new Option("user", 'u', true), new Option("name", 'n', true),
@@ -41,19 +44,33 @@ final class Scancel {
                 return 1;
             }
         }
-        // Without --signal, -b and -f change nothing: the job is cancelled (Slurm's SIGKILL to the batch
-        // step with -b ends the job just the same).
         List<String> ids = new ArrayList<>();
+        List<String> steps = new ArrayList<>();
         for (String operand : line.operands()) {
-            ids.addAll(expandIds(operand));
+            for (String id : expandIds(operand)) {
+                int dot = id.indexOf('.');
+                if (dot < 0) {
+                    ids.add(id);
+                } else if (dot > 0 && id.substring(dot + 1).matches("\\d{1,9}")) {
+                    steps.add(id);
+                } else {
+                    // 42.batch and 42.x: scancel 22.05 takes only numbered steps
+                    env.err().println("scancel: error: Invalid job id " + id);
+                    return 1;
+                }
+            }
         }
         boolean filtered = line.has("user") || line.has("name") || line.has("jobname") || line.has("state")
                 || line.has("partition") || line.has("account") || line.has("me") || line.has("qos");
-        if (ids.isEmpty() && !filtered) {
+        if (ids.isEmpty() && steps.isEmpty() && !filtered) {
             env.err().println("scancel: error: No job identification provided");
             return 1;
         }
         ControllerApi api = env.api().get();
+        int stepCode = signalSteps(api, steps, signal);
+        if (ids.isEmpty() && !filtered) {
+            return stepCode;
+        }
         Set<String> targets = new LinkedHashSet<>(ids);
         if (filtered) {
             Set<String> states = new LinkedHashSet<>();
@@ -91,22 +108,83 @@ final class Scancel {
             targets = matching;
         }
         if (signal != null) {
-            return signalAll(api, targets, signal, line);
+            return Math.max(stepCode, signalAll(api, targets, signal, line, false));
         }
-        int code = 0;
+        if (line.has("batch") && !line.has("full")) {
+            // -b alone: SIGKILL to the batch shell only, as scancel 22.05 sends it; the job ends when its
+            // script does. A pending job is cancelled, as Slurm cancels one on SIGKILL.
+            return Math.max(stepCode, signalAll(api, targets, "KILL", line, true));
+        }
+        int code = stepCode;
         for (String id : targets) {
+            code = Math.max(code, cancel(api, id));
+        }
+        return code;
+    }
+
+    private int cancel(ControllerApi api, String id) {
+        try {
+            api.delete("/api/v1/jobs/" + HttpControllerApi.encode(id));
+            return 0;
+        } catch (ControllerApi.ApiException e) {
+            if (e.status() == 404) {
+                env.err().println("scancel: error: Kill job error on job id " + id + ": Invalid job id specified");
+            } else if (e.status() == 409 || e.getMessage().contains("already")) {
+                env.err().println("scancel: error: Kill job error on job id " + id
+                        + ": Job/step already completing or completed");
+            } else {
+                env.err().println("scancel: error: Kill job error on job id " + id + ": " + e.getMessage());
+            }
+            return 1;
+        }
+    }
+
+    /**
+     * {@code 42.1}: a step, through the step signal relay; without {@code --signal} SIGKILL, which is how
+     * Slurm cancels a step (the job goes on). As scancel 22.05 answers: an unknown job is "Invalid job id"
+     * (exit 1); a job that has no such running step is the same message naming the job alone, with
+     * scancel's exit code for it (225, Slurm's error number 2017 as an exit status) when cancelling, and
+     * nothing at all (exit 0) when only signalling.
+     */
+    private int signalSteps(ControllerApi api, List<String> steps, String signal) {
+        int code = 0;
+        for (String target : steps) {
+            int dot = target.indexOf('.');
+            String job = target.substring(0, dot);
+            String step = target.substring(dot + 1);
+            String why;
+            boolean jobKnown;
             try {
-                api.delete("/api/v1/jobs/" + HttpControllerApi.encode(id));
+                JsonNode answer = api.post("/api/v1/jobs/" + HttpControllerApi.encode(job) + "/steps/" + step
+                        + "/signal?signal=" + HttpControllerApi.encode(signal == null ? "KILL" : signal), null);
+                if (signal != null || answer == null || !answer.path("nodes").isEmpty()) {
+                    continue;
+                }
+                // it had ended already: Slurm has forgotten it
+                why = "Invalid job id specified";
+                jobKnown = true;
             } catch (ControllerApi.ApiException e) {
                 if (e.status() == 404) {
-                    env.err().println("scancel: error: Kill job error on job id " + id + ": Invalid job id specified");
-                } else if (e.status() == 409 || e.getMessage().contains("already")) {
-                    env.err().println("scancel: error: Kill job error on job id " + id
-                            + ": Job/step already completing or completed");
+                    why = "Invalid job id specified";
+                    // the relay knows only running jobs: a job that is there but does not run has no steps
+                    jobKnown = e.getMessage().startsWith("Running step") || api.get("/api/v1/jobs/"
+                            + HttpControllerApi.encode(job)) != null;
+                } else if (e.status() == 403) {
+                    why = "Access/permission denied";
+                    jobKnown = false;
                 } else {
-                    env.err().println("scancel: error: Kill job error on job id " + id + ": " + e.getMessage());
+                    why = e.getMessage();
+                    jobKnown = false;
                 }
-                code = 1;
+            }
+            if (jobKnown && why.equals("Invalid job id specified")) {
+                if (signal == null) {
+                    env.err().println("scancel: error: Kill job error on job step id " + job + ": " + why);
+                    code = Math.max(code, 225);
+                }
+            } else {
+                env.err().println("scancel: error: Kill job error on job step id " + target + ": " + why);
+                code = Math.max(code, 1);
             }
         }
         return code;
@@ -118,7 +196,8 @@ final class Scancel {
      * A job that does not run is refused at once (Slurm's scancel retries a pending one for minutes
      * before it says the same).
      */
-    private int signalAll(ControllerApi api, java.util.Collection<String> targets, String signal, CommandLine line) {
+    private int signalAll(ControllerApi api, java.util.Collection<String> targets, String signal, CommandLine line,
+            boolean cancelIfNotRunning) {
         String scope = line.has("full") ? "" : line.has("batch") ? "&batch=true" : "&stepsOnly=true";
         int code = 0;
         for (String id : targets) {
@@ -126,6 +205,12 @@ final class Scancel {
                 api.post("/api/v1/jobs/" + HttpControllerApi.encode(id) + "/signal?signal="
                         + HttpControllerApi.encode(signal) + scope, null);
             } catch (ControllerApi.ApiException e) {
+                if (cancelIfNotRunning && e.status() == 409
+                        && (e.getMessage().contains(" is PENDING") || e.getMessage().contains("simulated"))) {
+                    // a pending job, or one on simulated nodes, which have no shell to kill: cancelled
+                    code = Math.max(code, cancel(api, id));
+                    continue;
+                }
                 String why;
                 if (e.status() == 404) {
                     why = "Invalid job id specified";

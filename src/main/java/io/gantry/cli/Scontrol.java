@@ -10,7 +10,7 @@ import java.util.Map;
 import tools.jackson.databind.JsonNode;
 
 /**
- * {@code scontrol}: {@code show job|node|partition|hostnames|hostlist}, {@code hold}, {@code release},
+ * {@code scontrol}: {@code show job|node|partition|reservation|hostnames|hostlist}, {@code hold}, {@code release},
  * {@code requeue}, {@code update JobId=..|NodeName=..} and {@code ping}, printed in Slurm's key=value layout.
  */
 final class Scontrol {
@@ -140,10 +140,86 @@ final class Scontrol {
                 return 0;
             }
             default -> {
+                if (entity.length() >= 3 && ("reservations".startsWith(entity) || "reservationname".startsWith(entity))) {
+                    return showReservations(name, oneLiner);
+                }
                 env.err().println("invalid entity: " + rest.get(0) + " for keyword: show");
                 return 1;
             }
         }
+    }
+
+    /**
+     * {@code show reservation [name]}: Slurm forgets a reservation once it has ended, so an ended one of
+     * Gantry's is shown as Slurm would show it: not at all. Both of Slurm's answers for nothing to show go to
+     * stdout, as scontrol prints them.
+     */
+    private int showReservations(String name, boolean oneLiner) {
+        ControllerApi api = env.api().get();
+        List<JsonNode> reservations = new ArrayList<>();
+        if (name == null) {
+            JsonNode all = api.get("/api/v1/reservations");
+            if (all != null) {
+                all.forEach(r -> {
+                    if (!"ENDED".equals(r.path("state").asString())) {
+                        reservations.add(r);
+                    }
+                });
+            }
+            if (reservations.isEmpty()) {
+                env.out().println("No reservations in the system");
+                return 0;
+            }
+        } else {
+            JsonNode one = api.get("/api/v1/reservations/" + HttpControllerApi.encode(name));
+            if (one == null || "ENDED".equals(one.path("state").asString())) {
+                env.out().println("Reservation " + name + " not found");
+                return 1;
+            }
+            reservations.add(one);
+        }
+        // scontrol lists them in the order they were created, not by start
+        reservations.sort(java.util.Comparator.comparing((JsonNode r) -> r.path("createdAt").asString(""))
+                .thenComparing(r -> r.path("name").asString()));
+        Map<String, Integer> cpus = new LinkedHashMap<>();
+        JsonNode nodes = api.get("/api/v1/nodes?size=1000");
+        if (nodes != null) {
+            nodes.path("items").forEach(n -> cpus.put(n.path("name").asString(), n.path("cpus").asInt()));
+        }
+        for (JsonNode r : reservations) {
+            print(reservation(r, cpus), oneLiner);
+        }
+        return 0;
+    }
+
+    /** Slurm's order of the flags Gantry has; SPEC_NODES when the nodes were named rather than counted. */
+    private static final List<String> RESERVATION_FLAGS = List.of("MAINT", "IGNORE_JOBS");
+
+    private List<List<String>> reservation(JsonNode r, Map<String, Integer> cpus) {
+        String nodes = SlurmText.text(r, "nodes", "");
+        long cores = 0;
+        for (String host : nodes.isEmpty() ? List.<String>of() : SlurmText.expand(nodes)) {
+            cores += cpus.getOrDefault(host, 0);
+        }
+        List<String> given = new ArrayList<>();
+        r.path("flags").forEach(f -> given.add(f.asString().toUpperCase(Locale.ROOT)));
+        List<String> flags = new ArrayList<>(RESERVATION_FLAGS.stream().filter(given::contains).toList());
+        given.stream().filter(f -> !RESERVATION_FLAGS.contains(f)).forEach(flags::add);
+        if (!r.hasNonNull("partition")) {
+            // Gantry requires a partition with a node count, so a reservation without one named its nodes.
+            flags.add("SPEC_NODES");
+        }
+        return List.of(
+                List.of("ReservationName=" + r.path("name").asString(), "StartTime=" + t(r, "startTime", "Unknown"),
+                        "EndTime=" + t(r, "endTime", "Unknown"), "Duration=" + SlurmText.clock(r.path("durationSeconds").asLong())),
+                List.of("Nodes=" + (nodes.isEmpty() ? "(null)" : nodes), "NodeCnt=" + r.path("nodeCount").asInt(),
+                        "CoreCnt=" + cores, "Features=(null)", "PartitionName=" + SlurmText.text(r, "partition", "(null)"),
+                        "Flags=" + String.join(",", flags)),
+                List.of("TRES=cpu=" + cores),
+                List.of("Users=" + SlurmText.text(r, "users", "(null)"), "Groups=(null)",
+                        "Accounts=" + SlurmText.text(r, "accounts", "(null)"), "Licenses=(null)",
+                        "State=" + r.path("state").asString(), "BurstBuffer=(null)", "Watts=n/a"),
+                List.of("MaxStartDelay=(null)"));
     }
 
     /** Lines of key=value pairs, as scontrol groups them; one line with {@code -o}; a blank line after each record. */

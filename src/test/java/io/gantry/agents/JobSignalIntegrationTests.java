@@ -185,6 +185,88 @@ class JobSignalIntegrationTests {
                 "is COMPLETED: only a running job can be signalled");
     }
 
+    /**
+     * The command line's side of the relay: scancel from the packaged jar, against a real srun step of a
+     * real script. {@code scancel --signal=USR1 ID.STEP} reaches the step's task, {@code scancel ID.STEP}
+     * kills that step alone (the script goes on, as in Slurm), an unknown step answers as scancel 22.05
+     * does, and {@code scancel -b ID} kills the batch shell, which ends the job.
+     */
+    @Test
+    void scancelSignalsAndCancelsOneSrunStepAndMinusBKillsTheBatchShell() throws Exception {
+        Path work = Files.createDirectories(dir.resolve("steps"));
+        Path ready = work.resolve("ready");
+        Path trapped = work.resolve("trapped");
+        Path stop = work.resolve("stop");
+        long id = submit(admin, Map.of("name", "stepper", "workdir", work.toString(), "cpusPerTask", 1, "script", """
+                #!/bin/bash
+                srun bash -c 'trap "echo step-usr1 >> %2$s" USR1; echo ready > %1$s; while [ ! -e %3$s ]; do sleep 0.1; done'
+                echo "srun-ended $?" >> %2$s
+                while [ ! -e %3$s ]; do sleep 0.1; done
+                """.formatted(ready, trapped, stop)));
+        awaitState(id, "RUNNING");
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> Files.exists(ready));
+        String step = null;
+        for (JsonNode s : api.get("/api/v1/jobs/" + id + "/steps", admin).json().get("items")) {
+            if (!s.get("stepId").asString().equals("batch")) {
+                step = s.get("stepId").asString();
+            }
+        }
+        assertThat(step).as("the srun step is listed").isNotNull();
+
+        Cli signal = scancel("--signal=USR1", id + "." + step);
+        assertThat(signal.exit()).as(signal.stderr()).isZero();
+        assertThat(signal.stderr()).isEmpty();
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+                .until(() -> lines(trapped).contains("step-usr1"));
+
+        Cli unknown = scancel(id + ".7");
+        assertThat(unknown.exit()).isEqualTo(225);
+        assertThat(unknown.stderr()).isEqualTo("scancel: error: Kill job error on job step id " + id
+                + ": Invalid job id specified\n");
+
+        Cli cancel = scancel(id + "." + step);
+        assertThat(cancel.exit()).as(cancel.stderr()).isZero();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> lines(trapped).stream().anyMatch(l -> l.startsWith("srun-ended ")));
+        assertThat(lines(trapped)).as("srun saw its step killed").doesNotContain("srun-ended 0");
+        String cancelledStep = step;
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            for (JsonNode s : api.get("/api/v1/jobs/" + id + "/steps", admin).json().get("items")) {
+                if (s.get("stepId").asString().equals(cancelledStep)) {
+                    return "CANCELLED".equals(s.get("state").asString());
+                }
+            }
+            return false;
+        });
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(200))
+                .until(() -> "RUNNING".equals(api.get("/api/v1/jobs/" + id, admin).json().get("state").asString()));
+
+        Cli batch = scancel("-b", Long.toString(id));
+        assertThat(batch.exit()).as(batch.stderr()).isZero();
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> !"RUNNING".equals(api.get("/api/v1/jobs/" + id, admin).json().get("state").asString()));
+        assertThat(Files.exists(stop)).as("the script did not end by itself").isFalse();
+        assertThat(api.get("/api/v1/jobs/" + id + "/events", admin).body())
+                .contains("SIGKILL sent by admin to the batch shell");
+    }
+
+    private record Cli(int exit, String stderr) {
+    }
+
+    /** scancel as a user runs it: the packaged jar's command, the controller from GANTRY_URL. */
+    private Cli scancel(String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-jar", ControllerProcess.JAR.toAbsolutePath().toString(), "scancel"));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        builder.environment().put("GANTRY_URL", "http://127.0.0.1:" + controller.port());
+        builder.environment().put("GANTRY_TOKEN", admin);
+        Process process = builder.start();
+        String stderr = new String(process.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(process.waitFor(2, java.util.concurrent.TimeUnit.MINUTES)).as("scancel ends").isTrue();
+        return new Cli(process.exitValue(), stderr);
+    }
+
     @Test
     void aPendingJobAJobOnSimulatedNodesOrOneThatDoesNotExistIsNotSignalled() {
         long held = submit(admin, Map.of("hold", true, "script", "#!/bin/bash\ntrue\n"));

@@ -25,7 +25,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The corpus of Slurm 22.05's own output (recorded by {@code scripts/record-slurm-cli-fixtures.sh} from a
- * live Slurm): each command line runs against Gantry's commands with the same jobs, nodes and partitions,
+ * live Slurm): each command line runs against Gantry's commands with the same jobs, nodes, partitions and
+ * reservations (each reservation there from the second it was created on the reference),
  * and must print the same, field for field and column for column, with the same exit code. Job ids are
  * placeholders the recording wrote ({J1}..), filled with ids of the recorded width; timestamps compare as
  * placeholders, since Gantry's jobs were not submitted at the same second.
@@ -116,6 +117,14 @@ class CliCorpusTests {
                 controller.addSlurmNodeOrPartition(line);
             }
         }
+        Instant created = null;
+        for (String line : Files.readAllLines(CORPUS.resolve("reservations.state"))) {
+            if (line.startsWith("@ ")) {
+                created = Instant.ofEpochSecond(Long.parseLong(line.substring(2)));
+            } else if (!line.isBlank()) {
+                controller.addSlurmReservation(line, created);
+            }
+        }
         return controller;
     }
 
@@ -188,6 +197,7 @@ class CliCorpusTests {
         boolean idleCompleting = Files.readString(CORPUS.resolve("cluster.state")).contains("State=IDLE+COMPLETING");
         List<String> mismatches = new ArrayList<>();
         for (Fixture fixture : fixtures) {
+            controller.now(fixture.at());
             Result result = run(controller, fixture.command(), fixture.at());
             String expected = "exit " + fixture.exit() + "\n"
                     + completingAsBase(normalized(fixture.stdout()), idleCompleting) + "\n--- stderr\n"

@@ -190,6 +190,54 @@ class CliIntegrationTests {
     }
 
     @Test
+    void scontrolShowsTheControllersReservationsAsSlurmPrintsThem() throws Exception {
+        install();
+        Run none = sh("scontrol show reservation; echo \"rc $?\"\n", Map.of("GANTRY_TOKEN", token));
+        assertThat(none.stdout()).as(none.stderr()).isEqualTo("No reservations in the system\nrc 0\n");
+        tools.jackson.databind.JsonNode first = api.get("/api/v1/nodes?size=1000", token).json().get("items").get(0);
+        String node = first.get("name").asString();
+        int cpus = first.get("cpus").asInt();
+        java.time.Instant start = java.time.Instant.now().plus(java.time.Duration.ofHours(2))
+                .truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        ApiClient.Response maint = api.send("POST", "/api/v1/reservations", token, Map.of("name", "maint", "nodes", node,
+                "startTime", start.toString(), "durationSeconds", 5400, "users", List.of("admin"),
+                "flags", List.of("IGNORE_JOBS", "MAINT")));
+        assertThat(maint.status()).as(maint.body()).isEqualTo(201);
+        ApiClient.Response now = api.send("POST", "/api/v1/reservations", token, Map.of("name", "now",
+                "partition", "gpu", "nodeCount", 1, "durationSeconds", 90_000, "users", List.of("admin"),
+                "accounts", List.of("root"), "flags", List.of("IGNORE_JOBS")));
+        assertThat(now.status()).as(now.body()).isEqualTo(201);
+        String chosen = now.json().get("nodes").asString();
+        int chosenCpus = api.get("/api/v1/nodes/" + chosen, token).json().get("cpus").asInt();
+        Run run = sh("""
+                scontrol show res maint
+                scontrol -o show reservation
+                scontrol show reservation nosuch; echo "rc $?"
+                """, Map.of("GANTRY_TOKEN", token));
+        String local = java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss")
+                .format(java.time.LocalDateTime.ofInstant(start, java.time.ZoneId.systemDefault()));
+        String end = java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss")
+                .format(java.time.LocalDateTime.ofInstant(start.plusSeconds(5400), java.time.ZoneId.systemDefault()));
+        List<String> lines = run.stdout().lines().toList();
+        assertThat(lines.subList(0, 6)).as(run.stdout() + run.stderr()).containsExactly(
+                "ReservationName=maint StartTime=" + local + " EndTime=" + end + " Duration=01:30:00",
+                "   Nodes=" + node + " NodeCnt=1 CoreCnt=" + cpus
+                        + " Features=(null) PartitionName=(null) Flags=MAINT,IGNORE_JOBS,SPEC_NODES",
+                "   TRES=cpu=" + cpus,
+                "   Users=admin Groups=(null) Accounts=(null) Licenses=(null) State=INACTIVE BurstBuffer=(null) Watts=n/a",
+                "   MaxStartDelay=(null)",
+                "");
+        // -o: one line each, in the order they were created
+        assertThat(lines.get(6)).startsWith("ReservationName=maint ").contains(" State=INACTIVE ");
+        assertThat(lines.get(7)).startsWith("ReservationName=now ").contains(" Duration=1-01:00:00 ",
+                " Nodes=" + chosen + " NodeCnt=1 CoreCnt=" + chosenCpus + " ", " PartitionName=gpu Flags=IGNORE_JOBS ",
+                " Users=admin Groups=(null) Accounts=root ", " State=ACTIVE ").endsWith(" MaxStartDelay=(null)");
+        assertThat(lines.subList(8, lines.size())).containsExactly("Reservation nosuch not found", "rc 1");
+        api.send("DELETE", "/api/v1/reservations/maint", token, null);
+        api.send("DELETE", "/api/v1/reservations/now", token, null);
+    }
+
+    @Test
     void anUnknownWordPrintsTheUsageInsteadOfStartingAController() throws Exception {
         Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
                 ControllerProcess.JAR.toAbsolutePath().toString(), "frobnicate").redirectErrorStream(true).start();

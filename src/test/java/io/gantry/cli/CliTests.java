@@ -276,8 +276,33 @@ class CliTests {
         final List<String> paths = new ArrayList<>();
 
         @Override
+        public JsonNode get(String path) {
+            // 42 runs, 43 is pending (the step relay knows only running jobs), 44 does not exist
+            return path.equals("/api/v1/jobs/42") || path.equals("/api/v1/jobs/43")
+                    ? HttpControllerApi.JSON.createObjectNode().put("jobId", path.substring(13)) : null;
+        }
+
+        @Override
+        public JsonNode delete(String path) {
+            paths.add("DELETE " + path);
+            return HttpControllerApi.JSON.createObjectNode();
+        }
+
+        @Override
         public JsonNode post(String path, Object body) {
             paths.add(path);
+            if (path.matches("/api/v1/jobs/4[34]/steps/.*")) {
+                throw new ApiException(404, "Job '" + path.substring(13, 15) + "' does not exist");
+            }
+            if (path.startsWith("/api/v1/jobs/42/steps/7/")) {
+                throw new ApiException(404, "Running step '42.7' does not exist");
+            }
+            if (path.startsWith("/api/v1/jobs/42/steps/")) {
+                // step 1 runs on n1; step 2 has ended, so nothing is signalled
+                String step = path.substring(22, path.indexOf('/', 22));
+                return HttpControllerApi.JSON.readTree("{\"step\":\"42." + step + "\",\"signal\":\"KILL\",\"nodes\":"
+                        + (step.equals("1") ? "[\"n1\"]" : "[]") + "}");
+            }
             if (path.startsWith("/api/v1/jobs/43/")) {
                 throw new ApiException(409, "Job 43 is PENDING: only a running job can be signalled; cancel it instead");
             }
@@ -332,6 +357,68 @@ class CliTests {
                 scancel: error: Kill job error on job id 45: Job/step already completing or completed
                 """);
         assertThat(api.paths).as("the running one is still signalled").endsWith("/api/v1/jobs/42/signal?signal=USR1");
+    }
+
+    @Test
+    void scancelOfAStepSignalsItThroughTheStepRelayAndWithoutSignalKillsItAlone() {
+        Signalling api = new Signalling();
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("--signal=USR1", "42.1"))).isZero();
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("-s", "2", "42.1"))).isZero();
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("42.1"))).isZero();
+        assertThat(api.paths).as("the job itself is not cancelled").containsExactly(
+                "/api/v1/jobs/42/steps/1/signal?signal=USR1",
+                "/api/v1/jobs/42/steps/1/signal?signal=INT",
+                "/api/v1/jobs/42/steps/1/signal?signal=KILL");
+        assertThat(out.toString(StandardCharsets.UTF_8)).as("silent on success, as scancel is").isEmpty();
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    @Test
+    void scancelOfAStepThatIsNotThereAnswersAsSlurm2205Does() {
+        Signalling api = new Signalling();
+        // a running job without that step (or whose step ended): the job alone is named, exit 225
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("42.7"))).isEqualTo(225);
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("42.2"))).isEqualTo(225);
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("43.1"))).isEqualTo(225);
+        // an unknown job: the step is named, exit 1
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("44.1"))).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("""
+                scancel: error: Kill job error on job step id 42: Invalid job id specified
+                scancel: error: Kill job error on job step id 42: Invalid job id specified
+                scancel: error: Kill job error on job step id 43: Invalid job id specified
+                scancel: error: Kill job error on job step id 44.1: Invalid job id specified
+                """);
+        err.reset();
+        // only a signal to a step that is not there: Slurm says nothing and exits 0; the job must exist
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("--signal=USR1", "42.7"))).isZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("-s", "USR1", "44.2"))).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .isEqualTo("scancel: error: Kill job error on job step id 44.2: Invalid job id specified\n");
+        err.reset();
+        int sent = api.paths.size();
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("42.batch"))).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("scancel: error: Invalid job id 42.batch\n");
+        assertThat(api.paths).as("nothing is sent").hasSize(sent);
+    }
+
+    @Test
+    void scancelBatchWithoutSignalKillsTheBatchShellAloneAndCancelsAPendingJob() {
+        Signalling api = new Signalling();
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("-b", "42"))).isZero();
+        assertThat(api.paths).containsExactly("/api/v1/jobs/42/signal?signal=KILL&batch=true");
+        api.paths.clear();
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("--batch", "43"))).isZero();
+        assertThat(api.paths).as("a pending job has no shell: Slurm cancels it on SIGKILL").containsExactly(
+                "/api/v1/jobs/43/signal?signal=KILL&batch=true", "DELETE /api/v1/jobs/43");
+        api.paths.clear();
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("-b", "-f", "42"))).isZero();
+        assertThat(api.paths).as("-f wins over -b: the whole job").containsExactly("DELETE /api/v1/jobs/42");
+        api.paths.clear();
+        assertThat(Cli.run(env(Map.of(), "", api), "scancel", List.of("-b", "44"))).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .isEqualTo("scancel: error: Kill job error on job id 44: Invalid job id specified\n");
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
     }
 
     @Test

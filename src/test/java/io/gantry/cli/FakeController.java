@@ -21,7 +21,10 @@ final class FakeController implements ControllerApi {
     private final List<ObjectNode> jobs = new ArrayList<>();
     private final List<ObjectNode> nodes = new ArrayList<>();
     private final List<ObjectNode> partitions = new ArrayList<>();
+    private final List<ObjectNode> reservations = new ArrayList<>();
     private final List<String> calls = new ArrayList<>();
+    /** The controller's clock: which reservations exist yet, and whether they are active. */
+    private Instant now = Instant.EPOCH;
     private long nextId = 900001;
 
     static Map<String, String> pairs(String line) {
@@ -163,6 +166,60 @@ final class FakeController implements ControllerApi {
         }
     }
 
+    /**
+     * A reservation as {@code scontrol show res -o} printed it, created at {@code createdAt}: the controller
+     * shows it from then on. SPEC_NODES is Slurm's word for nodes given by name, not one of Gantry's flags.
+     */
+    void addSlurmReservation(String line, Instant createdAt) {
+        Map<String, String> p = pairs(line);
+        ObjectNode r = HttpControllerApi.JSON.createObjectNode();
+        r.put("name", p.get("ReservationName"));
+        r.put("nodes", p.get("Nodes"));
+        r.put("nodeCount", Integer.parseInt(p.get("NodeCnt")));
+        putText(r, "partition", p.get("PartitionName"));
+        String start = time(p.get("StartTime"));
+        String end = time(p.get("EndTime"));
+        r.put("startTime", start);
+        r.put("endTime", end);
+        r.put("durationSeconds", Instant.parse(end).getEpochSecond() - Instant.parse(start).getEpochSecond());
+        for (String list : List.of("Users", "Accounts", "Flags")) {
+            ArrayNode array = r.putArray(list.toLowerCase(java.util.Locale.ROOT));
+            String value = p.get(list);
+            if (!value.isEmpty() && !value.equals("(null)")) {
+                for (String item : value.split(",")) {
+                    if (!item.equals("SPEC_NODES")) {
+                        array.add(item);
+                    }
+                }
+            }
+        }
+        r.put("createdBy", "root");
+        r.put("createdAt", createdAt.toString());
+        reservations.add(r);
+    }
+
+    void now(Instant instant) {
+        now = instant;
+    }
+
+    /** Those created by now, with the state the controller gives them now. */
+    private List<ObjectNode> reservationsNow() {
+        List<ObjectNode> out = new ArrayList<>();
+        for (ObjectNode r : reservations) {
+            if (!Instant.parse(r.get("createdAt").asString()).isAfter(now)) {
+                Instant start = Instant.parse(r.get("startTime").asString());
+                Instant end = Instant.parse(r.get("endTime").asString());
+                ObjectNode copy = r.deepCopy();
+                copy.put("state", end.isAfter(now) ? (start.isAfter(now) ? "INACTIVE" : "ACTIVE") : "ENDED");
+                out.add(copy);
+            }
+        }
+        // the controller's order: by start, then name
+        out.sort(java.util.Comparator.comparing((ObjectNode r) -> r.get("startTime").asString())
+                .thenComparing(r -> r.get("name").asString()));
+        return out;
+    }
+
     List<String> calls() {
         return calls;
     }
@@ -229,6 +286,16 @@ final class FakeController implements ControllerApi {
         }
         if (bare.startsWith("/api/v1/partitions/")) {
             return partitions.stream().filter(n -> n.get("name").asString().equals(bare.substring(19))).findFirst().orElse(null);
+        }
+        if (bare.equals("/api/v1/reservations")) {
+            ArrayNode all = HttpControllerApi.JSON.createArrayNode();
+            reservationsNow().forEach(all::add);
+            return all;
+        }
+        if (bare.startsWith("/api/v1/reservations/")) {
+            String name = java.net.URLDecoder.decode(bare.substring("/api/v1/reservations/".length()),
+                    java.nio.charset.StandardCharsets.UTF_8);
+            return reservationsNow().stream().filter(r -> r.get("name").asString().equals(name)).findFirst().orElse(null);
         }
         if (bare.equals("/api/v1/auth/whoami")) {
             ObjectNode me = HttpControllerApi.JSON.createObjectNode();
