@@ -1,6 +1,7 @@
 package io.gantry.scheduling;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -49,6 +50,14 @@ import io.gantry.jobs.SchedulerJobs.Waiting;
  */
 @Component
 class SchedulingCycle {
+
+    /**
+     * How far a pending job's expected start must move, from what live views were last told, to be
+     * announced ({@link JobsReplanned}); a change of reason, or an expected start appearing or going
+     * away, always is. Estimates drift by seconds from pass to pass as jobs run: announcing each
+     * drift would send every pending job's event every pass.
+     */
+    static final Duration REPLAN_NOTICE = Duration.ofSeconds(60);
 
     private final SchedulerJobs jobs;
     private final ClusterService cluster;
@@ -304,8 +313,13 @@ class SchedulingCycle {
         if (changed.isEmpty()) {
             return 0;
         }
-        transaction.executeWithoutResult(status -> jobs.recordWaiting(changed));
+        List<LiveJobs.Entry> told = new ArrayList<>();
+        transaction.executeWithoutResult(status -> {
+            jobs.recordWaiting(changed);
+            told.addAll(announce(changed));
+        });
         changed.forEach((row, w) -> live.get(row).recorded = w);
+        told.forEach(e -> e.announced = e.recorded);
         return changed.size();
     }
 
@@ -370,6 +384,7 @@ class SchedulingCycle {
             return new Outcome(0, 0, planned.pending(), planned.running());
         }
         List<ActiveJob> started = new ArrayList<>();
+        List<LiveJobs.Entry> told = new ArrayList<>();
         int[] backfilled = {0};
         List<JobsPreempted.Victim> victims = new ArrayList<>();
         List<io.gantry.jobs.JobSignalRequested.Target> graceSignals = new ArrayList<>();
@@ -466,6 +481,7 @@ class SchedulingCycle {
             }
             jobs.recordStarts(history);
             jobs.recordWaiting(decided);
+            told.addAll(announce(decided));
             if (!started.isEmpty()) {
                 events.publishEvent(new JobStarted(List.copyOf(started)));
             }
@@ -477,8 +493,44 @@ class SchedulingCycle {
                 e.recorded = w;
             }
         });
+        told.forEach(e -> e.announced = e.recorded);
         return new Outcome(started.size(), backfilled[0], planned.pending() - started.size(),
                 planned.running() + started.size());
+    }
+
+    /**
+     * Publishes, inside the write-back's transaction (so live views hear of it after the commit, and
+     * not at all should it roll back), which of these decisions live views should hear of: those
+     * that change a pending job's reason, or its expected start by {@link #REPLAN_NOTICE} or more,
+     * from what they were last told. Returns their entries, to be marked told once committed.
+     */
+    private List<LiveJobs.Entry> announce(Map<Long, Waiting> written) {
+        List<LiveJobs.Entry> told = new ArrayList<>();
+        List<String> ids = new ArrayList<>();
+        written.forEach((row, w) -> {
+            LiveJobs.Entry e = live.get(row);
+            if (e != null && e.job.state() == JobState.PENDING && noticeable(e.announced, w)) {
+                told.add(e);
+                ids.add(e.job.displayId());
+            }
+        });
+        if (!ids.isEmpty()) {
+            events.publishEvent(new JobsReplanned(List.copyOf(ids)));
+        }
+        return told;
+    }
+
+    /** Whether going from {@code before} to {@code after} is worth telling live views (see {@link #REPLAN_NOTICE}). */
+    static boolean noticeable(Waiting before, Waiting after) {
+        if (!Objects.equals(before.reason(), after.reason())) {
+            return true;
+        }
+        Instant was = before.expectedStart();
+        Instant is = after.expectedStart();
+        if (was == null || is == null) {
+            return was != is;
+        }
+        return Duration.between(was, is).abs().compareTo(REPLAN_NOTICE) >= 0;
     }
 
     /** Stops a reclaimed job (requeued or PREEMPTED) and marks it for sacct; false when it no longer runs. */
