@@ -4,7 +4,7 @@ import { api, ApiError } from '../api/client';
 import { PRIORITY_FACTORS, type Job, type PriorityFactor, type PriorityList } from '../api/types';
 import { queuePosition } from '../lib/accounting';
 import { useAuth } from '../lib/auth';
-import { whyPending } from '../lib/pending';
+import { untilRanked, whyPending } from '../lib/pending';
 import { formatBytes, formatCpuTime, formatDuration, formatMemory, formatTime, isActive } from '../lib/format';
 import { href } from '../lib/router';
 import { fallbackPoll } from '../lib/live';
@@ -26,7 +26,8 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   // scheduler changes its pending reason or moves its expected start by a minute or more
   // (REPLANNED): then its page (and but for REPLANNED its history and steps) is refreshed
   // (lib/live.ts), and nothing is polled while the stream is open. The queue's priorities are
-  // re-read on any job's message. Without the stream, everything is polled.
+  // re-read on any job's message (and every few seconds until the last pass has ranked this job).
+  // Without the stream, everything is polled.
   const job = useQuery({ queryKey: ['job', id], queryFn: () => api.job(id), refetchInterval: fallbackPoll(FALLBACK_MS) });
   const events = useQuery({ queryKey: ['jobEvents', id], queryFn: () => api.jobEvents(id), refetchInterval: fallbackPoll(FALLBACK_MS) });
   const steps = useQuery({ queryKey: ['jobSteps', id], queryFn: () => api.jobSteps(id), refetchInterval: fallbackPoll(FALLBACK_MS),
@@ -35,7 +36,12 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   const pending = job.data?.state === 'PENDING';
   const now = useNow(job.data?.state === 'RUNNING' ? 1000 : 0);
   // sprio's view of the queue: every pending job's priority and factors from the last cycle.
-  const priority = useQuery({ queryKey: ['jobs', 'priority'], queryFn: api.priority, enabled: pending, refetchInterval: fallbackPoll(PRIORITY_FALLBACK_MS) });
+  // Only for a job that waits its turn (a held or dependent one has no place in the queue yet).
+  const ranked = pending && whyPending(job.data?.reason, job.data?.expectedStartTime).ranked;
+  const priority = useQuery({
+    queryKey: ['jobs', 'priority'], queryFn: api.priority, enabled: ranked,
+    refetchInterval: (q) => fallbackPoll(PRIORITY_FALLBACK_MS)() || untilRanked(q.state.data, id),
+  });
   if (job.isLoading) return <Loading what={`job ${id}`} />;
   if (job.error) {
     return (
