@@ -32,8 +32,9 @@ export interface LiveMessage { kind: string; id: string; change?: string }
 
 /**
  * The job change the scheduler announces when it changed a pending job's reason, or its expected
- * start appeared, went away or moved by a minute or more: only the job itself (and the job lists'
- * reason and expected-start columns) need re-reading, not its history, steps, nodes or counts.
+ * start appeared, went away or moved by a minute (and a tenth of the wait) or more: only the job
+ * itself (and the job lists' reason and expected-start columns) need re-reading, not its history,
+ * steps, nodes or counts.
  */
 export const REPLANNED = 'REPLANNED';
 

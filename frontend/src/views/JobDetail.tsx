@@ -23,7 +23,8 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   const { me, operator } = useAuth();
   const queryClient = useQueryClient();
   // The event stream names this job whenever it changes state, a step starts or ends, or the
-  // scheduler changes its pending reason or moves its expected start by a minute or more
+  // scheduler changes its pending reason or moves its expected start by a minute (and a tenth of
+  // the wait) or more
   // (REPLANNED): then its page (and but for REPLANNED its history and steps) is refreshed
   // (lib/live.ts), and nothing is polled while the stream is open. The queue's priorities are
   // re-read on any job's message (and every few seconds until the last pass has ranked this job).

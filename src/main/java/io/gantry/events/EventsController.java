@@ -30,9 +30,10 @@ class EventsController {
             + "{kind, id, change, time}: id is a job's display id (42, 42_7) or a node's name. A job's change is "
             + "SUBMITTED, UPDATED, HELD, RELEASED, REQUEUED, CANCELLED, RUNNING, its end state (COMPLETED, FAILED, "
             + "TIMEOUT, ...), 'STEP 42.0 COMPLETED' for a step's start or end, or REPLANNED: the scheduler changed "
-            + "the pending job's reason, or its expected start appeared, went away or moved by 60 s or more from "
-            + "what the stream last said of it (smaller moves add up until they reach 60 s; priorities changing "
-            + "by age are not announced). A node's change is its new state. An event named reset says events "
+            + "the pending job's reason, or its expected start appeared, went away, or moved from what the stream "
+            + "last said of it by at least 60 s and a tenth of the wait it said (smaller moves add up until they "
+            + "are that large; priorities changing by age are not announced). A node's change is its new state. "
+            + "An event named reset says events "
             + "were missed: reload. With gantry.jobs.private-jobs a USER's stream carries "
             + "only node events and the events of their own jobs; OPERATORs and ADMINs get every event.")
     // The body is a stream of text/event-stream lines, not an SseEmitter object (springdoc would

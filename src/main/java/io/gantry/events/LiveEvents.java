@@ -70,9 +70,9 @@ class LiveEvents {
     }
 
     /**
-     * The scheduler changed these pending jobs' reason or expected start (by a minute or more, see
-     * {@code SchedulingCycle.REPLAN_NOTICE}): {@code REPLANNED}, so that their pages re-read them
-     * instead of polling.
+     * The scheduler changed these pending jobs' reason or expected start (by a minute and a tenth
+     * of the wait or more, see {@code SchedulingCycle.noticeable}): {@code REPLANNED}, so that their
+     * pages re-read them instead of polling.
      */
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(JobsReplanned event) {

@@ -51,6 +51,8 @@ final class LiveJobs {
          * the expected start add up against this until they are worth announcing.
          */
         Waiting announced;
+        /** The cycle that last wrote {@link #recorded} (0: read from the store since). */
+        long decidedIn;
 
         Entry(ActiveJob job) {
             this.job = job;

@@ -28,7 +28,7 @@ import tools.jackson.databind.json.JsonMapper;
  * that needs all of it is expected when the first one's time limit ends, a third queues behind it,
  * a held one has none, and {@code ?state=PENDING&sort=start} lists them as {@code squeue --start}.
  * A pending job's owner hears ({@code REPLANNED} on the event stream) when its reason changes or its
- * expected start appears or moves by a minute or more, and not of smaller moves.
+ * expected start appears or moves by a minute and a tenth of the wait or more, and not of smaller moves.
  */
 @GantryIntegrationTest
 class ExpectedStartIntegrationTests {
@@ -118,9 +118,10 @@ class ExpectedStartIntegrationTests {
         String token = api.token(owner, "secret-password");
 
         long first = submit(Map.of("name", "replan-first", "partition", "cpu", "nodes", 8, "exclusive", true,
-                "timeLimitSeconds", 1800, "simulatedRunSeconds", 1800));
+                "timeLimitSeconds", 300, "simulatedRunSeconds", 300));
         JsonNode running = api.awaitJobState(first, admin, "RUNNING", PATIENCE);
-        Instant firstEnds = Instant.parse(running.get("startTime").asString()).plusSeconds(1800);
+        Instant firstStarted = Instant.parse(running.get("startTime").asString());
+        Instant firstEnds = firstStarted.plusSeconds(300);
         long waiting = submit(token, Map.of("name", "replan-waiting", "partition", "cpu", "nodes", 8,
                 "exclusive", true, "hold", true, "timeLimitSeconds", 600, "simulatedRunSeconds", 600));
 
@@ -148,19 +149,30 @@ class ExpectedStartIntegrationTests {
             await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(10))
                     .until(() -> replanned(stream, waiting) == heard);
 
-            // The first job may run 30 s longer: the expected start moves by 30 s, which is stored
-            // but not announced.
-            moveEnd(first, 1830);
-            awaitExpectedStart(waiting, firstEnds.plusSeconds(30));
+            // The first job may run 30 s longer: the expected start, minutes away, moves by 30 s,
+            // which is stored but not announced.
+            moveEnd(first, 330);
+            awaitExpectedStart(waiting, firstStarted.plusSeconds(330));
             settle(stream, token);
             assertThat(replanned(stream, waiting)).as("a 30 s move is not announced").isEqualTo(heard);
 
             // 40 s more: 70 s from what its owner was last told, though 40 s from the last write.
-            moveEnd(first, 1870);
-            awaitExpectedStart(waiting, firstEnds.plusSeconds(70));
-            await().atMost(PATIENCE).until(() -> replanned(stream, waiting) == heard + 1);
+            moveEnd(first, 370);
+            awaitExpectedStart(waiting, firstStarted.plusSeconds(370));
+            await().atMost(PATIENCE).until(() -> replanned(stream, waiting) >= heard + 1);
+            assertThat(replanned(stream, waiting)).as("one event for a 70 s move").isEqualTo(heard + 1);
+
+            // An hour more: announced; then, with the start an hour away, a move of 200 s is not
+            // (less than a tenth of the wait), though it would have been minutes before.
+            moveEnd(first, 3900);
+            awaitExpectedStart(waiting, firstStarted.plusSeconds(3900));
+            await().atMost(PATIENCE).until(() -> replanned(stream, waiting) >= heard + 2);
+            assertThat(replanned(stream, waiting)).as("one event for an hour's move").isEqualTo(heard + 2);
+            moveEnd(first, 4100);
+            awaitExpectedStart(waiting, firstStarted.plusSeconds(4100));
             settle(stream, token);
-            assertThat(replanned(stream, waiting)).isEqualTo(heard + 1);
+            assertThat(replanned(stream, waiting)).as("a 200 s move of a start an hour away is not announced")
+                    .isEqualTo(heard + 2);
         }
     }
 
