@@ -214,7 +214,7 @@ try {
   const limited = await submit({ name: `e2e-why-limit-${suffix}`, array: '0-2%1' });
   check((await whyOf(`${limited}_2`, 'JobArrayTaskLimit')).includes('%limit'), 'the array task limit is not explained');
   const whole = { partition: 'gpu', nodes: 16, gpusPerNode: 8 };
-  await submit({ name: `e2e-why-whole-1-${suffix}`, ...whole });
+  const firstWhole = await submit({ name: `e2e-why-whole-1-${suffix}`, ...whole });
   const second = await submit({ name: `e2e-why-whole-2-${suffix}`, ...whole });
   await go(`/jobs/${second}`);
   await tid('view-job').waitFor();
@@ -222,6 +222,29 @@ try {
   const resources = await tid('pending-reason').textContent();
   check(/free nodes|higher priority/.test(resources) && !/next cycle/.test(resources), `the waiting job reads "${resources}"`);
   await checkView('why-resources', `Job ${second}`);
+
+  step = 'why pending follows the scheduler through the event stream, without polling';
+  await tid('expected-start').waitFor({ timeout: 30000 });
+  const expectedBefore = await tid('expected-start').getAttribute('datetime');
+  const reads = [];
+  const onRequest = (r) => { if (new URL(r.url()).pathname === `/api/v1/jobs/${second}`) reads.push(Date.now()); };
+  page.on('request', onRequest);
+  try {
+    // Nothing changes: the page (its event stream open) does not ask for the job again, neither
+    // every 10 s as it used to nor every 3 s as it does while the stream is down.
+    await page.waitForTimeout(11000);
+    check(reads.length === 0, `the pending job's page read it ${reads.length} times in 11 s while nothing changed`);
+    // The job ahead may run 10 minutes longer: an update of that job, whose event names only it; this
+    // one's expected start moves by 10 minutes and its page hears so from the scheduler (REPLANNED).
+    const longer = await http('PATCH', `/api/v1/jobs/${firstWhole}`, token, { timeLimitSeconds: 1200 });
+    check(longer.status === 200, `raising the first job's time limit answered ${longer.status}: ${longer.text}`);
+    await page.waitForFunction((before) => {
+      const at = document.querySelector('[data-testid=expected-start]')?.getAttribute('datetime');
+      return at && before && Date.parse(at) - Date.parse(before) >= 590_000;
+    }, expectedBefore, { timeout: 12000 });
+  } finally {
+    page.off('request', onRequest);
+  }
   await Promise.all(cleanup.splice(0).map((id) => http('DELETE', `/api/v1/jobs/${id}`, token)));
 
   step = 'every other view at phone width, with axe-core';

@@ -32,6 +32,22 @@ describe('staleKeys', () => {
     expect(exact).not.toContainEqual(['job', '7']);
   });
 
+  it("re-reads a re-planned job's page and the lists, not its history, steps, nodes or counts", () => {
+    const { everyOf, exact } = staleKeys([
+      { kind: 'job', id: '7', change: 'REPLANNED' }, { kind: 'job', id: '18_3', change: 'REPLANNED' },
+    ]);
+    expect(everyOf).toEqual(['jobs']);
+    expect(exact).toEqual([['job', '7'], ['job', '18_3'], ['job', '18']]);
+  });
+
+  it("re-reads all of a job's queries when it was re-planned and also changed otherwise", () => {
+    const { everyOf, exact } = staleKeys([
+      { kind: 'job', id: '7', change: 'REPLANNED' }, { kind: 'job', id: '7', change: 'RUNNING' },
+    ]);
+    expect(everyOf).toEqual(['jobs', 'nodes', 'diag']);
+    expect(exact).toEqual([['job', '7'], ['jobEvents', '7'], ['jobSteps', '7']]);
+  });
+
   it('refreshes everything after the server says events were missed, nothing without messages', () => {
     expect(staleKeys([{ kind: '', id: '' }]).everyOf).toEqual(expect.arrayContaining(['job', 'jobEvents', 'jobSteps', 'node']));
     expect(staleKeys([])).toEqual({ everyOf: [], exact: [] });

@@ -31,27 +31,40 @@ export function fallbackPoll(ms: number): () => number | false {
 export interface LiveMessage { kind: string; id: string; change?: string }
 
 /**
+ * The job change the scheduler announces when it changed a pending job's reason, or its expected
+ * start appeared, went away or moved by a minute (and a tenth of the wait) or more: only the job
+ * itself (and the job lists' reason and expected-start columns) need re-reading, not its history,
+ * steps, nodes or counts.
+ */
+export const REPLANNED = 'REPLANNED';
+
+/**
  * The query keys a batch of messages makes stale: lists, counts, nodes and the scheduler figures
- * on any message (a job that starts or ends changes them all), and each job's own queries (its
- * page, history, steps; an array task's also its array's page) only for the jobs named. A message
- * of another kind (the server's "events were missed; reload") makes every job and node query stale.
+ * on any message (a job that starts or ends changes them all; a {@link REPLANNED} job only lists),
+ * and each job's own queries (its page, history, steps; an array task's also its array's page)
+ * only for the jobs named (a re-planned job's page only). A message of another kind (the server's
+ * "events were missed; reload") makes every job and node query stale.
  */
 export function staleKeys(messages: LiveMessage[]): { everyOf: string[]; exact: unknown[][] } {
-  const exact: unknown[][] = [];
-  const seen = new Set<string>();
+  // Each job named, in order, and whether more than its page (its history and steps) changed.
+  const jobs = new Map<string, boolean>();
   for (const m of messages) {
     if (m.kind !== 'job' || !m.id) continue;
     const ids = m.id.includes('_') ? [m.id, m.id.split('_')[0]] : [m.id];
-    for (const id of ids) {
-      if (seen.has(id)) continue;
-      seen.add(id);
-      exact.push(['job', id], ['jobEvents', id], ['jobSteps', id]);
-    }
+    for (const id of ids) jobs.set(id, (jobs.get(id) ?? false) || m.change !== REPLANNED);
+  }
+  const exact: unknown[][] = [];
+  for (const [id, all] of jobs) {
+    if (all) exact.push(['job', id], ['jobEvents', id], ['jobSteps', id]);
+    else exact.push(['job', id]);
   }
   const nodes = messages.filter((m) => m.kind === 'node' && m.id).map((m) => m.id);
   for (const name of new Set(nodes)) exact.push(['node', name]);
   if (messages.some((m) => m.kind !== 'job' && m.kind !== 'node')) {
     return { everyOf: ['jobs', 'job', 'jobEvents', 'jobSteps', 'nodes', 'node', 'diag'], exact: [] };
+  }
+  if (messages.length && messages.every((m) => m.kind === 'job' && m.change === REPLANNED)) {
+    return { everyOf: ['jobs'], exact };
   }
   return { everyOf: messages.length ? ['jobs', 'nodes', 'diag'] : [], exact };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { REASON_CLAUSES, whyPending } from './pending';
+import type { JobPriority } from '../api/types';
+import { REASON_CLAUSES, UNRANKED_MS, untilRanked, whyPending } from './pending';
 
 const NOW = Date.parse('2026-12-03T12:00:00Z');
 const opts = { now: NOW, formatTime: (iso: string) => iso };
@@ -44,5 +45,15 @@ describe('why pending, in one sentence', () => {
     expect(whyPending('Resources', null, opts).sentence).toContain('has not found a time it can start yet');
     expect(whyPending(null, null, opts).sentence).toMatch(/^The scheduler has not looked at it yet/);
     expect(whyPending('Frobnicated', null, opts).sentence).toContain('(Frobnicated)');
+  });
+});
+
+describe('the queue priorities of a pending job, with the event stream open', () => {
+  const entry = { jobId: '42', user: 'alice', priority: 100 } as JobPriority;
+  it('are re-read until the job is in them, then only when an event comes', () => {
+    expect(untilRanked(undefined, '42')).toBe(false);
+    expect(untilRanked({ jobs: [] }, '42')).toBe(UNRANKED_MS);
+    expect(untilRanked({ jobs: [{ ...entry, jobId: '41' }] }, '42')).toBe(UNRANKED_MS);
+    expect(untilRanked({ jobs: [entry] }, '42')).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import type { PriorityList } from '../api/types';
 import { explainStart } from './expectedStart';
 import { relative } from './format';
 
@@ -78,4 +79,16 @@ export function whyPending(reason: string | null | undefined, expectedStartTime:
     return { sentence: `${clause}; ${unplaced}.`, ranked };
   }
   return { sentence: `${clause}.`, ranked };
+}
+
+/** How often the queue's priorities are re-read while a ranked pending job is not in them yet. */
+export const UNRANKED_MS = 5000;
+
+/**
+ * The refetch interval of the queue's priorities on a ranked pending job's page while the event
+ * stream is open: none once the list has the job (any job's event refreshes it), every
+ * {@link UNRANKED_MS} until then, since no event says when the next full pass has ranked it.
+ */
+export function untilRanked(list: PriorityList | undefined, id: string): number | false {
+  return list && !list.jobs.some((e) => String(e.jobId) === id) ? UNRANKED_MS : false;
 }

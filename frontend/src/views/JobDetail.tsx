@@ -4,7 +4,7 @@ import { api, ApiError } from '../api/client';
 import { PRIORITY_FACTORS, type Job, type PriorityFactor, type PriorityList } from '../api/types';
 import { queuePosition } from '../lib/accounting';
 import { useAuth } from '../lib/auth';
-import { whyPending } from '../lib/pending';
+import { untilRanked, whyPending } from '../lib/pending';
 import { formatBytes, formatCpuTime, formatDuration, formatMemory, formatTime, isActive } from '../lib/format';
 import { href } from '../lib/router';
 import { fallbackPoll } from '../lib/live';
@@ -14,24 +14,22 @@ import { ConfirmButton, ErrorBox, Loading, StateBadge } from './common';
 import { JobOutput } from './JobOutput';
 import { useNow } from './Jobs';
 
-/** How often a pending job's reason, expected start and priority are re-read (the scheduler re-plans them unannounced). */
-const REPLAN_MS = 10_000;
 /** How often the page is polled while the event stream is down. */
 const FALLBACK_MS = 3000;
+/** How often the queue's priorities (a heavier read: every pending job) are polled while the stream is down. */
+const PRIORITY_FALLBACK_MS = 10_000;
 
 export function JobDetail({ id, warnings }: { id: string; warnings?: string | null }) {
   const { me, operator } = useAuth();
   const queryClient = useQueryClient();
-  // The event stream names this job whenever it changes state or a step starts or ends: then its
-  // page, history and steps are refreshed (lib/live.ts), and nothing is polled while the stream is
-  // open. A pending job's reason, expected start and priority change with every scheduler pass,
-  // which the stream does not announce: those are re-read every 10 s (and on any job's message,
-  // since a job that starts or ends moves the queue). Without the stream, everything is polled.
-  const pendingNow = (data?: Job) => data?.state === 'PENDING';
-  const job = useQuery({
-    queryKey: ['job', id], queryFn: () => api.job(id),
-    refetchInterval: (q) => fallbackPoll(FALLBACK_MS)() || (pendingNow(q.state.data) ? REPLAN_MS : false),
-  });
+  // The event stream names this job whenever it changes state, a step starts or ends, or the
+  // scheduler changes its pending reason or moves its expected start by a minute (and a tenth of
+  // the wait) or more
+  // (REPLANNED): then its page (and but for REPLANNED its history and steps) is refreshed
+  // (lib/live.ts), and nothing is polled while the stream is open. The queue's priorities are
+  // re-read on any job's message (and every few seconds until the last pass has ranked this job).
+  // Without the stream, everything is polled.
+  const job = useQuery({ queryKey: ['job', id], queryFn: () => api.job(id), refetchInterval: fallbackPoll(FALLBACK_MS) });
   const events = useQuery({ queryKey: ['jobEvents', id], queryFn: () => api.jobEvents(id), refetchInterval: fallbackPoll(FALLBACK_MS) });
   const steps = useQuery({ queryKey: ['jobSteps', id], queryFn: () => api.jobSteps(id), refetchInterval: fallbackPoll(FALLBACK_MS),
     enabled: !!job.data && job.data.state !== 'PENDING' });
@@ -39,7 +37,12 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   const pending = job.data?.state === 'PENDING';
   const now = useNow(job.data?.state === 'RUNNING' ? 1000 : 0);
   // sprio's view of the queue: every pending job's priority and factors from the last cycle.
-  const priority = useQuery({ queryKey: ['jobs', 'priority'], queryFn: api.priority, enabled: pending, refetchInterval: REPLAN_MS });
+  // Only for a job that waits its turn (a held or dependent one has no place in the queue yet).
+  const ranked = pending && whyPending(job.data?.reason, job.data?.expectedStartTime).ranked;
+  const priority = useQuery({
+    queryKey: ['jobs', 'priority'], queryFn: api.priority, enabled: ranked,
+    refetchInterval: (q) => fallbackPoll(PRIORITY_FALLBACK_MS)() || untilRanked(q.state.data, id),
+  });
   if (job.isLoading) return <Loading what={`job ${id}`} />;
   if (job.error) {
     return (

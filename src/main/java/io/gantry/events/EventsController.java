@@ -26,7 +26,15 @@ class EventsController {
     }
 
     @Operation(operationId = "streamEvents", summary = "Live job and node changes (server-sent events); "
-            + "send Last-Event-ID to resume", description = "With gantry.jobs.private-jobs a USER's stream carries "
+            + "send Last-Event-ID to resume", description = "Each event is named job or node; its data is "
+            + "{kind, id, change, time}: id is a job's display id (42, 42_7) or a node's name. A job's change is "
+            + "SUBMITTED, UPDATED, HELD, RELEASED, REQUEUED, CANCELLED, RUNNING, its end state (COMPLETED, FAILED, "
+            + "TIMEOUT, ...), 'STEP 42.0 COMPLETED' for a step's start or end, or REPLANNED: the scheduler changed "
+            + "the pending job's reason, or its expected start appeared, went away, or moved from what the stream "
+            + "last said of it by at least 60 s and a tenth of the wait it said (smaller moves add up until they "
+            + "are that large; priorities changing by age are not announced). A node's change is its new state. "
+            + "An event named reset says events "
+            + "were missed: reload. With gantry.jobs.private-jobs a USER's stream carries "
             + "only node events and the events of their own jobs; OPERATORs and ADMINs get every event.")
     // The body is a stream of text/event-stream lines, not an SseEmitter object (springdoc would
     // otherwise publish the server-side SseEmitter class as a schema).

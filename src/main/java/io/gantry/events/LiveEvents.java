@@ -13,6 +13,7 @@ import io.gantry.jobs.JobsChanged;
 import io.gantry.jobs.JobsProperties;
 import io.gantry.scheduling.JobEnded;
 import io.gantry.scheduling.JobStarted;
+import io.gantry.scheduling.JobsReplanned;
 import io.gantry.security.CallerStanding;
 import io.gantry.security.CurrentUser;
 import io.gantry.steps.StepChanged;
@@ -66,6 +67,18 @@ class LiveEvents {
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(JobEnded event) {
         publish("job", event.jobId(), event.state().name());
+    }
+
+    /**
+     * The scheduler changed these pending jobs' reason or expected start (by a minute and a tenth
+     * of the wait or more, see {@code SchedulingCycle.noticeable}): {@code REPLANNED}, so that their
+     * pages re-read them instead of polling.
+     */
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(JobsReplanned event) {
+        for (String job : event.jobIds()) {
+            publish("job", job, "REPLANNED");
+        }
     }
 
     /** A step's start or end: a job event whose change names the step, e.g. {@code STEP 42.0 COMPLETED}. */

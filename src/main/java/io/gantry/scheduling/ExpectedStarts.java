@@ -51,10 +51,13 @@ class ExpectedStarts {
         this.budget = new StartEstimator.Budget(properties.estimateMaxJobs(), properties.estimateTimeBudget().toNanos());
     }
 
-    /** Starts a pass over {@code snapshot} after {@code plan}; {@code rows} names each job's row. */
-    void start(Snapshot snapshot, Plan plan, Map<JobId, ActiveJob> rows) {
+    /**
+     * Starts a pass over {@code snapshot} after {@code plan}; {@code rows} names each job's row.
+     * False when a pass is still running (this one is dropped).
+     */
+    boolean start(Snapshot snapshot, Plan plan, Map<JobId, ActiveJob> rows) {
         if (running != null) {
-            return;
+            return false;
         }
         running = thread.submit(() -> {
             StartEstimates estimates = engine.estimateStarts(snapshot, plan, budget, last);
@@ -71,6 +74,7 @@ class ExpectedStarts {
             }
             return byRow;
         });
+        return true;
     }
 
     /** The finished pass's expected starts by row (null values: none), once; null while none is finished. */

@@ -45,10 +45,19 @@ final class LiveJobs {
         PendingJob engineJob;
         /** The reason, priority and expected start the store holds, as last read or written. */
         Waiting recorded;
+        /**
+         * The reason and expected start live views last heard of: as read (a client that reads the
+         * job then sees these), else as last announced by a {@link JobsReplanned}. Small moves of
+         * the expected start add up against this until they are worth announcing.
+         */
+        Waiting announced;
+        /** The cycle that last wrote {@link #recorded} (0: read from the store since). */
+        long decidedIn;
 
         Entry(ActiveJob job) {
             this.job = job;
             this.recorded = new Waiting(job.reason(), job.priority(), job.expectedStartTime());
+            this.announced = recorded;
         }
 
         PendingJob engineJob() {

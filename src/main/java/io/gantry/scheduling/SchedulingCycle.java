@@ -1,6 +1,7 @@
 package io.gantry.scheduling;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -50,6 +51,20 @@ import io.gantry.jobs.SchedulerJobs.Waiting;
 @Component
 class SchedulingCycle {
 
+    /**
+     * How far a pending job's expected start must move at least, from what live views were last
+     * told, to be announced ({@link JobsReplanned}); a change of reason, or an expected start
+     * appearing or going away, always is. Estimates drift by seconds from pass to pass as jobs run:
+     * announcing each drift would send every pending job's event every pass.
+     */
+    static final Duration REPLAN_NOTICE = Duration.ofSeconds(60);
+    /**
+     * And by at least this share of the wait live views were told of: a job ending early moves
+     * every later estimate by minutes, which matters to a job expected within the hour, not to the
+     * tens of thousands expected days away (they hear of it once the moves add up to a tenth).
+     */
+    static final int REPLAN_NOTICE_SHARE = 10;
+
     private final SchedulerJobs jobs;
     private final ClusterService cluster;
     private final AccountingService accounting;
@@ -67,8 +82,12 @@ class SchedulingCycle {
     private Instant lastPriorityWrite;
     /** The last full pass not yet given expected starts: its snapshot, plan and jobs. */
     private FullPass lastFull;
+    /** Cycles planned so far: each decision is stamped with its cycle's number. */
+    private long cycles;
+    /** The cycle whose full pass the running (or last finished) estimate pass works from. */
+    private long estimatedFrom;
 
-    private record FullPass(Snapshot snapshot, Plan plan, Map<JobId, ActiveJob> byEngineId) {
+    private record FullPass(Snapshot snapshot, Plan plan, Map<JobId, ActiveJob> byEngineId, long cycle) {
     }
 
     private volatile boolean outsideChange;
@@ -140,7 +159,7 @@ class SchedulingCycle {
     /** What one cycle decided, before it is applied. */
     record Planned(Instant now, Plan plan, Map<JobId, ActiveJob> byEngineId, Map<Long, Waiting> decided,
             int pending, int running, Map<JobId, ActiveJob> runningByEngineId, boolean full,
-            Map<String, Long> graceSeconds) {
+            Map<String, Long> graceSeconds, long cycle) {
     }
 
     /** Runs a full pass: every job that may start is planned, with backfill and reservations. */
@@ -233,7 +252,7 @@ class SchedulingCycle {
         reclaims.planned(snapshot, plan.borrowing());
         boolean writePriorities = false;
         if (full) {
-            lastFull = new FullPass(snapshot, plan, byEngineId);
+            lastFull = new FullPass(snapshot, plan, byEngineId, cycles + 1);
             priorities.record(now, policy.weights(), plan, byEngineId);
             rank(plan, byEngineId);
             if (lastPriorityWrite == null || !now.isBefore(lastPriorityWrite.plus(properties.priorityWriteInterval()))) {
@@ -255,7 +274,7 @@ class SchedulingCycle {
             }
         }
         return new Planned(now, plan, byEngineId, decided, live.size() - live.running().size(), running.size(),
-                runningByEngineId, full, limits.graceSeconds());
+                runningByEngineId, full, limits.graceSeconds(), ++cycles);
     }
 
     /** A decision for a job the engine did not see; recorded only when it differs from the store's. */
@@ -284,7 +303,9 @@ class SchedulingCycle {
                     pending.add(engineJob);
                 }
             }
-            expectedStarts.start(pass.snapshot().toBuilder().pending(pending).build(), pass.plan(), rows);
+            if (expectedStarts.start(pass.snapshot().toBuilder().pending(pending).build(), pass.plan(), rows)) {
+                estimatedFrom = pass.cycle();
+            }
         }
         return written;
     }
@@ -297,15 +318,23 @@ class SchedulingCycle {
         Map<Long, Waiting> changed = new HashMap<>();
         finished.forEach((row, expected) -> {
             LiveJobs.Entry e = live.get(row);
-            if (e != null && e.job.state() == JobState.PENDING && !Objects.equals(e.recorded.expectedStart(), expected)) {
+            // A cycle after the pass's own decided this job's start (a reservation of a newer plan):
+            // the pass, planned from what was before, would set it back until the next pass.
+            if (e != null && e.job.state() == JobState.PENDING && e.decidedIn <= estimatedFrom
+                    && !Objects.equals(e.recorded.expectedStart(), expected)) {
                 changed.put(row, new Waiting(e.recorded.reason(), e.recorded.priority(), expected));
             }
         });
         if (changed.isEmpty()) {
             return 0;
         }
-        transaction.executeWithoutResult(status -> jobs.recordWaiting(changed));
+        List<LiveJobs.Entry> told = new ArrayList<>();
+        transaction.executeWithoutResult(status -> {
+            jobs.recordWaiting(changed);
+            told.addAll(announce(changed));
+        });
         changed.forEach((row, w) -> live.get(row).recorded = w);
+        told.forEach(e -> e.announced = e.recorded);
         return changed.size();
     }
 
@@ -370,6 +399,7 @@ class SchedulingCycle {
             return new Outcome(0, 0, planned.pending(), planned.running());
         }
         List<ActiveJob> started = new ArrayList<>();
+        List<LiveJobs.Entry> told = new ArrayList<>();
         int[] backfilled = {0};
         List<JobsPreempted.Victim> victims = new ArrayList<>();
         List<io.gantry.jobs.JobSignalRequested.Target> graceSignals = new ArrayList<>();
@@ -466,6 +496,7 @@ class SchedulingCycle {
             }
             jobs.recordStarts(history);
             jobs.recordWaiting(decided);
+            told.addAll(announce(decided));
             if (!started.isEmpty()) {
                 events.publishEvent(new JobStarted(List.copyOf(started)));
             }
@@ -475,10 +506,55 @@ class SchedulingCycle {
             LiveJobs.Entry e = live.get(row);
             if (e != null) {
                 e.recorded = w;
+                e.decidedIn = planned.cycle();
             }
         });
+        told.forEach(e -> e.announced = e.recorded);
         return new Outcome(started.size(), backfilled[0], planned.pending() - started.size(),
                 planned.running() + started.size());
+    }
+
+    /**
+     * Publishes, inside the write-back's transaction (so live views hear of it after the commit, and
+     * not at all should it roll back), which of these decisions live views should hear of: those
+     * that change a pending job's reason or its expected start {@link #noticeable noticeably} from
+     * what they were last told. Returns their entries, to be marked told once committed.
+     */
+    private List<LiveJobs.Entry> announce(Map<Long, Waiting> written) {
+        Instant now = clock.instant();
+        List<LiveJobs.Entry> told = new ArrayList<>();
+        List<String> ids = new ArrayList<>();
+        written.forEach((row, w) -> {
+            LiveJobs.Entry e = live.get(row);
+            if (e != null && e.job.state() == JobState.PENDING && noticeable(e.announced, w, now)) {
+                told.add(e);
+                ids.add(e.job.displayId());
+            }
+        });
+        if (!ids.isEmpty()) {
+            events.publishEvent(new JobsReplanned(List.copyOf(ids)));
+        }
+        return told;
+    }
+
+    /**
+     * Whether going from {@code before} to {@code after} at {@code now} is worth telling live views:
+     * a new reason, an expected start appearing or going away, or one moving by
+     * {@link #REPLAN_NOTICE} and by {@link #REPLAN_NOTICE_SHARE a tenth} of the wait it was told.
+     */
+    static boolean noticeable(Waiting before, Waiting after, Instant now) {
+        if (!Objects.equals(before.reason(), after.reason())) {
+            return true;
+        }
+        Instant was = before.expectedStart();
+        Instant is = after.expectedStart();
+        if (was == null || is == null) {
+            return was != is;
+        }
+        Duration wait = Duration.between(now, was);
+        Duration tolerance = wait.dividedBy(REPLAN_NOTICE_SHARE).compareTo(REPLAN_NOTICE) > 0
+                ? wait.dividedBy(REPLAN_NOTICE_SHARE) : REPLAN_NOTICE;
+        return Duration.between(was, is).abs().compareTo(tolerance) >= 0;
     }
 
     /** Stops a reclaimed job (requeued or PREEMPTED) and marks it for sacct; false when it no longer runs. */

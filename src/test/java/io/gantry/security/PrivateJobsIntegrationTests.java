@@ -111,6 +111,9 @@ class PrivateJobsIntegrationTests {
             // last, so everything before it has reached him), hears nothing of hers.
             await().atMost(PATIENCE).until(() -> heard(operatorStream, done, "COMPLETED") && heard(aliceStream, done,
                     "COMPLETED"));
+            // The scheduler's word on a pending job (its reason, here the reserved nodes) goes to its owner alike.
+            await().atMost(PATIENCE).until(() -> heard(operatorStream, held, "REPLANNED")
+                    && heard(aliceStream, held, "REPLANNED") && heard(bobStream, bobs, "REPLANNED"));
             assertThat(api.send("DELETE", "/api/v1/jobs/" + bobs, bob, null).status()).isEqualTo(200);
             await().atMost(PATIENCE).until(() -> heard(bobStream, bobs, "CANCELLED"));
             assertThat(heardOf(bobStream, done)).isFalse();
