@@ -862,7 +862,7 @@ final class Cycle {
             }
             if (quotas.stopping(r.id())) {
                 going.add(r);
-            } else if (quotas.borrowsFrom(r, job.account())) {
+            } else if (quotas.borrowsFrom(r, job.account(), asked)) {
                 if (quotas.ranMinimum(r, now)) {
                     pool.add(r);
                 } else {
