@@ -260,7 +260,8 @@ final class Cycle {
             decide(e, starts, waiting);
         }
         return new Plan(now, starts, waiting, preemptions,
-                quotas.active() ? quotas.borrowingJobs() : java.util.Set.of());
+                quotas.active() ? quotas.borrowingJobs() : java.util.Set.of(),
+                quotas.active() ? quotas.borrowedAt() : java.util.Map.of());
     }
 
     /** A job's bounded slowdown if it started now and ran its run estimate. */

@@ -68,6 +68,8 @@ final class QuotaBook {
     private final long[][] poolUsed;
     private final long[][] lentHere;
     private final long[][] borrowedAbove;
+    /** Per account, per key: what its sub-tree's jobs hold, wherever they are placed. */
+    private final long[][] used;
     /** Per account, per key: a job went beyond its pool, beyond its region (the prefix marks). */
     private final boolean[][] poolFull;
     private final boolean[][] regionFull;
@@ -76,6 +78,7 @@ final class QuotaBook {
     /** Per borrowing job, per key: the account it borrows at (-1 for a key it does not borrow). */
     private final Map<JobId, int[]> borrowLevel = new HashMap<>();
     private final Map<String, int[]> paths = new HashMap<>();
+    private final Map<JobId, Map<String, String>> borrowedBefore;
 
     QuotaBook(QuotaTree quotas, List<Node> nodes, List<RunningJob> running, List<PendingJob> pending, long now) {
         this(quotas, nodes, running, pending, now, false);
@@ -87,6 +90,7 @@ final class QuotaBook {
         this.active = quotas.active();
         this.minRuntime = quotas.minRuntimeSeconds();
         this.stopping = quotas.stopping();
+        this.borrowedBefore = quotas.borrowedAt();
         TreeSet<String> keySet = new TreeSet<>();
         for (Quota q : quotas.accounts()) {
             tree.put(q.account(), q);
@@ -103,7 +107,7 @@ final class QuotaBook {
             names = new String[0];
             parent = new int[0];
             children = new int[0][];
-            region = pool = maxBorrow = maxLend = held = poolUsed = lentHere = borrowedAbove = want = new long[0][];
+            region = pool = maxBorrow = maxLend = held = poolUsed = lentHere = borrowedAbove = used = want = new long[0][];
             poolFull = regionFull = new boolean[0][];
             return;
         }
@@ -157,6 +161,7 @@ final class QuotaBook {
         poolUsed = new long[count][kk];
         lentHere = new long[count][kk];
         borrowedAbove = new long[count][kk];
+        used = new long[count][kk];
         want = new long[count][kk];
         poolFull = new boolean[count][kk];
         regionFull = new boolean[count][kk];
@@ -187,10 +192,19 @@ final class QuotaBook {
                 charge(r.id(), r.account(), need, marked == null ? BORROW : FREE);
             }
         }
-        // Jobs that borrowed last cycle borrow still, unless a pool now has room for them: borrowing is
-        // never recomputed upwards, so it stays within the limits.
-        for (RunningJob r : byStart) {
-            if (marked != null && marked.contains(r.id())) {
+        // Jobs that borrowed last cycle borrow still, unless a pool or borrowing nearer their account now
+        // has room for them: they never move up the tree, so what each account borrows and lends only
+        // shrinks and stays within the limits. Those that borrowed deepest in the tree are placed first:
+        // one that comes down from higher up takes only what the others there leave.
+        if (marked != null) {
+            List<RunningJob> borrowers = new ArrayList<>();
+            for (RunningJob r : byStart) {
+                if (marked.contains(r.id())) {
+                    borrowers.add(r);
+                }
+            }
+            borrowers.sort(Comparator.comparingInt((RunningJob r) -> -borrowDepth(r.id())));
+            for (RunningJob r : borrowers) {
                 charge(r.id(), r.account(), need(r.allocation()), BORROW);
             }
         }
@@ -208,7 +222,7 @@ final class QuotaBook {
         }
         for (int i = 0; i < count; i++) {
             for (int k = 0; k < kk; k++) {
-                want[i][k] = regionFull[i][k] ? 0 : Math.min(demand[i][k], Math.max(0, region[i][k] - held[i][k]));
+                want[i][k] = Math.min(demand[i][k], Math.max(0, region[i][k] - used[i][k]));
             }
         }
     }
@@ -305,8 +319,13 @@ final class QuotaBook {
      * {@code maxBorrow} refused some borrowing on the way).
      */
     private int[] place(int[] path, int k, long n) {
+        return place(path, k, n, path.length - 1);
+    }
+
+    /** As {@link #place(int[], int, long)}, going no higher than {@code path[top]}. */
+    private int[] place(int[] path, int k, long n, int top) {
         boolean limited = false;
-        for (int i = 0; i < path.length; i++) {
+        for (int i = 0; i <= top; i++) {
             int at = path[i];
             if (regionFull[at][k]) {
                 continue;
@@ -330,6 +349,69 @@ final class QuotaBook {
             }
         }
         return new int[] {NONE, limited ? 1 : 0};
+    }
+
+    /**
+     * Where a running job that borrows and fits nowhere now (its lenders' own jobs grew) is counted as
+     * borrowing: where it borrowed in the last plan, when known; else the highest account on its path at which it stays within the {@code maxBorrow} of
+     * those it leaves behind and the {@code maxLend} of the lenders there, so that every owner whose
+     * guarantee it may hold can reclaim it; its parent when there is none.
+     */
+    private int overLevel(JobId id, int[] path, int k, long n) {
+        Map<String, String> known = borrowedBefore.get(id);
+        if (known != null && known.get(keys[k]) != null && contains(path, index.getOrDefault(known.get(keys[k]), -1))) {
+            return path[before(id, path, k)];
+        }
+        for (int i = path.length - 1; i >= 1; i--) {
+            int at = path[i];
+            boolean within = true;
+            for (int j = 0; j < i && within; j++) {
+                within = borrowedAbove[path[j]][k] + n <= maxBorrow[path[j]][k];
+            }
+            long may = 0;
+            for (int c : children[at]) {
+                if (c != path[i - 1]) {
+                    may = sat(may, Math.min(region[c][k], maxLend[c][k]));
+                }
+            }
+            if (within && lentHere[at][k] + n <= may) {
+                return at;
+            }
+        }
+        return path[Math.min(1, path.length - 1)];
+    }
+
+    /**
+     * The index in {@code path} of the account a job borrowed at in the last plan, for key {@code k};
+     * the path's top when not known.
+     */
+    private int before(JobId id, int[] path, int k) {
+        Map<String, String> was = borrowedBefore.get(id);
+        Integer at = was == null || was.get(keys[k]) == null ? null : index.get(was.get(keys[k]));
+        for (int i = 0; at != null && i < path.length; i++) {
+            if (path[i] == at) {
+                return i;
+            }
+        }
+        return path.length - 1;
+    }
+
+    /** How deep in the tree a job borrowed in the last plan (the highest over its keys); 0 when not known. */
+    private int borrowDepth(JobId id) {
+        Map<String, String> was = borrowedBefore.get(id);
+        if (was == null || was.isEmpty()) {
+            return 0;
+        }
+        int depth = Integer.MAX_VALUE;
+        for (String account : was.values()) {
+            Integer at = index.get(account);
+            int d = 0;
+            for (int a = at == null ? -1 : at; a >= 0; a = parent[a]) {
+                d++;
+            }
+            depth = Math.min(depth, d);
+        }
+        return depth;
     }
 
     /** What the children of {@code at} but {@code borrower} may lend in all (before what they lent). */
@@ -401,10 +483,11 @@ final class QuotaBook {
     }
 
     /**
-     * Charges a job's GPUs where {@link #place} puts them. {@code kind} FREE (a running job known not
-     * to borrow) puts what would be borrowed at an account in that account's pool instead, and what
-     * fits nowhere in its root's pool; otherwise what fits nowhere (a running job the limits no
-     * longer allow) is counted as borrowed at its root.
+     * Charges a job's GPUs where {@link #place} puts them; what fits nowhere (a running job that
+     * borrows and that the limits no longer allow) is counted as borrowed where {@link #overLevel}
+     * says. {@code kind} FREE (a running job known not to borrow) goes to the first pool on its path
+     * with room, else to the nearest one there is, over its size (jobs placed in another order than
+     * the plan that started them may not fit where they did), marking no prefix.
      */
     void charge(JobId id, String account, long[] need, int kind) {
         int[] path = path(account);
@@ -417,14 +500,32 @@ final class QuotaBook {
             if (n == 0) {
                 continue;
             }
-            int[] p = place(path, k, n);
+            for (int a : path) {
+                used[a][k] += n;
+            }
+            if (kind == FREE) {
+                int at = -1;
+                for (int a : path) {
+                    if (poolUsed[a][k] + n <= pool[a][k]) {
+                        at = a;
+                        break;
+                    }
+                }
+                for (int i = 0; i < path.length && at < 0; i++) {
+                    if (pool[path[i]][k] > 0 || i == path.length - 1) {
+                        at = path[i];
+                    }
+                }
+                poolUsed[at][k] += n;
+                hold(path, at, k, n);
+                continue;
+            }
+            int[] p = place(path, k, n, before(id, path, k));
             int mode = p[0];
             int at = p[1];
             if (mode == NONE) {
-                at = path[path.length - 1];
-                mode = kind == FREE ? POOL : LENT;
-            } else if (mode == LENT && kind == FREE) {
-                mode = POOL;
+                at = overLevel(id, path, k, n);
+                mode = LENT;
             }
             for (int a : path) {
                 if (a == at) {
@@ -436,13 +537,7 @@ final class QuotaBook {
                     borrowedAbove[a][k] += n;
                 }
             }
-            boolean above = false;
-            for (int a : path) {
-                above |= a == at;
-                if (above) {
-                    held[a][k] += n;
-                }
-            }
+            hold(path, at, k, n);
             if (mode == POOL) {
                 poolUsed[at][k] += n;
             } else {
@@ -460,6 +555,17 @@ final class QuotaBook {
         }
     }
 
+    /** Counts {@code n} GPUs inside the region of {@code at} and of every account above it. */
+    private void hold(int[] path, int at, int k, long n) {
+        boolean above = false;
+        for (int a : path) {
+            above |= a == at;
+            if (above) {
+                held[a][k] += n;
+            }
+        }
+    }
+
     boolean borrowing(JobId id) {
         return borrowLevel.containsKey(id);
     }
@@ -468,14 +574,29 @@ final class QuotaBook {
         return new HashSet<>(borrowLevel.keySet());
     }
 
+    /** Per borrowing job, per key it borrows: the account it borrows at. */
+    Map<JobId, Map<String, String>> borrowedAt() {
+        Map<JobId, Map<String, String>> out = new HashMap<>();
+        borrowLevel.forEach((id, levels) -> {
+            Map<String, String> m = new HashMap<>();
+            for (int k = 0; k < keys.length; k++) {
+                if (levels[k] >= 0) {
+                    m.put(keys[k], names[levels[k]]);
+                }
+            }
+            out.put(id, m);
+        });
+        return out;
+    }
+
     boolean stopping(JobId id) {
         return stopping.contains(id);
     }
 
     /**
      * Per key, the account whose guarantee a job of {@code account} asking {@code need} runs within:
-     * the lowest one on its path (not a root) that holds a guarantee and still has room for it in its
-     * region; -1 for a key no account on its path is guaranteed. Null when it has none for some key
+     * the lowest one on its path (not a root) that holds a guarantee and whose sub-tree, with it,
+     * uses no more than that; -1 for a key no account on its path is guaranteed. Null when it has none for some key
      * an account on its path is guaranteed, or no such key.
      */
     private int[] holders(String account, long[] need) {
@@ -496,7 +617,7 @@ final class QuotaBook {
                     continue;
                 }
                 guaranteed = true;
-                if (!regionFull[a][k] && held[a][k] + need[k] <= region[a][k]) {
+                if (used[a][k] + need[k] <= region[a][k]) {
                     out[k] = a;
                     break;
                 }

@@ -66,7 +66,7 @@ class QuotaController {
         if (last != null) {
             b.running(new java.util.ArrayList<>(last.running())).pending(new java.util.ArrayList<>(last.pending()));
         }
-        b.quotas(new QuotaTree(limits.quotas(), 0, java.util.Set.of(), reclaims.borrowing()));
+        b.quotas(new QuotaTree(limits.quotas(), 0, java.util.Set.of(), reclaims.borrowing(), reclaims.borrowedAt()));
         List<QuotaUse> use = engine.quotaUse(b.build());
         return PageResponse.of(use, PageRequest.of(page, size), u -> new AccountQuota(u.account(), u.parent(),
                 u.gpuType().isEmpty() ? "gres/gpu" : "gres/gpu:" + u.gpuType(), u.guaranteed(), u.inUse(),

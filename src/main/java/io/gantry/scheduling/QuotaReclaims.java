@@ -28,6 +28,7 @@ class QuotaReclaims {
     }
 
     private volatile Set<JobId> borrowing;
+    private volatile Map<JobId, Map<String, String>> borrowedAt = Map.of();
     private final Map<JobId, Stopping> stopping = new ConcurrentHashMap<>();
     private volatile Snapshot last;
 
@@ -36,12 +37,18 @@ class QuotaReclaims {
         return borrowing;
     }
 
+    /** Per borrowing job, per GPU key, the account it borrows at; empty when not known. */
+    Map<JobId, Map<String, String>> borrowedAt() {
+        return borrowedAt;
+    }
+
     Set<JobId> stoppingIds() {
         return Set.copyOf(stopping.keySet());
     }
 
-    void planned(Snapshot snapshot, Set<JobId> borrowingNow) {
+    void planned(Snapshot snapshot, Set<JobId> borrowingNow, Map<JobId, Map<String, String>> borrowedAtNow) {
         borrowing = borrowingNow;
+        borrowedAt = borrowedAtNow;
         last = snapshot;
     }
 

@@ -224,13 +224,13 @@ class SchedulingCycle {
                 .pending(schedulable).qos(limits.qos()).associations(limits.associations()).policy(policy)
                 .reservations(reservations.current())
                 .quotas(new io.gantry.engine.QuotaTree(limits.quotas(), quotaProperties.minRuntime().toSeconds(),
-                        reclaims.stoppingIds(), reclaims.borrowing())).build();
+                        reclaims.stoppingIds(), reclaims.borrowing(), reclaims.borrowedAt())).build();
         Plan plan = engine.plan(snapshot);
         if (trials != null) {
             trials.planned(snapshot, full);
         }
         reclaims.retainRunning(runningByEngineId.keySet());
-        reclaims.planned(snapshot, plan.borrowing());
+        reclaims.planned(snapshot, plan.borrowing(), plan.borrowedAt());
         boolean writePriorities = false;
         if (full) {
             lastFull = new FullPass(snapshot, plan, byEngineId);
