@@ -17,8 +17,9 @@ import io.gantry.engine.Snapshot;
  * The scheduler's memory of quotas between cycles (issue 16): which running jobs the last plan said
  * borrow (fed back so borrowing only shrinks between starts), and the jobs a reclaim told to stop
  * that are still in their QOS's grace time (they are stopped when it is over, and the engine counts
- * their GPUs as coming back meanwhile). Kept by the leader; after a restart the first plan derives
- * borrowing from start times alone.
+ * their GPUs as coming back meanwhile). Kept by the leader; a new leader (after a restart or a
+ * takeover) is {@link #seed seeded} from the borrowed markers in the store, so that its first plan
+ * knows which running jobs borrow as the old leader did.
  */
 @Component
 class QuotaReclaims {
@@ -44,6 +45,25 @@ class QuotaReclaims {
 
     Set<JobId> stoppingIds() {
         return Set.copyOf(stopping.keySet());
+    }
+
+    /**
+     * A new leader's memory: these running jobs borrow (from the store's markers); where in the tree
+     * they borrow is not known, nor are the old leader's grace times.
+     */
+    void seed(Set<JobId> borrowingNow) {
+        stopping.clear();
+        borrowedAt = Map.of();
+        borrowing = Set.copyOf(borrowingNow);
+        last = null;
+    }
+
+    /** This controller is no longer the leader: it forgets what it knew. */
+    void forget() {
+        stopping.clear();
+        borrowedAt = Map.of();
+        borrowing = null;
+        last = null;
     }
 
     void planned(Snapshot snapshot, Set<JobId> borrowingNow, Map<JobId, Map<String, String>> borrowedAtNow) {

@@ -126,6 +126,37 @@ class SchedulingCycle {
         this.quotaProperties = properties;
     }
 
+    /**
+     * This controller has just become the leader and loaded the running jobs: which of them borrow is
+     * read back from their borrowed markers (a marker without a reclaim), so that the first plan
+     * places them as the old leader's last plan did instead of deriving it from start times.
+     */
+    void leaderStarted(Collection<ActiveJob> running) {
+        if (marks == null || running.isEmpty()) {
+            reclaims.seed(Set.of());
+            return;
+        }
+        List<io.gantry.accounting.QuotaMarks.Key> keys = running.stream()
+                .map(j -> new io.gantry.accounting.QuotaMarks.Key(j.jobId(), j.arrayTaskId())).toList();
+        Map<io.gantry.accounting.QuotaMarks.Key, io.gantry.accounting.QuotaMarks.Mark> known = marks.of(keys);
+        Set<JobId> borrowing = new java.util.HashSet<>();
+        known.forEach((key, mark) -> {
+            if (mark.reclaimedAt() == null) {
+                borrowing.add(JobId.of(key.jobId(), key.arrayTaskId()));
+            }
+        });
+        // Markers of jobs that no longer run (an array's other tasks share the job id) are not kept.
+        Set<JobId> runningIds = new java.util.HashSet<>();
+        running.forEach(j -> runningIds.add(JobId.of(j.jobId(), j.arrayTaskId())));
+        borrowing.retainAll(runningIds);
+        reclaims.seed(borrowing);
+    }
+
+    /** This controller is no longer the leader. */
+    void leaderLost() {
+        reclaims.forget();
+    }
+
     /** The advance reservations not yet over; the reservations feature supplies them. */
     private ReservationSource reservations = List::of;
 
