@@ -128,27 +128,30 @@ class SchedulingCycle {
 
     /**
      * This controller has just become the leader and loaded the running jobs: which of them borrow is
-     * read back from their borrowed markers (a marker without a reclaim), so that the first plan
-     * places them as the old leader's last plan did instead of deriving it from start times.
+     * read back from their borrowed markers, so that the first plan places them as the old leader's
+     * last plan did instead of deriving it from start times. A marker counts unless a reclaim stopped
+     * the job's current run (it is ending); one whose reclaim ended an earlier run (the job was
+     * requeued and started again) counts too, as the marker keeps its first time: a job that borrows
+     * and is not known to is never reclaimed, one known to borrow that does not is only placed last.
      */
     void leaderStarted(Collection<ActiveJob> running) {
         if (marks == null || running.isEmpty()) {
             reclaims.seed(Set.of());
             return;
         }
-        List<io.gantry.accounting.QuotaMarks.Key> keys = running.stream()
-                .map(j -> new io.gantry.accounting.QuotaMarks.Key(j.jobId(), j.arrayTaskId())).toList();
-        Map<io.gantry.accounting.QuotaMarks.Key, io.gantry.accounting.QuotaMarks.Mark> known = marks.of(keys);
+        Map<io.gantry.accounting.QuotaMarks.Key, ActiveJob> byKey = new HashMap<>();
+        for (ActiveJob j : running) {
+            byKey.put(new io.gantry.accounting.QuotaMarks.Key(j.jobId(), j.arrayTaskId()), j);
+        }
         Set<JobId> borrowing = new java.util.HashSet<>();
-        known.forEach((key, mark) -> {
-            if (mark.reclaimedAt() == null) {
+        marks.of(byKey.keySet()).forEach((key, mark) -> {
+            ActiveJob job = byKey.get(key);
+            // Markers of other tasks of a running array's job id come back too: only running jobs count.
+            if (job != null && (mark.reclaimedAt() == null || job.startTime() == null
+                    || mark.reclaimedAt().isBefore(job.startTime()))) {
                 borrowing.add(JobId.of(key.jobId(), key.arrayTaskId()));
             }
         });
-        // Markers of jobs that no longer run (an array's other tasks share the job id) are not kept.
-        Set<JobId> runningIds = new java.util.HashSet<>();
-        running.forEach(j -> runningIds.add(JobId.of(j.jobId(), j.arrayTaskId())));
-        borrowing.retainAll(runningIds);
         reclaims.seed(borrowing);
     }
 

@@ -45,6 +45,12 @@ class QuotaIntegrationTests {
     @org.springframework.beans.factory.annotation.Autowired
     LiveJobs live;
 
+    @org.springframework.beans.factory.annotation.Autowired
+    io.gantry.accounting.QuotaMarks marks;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    org.springframework.jdbc.core.JdbcTemplate jdbc;
+
     ApiClient api;
     String admin;
 
@@ -208,6 +214,25 @@ class QuotaIntegrationTests {
                 worker.runOnce();
                 assertThat(reclaims.borrowing()).as("the new leader's first plan").isEqualTo(before);
                 assertThat(reclaims.borrowedAt()).isEqualTo(at);
+
+                // A marker whose reclaim ended an earlier run (requeued, started again) still counts; one
+                // whose reclaim stopped the current run does not (the job is ending).
+                List<io.gantry.engine.JobId> two = before.stream().sorted().limit(2).toList();
+                java.time.Instant started = java.time.Instant.parse(job(two.get(0).id()).get("startTime").asString());
+                marks.reclaimed(new io.gantry.accounting.QuotaMarks.Key(two.get(0).id(), -1),
+                        started.minusSeconds(60), "earlier");
+                java.time.Instant started1 = java.time.Instant.parse(job(two.get(1).id()).get("startTime").asString());
+                marks.reclaimed(new io.gantry.accounting.QuotaMarks.Key(two.get(1).id(), -1),
+                        started1.plusSeconds(1), "now");
+                cycle.leaderStarted(live.runningJobs());
+                java.util.Set<io.gantry.engine.JobId> expected = new java.util.HashSet<>(before);
+                expected.remove(two.get(1));
+                assertThat(reclaims.borrowing()).isEqualTo(expected);
+                // Put back as the scheduler would have it: the marker of a run not reclaimed.
+                jdbc.update("UPDATE quota_jobs SET reclaimed_at = NULL, reclaimed_for = NULL WHERE job_id IN (?, ?)",
+                        two.get(0).id(), two.get(1).id());
+                cycle.leaderStarted(live.runningJobs());
+                assertThat(reclaims.borrowing()).isEqualTo(before);
             }
             assertThat(at.values().stream().filter(m -> m.get("").equals(research)).count()).isEqualTo(4);
             assertThat(at.values().stream().filter(m -> m.get("").equals("root")).count()).isEqualTo(8);
