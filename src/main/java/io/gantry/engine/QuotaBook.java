@@ -78,6 +78,10 @@ final class QuotaBook {
     /** Per borrowing job, per key: the account it borrows at (-1 for a key it does not borrow). */
     private final Map<JobId, int[]> borrowLevel = new HashMap<>();
     private final Map<String, int[]> paths = new HashMap<>();
+    /** {@link #mayLend} as of {@code version}, which every charge moves on. */
+    private final long[][] lendCache;
+    private final long[][] lendVersion;
+    private long version = 1;
     private final Map<JobId, Map<String, String>> borrowedBefore;
 
     QuotaBook(QuotaTree quotas, List<Node> nodes, List<RunningJob> running, List<PendingJob> pending, long now) {
@@ -109,6 +113,7 @@ final class QuotaBook {
             children = new int[0][];
             region = pool = maxBorrow = maxLend = held = poolUsed = lentHere = borrowedAbove = used = want = new long[0][];
             poolFull = regionFull = new boolean[0][];
+            lendCache = lendVersion = new long[0][];
             return;
         }
         for (Node n : nodes) {
@@ -162,6 +167,8 @@ final class QuotaBook {
         lentHere = new long[count][kk];
         borrowedAbove = new long[count][kk];
         used = new long[count][kk];
+        lendCache = new long[count][kk];
+        lendVersion = new long[count][kk];
         want = new long[count][kk];
         poolFull = new boolean[count][kk];
         regionFull = new boolean[count][kk];
@@ -225,6 +232,7 @@ final class QuotaBook {
                 want[i][k] = Math.min(demand[i][k], Math.max(0, region[i][k] - used[i][k]));
             }
         }
+        version++;
     }
 
     boolean active() {
@@ -430,6 +438,17 @@ final class QuotaBook {
      * up to its {@code maxLend}, and no more than its idle pool and what its own children may lend.
      */
     private long mayLend(int c, int k) {
+        // Asked for every account at every level of every job's walk, and changed only by charges.
+        if (lendVersion[c][k] == version) {
+            return lendCache[c][k];
+        }
+        long v = mayLendNow(c, k);
+        lendCache[c][k] = v;
+        lendVersion[c][k] = version;
+        return v;
+    }
+
+    private long mayLendNow(int c, int k) {
         long idle = region[c][k] - held[c][k] - want[c][k];
         if (idle <= 0 || maxLend[c][k] <= 0) {
             return 0;
@@ -553,6 +572,7 @@ final class QuotaBook {
         if (levels != null) {
             borrowLevel.put(id, levels);
         }
+        version++;
     }
 
     /** Counts {@code n} GPUs inside the region of {@code at} and of every account above it. */
