@@ -38,6 +38,8 @@ final class QuotaBook {
     static final int WITHIN = 0;
     static final int FREE = 1;
     static final int BORROW = 2;
+    /** For {@link #charge}: a running job the last plan said does not borrow. */
+    private static final int KEPT = 3;
 
     private static final int POOL = 0;
     private static final int LENT = 1;
@@ -196,7 +198,7 @@ final class QuotaBook {
         for (RunningJob r : byStart) {
             if (marked == null || !marked.contains(r.id())) {
                 long[] need = need(r.allocation());
-                charge(r.id(), r.account(), need, marked == null ? BORROW : FREE);
+                charge(r.id(), r.account(), need, marked == null ? BORROW : KEPT);
             }
         }
         // Jobs that borrowed last cycle borrow still, unless a pool or borrowing nearer their account now
@@ -504,7 +506,7 @@ final class QuotaBook {
     /**
      * Charges a job's GPUs where {@link #place} puts them; what fits nowhere (a running job that
      * borrows and that the limits no longer allow) is counted as borrowed where {@link #overLevel}
-     * says. {@code kind} FREE (a running job known not to borrow) goes to the first pool on its path
+     * says. A running job the last plan said does not borrow goes to the first pool on its path
      * with room, else to the nearest one there is, over its size (jobs placed in another order than
      * the plan that started them may not fit where they did), marking no prefix.
      */
@@ -522,7 +524,7 @@ final class QuotaBook {
             for (int a : path) {
                 used[a][k] += n;
             }
-            if (kind == FREE) {
+            if (kind == KEPT) {
                 int at = -1;
                 for (int a : path) {
                     if (poolUsed[a][k] + n <= pool[a][k]) {
@@ -721,13 +723,6 @@ final class QuotaBook {
         Integer i = index.get(account);
         int k = Arrays.asList(keys).indexOf(key);
         return i == null || k < 0 ? 0 : lentHere[i][k];
-    }
-
-    /** Per account and key, GPUs used inside its region (by its sub-tree, within its guarantee). */
-    long heldIn(String account, String key) {
-        Integer i = index.get(account);
-        int k = Arrays.asList(keys).indexOf(key);
-        return i == null || k < 0 ? 0 : held[i][k];
     }
 
     /**
