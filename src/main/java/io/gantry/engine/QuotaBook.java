@@ -113,7 +113,8 @@ final class QuotaBook {
             names = new String[0];
             parent = new int[0];
             children = new int[0][];
-            region = pool = maxBorrow = maxLend = held = poolUsed = lentHere = borrowedAbove = used = want = new long[0][];
+            region = pool = maxBorrow = maxLend = held = poolUsed = lentHere = new long[0][];
+            borrowedAbove = used = want = new long[0][];
             poolFull = regionFull = new boolean[0][];
             lendCache = lendVersion = new long[0][];
             return;
@@ -363,13 +364,15 @@ final class QuotaBook {
 
     /**
      * Where a running job that borrows and fits nowhere now (its lenders' own jobs grew) is counted as
-     * borrowing: where it borrowed in the last plan, when known; else the highest account on its path at which it stays within the {@code maxBorrow} of
-     * those it leaves behind and the {@code maxLend} of the lenders there, so that every owner whose
-     * guarantee it may hold can reclaim it; its parent when there is none.
+     * borrowing: where it borrowed in the last plan, when known; else the highest account on its path
+     * at which it stays within the {@code maxBorrow} of those it leaves behind and the {@code maxLend}
+     * of the lenders there, so that every owner whose guarantee it may hold can reclaim it; its
+     * parent when there is none.
      */
     private int overLevel(JobId id, int[] path, int k, long n) {
         Map<String, String> known = borrowedBefore.get(id);
-        if (known != null && known.get(keys[k]) != null && contains(path, index.getOrDefault(known.get(keys[k]), -1))) {
+        String was = known == null ? null : known.get(keys[k]);
+        if (was != null && contains(path, index.getOrDefault(was, -1))) {
             return path[before(id, path, k)];
         }
         for (int i = path.length - 1; i >= 1; i--) {

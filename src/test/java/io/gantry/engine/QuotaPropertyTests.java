@@ -256,8 +256,9 @@ class QuotaPropertyTests {
                         lendable = sat(lendable, Math.min(c.guaranteed(""), c.maxLend("")));
                     }
                 }
-                assertThat(book.borrowedAt(q.account(), "")).as("seed %d at %d: borrowed at %s: no more than its children "
-                        + "may lend (%s)", seed, now, q.account(), quotas).isLessThanOrEqualTo(lendable);
+                assertThat(book.borrowedAt(q.account(), ""))
+                        .as("seed %d at %d: borrowed at %s: no more than its children may lend (%s)", seed, now,
+                                q.account(), quotas).isLessThanOrEqualTo(lendable);
             }
             long held = running.stream().mapToLong(r -> r.tres().gpus()).sum();
             assertThat(held).isLessThanOrEqualTo(8L * nodes.size());
@@ -324,7 +325,9 @@ class QuotaPropertyTests {
             String owner = guaranteed.get(sim.rnd.nextInt(guaranteed.size()));
             List<String> others = java.util.Arrays.stream(sim.teams).filter(t -> !t.equals(owner)).toList();
             String greedy = others.get(sim.rnd.nextInt(others.size()));
-            if (!sim.path(owner).get(sim.path(owner).size() - 2).equals(sim.path(greedy).get(sim.path(greedy).size() - 2))) {
+            List<String> ownerPath = sim.path(owner);
+            List<String> greedyPath = sim.path(greedy);
+            if (!ownerPath.get(ownerPath.size() - 2).equals(greedyPath.get(greedyPath.size() - 2))) {
                 crossGroup++;
             }
             long guarantee = sim.quota(owner).guaranteed("");
@@ -347,10 +350,7 @@ class QuotaPropertyTests {
             long want = Math.min(demand, guarantee);
             long got = 0;
             while (sim.now <= deadline) {
-                Plan dbg = sim.step();
-                if (seed == 5) {
-                    System.out.println("DBG now=" + sim.now + " reasons=" + dbg.reasons() + " pre=" + dbg.preemptions() + " use=" + sim.use() + " running=" + sim.running.stream().map(r -> r.id() + ":" + r.account() + ":" + r.tres().gpus() + ":" + r.startTime()).toList() + " borrowing=" + dbg.borrowing() + " stop=" + sim.stopAt);
-                }
+                sim.step();
                 sim.checkTreeLimits();
                 got = sim.use().get(owner).inUse();
                 if (got >= want) {
