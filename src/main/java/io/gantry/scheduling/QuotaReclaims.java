@@ -17,9 +17,9 @@ import io.gantry.engine.Snapshot;
  * The scheduler's memory of quotas between cycles (issue 16): which running jobs the last plan said
  * borrow (fed back so borrowing only shrinks between starts), and the jobs a reclaim told to stop
  * that are still in their QOS's grace time (they are stopped when it is over, and the engine counts
- * their GPUs as coming back meanwhile). Kept by the leader; a new leader (after a restart or a
- * takeover) is {@link #seed seeded} from the borrowed markers in the store, so that its first plan
- * knows which running jobs borrow as the old leader did.
+ * their GPUs as coming back meanwhile). Kept by the leader, which writes where running jobs borrow
+ * to the store as it changes; a new leader (after a restart or a takeover) is {@link #seed seeded}
+ * from it, so that its first plan places the running jobs as the old leader's last plan did.
  */
 @Component
 class QuotaReclaims {
@@ -48,20 +48,51 @@ class QuotaReclaims {
     }
 
     /**
-     * A new leader's memory: these running jobs borrow (from the store's markers); where in the tree
-     * they borrow is not known, nor are the old leader's grace times.
+     * What the store says running jobs borrow now (per GPU key, the account), as last written; a
+     * cycle writes where its plan differs.
      */
-    void seed(Set<JobId> borrowingNow) {
+    private volatile Map<JobId, Map<String, String>> stored = Map.of();
+
+    /** A value {@link #stored} never equals: the store does not know (rows from before it said). */
+    static final Map<String, String> UNKNOWN = Map.of("?", "?");
+
+    /**
+     * A new leader's memory, read from the store: these running jobs borrow, at these accounts where
+     * known; {@code stored} is what the store says of them. The old leader's grace times are not known.
+     */
+    void seed(Set<JobId> borrowingNow, Map<JobId, Map<String, String>> at, Map<JobId, Map<String, String>> inStore) {
         stopping.clear();
-        borrowedAt = Map.of();
+        borrowedAt = Map.copyOf(at);
+        stored = Map.copyOf(inStore);
         borrowing = Set.copyOf(borrowingNow);
         last = null;
+    }
+
+    Map<JobId, Map<String, String>> stored() {
+        return stored;
+    }
+
+    /** The store now says these (an empty map: the job does not borrow now). */
+    void written(Map<JobId, Map<String, String>> changes) {
+        if (changes.isEmpty()) {
+            return;
+        }
+        Map<JobId, Map<String, String>> next = new java.util.HashMap<>(stored);
+        changes.forEach((id, levels) -> {
+            if (levels.isEmpty()) {
+                next.remove(id);
+            } else {
+                next.put(id, levels);
+            }
+        });
+        stored = Map.copyOf(next);
     }
 
     /** This controller is no longer the leader: it forgets what it knew. */
     void forget() {
         stopping.clear();
         borrowedAt = Map.of();
+        stored = Map.of();
         borrowing = null;
         last = null;
     }

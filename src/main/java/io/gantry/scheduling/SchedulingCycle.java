@@ -127,16 +127,17 @@ class SchedulingCycle {
     }
 
     /**
-     * This controller has just become the leader and loaded the running jobs: which of them borrow is
-     * read back from their borrowed markers, so that the first plan places them as the old leader's
-     * last plan did instead of deriving it from start times. A marker counts unless a reclaim stopped
-     * the job's current run (it is ending); one whose reclaim ended an earlier run (the job was
-     * requeued and started again) counts too, as the marker keeps its first time: a job that borrows
-     * and is not known to is never reclaimed, one known to borrow that does not is only placed last.
+     * This controller has just become the leader and loaded the running jobs: which of them borrow,
+     * and at which account, is read back from the store ({@code quota_jobs}, as the old leader wrote
+     * it each cycle), so that the first plan places them as the old leader's last plan did. Where the
+     * store does not say (rows from before it did), the borrowed marker counts, unless a reclaim
+     * stopped the job's current run; one whose reclaim ended an earlier run (requeued, started again)
+     * counts too: a job that borrows and is not known to is never reclaimed, one known to borrow that
+     * does not is only placed last.
      */
     void leaderStarted(Collection<ActiveJob> running) {
         if (marks == null || running.isEmpty()) {
-            reclaims.seed(Set.of());
+            reclaims.seed(Set.of(), Map.of(), Map.of());
             return;
         }
         Map<io.gantry.accounting.QuotaMarks.Key, ActiveJob> byKey = new HashMap<>();
@@ -144,15 +145,52 @@ class SchedulingCycle {
             byKey.put(new io.gantry.accounting.QuotaMarks.Key(j.jobId(), j.arrayTaskId()), j);
         }
         Set<JobId> borrowing = new java.util.HashSet<>();
+        Map<JobId, Map<String, String>> at = new HashMap<>();
+        Map<JobId, Map<String, String>> inStore = new HashMap<>();
         marks.of(byKey.keySet()).forEach((key, mark) -> {
             ActiveJob job = byKey.get(key);
-            // Markers of other tasks of a running array's job id come back too: only running jobs count.
-            if (job != null && (mark.reclaimedAt() == null || job.startTime() == null
-                    || mark.reclaimedAt().isBefore(job.startTime()))) {
-                borrowing.add(JobId.of(key.jobId(), key.arrayTaskId()));
+            if (job == null) {
+                // Another task of a running array's job id.
+                return;
+            }
+            JobId id = JobId.of(key.jobId(), key.arrayTaskId());
+            if (mark.borrowingNow() != null) {
+                if (!mark.borrowingNow().isEmpty()) {
+                    borrowing.add(id);
+                    at.put(id, mark.borrowingNow());
+                    inStore.put(id, mark.borrowingNow());
+                }
+            } else if (mark.reclaimedAt() == null || job.startTime() == null
+                    || mark.reclaimedAt().isBefore(job.startTime())) {
+                borrowing.add(id);
+                inStore.put(id, QuotaReclaims.UNKNOWN);
             }
         });
-        reclaims.seed(borrowing);
+        reclaims.seed(borrowing, at, inStore);
+    }
+
+    /**
+     * Where running jobs' borrowing differs from what the store says: the plan's accounts for those
+     * that borrow, an empty map for those that no longer do (or no longer run).
+     */
+    private Map<JobId, Map<String, String>> borrowingChanges(Planned planned) {
+        Map<JobId, Map<String, String>> desired = planned.plan().borrowedAt();
+        Map<JobId, Map<String, String>> stored = reclaims.stored();
+        if (desired.isEmpty() && stored.isEmpty()) {
+            return Map.of();
+        }
+        Map<JobId, Map<String, String>> changes = new HashMap<>();
+        desired.forEach((id, levels) -> {
+            if (planned.runningByEngineId().containsKey(id) && !levels.equals(stored.get(id))) {
+                changes.put(id, levels);
+            }
+        });
+        stored.forEach((id, levels) -> {
+            if (!desired.containsKey(id) || !planned.runningByEngineId().containsKey(id)) {
+                changes.put(id, Map.of());
+            }
+        });
+        return changes;
     }
 
     /** This controller is no longer the leader. */
@@ -398,8 +436,9 @@ class SchedulingCycle {
         // between (and freed what the plan gives) must be seen to end before its successor starts.
         Instant now = clock.instant();
         Map<Long, Waiting> decided = new HashMap<>(planned.decided());
+        Map<JobId, Map<String, String>> borrowingChanges = new HashMap<>(borrowingChanges(planned));
         if (decided.isEmpty() && planned.plan().starts().isEmpty() && planned.plan().preemptions().isEmpty()
-                && !reclaims.anyDue(now)) {
+                && !reclaims.anyDue(now) && borrowingChanges.isEmpty()) {
             // Nothing to write: no transaction at all.
             return new Outcome(0, 0, planned.pending(), planned.running());
         }
@@ -458,7 +497,6 @@ class SchedulingCycle {
             Map<String, NodeUse> free = planned.plan().starts().isEmpty() ? Map.of() : new HashMap<>(cluster.free());
             List<NodeUse> taken = new ArrayList<>();
             Map<Long, List<JobAllocation>> gpusTaken = new HashMap<>();
-            List<io.gantry.accounting.QuotaMarks.Key> borrowed = new ArrayList<>();
             List<SchedulerJobs.StartedEvent> history = new ArrayList<>();
             jobs.prefetch(planned.plan().starts().stream().map(st -> planned.byEngineId().get(st.job()).row()).toList());
             for (Start start : planned.plan().starts()) {
@@ -484,8 +522,9 @@ class SchedulingCycle {
                 }
                 taken.addAll(uses);
                 gpusTaken.put(job.row(), allocation);
-                if (planned.plan().borrowing().contains(start.job())) {
-                    borrowed.add(new io.gantry.accounting.QuotaMarks.Key(job.jobId(), job.arrayTaskId()));
+                Map<String, String> borrowsAt = planned.plan().borrowedAt().get(start.job());
+                if (borrowsAt != null) {
+                    borrowingChanges.put(start.job(), borrowsAt);
                 }
                 history.add(new SchedulerJobs.StartedEvent(job.row(), now, nodes, start.partition(), start.backfilled()));
                 started.add(jobs.activeJob(job.row()).orElseThrow());
@@ -495,8 +534,12 @@ class SchedulingCycle {
             }
             cluster.takeChecked(taken);
             gpus.hold(gpusTaken);
-            if (!borrowed.isEmpty() && marks != null) {
-                marks.borrowed(borrowed, now);
+            if (!borrowingChanges.isEmpty() && marks != null) {
+                // Marks the jobs that start borrowing, and says where running jobs borrow now for a new leader.
+                Map<io.gantry.accounting.QuotaMarks.Key, Map<String, String>> byKey = new HashMap<>();
+                borrowingChanges.forEach((id, levels) -> byKey.put(
+                        new io.gantry.accounting.QuotaMarks.Key(id.id(), id.arrayTask()), levels));
+                marks.borrowingNow(byKey, now);
             }
             jobs.recordStarts(history);
             jobs.recordWaiting(decided);
@@ -505,6 +548,7 @@ class SchedulingCycle {
             }
         });
         // Committed: the store now holds these decisions.
+        reclaims.written(borrowingChanges);
         decided.forEach((row, w) -> {
             LiveJobs.Entry e = live.get(row);
             if (e != null) {

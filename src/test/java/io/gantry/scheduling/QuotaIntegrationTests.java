@@ -199,7 +199,7 @@ class QuotaIntegrationTests {
             assertThat(quota(vision).get("lent").asLong()).isEqualTo(32);
             assertThat(quota(prod).get("lent").asLong()).isEqualTo(64);
 
-            // A new leader: it forgets what this one knew and reads the borrowing jobs back from the store.
+            // A new leader: it forgets what this one knew and reads back from the store which jobs borrow, where.
             java.util.Set<io.gantry.engine.JobId> before;
             java.util.Map<io.gantry.engine.JobId, java.util.Map<String, String>> at;
             synchronized (worker) {
@@ -215,24 +215,40 @@ class QuotaIntegrationTests {
                 assertThat(reclaims.borrowing()).as("the new leader's first plan").isEqualTo(before);
                 assertThat(reclaims.borrowedAt()).isEqualTo(at);
 
-                // A marker whose reclaim ended an earlier run (requeued, started again) still counts; one
-                // whose reclaim stopped the current run does not (the job is ending).
+                assertThat(at.values().stream().filter(m -> m.get("").equals(research)).count()).isEqualTo(4);
+                cycle.leaderLost();
+                cycle.leaderStarted(live.runningJobs());
+                assertThat(reclaims.borrowedAt()).as("where each borrows, read back from the store").isEqualTo(at);
+
+                // Rows that do not say where the job borrows now (written before they did): the marker counts
+                // when its reclaim ended an earlier run (requeued, started again), not when it stopped the
+                // current one (the job is ending).
                 List<io.gantry.engine.JobId> two = before.stream().sorted().limit(2).toList();
+                jdbc.update("UPDATE quota_jobs SET borrowing_now = NULL WHERE job_id IN (?, ?)", two.get(0).id(),
+                        two.get(1).id());
                 java.time.Instant started = java.time.Instant.parse(job(two.get(0).id()).get("startTime").asString());
                 marks.reclaimed(new io.gantry.accounting.QuotaMarks.Key(two.get(0).id(), -1),
                         started.minusSeconds(60), "earlier");
                 java.time.Instant started1 = java.time.Instant.parse(job(two.get(1).id()).get("startTime").asString());
                 marks.reclaimed(new io.gantry.accounting.QuotaMarks.Key(two.get(1).id(), -1),
                         started1.plusSeconds(1), "now");
+                jdbc.update("UPDATE quota_jobs SET borrowing_now = NULL WHERE job_id IN (?, ?)", two.get(0).id(),
+                        two.get(1).id());
                 cycle.leaderStarted(live.runningJobs());
                 java.util.Set<io.gantry.engine.JobId> expected = new java.util.HashSet<>(before);
                 expected.remove(two.get(1));
                 assertThat(reclaims.borrowing()).isEqualTo(expected);
-                // Put back as the scheduler would have it: the marker of a run not reclaimed.
+                // Put back as the scheduler had it: both borrow, where is not known; the next cycle derives it
+                // (those whose place is known first) and writes it.
                 jdbc.update("UPDATE quota_jobs SET reclaimed_at = NULL, reclaimed_for = NULL WHERE job_id IN (?, ?)",
                         two.get(0).id(), two.get(1).id());
                 cycle.leaderStarted(live.runningJobs());
                 assertThat(reclaims.borrowing()).isEqualTo(before);
+                worker.runOnce();
+                assertThat(reclaims.borrowing()).isEqualTo(before);
+                at = reclaims.borrowedAt();
+                cycle.leaderStarted(live.runningJobs());
+                assertThat(reclaims.borrowedAt()).as("written back by the first cycle").isEqualTo(at);
             }
             assertThat(at.values().stream().filter(m -> m.get("").equals(research)).count()).isEqualTo(4);
             assertThat(at.values().stream().filter(m -> m.get("").equals("root")).count()).isEqualTo(8);
