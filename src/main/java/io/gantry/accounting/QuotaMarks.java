@@ -12,13 +12,22 @@ import org.springframework.stereotype.Component;
 
 /**
  * The borrowed marker of jobs (issue 16) in {@code quota_jobs}: the scheduler writes that a job
- * started on borrowed GPUs and when a reclaim stopped it; sacct reads it back.
+ * started on borrowed GPUs, where its current run borrows now, and when a reclaim stopped it; sacct
+ * reads the marker back, a new leader where running jobs borrow.
  */
 @Component
 public class QuotaMarks {
 
-    /** A job's marker: when it first borrowed, and when and for which job a reclaim stopped it (or nulls). */
-    public record Mark(Instant borrowedAt, Instant reclaimedAt, String reclaimedFor) {
+    /**
+     * A job's marker: when it first borrowed, and when and for which job a reclaim stopped it (or
+     * nulls); {@code borrowingNow} per GPU key the account its current run borrows at (empty: it does
+     * not borrow now), null when not known.
+     */
+    public record Mark(Instant borrowedAt, Instant reclaimedAt, String reclaimedFor, Map<String, String> borrowingNow) {
+
+        public Mark(Instant borrowedAt, Instant reclaimedAt, String reclaimedFor) {
+            this(borrowedAt, reclaimedAt, reclaimedFor, null);
+        }
     }
 
     /** A job (array task; -1 when none) as the marker keys it. */
@@ -33,26 +42,68 @@ public class QuotaMarks {
         this.jdbc = jdbc;
     }
 
-    /** Marks jobs that start now on borrowed GPUs; a job marked before keeps its first time. */
-    public void borrowed(Collection<Key> jobs, Instant at) {
-        // Written by the scheduler alone (the leader), so a look first is enough; plain SQL for H2 and PostgreSQL.
-        Map<Key, Mark> known = of(jobs);
-        List<Object[]> rows = jobs.stream().distinct().filter(k -> !known.containsKey(k))
-                .map(k -> new Object[] {k.jobId(), k.arrayTaskId(), Timestamp.from(at)}).toList();
-        if (!rows.isEmpty()) {
-            // One batch for a cycle's starts, not a round trip per job on the scheduler's path.
-            jdbc.batchUpdate("INSERT INTO quota_jobs (job_id, array_task_id, borrowed_at) VALUES (?, ?, ?)", rows);
+    /**
+     * Where these jobs borrow now (per GPU key, the account; an empty map: no longer); a job with no
+     * marker yet gets one, first borrowed {@code at}. One batch per cycle with changes.
+     */
+    public void borrowingNow(Map<Key, Map<String, String>> changes, Instant at) {
+        if (changes.isEmpty()) {
+            return;
         }
+        List<Key> keys = List.copyOf(changes.keySet());
+        List<Object[]> updates = keys.stream()
+                .map(k -> new Object[] {encode(changes.get(k)), k.jobId(), k.arrayTaskId()}).toList();
+        int[][] counts = jdbc.batchUpdate("UPDATE quota_jobs SET borrowing_now = ? WHERE job_id = ? AND array_task_id = ?",
+                updates, updates.size(), (ps, row) -> {
+                    ps.setString(1, (String) row[0]);
+                    ps.setLong(2, (Long) row[1]);
+                    ps.setInt(3, (Integer) row[2]);
+                });
+        List<Object[]> inserts = new java.util.ArrayList<>();
+        int i = 0;
+        for (int[] batch : counts) {
+            for (int n : batch) {
+                Key k = keys.get(i++);
+                if (n == 0 && !changes.get(k).isEmpty()) {
+                    inserts.add(new Object[] {k.jobId(), k.arrayTaskId(), Timestamp.from(at), encode(changes.get(k))});
+                }
+            }
+        }
+        if (!inserts.isEmpty()) {
+            jdbc.batchUpdate("INSERT INTO quota_jobs (job_id, array_task_id, borrowed_at, borrowing_now) "
+                    + "VALUES (?, ?, ?, ?)", inserts);
+        }
+    }
+
+    /** "=research,h100=root": GPU keys and account names have neither ',' nor '='. */
+    static String encode(Map<String, String> levels) {
+        return new java.util.TreeMap<>(levels).entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
+                .collect(java.util.stream.Collectors.joining(","));
+    }
+
+    static Map<String, String> decode(String text) {
+        if (text == null) {
+            return null;
+        }
+        Map<String, String> out = new HashMap<>();
+        for (String part : text.split(",")) {
+            int eq = part.indexOf('=');
+            if (eq >= 0) {
+                out.put(part.substring(0, eq), part.substring(eq + 1));
+            }
+        }
+        return out;
     }
 
     /** A reclaim stopped the job for {@code forJob} (the owner's job id as users write it). */
     public void reclaimed(Key job, Instant at, String forJob) {
-        int updated = jdbc.update("UPDATE quota_jobs SET reclaimed_at = ?, reclaimed_for = ? WHERE job_id = ? "
-                + "AND array_task_id = ?", Timestamp.from(at), forJob, job.jobId(), job.arrayTaskId());
+        // Its run is over: it borrows nothing now (a requeued job's next run writes its own).
+        int updated = jdbc.update("UPDATE quota_jobs SET reclaimed_at = ?, reclaimed_for = ?, borrowing_now = '' "
+                + "WHERE job_id = ? AND array_task_id = ?", Timestamp.from(at), forJob, job.jobId(), job.arrayTaskId());
         if (updated == 0) {
-            jdbc.update("INSERT INTO quota_jobs (job_id, array_task_id, borrowed_at, reclaimed_at, reclaimed_for) "
-                    + "VALUES (?, ?, ?, ?, ?)", job.jobId(), job.arrayTaskId(), Timestamp.from(at), Timestamp.from(at),
-                    forJob);
+            jdbc.update("INSERT INTO quota_jobs (job_id, array_task_id, borrowed_at, reclaimed_at, reclaimed_for, "
+                    + "borrowing_now) VALUES (?, ?, ?, ?, ?, '')", job.jobId(), job.arrayTaskId(), Timestamp.from(at),
+                    Timestamp.from(at), forJob);
         }
     }
 
@@ -67,11 +118,12 @@ public class QuotaMarks {
         for (int from = 0; from < ids.size(); from += CHUNK) {
             List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + CHUNK));
             String in = String.join(",", java.util.Collections.nCopies(chunk.size(), "?"));
-            jdbc.query("SELECT job_id, array_task_id, borrowed_at, reclaimed_at, reclaimed_for FROM quota_jobs "
-                    + "WHERE job_id IN (" + in + ")", rs -> {
+            jdbc.query("SELECT job_id, array_task_id, borrowed_at, reclaimed_at, reclaimed_for, borrowing_now "
+                    + "FROM quota_jobs WHERE job_id IN (" + in + ")", rs -> {
                         Timestamp reclaimed = rs.getTimestamp(4);
                         out.put(new Key(rs.getLong(1), rs.getInt(2)), new Mark(rs.getTimestamp(3).toInstant(),
-                                reclaimed == null ? null : reclaimed.toInstant(), rs.getString(5)));
+                                reclaimed == null ? null : reclaimed.toInstant(), rs.getString(5),
+                                decode(rs.getString(6))));
                     }, chunk.toArray());
         }
         return out;

@@ -260,7 +260,8 @@ final class Cycle {
             decide(e, starts, waiting);
         }
         return new Plan(now, starts, waiting, preemptions,
-                quotas.active() ? quotas.borrowingJobs() : java.util.Set.of());
+                quotas.active() ? quotas.borrowingJobs() : java.util.Set.of(),
+                quotas.active() ? quotas.borrowedAt() : java.util.Map.of());
     }
 
     /** A job's bounded slowdown if it started now and ran its run estimate. */
@@ -843,9 +844,11 @@ final class Cycle {
     /**
      * A job of an account under its guarantee that cannot start because others borrow the guarantee
      * (issue 16): counts the jobs already told to stop as gone; if that is not enough, chooses more
-     * of the cohort's borrowing jobs that ran the minimum run time (youngest first, the least run
-     * time lost, then as few as possible) and plans to stop them. The job itself waits (reason
-     * {@link PendingReason#QUOTA_RECLAIM}) until they end: after their grace time, in a later cycle.
+     * of the jobs borrowing across the boundary of the account whose guarantee it runs within (at
+     * one of its ancestors, from outside its sub-tree) that ran the minimum run time (youngest
+     * first, the least run time lost, then as few as possible) and plans to stop them. The job
+     * itself waits (reason {@link PendingReason#QUOTA_RECLAIM}) until they end: after their grace
+     * time, in a later cycle.
      * Null when the job is not under its guarantee, or stopping every borrower would not make room.
      */
     private Waiting reclaim(PendingJob job, List<Shape> candidates, long end, Priority priority) {
@@ -862,7 +865,7 @@ final class Cycle {
             }
             if (quotas.stopping(r.id())) {
                 going.add(r);
-            } else if (quotas.borrowsFrom(r, job.account())) {
+            } else if (quotas.borrowsFrom(r, job.account(), asked)) {
                 if (quotas.ranMinimum(r, now)) {
                     pool.add(r);
                 } else {

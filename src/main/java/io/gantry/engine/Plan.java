@@ -9,16 +9,24 @@ import java.util.Optional;
  * The engine's decision for one snapshot: the jobs to start now (in the order decided), and for
  * every other pending job a reason (in priority order), and the running jobs it stops for others.
  * {@code borrowing} holds the jobs that run (or start now) on guarantee borrowed from another
- * account of their cohort (issue 16): the ones a reclaim may stop.
+ * account (issue 16): the ones a reclaim may stop; {@code borrowedAt} says for each of them, per GPU
+ * key ({@link Quota#ANY} or a type), the account whose children's idle guarantee it borrows (fed
+ * back with {@link QuotaTree#borrowedAt()}).
  */
 public record Plan(long now, List<Start> starts, List<Waiting> waiting, List<Preemption> preemptions,
-        java.util.Set<JobId> borrowing) {
+        java.util.Set<JobId> borrowing, Map<JobId, Map<String, String>> borrowedAt) {
 
     public Plan {
         borrowing = borrowing == null ? java.util.Set.of() : java.util.Set.copyOf(borrowing);
+        borrowedAt = borrowedAt == null ? Map.of() : Map.copyOf(borrowedAt);
         starts = List.copyOf(starts);
         waiting = List.copyOf(waiting);
         preemptions = preemptions == null ? List.of() : List.copyOf(preemptions);
+    }
+
+    public Plan(long now, List<Start> starts, List<Waiting> waiting, List<Preemption> preemptions,
+            java.util.Set<JobId> borrowing) {
+        this(now, starts, waiting, preemptions, borrowing, Map.of());
     }
 
     /** A plan in which no job borrows quota. */

@@ -1,6 +1,7 @@
 package io.gantry.engine;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -12,12 +13,20 @@ import java.util.Set;
  * right after a restart): only those running jobs may still borrow, so what an account borrows
  * can only shrink between starts, which are checked against the limits. Without it, the running
  * jobs are placed by start time alone, and jobs started in the same second may be placed in
- * another order than the plan that started them. No account with a guarantee: quotas are off and
- * nothing changes.
+ * another order than the plan that started them. {@code borrowedAt} is the last plan's
+ * {@link Plan#borrowedAt()} (empty when unknown): a borrowing job that fits nowhere now (its lenders'
+ * own jobs grew) is counted where it borrowed, so what is borrowed at each account only shrinks too.
+ * No account with a guarantee: quotas are off and nothing changes.
  */
-public record QuotaTree(List<Quota> accounts, long minRuntimeSeconds, Set<JobId> stopping, Set<JobId> borrowing) {
+public record QuotaTree(List<Quota> accounts, long minRuntimeSeconds, Set<JobId> stopping, Set<JobId> borrowing,
+        Map<JobId, Map<String, String>> borrowedAt) {
 
     public static final QuotaTree NONE = new QuotaTree(List.of(), 0, Set.of(), null);
+
+    /** A tree whose borrowing jobs' accounts they borrow at are not known. */
+    public QuotaTree(List<Quota> accounts, long minRuntimeSeconds, Set<JobId> stopping, Set<JobId> borrowing) {
+        this(accounts, minRuntimeSeconds, stopping, borrowing, Map.of());
+    }
 
     /** A tree whose running jobs' borrowing is not known: derived from start order alone. */
     public QuotaTree(List<Quota> accounts, long minRuntimeSeconds, Set<JobId> stopping) {
@@ -27,6 +36,7 @@ public record QuotaTree(List<Quota> accounts, long minRuntimeSeconds, Set<JobId>
     public QuotaTree {
         accounts = accounts == null ? List.of() : List.copyOf(accounts);
         borrowing = borrowing == null ? null : Set.copyOf(borrowing);
+        borrowedAt = borrowedAt == null ? Map.of() : Map.copyOf(borrowedAt);
         stopping = stopping == null ? Set.of() : Set.copyOf(stopping);
         if (minRuntimeSeconds < 0) {
             throw new IllegalArgumentException("minimum run time must not be negative");

@@ -21,7 +21,8 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 
 /**
  * {@code GET /quotas} (issue 16): per account and GPU kind, what it is guaranteed, what its jobs hold,
- * what it borrows of its siblings' idle guarantee, what of its own others borrow, and what its
+ * what its sub-tree borrows beyond its guarantee (idle guarantee of others, at any level above it),
+ * what of its own idle guarantee others borrow, and what its
  * pending jobs ask for. Counted as the engine counts them, over the jobs of the scheduler's last
  * cycle and the accounts and nodes as they are now.
  */
@@ -49,7 +50,8 @@ class QuotaController {
             String tres,
             @Schema(description = "GPUs guaranteed (root: the configured GPUs)") long guaranteed,
             @Schema(description = "GPUs its jobs and its sub-accounts' jobs hold") long inUse,
-            @Schema(description = "GPUs of its cohort's idle guarantee its jobs hold") long borrowed,
+            @Schema(description = "GPUs its jobs and its sub-accounts' hold beyond its guarantee on others' idle "
+                    + "guarantee, borrowed at any level above it") long borrowed,
             @Schema(description = "GPUs of its idle guarantee other accounts' jobs hold") long lent,
             @Schema(description = "GPUs its pending jobs (and its sub-accounts') ask for") long pendingDemand) {
     }
@@ -66,7 +68,7 @@ class QuotaController {
         if (last != null) {
             b.running(new java.util.ArrayList<>(last.running())).pending(new java.util.ArrayList<>(last.pending()));
         }
-        b.quotas(new QuotaTree(limits.quotas(), 0, java.util.Set.of(), reclaims.borrowing()));
+        b.quotas(new QuotaTree(limits.quotas(), 0, java.util.Set.of(), reclaims.borrowing(), reclaims.borrowedAt()));
         List<QuotaUse> use = engine.quotaUse(b.build());
         return PageResponse.of(use, PageRequest.of(page, size), u -> new AccountQuota(u.account(), u.parent(),
                 u.gpuType().isEmpty() ? "gres/gpu" : "gres/gpu:" + u.gpuType(), u.guaranteed(), u.inUse(),

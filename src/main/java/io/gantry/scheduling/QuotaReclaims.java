@@ -17,8 +17,9 @@ import io.gantry.engine.Snapshot;
  * The scheduler's memory of quotas between cycles (issue 16): which running jobs the last plan said
  * borrow (fed back so borrowing only shrinks between starts), and the jobs a reclaim told to stop
  * that are still in their QOS's grace time (they are stopped when it is over, and the engine counts
- * their GPUs as coming back meanwhile). Kept by the leader; after a restart the first plan derives
- * borrowing from start times alone.
+ * their GPUs as coming back meanwhile). Kept by the leader, which writes where running jobs borrow
+ * to the store as it changes; a new leader (after a restart or a takeover) is {@link #seed seeded}
+ * from it, so that its first plan places the running jobs as the old leader's last plan did.
  */
 @Component
 class QuotaReclaims {
@@ -28,6 +29,7 @@ class QuotaReclaims {
     }
 
     private volatile Set<JobId> borrowing;
+    private volatile Map<JobId, Map<String, String>> borrowedAt = Map.of();
     private final Map<JobId, Stopping> stopping = new ConcurrentHashMap<>();
     private volatile Snapshot last;
 
@@ -36,12 +38,68 @@ class QuotaReclaims {
         return borrowing;
     }
 
+    /** Per borrowing job, per GPU key, the account it borrows at; empty when not known. */
+    Map<JobId, Map<String, String>> borrowedAt() {
+        return borrowedAt;
+    }
+
     Set<JobId> stoppingIds() {
         return Set.copyOf(stopping.keySet());
     }
 
-    void planned(Snapshot snapshot, Set<JobId> borrowingNow) {
+    /**
+     * What the store says running jobs borrow now (per GPU key, the account), as last written; a
+     * cycle writes where its plan differs.
+     */
+    private volatile Map<JobId, Map<String, String>> stored = Map.of();
+
+    /** A value {@link #stored} never equals: the store does not know (rows from before it said). */
+    static final Map<String, String> UNKNOWN = Map.of("?", "?");
+
+    /**
+     * A new leader's memory, read from the store: these running jobs borrow, at these accounts where
+     * known; {@code stored} is what the store says of them. The old leader's grace times are not known.
+     */
+    void seed(Set<JobId> borrowingNow, Map<JobId, Map<String, String>> at, Map<JobId, Map<String, String>> inStore) {
+        stopping.clear();
+        borrowedAt = Map.copyOf(at);
+        stored = Map.copyOf(inStore);
+        borrowing = Set.copyOf(borrowingNow);
+        last = null;
+    }
+
+    Map<JobId, Map<String, String>> stored() {
+        return stored;
+    }
+
+    /** The store now says these (an empty map: the job does not borrow now). */
+    void written(Map<JobId, Map<String, String>> changes) {
+        if (changes.isEmpty()) {
+            return;
+        }
+        Map<JobId, Map<String, String>> next = new java.util.HashMap<>(stored);
+        changes.forEach((id, levels) -> {
+            if (levels.isEmpty()) {
+                next.remove(id);
+            } else {
+                next.put(id, levels);
+            }
+        });
+        stored = Map.copyOf(next);
+    }
+
+    /** This controller is no longer the leader: it forgets what it knew. */
+    void forget() {
+        stopping.clear();
+        borrowedAt = Map.of();
+        stored = Map.of();
+        borrowing = null;
+        last = null;
+    }
+
+    void planned(Snapshot snapshot, Set<JobId> borrowingNow, Map<JobId, Map<String, String>> borrowedAtNow) {
         borrowing = borrowingNow;
+        borrowedAt = borrowedAtNow;
         last = snapshot;
     }
 

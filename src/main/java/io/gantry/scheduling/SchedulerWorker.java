@@ -133,6 +133,7 @@ class SchedulerWorker implements SmartLifecycle {
                             // The active jobs are read once: recovery and simulated nodes use what was loaded.
                             live.load(clock.instant());
                             recovery.recover(live.runningJobs());
+                            cycle.leaderStarted(live.runningJobs());
                             recovered = true;
                             advertised = false;
                             events.publishEvent(new LeadershipAcquired(live.runningJobs()));
@@ -147,6 +148,7 @@ class SchedulerWorker implements SmartLifecycle {
                 } else {
                     if (recovered) {
                         live.clear();
+                        cycle.leaderLost();
                     }
                     recovered = false;
                 }

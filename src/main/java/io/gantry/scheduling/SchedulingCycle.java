@@ -145,6 +145,78 @@ class SchedulingCycle {
         this.quotaProperties = properties;
     }
 
+    /**
+     * This controller has just become the leader and loaded the running jobs: which of them borrow,
+     * and at which account, is read back from the store ({@code quota_jobs}, as the old leader wrote
+     * it each cycle), so that the first plan places them as the old leader's last plan did. Where the
+     * store does not say (rows from before it did), the borrowed marker counts, unless a reclaim
+     * stopped the job's current run; one whose reclaim ended an earlier run (requeued, started again)
+     * counts too: a job that borrows and is not known to is never reclaimed, one known to borrow that
+     * does not is only placed last.
+     */
+    void leaderStarted(Collection<ActiveJob> running) {
+        if (marks == null || running.isEmpty()) {
+            reclaims.seed(Set.of(), Map.of(), Map.of());
+            return;
+        }
+        Map<io.gantry.accounting.QuotaMarks.Key, ActiveJob> byKey = new HashMap<>();
+        for (ActiveJob j : running) {
+            byKey.put(new io.gantry.accounting.QuotaMarks.Key(j.jobId(), j.arrayTaskId()), j);
+        }
+        Set<JobId> borrowing = new java.util.HashSet<>();
+        Map<JobId, Map<String, String>> at = new HashMap<>();
+        Map<JobId, Map<String, String>> inStore = new HashMap<>();
+        marks.of(byKey.keySet()).forEach((key, mark) -> {
+            ActiveJob job = byKey.get(key);
+            if (job == null) {
+                // Another task of a running array's job id.
+                return;
+            }
+            JobId id = JobId.of(key.jobId(), key.arrayTaskId());
+            if (mark.borrowingNow() != null) {
+                if (!mark.borrowingNow().isEmpty()) {
+                    borrowing.add(id);
+                    at.put(id, mark.borrowingNow());
+                    inStore.put(id, mark.borrowingNow());
+                }
+            } else if (mark.reclaimedAt() == null || job.startTime() == null
+                    || mark.reclaimedAt().isBefore(job.startTime())) {
+                borrowing.add(id);
+                inStore.put(id, QuotaReclaims.UNKNOWN);
+            }
+        });
+        reclaims.seed(borrowing, at, inStore);
+    }
+
+    /**
+     * Where running jobs' borrowing differs from what the store says: the plan's accounts for those
+     * that borrow, an empty map for those that no longer do (or no longer run).
+     */
+    private Map<JobId, Map<String, String>> borrowingChanges(Planned planned) {
+        Map<JobId, Map<String, String>> desired = planned.plan().borrowedAt();
+        Map<JobId, Map<String, String>> stored = reclaims.stored();
+        if (desired.isEmpty() && stored.isEmpty()) {
+            return Map.of();
+        }
+        Map<JobId, Map<String, String>> changes = new HashMap<>();
+        desired.forEach((id, levels) -> {
+            if (planned.runningByEngineId().containsKey(id) && !levels.equals(stored.get(id))) {
+                changes.put(id, levels);
+            }
+        });
+        stored.forEach((id, levels) -> {
+            if (!desired.containsKey(id) || !planned.runningByEngineId().containsKey(id)) {
+                changes.put(id, Map.of());
+            }
+        });
+        return changes;
+    }
+
+    /** This controller is no longer the leader. */
+    void leaderLost() {
+        reclaims.forget();
+    }
+
     /** The advance reservations not yet over; the reservations feature supplies them. */
     private ReservationSource reservations = List::of;
 
@@ -243,13 +315,13 @@ class SchedulingCycle {
                 .pending(schedulable).qos(limits.qos()).associations(limits.associations()).policy(policy)
                 .reservations(reservations.current())
                 .quotas(new io.gantry.engine.QuotaTree(limits.quotas(), quotaProperties.minRuntime().toSeconds(),
-                        reclaims.stoppingIds(), reclaims.borrowing())).build();
+                        reclaims.stoppingIds(), reclaims.borrowing(), reclaims.borrowedAt())).build();
         Plan plan = engine.plan(snapshot);
         if (trials != null) {
             trials.planned(snapshot, full);
         }
         reclaims.retainRunning(runningByEngineId.keySet());
-        reclaims.planned(snapshot, plan.borrowing());
+        reclaims.planned(snapshot, plan.borrowing(), plan.borrowedAt());
         boolean writePriorities = false;
         if (full) {
             lastFull = new FullPass(snapshot, plan, byEngineId, cycles + 1);
@@ -393,8 +465,9 @@ class SchedulingCycle {
         // between (and freed what the plan gives) must be seen to end before its successor starts.
         Instant now = clock.instant();
         Map<Long, Waiting> decided = new HashMap<>(planned.decided());
+        Map<JobId, Map<String, String>> borrowingChanges = new HashMap<>(borrowingChanges(planned));
         if (decided.isEmpty() && planned.plan().starts().isEmpty() && planned.plan().preemptions().isEmpty()
-                && !reclaims.anyDue(now)) {
+                && !reclaims.anyDue(now) && borrowingChanges.isEmpty()) {
             // Nothing to write: no transaction at all.
             return new Outcome(0, 0, planned.pending(), planned.running());
         }
@@ -454,7 +527,6 @@ class SchedulingCycle {
             Map<String, NodeUse> free = planned.plan().starts().isEmpty() ? Map.of() : new HashMap<>(cluster.free());
             List<NodeUse> taken = new ArrayList<>();
             Map<Long, List<JobAllocation>> gpusTaken = new HashMap<>();
-            List<io.gantry.accounting.QuotaMarks.Key> borrowed = new ArrayList<>();
             List<SchedulerJobs.StartedEvent> history = new ArrayList<>();
             jobs.prefetch(planned.plan().starts().stream().map(st -> planned.byEngineId().get(st.job()).row()).toList());
             for (Start start : planned.plan().starts()) {
@@ -480,8 +552,9 @@ class SchedulingCycle {
                 }
                 taken.addAll(uses);
                 gpusTaken.put(job.row(), allocation);
-                if (planned.plan().borrowing().contains(start.job())) {
-                    borrowed.add(new io.gantry.accounting.QuotaMarks.Key(job.jobId(), job.arrayTaskId()));
+                Map<String, String> borrowsAt = planned.plan().borrowedAt().get(start.job());
+                if (borrowsAt != null) {
+                    borrowingChanges.put(start.job(), borrowsAt);
                 }
                 history.add(new SchedulerJobs.StartedEvent(job.row(), now, nodes, start.partition(), start.backfilled()));
                 started.add(jobs.activeJob(job.row()).orElseThrow());
@@ -491,8 +564,12 @@ class SchedulingCycle {
             }
             cluster.takeChecked(taken);
             gpus.hold(gpusTaken);
-            if (!borrowed.isEmpty() && marks != null) {
-                marks.borrowed(borrowed, now);
+            if (!borrowingChanges.isEmpty() && marks != null) {
+                // Marks the jobs that start borrowing, and says where running jobs borrow now for a new leader.
+                Map<io.gantry.accounting.QuotaMarks.Key, Map<String, String>> byKey = new HashMap<>();
+                borrowingChanges.forEach((id, levels) -> byKey.put(
+                        new io.gantry.accounting.QuotaMarks.Key(id.id(), id.arrayTask()), levels));
+                marks.borrowingNow(byKey, now);
             }
             jobs.recordStarts(history);
             jobs.recordWaiting(decided);
@@ -502,6 +579,7 @@ class SchedulingCycle {
             }
         });
         // Committed: the store now holds these decisions.
+        reclaims.written(borrowingChanges);
         decided.forEach((row, w) -> {
             LiveJobs.Entry e = live.get(row);
             if (e != null) {

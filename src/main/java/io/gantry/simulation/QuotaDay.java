@@ -119,6 +119,7 @@ public final class QuotaDay {
         Map<JobId, Long> runFor = new HashMap<>();
         Map<JobId, Long> stopAt = new HashMap<>();
         Set<JobId> borrowing = new HashSet<>();
+        java.util.Map<JobId, java.util.Map<String, String>> borrowedAt = java.util.Map.of();
         long[] nextId = {1};
         long usedA = 0;
         long usedMorning = 0;
@@ -146,9 +147,10 @@ public final class QuotaDay {
             }
             Snapshot snapshot = Snapshot.builder().now(now).nodes(nodes).partitions(List.of(part)).running(running)
                     .pending(pending).qos(List.of(normal))
-                    .quotas(new QuotaTree(quotas, minRuntime, stopAt.keySet(), borrowing)).build();
+                    .quotas(new QuotaTree(quotas, minRuntime, stopAt.keySet(), borrowing, borrowedAt)).build();
             Plan plan = engine.plan(snapshot);
             borrowing = plan.borrowing();
+            borrowedAt = plan.borrowedAt();
             for (Preemption p : plan.preemptions()) {
                 if (p.reclaim() && stopAt.putIfAbsent(p.victim(), now + grace) == null) {
                     reclaims++;

@@ -28,6 +28,7 @@ class QuotaPropertyTests {
 
     /** The simulated cluster and runtime of one run. */
     private static final class Sim {
+        final long seed;
         final Random rnd;
         final Engine engine = new Engine();
         final List<Node> nodes;
@@ -46,16 +47,38 @@ class QuotaPropertyTests {
         final Map<JobId, Long> stopAt = new HashMap<>();
         /** What the last plan said borrows, fed back as the scheduler does. */
         Set<JobId> borrowing = new HashSet<>();
+        Map<JobId, Map<String, String>> borrowedAt = Map.of();
 
         Sim(long seed) {
+            this(seed, false);
+        }
+
+        /**
+         * {@code deep}: a random tree of depth 3 or 4 under the root (groups, their teams, some teams'
+         * sub-teams), guarantees nested at every level (a child's within its parent's, some capacity
+         * and some of each guarantee left to the pools), limits anywhere; jobs go to the leaves.
+         */
+        Sim(long seed, boolean deep) {
+            this.seed = seed;
             rnd = new Random(seed);
-            int n = 2 + rnd.nextInt(4);
+            int n = (deep ? 3 : 2) + rnd.nextInt(4);
             nodes = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 nodes.add(new Node("n" + i, 64, 512_000, 8, "h100", Set.of(), NodeState.UP, null, null));
             }
             part = new Partition("p", nodes.stream().map(Node::name).toList(), 0, 1, true);
             int gpus = 8 * n;
+            if (deep) {
+                quotas = new ArrayList<>();
+                quotas.add(Quota.none("root", null));
+                List<String> leaves = new ArrayList<>();
+                split("root", "g", gpus - rnd.nextInt(gpus / 4 + 1), 0, leaves);
+                teams = leaves.toArray(String[]::new);
+                cycle = 30 + rnd.nextInt(60);
+                grace = rnd.nextInt(4) * 60L;
+                minRuntime = rnd.nextInt(3) * 120L;
+                return;
+            }
             int teamCount = 2 + rnd.nextInt(2);
             teams = new String[teamCount];
             quotas = new ArrayList<>();
@@ -74,6 +97,37 @@ class QuotaPropertyTests {
             minRuntime = rnd.nextInt(3) * 120L;
         }
 
+        /** Gives {@code total} GPUs of guarantee to 2 or 3 children of {@code parent}, and theirs on down. */
+        private void split(String parent, String prefix, int total, int level, List<String> leaves) {
+            int count = 2 + rnd.nextInt(2);
+            int left = total;
+            for (int c = 0; c < count; c++) {
+                String name = prefix + c;
+                int g = c == count - 1 ? left : rnd.nextInt(left + 1);
+                left -= g;
+                Map<String, Long> borrow = rnd.nextInt(3) > 0 ? Map.of() : Map.of("", (long) rnd.nextInt(total + 1));
+                Map<String, Long> lend = rnd.nextInt(3) > 0 ? Map.of() : Map.of("", (long) rnd.nextInt(g + 1));
+                quotas.add(new Quota(name, parent, g == 0 ? Map.of() : Map.of("", (long) g), borrow, lend));
+                // Depth 3 everywhere under the root, 4 under the first team of each group and some others.
+                boolean deeper = level < 1 || (level == 1 && g > 0 && (c == 0 || rnd.nextBoolean()));
+                if (deeper) {
+                    // Some of a guarantee stays with the parent: its own pool, inside its sub-tree.
+                    split(name, name + "_", g - rnd.nextInt(g / 4 + 1), level + 1, leaves);
+                } else {
+                    leaves.add(name);
+                }
+            }
+        }
+
+        /** The account and its ancestors up to the root. */
+        List<String> path(String account) {
+            List<String> out = new ArrayList<>();
+            for (String a = account; a != null; a = quota(a).parent()) {
+                out.add(a);
+            }
+            return out;
+        }
+
         Quota quota(String team) {
             return quotas.stream().filter(q -> q.account().equals(team)).findFirst().orElseThrow();
         }
@@ -88,7 +142,7 @@ class QuotaPropertyTests {
         Snapshot snapshot() {
             return Snapshot.builder().now(now).nodes(nodes).partitions(List.of(part)).running(running)
                     .pending(pending).qos(List.of(Qos.named("normal", 0)))
-                    .quotas(new QuotaTree(quotas, minRuntime, stopAt.keySet(), borrowing)).build();
+                    .quotas(new QuotaTree(quotas, minRuntime, stopAt.keySet(), borrowing, borrowedAt)).build();
         }
 
         Map<String, QuotaUse> use() {
@@ -112,9 +166,19 @@ class QuotaPropertyTests {
                 PendingJob by = pendingById.get(p.by());
                 assertThat(plan.borrowing()).as("a reclaimed job borrows").contains(p.victim());
                 assertThat(victim.account()).as("a reclaim serves another account").isNotEqualTo(by.account());
-                QuotaUse owner = before.get(by.account());
-                assertThat(owner.inUse() + by.request().gpusPerNode()).as("the owner is under its guarantee")
-                        .isLessThanOrEqualTo(owner.guaranteed());
+                QuotaUse theirs = before.get(victim.account());
+                assertThat(theirs.inUse()).as("the victim's account uses more than its guarantee: the victim is "
+                        + "not within it").isGreaterThan(theirs.guaranteed());
+                // The owner: the job's account or an ancestor (not the root) under its guarantee with the job,
+                // and the victim is not of its sub-tree.
+                long asked = by.request().gpusPerNode();
+                List<String> victimPath = path(victim.account());
+                assertThat(path(by.account()).stream().filter(a -> quota(a).parent() != null).anyMatch(a -> {
+                    QuotaUse owner = before.get(a);
+                    return owner.guaranteed() > 0 && owner.inUse() + asked <= owner.guaranteed()
+                            && !victimPath.contains(a);
+                })).as("%s reclaims %s of %s for %s of %s: an account on its path is under its guarantee",
+                        p.by(), p.victim(), victim.account(), asked, by.account()).isTrue();
                 assertThat(now - victim.startTime()).as("the victim ran the minimum run time")
                         .isGreaterThanOrEqualTo(minRuntime);
                 assertThat(stopAt).as("a job is reclaimed once").doesNotContainKey(p.victim());
@@ -127,6 +191,7 @@ class QuotaPropertyTests {
                         st.allocation(), now, now + job.timeLimitSeconds()));
             }
             borrowing = plan.borrowing();
+            borrowedAt = plan.borrowedAt();
             return plan;
         }
 
@@ -169,6 +234,36 @@ class QuotaPropertyTests {
             assertThat(held).isLessThanOrEqualTo(8L * nodes.size());
         }
 
+        /**
+         * At every level: no account borrows beyond its maxBorrow (what its sub-tree borrows above it);
+         * no account lends beyond its maxLend; what is borrowed at an account (from its children) is no
+         * more than they may lend; nodes hold no more than they have.
+         */
+        void checkTreeLimits() {
+            Map<String, QuotaUse> use = use();
+            QuotaBook book = new QuotaBook(snapshot().quotas(), nodes, running, pending, now);
+            for (Quota q : quotas) {
+                QuotaUse u = use.get(q.account());
+                if (q.parent() != null) {
+                    assertThat(u.borrowed()).as("%s borrows within its maxBorrow", q.account())
+                            .isLessThanOrEqualTo(q.maxBorrow(""));
+                    assertThat(u.lent()).as("%s lends within its maxLend", q.account())
+                            .isLessThanOrEqualTo(q.maxLend(""));
+                }
+                long lendable = 0;
+                for (Quota c : quotas) {
+                    if (q.account().equals(c.parent())) {
+                        lendable = sat(lendable, Math.min(c.guaranteed(""), c.maxLend("")));
+                    }
+                }
+                assertThat(book.borrowedAt(q.account(), ""))
+                        .as("seed %d at %d: borrowed at %s: no more than its children may lend (%s)", seed, now,
+                                q.account(), quotas).isLessThanOrEqualTo(lendable);
+            }
+            long held = running.stream().mapToLong(r -> r.tres().gpus()).sum();
+            assertThat(held).isLessThanOrEqualTo(8L * nodes.size());
+        }
+
         private static long sat(long a, long b) {
             long r = a + b;
             return r < 0 ? Long.MAX_VALUE : r;
@@ -190,6 +285,86 @@ class QuotaPropertyTests {
                 sim.advance();
             }
         }
+    }
+
+    @Test
+    void inTreesOfDepthThreeAndMoreBorrowingStaysWithinTheLimitsAtEveryLevel() {
+        int borrowed = 0;
+        int reclaims = 0;
+        for (long seed = 0; seed < RUNS; seed++) {
+            Sim sim = new Sim(seed, true);
+            for (int c = 0; c < CYCLES; c++) {
+                int arrivals = sim.rnd.nextInt(5);
+                for (int k = 0; k < arrivals; k++) {
+                    String team = sim.teams[sim.rnd.nextInt(sim.teams.length)];
+                    sim.submit(team, 1 << sim.rnd.nextInt(4), 600 + sim.rnd.nextInt(7200));
+                }
+                Plan plan = sim.step();
+                borrowed += plan.borrowing().size();
+                reclaims += plan.preemptions().size();
+                sim.checkTreeLimits();
+                sim.advance();
+            }
+        }
+        assertThat(borrowed).as("the runs borrow").isGreaterThan(0);
+        assertThat(reclaims).as("the runs reclaim").isGreaterThan(0);
+    }
+
+    @Test
+    void inTreesOfDepthThreeAndMoreAnAccountUnderItsGuaranteeGetsItBackWithinOneCyclePlusGrace() {
+        int checked = 0;
+        int crossGroup = 0;
+        for (long seed = 0; seed < RUNS; seed++) {
+            Sim sim = new Sim(seed, true);
+            // The owner: a guaranteed leaf; the greedy team: any other leaf, in its group or another.
+            List<String> guaranteed = java.util.Arrays.stream(sim.teams)
+                    .filter(t -> sim.quota(t).guaranteed("") > 0).toList();
+            if (guaranteed.isEmpty()) {
+                continue;
+            }
+            String owner = guaranteed.get(sim.rnd.nextInt(guaranteed.size()));
+            List<String> others = java.util.Arrays.stream(sim.teams).filter(t -> !t.equals(owner)).toList();
+            String greedy = others.get(sim.rnd.nextInt(others.size()));
+            List<String> ownerPath = sim.path(owner);
+            List<String> greedyPath = sim.path(greedy);
+            if (!ownerPath.get(ownerPath.size() - 2).equals(greedyPath.get(greedyPath.size() - 2))) {
+                crossGroup++;
+            }
+            long guarantee = sim.quota(owner).guaranteed("");
+            for (int c = 0; c < 10; c++) {
+                for (int k = 0; k < 6; k++) {
+                    sim.submit(greedy, 1 << sim.rnd.nextInt(4), 100_000);
+                }
+                sim.step();
+                sim.checkTreeLimits();
+                sim.advance();
+            }
+            sim.runFor.replaceAll((id, v) -> 1_000_000L);
+            int demand = 1 + sim.rnd.nextInt((int) guarantee + 2);
+            for (int k = 0; k < demand; k++) {
+                sim.submit(owner, 1, 100_000);
+            }
+            sim.runFor.replaceAll((id, v) -> 1_000_000L);
+            long arrived = sim.now;
+            long deadline = arrived + sim.minRuntime + sim.grace + 2 * sim.cycle;
+            long want = Math.min(demand, guarantee);
+            long got = 0;
+            while (sim.now <= deadline) {
+                sim.step();
+                sim.checkTreeLimits();
+                got = sim.use().get(owner).inUse();
+                if (got >= want) {
+                    break;
+                }
+                sim.advance();
+            }
+            assertThat(got).as("seed %d: %s (path %s) guaranteed %d asked %d by %d s; greedy %s", seed, owner,
+                    sim.path(owner), guarantee, demand, deadline - arrived, greedy).isGreaterThanOrEqualTo(want);
+            checked++;
+        }
+        assertThat(checked).isGreaterThan(RUNS / 2);
+        assertThat(crossGroup).as("some greedy teams are in another group: borrowing crosses two levels")
+                .isGreaterThan(RUNS / 10);
     }
 
     @Test

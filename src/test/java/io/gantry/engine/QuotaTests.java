@@ -268,4 +268,121 @@ class QuotaTests {
         assertThat(plan.start(JobId.of(30))).as("it waits for the reclaim, it does not preempt by QOS").isEmpty();
         assertThat(plan.reasons().get(JobId.of(30))).isEqualTo(PendingReason.QUOTA_RECLAIM);
     }
+
+    /**
+     * Two levels on 4 nodes of 8 GPUs: research guaranteed 24 (vision 8, nlp 8, 8 left to research's
+     * own pool), prod 8; {@code researchMaxBorrow} and {@code visionMaxLend} negative for no limit.
+     */
+    static List<Quota> twoLevels(long researchMaxBorrow, long visionMaxLend) {
+        return List.of(Quota.none("root", null),
+                new Quota("research", "root", Map.of("", 24L),
+                        researchMaxBorrow < 0 ? Map.of() : Map.of("", researchMaxBorrow), Map.of()),
+                new Quota("vision", "research", Map.of("", 8L), Map.of(),
+                        visionMaxLend < 0 ? Map.of() : Map.of("", visionMaxLend)),
+                new Quota("nlp", "research", Map.of("", 8L), Map.of(), Map.of()),
+                new Quota("prod", "root", Map.of("", 8L), Map.of(), Map.of()));
+    }
+
+    Plan plan4(List<Quota> quotas, List<RunningJob> running, List<PendingJob> pending) {
+        List<Node> nodes = nodes(4);
+        Partition p = new Partition("p", nodes.stream().map(Node::name).toList(), 0, 1, true);
+        return engine.plan(Snapshot.builder().now(NOW).nodes(nodes).partitions(List.of(p)).running(running)
+                .pending(pending).qos(List.of(Qos.named("normal", 0)))
+                .quotas(new QuotaTree(quotas, 0, Set.of())).build());
+    }
+
+    @Test
+    void aJobUsesItsGuaranteeThenItsParentsPoolThenItsSiblingsThenItsParentBorrowsFromItsOwnSiblings() {
+        // nlp's four 8-GPU jobs: its own 8, research's own pool, vision's idle 8 inside research, and
+        // then research is full and borrows prod's idle 8.
+        Plan plan = plan4(twoLevels(-1, -1), List.of(), List.of(pending(1, "nlp", 8, NOW - 40),
+                pending(2, "nlp", 8, NOW - 30), pending(3, "nlp", 8, NOW - 20), pending(4, "nlp", 8, NOW - 10)));
+        assertThat(plan.starts()).hasSize(4);
+        assertThat(plan.borrowing()).containsExactlyInAnyOrder(JobId.of(3), JobId.of(4));
+        assertThat(plan.borrowedAt().get(JobId.of(3))).containsEntry("", "research");
+        assertThat(plan.borrowedAt().get(JobId.of(4))).containsEntry("", "root");
+    }
+
+    @Test
+    void theParentsMaxBorrowStopsItsChildrenBorrowingAboveIt() {
+        // research may borrow nothing: nlp still borrows vision's idle guarantee inside research, not prod's.
+        Plan plan = plan4(twoLevels(0, -1), List.of(), List.of(pending(1, "nlp", 8, NOW - 40),
+                pending(2, "nlp", 8, NOW - 30), pending(3, "nlp", 8, NOW - 20), pending(4, "nlp", 8, NOW - 10)));
+        assertThat(plan.start(JobId.of(3))).isPresent();
+        assertThat(plan.start(JobId.of(4))).isEmpty();
+        assertThat(plan.reasons().get(JobId.of(4))).isEqualTo(PendingReason.QUOTA_BORROW_LIMIT);
+    }
+
+    @Test
+    void aChildsMaxLendHoldsWhenItsParentLendsAbove() {
+        // prod borrows research's idle guarantee: its own pool and nlp's 8, never vision's (maxLend 0),
+        // although vision's 8 GPUs are free.
+        Plan plan = plan4(twoLevels(-1, 0), List.of(), List.of(pending(1, "prod", 8, NOW - 40),
+                pending(2, "prod", 8, NOW - 30), pending(3, "prod", 8, NOW - 20), pending(4, "prod", 8, NOW - 10)));
+        assertThat(plan.starts()).hasSize(3);
+        assertThat(plan.reasons().get(JobId.of(4))).isEqualTo(PendingReason.QUOTA_NOTHING_TO_BORROW);
+        assertThat(plan.borrowing()).containsExactlyInAnyOrder(JobId.of(2), JobId.of(3));
+    }
+
+    /** nlp holds all 32 GPUs: its own 8 (job 1), research's pool (2), vision's 8 (3) and prod's 8 (4). */
+    static List<RunningJob> nlpHoldsEverything() {
+        return List.of(running(1, "nlp", "n1", 0, 8, NOW - 4000), running(2, "nlp", "n2", 0, 8, NOW - 3000),
+                running(3, "nlp", "n3", 0, 8, NOW - 2000), running(4, "nlp", "n4", 0, 8, NOW - 1000));
+    }
+
+    @Test
+    void anAccountReclaimsOnlyFromJobsBorrowingAcrossItsBoundary() {
+        // prod gets back its 8 from the job that borrows them at the root, not from the one borrowing
+        // vision's inside research, nor from those within research's guarantee.
+        Plan plan = plan4(twoLevels(-1, -1), nlpHoldsEverything(), List.of(pending(30, "prod", 8, NOW - 10)));
+        assertThat(plan.preemptions()).extracting(Preemption::victim).containsExactly(JobId.of(4));
+        assertThat(plan.reasons().get(JobId.of(30))).isEqualTo(PendingReason.QUOTA_RECLAIM);
+        // Even when the job borrowing at the root is too young to be reclaimed, prod takes nothing else.
+        List<RunningJob> young = new ArrayList<>(nlpHoldsEverything());
+        young.set(3, running(4, "nlp", "n4", 0, 8, NOW - 10));
+        List<Node> nodes = nodes(4);
+        Partition p = new Partition("p", nodes.stream().map(Node::name).toList(), 0, 1, true);
+        Plan waits = engine.plan(Snapshot.builder().now(NOW).nodes(nodes).partitions(List.of(p)).running(young)
+                .pending(List.of(pending(30, "prod", 8, NOW - 10))).qos(List.of(Qos.named("normal", 0)))
+                .quotas(new QuotaTree(twoLevels(-1, -1), 600, Set.of())).build());
+        assertThat(waits.preemptions()).isEmpty();
+        assertThat(waits.reasons().get(JobId.of(30))).isEqualTo(PendingReason.QUOTA_RECLAIM);
+    }
+
+    @Test
+    void anAccountUnderItsGuaranteeReclaimsBorrowersInsideAndAboveItsParent() {
+        // vision's guarantee is lent inside research (job 3) and research borrows above it (job 4): both
+        // cross vision's boundary; the youngest goes first and one is enough.
+        Plan plan = plan4(twoLevels(-1, -1), nlpHoldsEverything(), List.of(pending(30, "vision", 8, NOW - 10)));
+        assertThat(plan.preemptions()).extracting(Preemption::victim).containsExactly(JobId.of(4));
+        // With job 4 already stopping, nothing more is taken: its 8 GPUs come back to vision.
+        List<Node> nodes = nodes(4);
+        Partition p = new Partition("p", nodes.stream().map(Node::name).toList(), 0, 1, true);
+        Plan next = engine.plan(Snapshot.builder().now(NOW).nodes(nodes).partitions(List.of(p))
+                .running(nlpHoldsEverything()).pending(List.of(pending(30, "vision", 8, NOW - 10)))
+                .qos(List.of(Qos.named("normal", 0)))
+                .quotas(new QuotaTree(twoLevels(-1, -1), 0, Set.of(JobId.of(4)))).build());
+        assertThat(next.preemptions()).isEmpty();
+        // A job of research's own beyond its guarantee reclaims nothing.
+        Plan beyond = plan4(twoLevels(-1, -1), nlpHoldsEverything(), List.of(pending(31, "research", 8, NOW - 10)));
+        assertThat(beyond.preemptions()).isEmpty();
+    }
+
+    @Test
+    void aRestartedSchedulerThatKnowsWhichJobsBorrowKeepsThemWhereTheyBorrowed() {
+        // Job 4 started before job 3 in the same second; the last plan said job 3 borrows at the root.
+        List<RunningJob> running = List.of(running(1, "nlp", "n1", 0, 8, NOW - 4000),
+                running(2, "nlp", "n2", 0, 8, NOW - 3000), running(3, "nlp", "n3", 0, 8, NOW - 2000),
+                running(4, "nlp", "n4", 0, 8, NOW - 2000));
+        List<Node> nodes = nodes(4);
+        Partition p = new Partition("p", nodes.stream().map(Node::name).toList(), 0, 1, true);
+        Snapshot.Builder b = Snapshot.builder().now(NOW).nodes(nodes).partitions(List.of(p)).running(running)
+                .pending(List.of(pending(30, "prod", 8, NOW - 10))).qos(List.of(Qos.named("normal", 0)));
+        Plan derived = engine.plan(b.quotas(new QuotaTree(twoLevels(-1, -1), 0, Set.of())).build());
+        assertThat(derived.preemptions()).extracting(Preemption::victim).containsExactly(JobId.of(4));
+        Plan known = engine.plan(b.quotas(new QuotaTree(twoLevels(-1, -1), 0, Set.of(),
+                Set.of(JobId.of(3), JobId.of(4)), Map.of(JobId.of(3), Map.of("", "root"),
+                        JobId.of(4), Map.of("", "research")))).build());
+        assertThat(known.preemptions()).extracting(Preemption::victim).containsExactly(JobId.of(3));
+    }
 }

@@ -23,13 +23,33 @@ import tools.jackson.databind.JsonNode;
  * Guaranteed GPU quotas end to end on real PostgreSQL (issue 16): validation of the quota fields,
  * {@code GET /quotas}, a team borrowing its idle sibling's guarantee, the owner's job waiting as
  * WaitingForReclaim through the borrower's QOS grace time, the borrower ending PREEMPTED (it does
- * not allow requeue) with a RECLAIM event, and sacct's borrowed marker.
+ * not allow requeue) with a RECLAIM event, and sacct's borrowed marker; a two-level tree, whose
+ * accounts borrow inside their parent and then above it, and a new leader that reads back from the
+ * store which running jobs borrow.
  */
 @GantryIntegrationTest
 class QuotaIntegrationTests {
 
     @LocalServerPort
     int port;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    SchedulerWorker worker;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    SchedulingCycle cycle;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    QuotaReclaims reclaims;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    LiveJobs live;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    io.gantry.accounting.QuotaMarks marks;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    org.springframework.jdbc.core.JdbcTemplate jdbc;
 
     ApiClient api;
     String admin;
@@ -139,6 +159,130 @@ class QuotaIntegrationTests {
             }
             api.send("PATCH", "/api/v1/accounts/" + lender, admin, Map.of("guaranteedTres", ""));
             api.send("PATCH", "/api/v1/accounts/" + borrower, admin, Map.of("guaranteedTres", ""));
+        }
+    }
+
+    @Test
+    void inATwoLevelTreeAJobBorrowsInsideItsParentThenAboveItAndANewLeaderKnowsWhichJobsBorrow() {
+        String s = UUID.randomUUID().toString().substring(0, 8);
+        String research = "qr-" + s;
+        String vision = "qrv-" + s;
+        String nlp = "qrn-" + s;
+        String prod = "qp-" + s;
+        String graceQos = "qg2-" + s;
+        created(api.send("POST", "/api/v1/qos", admin, Map.of("name", graceQos, "graceSeconds", 2)));
+        // 128 GPUs: research 64 (vision 32, nlp 32), prod 64; nothing left in a free pool.
+        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", research, "guaranteedTres",
+                "gres/gpu=64")));
+        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", vision, "parent", research,
+                "guaranteedTres", "gres/gpu=32")));
+        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", nlp, "parent", research,
+                "guaranteedTres", "gres/gpu=32")));
+        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", prod, "guaranteedTres", "gres/gpu=64")));
+        for (String account : List.of(vision, nlp, prod)) {
+            created(api.send("POST", "/api/v1/associations", admin, Map.of("account", account, "user", "admin")));
+        }
+        List<Long> jobs = new ArrayList<>();
+        try {
+            // nlp fills the 16 nodes: 4 within its guarantee, 4 on vision's idle 32 inside research, and
+            // research, full, borrows prod's idle 64 for the other 8.
+            for (int i = 0; i < 16; i++) {
+                jobs.add(submit(Map.of("name", "q-tree", "partition", "gpu", "account", nlp, "qos", graceQos,
+                        "nodes", 1, "gpusPerNode", 8, "exclusive", true, "requeue", false, "timeLimitSeconds", 3600,
+                        "simulatedRunSeconds", 900)));
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream().allMatch(id -> state(id).equals("RUNNING")));
+            await().atMost(Duration.ofSeconds(20)).until(() -> quota(nlp).get("borrowed").asLong() == 96);
+            assertThat(quota(nlp).get("inUse").asLong()).isEqualTo(128);
+            assertThat(quota(research).get("inUse").asLong()).isEqualTo(128);
+            assertThat(quota(research).get("borrowed").asLong()).as("research borrows above itself").isEqualTo(64);
+            assertThat(quota(vision).get("lent").asLong()).isEqualTo(32);
+            assertThat(quota(prod).get("lent").asLong()).isEqualTo(64);
+
+            // A new leader: it forgets what this one knew and reads back from the store which jobs borrow, where.
+            java.util.Set<io.gantry.engine.JobId> before;
+            java.util.Map<io.gantry.engine.JobId, java.util.Map<String, String>> at;
+            synchronized (worker) {
+                worker.runOnce();
+                before = reclaims.borrowing();
+                at = reclaims.borrowedAt();
+                assertThat(before).hasSize(12);
+                cycle.leaderLost();
+                assertThat(reclaims.borrowing()).isNull();
+                cycle.leaderStarted(live.runningJobs());
+                assertThat(reclaims.borrowing()).as("seeded from the borrowed markers").isEqualTo(before);
+                worker.runOnce();
+                assertThat(reclaims.borrowing()).as("the new leader's first plan").isEqualTo(before);
+                assertThat(reclaims.borrowedAt()).isEqualTo(at);
+
+                assertThat(at.values().stream().filter(m -> m.get("").equals(research)).count()).isEqualTo(4);
+                cycle.leaderLost();
+                cycle.leaderStarted(live.runningJobs());
+                assertThat(reclaims.borrowedAt()).as("where each borrows, read back from the store").isEqualTo(at);
+
+                // Rows that do not say where the job borrows now (written before they did): the marker counts
+                // when its reclaim ended an earlier run (requeued, started again), not when it stopped the
+                // current one (the job is ending).
+                List<io.gantry.engine.JobId> two = before.stream().sorted().limit(2).toList();
+                jdbc.update("UPDATE quota_jobs SET borrowing_now = NULL WHERE job_id IN (?, ?)", two.get(0).id(),
+                        two.get(1).id());
+                java.time.Instant started = java.time.Instant.parse(job(two.get(0).id()).get("startTime").asString());
+                marks.reclaimed(new io.gantry.accounting.QuotaMarks.Key(two.get(0).id(), -1),
+                        started.minusSeconds(60), "earlier");
+                java.time.Instant started1 = java.time.Instant.parse(job(two.get(1).id()).get("startTime").asString());
+                marks.reclaimed(new io.gantry.accounting.QuotaMarks.Key(two.get(1).id(), -1),
+                        started1.plusSeconds(1), "now");
+                jdbc.update("UPDATE quota_jobs SET borrowing_now = NULL WHERE job_id IN (?, ?)", two.get(0).id(),
+                        two.get(1).id());
+                cycle.leaderStarted(live.runningJobs());
+                java.util.Set<io.gantry.engine.JobId> expected = new java.util.HashSet<>(before);
+                expected.remove(two.get(1));
+                assertThat(reclaims.borrowing()).isEqualTo(expected);
+                // Put back as the scheduler had it: both borrow, where is not known; the next cycle derives it
+                // (those whose place is known first) and writes it.
+                jdbc.update("UPDATE quota_jobs SET reclaimed_at = NULL, reclaimed_for = NULL WHERE job_id IN (?, ?)",
+                        two.get(0).id(), two.get(1).id());
+                cycle.leaderStarted(live.runningJobs());
+                assertThat(reclaims.borrowing()).isEqualTo(before);
+                worker.runOnce();
+                assertThat(reclaims.borrowing()).isEqualTo(before);
+                at = reclaims.borrowedAt();
+                cycle.leaderStarted(live.runningJobs());
+                assertThat(reclaims.borrowedAt()).as("written back by the first cycle").isEqualTo(at);
+            }
+            assertThat(at.values().stream().filter(m -> m.get("").equals(research)).count()).isEqualTo(4);
+            assertThat(at.values().stream().filter(m -> m.get("").equals("root")).count()).isEqualTo(8);
+
+            // prod is under its guarantee: it reclaims from a job borrowing at the root, never from those
+            // borrowing vision's guarantee inside research.
+            long prodJob = submit(Map.of("name", "q-prod", "partition", "gpu", "account", prod, "nodes", 1,
+                    "gpusPerNode", 8, "timeLimitSeconds", 600, "simulatedRunSeconds", 600));
+            jobs.add(prodJob);
+            await().atMost(Duration.ofSeconds(40)).until(() -> state(prodJob).equals("RUNNING"));
+            List<Long> victims = jobs.stream().filter(id -> state(id).equals("PREEMPTED")).toList();
+            assertThat(victims).hasSize(1);
+            assertThat(at.get(io.gantry.engine.JobId.of(victims.get(0))).get("")).isEqualTo("root");
+            assertThat(api.get("/api/v1/jobs/" + victims.get(0) + "/events", admin).json().toString())
+                    .contains("RECLAIM", "job " + prodJob);
+
+            // vision is under its guarantee too: it reclaims across its boundary, inside research or above.
+            long visionJob = submit(Map.of("name", "q-vision", "partition", "gpu", "account", vision, "nodes", 1,
+                    "gpusPerNode", 8, "timeLimitSeconds", 600, "simulatedRunSeconds", 600));
+            jobs.add(visionJob);
+            await().atMost(Duration.ofSeconds(40)).until(() -> state(visionJob).equals("RUNNING"));
+            assertThat(jobs.stream().filter(id -> state(id).equals("PREEMPTED")).toList()).hasSize(2);
+            assertThat(jobs.subList(0, 4)).as("nlp's jobs within its guarantee run on")
+                    .allMatch(id -> state(id).equals("RUNNING"));
+            assertThat(sacct(victims.get(0)).get("borrowed").asBoolean()).isTrue();
+            assertThat(sacct(jobs.get(0)).get("borrowed").asBoolean()).isFalse();
+        } finally {
+            for (long id : jobs) {
+                api.send("DELETE", "/api/v1/jobs/" + id, admin, null);
+            }
+            api.send("PATCH", "/api/v1/accounts/" + vision, admin, Map.of("guaranteedTres", ""));
+            api.send("PATCH", "/api/v1/accounts/" + nlp, admin, Map.of("guaranteedTres", ""));
+            api.send("PATCH", "/api/v1/accounts/" + research, admin, Map.of("guaranteedTres", ""));
+            api.send("PATCH", "/api/v1/accounts/" + prod, admin, Map.of("guaranteedTres", ""));
         }
     }
 
