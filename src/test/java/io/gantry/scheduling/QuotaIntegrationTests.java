@@ -153,6 +153,9 @@ class QuotaIntegrationTests {
             assertThat(sacct(jobs.get(0)).get("borrowed").asBoolean()).as("the first job ran within its guarantee")
                     .isFalse();
             assertThat(sacct(owner).get("borrowed").asBoolean()).isFalse();
+            // sacct -P's form says the same: the last three columns are borrowed, reclaimedAt, reclaimedFor.
+            assertThat(csvLine(victim)).endsWith(",true," + line.get("reclaimedAt").asString() + "," + owner);
+            assertThat(csvLine(owner)).endsWith(",false,,");
         } finally {
             for (long id : jobs) {
                 api.send("DELETE", "/api/v1/jobs/" + id, admin, null);
@@ -313,7 +316,25 @@ class QuotaIntegrationTests {
         return r.json().get("items").get(0);
     }
 
-    private static void created(Response r) {
+    /** The job's line of the CSV export (the one after the header). */
+    private String csvLine(long id) {
+        java.net.http.HttpResponse<String> csv;
+        try {
+            csv = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port
+                            + "/api/v1/accounting/jobs?jobId=" + id)).header("Accept", "text/csv")
+                            .header("Authorization", "Bearer " + admin).GET().build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+        } catch (java.io.IOException | InterruptedException e) {
+            throw new IllegalStateException("the CSV export of job " + id + " failed", e);
+        }
+        assertThat(csv.statusCode()).as(csv.body()).isEqualTo(200);
+        String[] lines = csv.body().split("\r\n");
+        assertThat(lines).as(csv.body()).hasSize(2);
+        return lines[1];
+    }
+
+        private static void created(Response r) {
         assertThat(r.status()).as(r.body()).isEqualTo(201);
     }
 
