@@ -45,7 +45,18 @@ class SimulatedNodes {
     private final Map<Long, Due> byRow = new HashMap<>();
     private final Thread runner = new Thread(this::loop, "gantry-simulated-nodes");
 
-    private record Due(long row, Instant at, JobState state, Integer exitCode, String detail, String id) {
+    /** A job's end on its simulated node, due at {@code at}; {@code failures}: attempts that failed so far. */
+    private record Due(long row, Instant at, JobState state, Integer exitCode, String detail, String id, int failures) {
+
+        Due(long row, Instant at, JobState state, Integer exitCode, String detail, String id) {
+            this(row, at, state, exitCode, detail, id, 0);
+        }
+
+        /** The next attempt after one more failure: 1 s, 2 s, 4 s ... at most a minute later (a store that is down). */
+        Due retried(Instant now) {
+            long delaySeconds = Math.min(60, 1L << Math.min(failures, 6));
+            return new Due(row, now.plusSeconds(delaySeconds), state, exitCode, detail, id, failures + 1);
+        }
     }
 
     SimulatedNodes(ClusterService cluster, JobCompletion completion, Clock clock) {
@@ -141,6 +152,9 @@ class SimulatedNodes {
             } catch (InterruptedException e) {
                 return;
             }
+            if (batch.isEmpty()) {
+                continue; // the head was due within the millisecond the wait rounded away: nothing to end yet
+            }
             try {
                 completion.endAll(batch.stream()
                         .map(d -> new JobCompletion.Ending(d.row(), d.state(), d.exitCode(), d.at(), d.detail()))
@@ -153,9 +167,10 @@ class SimulatedNodes {
                     try {
                         completion.end(d.row(), d.state(), d.exitCode(), d.at(), d.detail());
                     } catch (RuntimeException again) {
-                        log.warn("Could not end job {} on its simulated node; retrying: {}", d.id(), again.toString());
-                        schedule(new Due(d.row(), clock.instant().plusSeconds(1), d.state(), d.exitCode(), d.detail(),
-                                d.id()));
+                        Due next = d.retried(clock.instant());
+                        log.warn("Could not end job {} on its simulated node (attempt {}); retrying at {}: {}", d.id(),
+                                next.failures(), next.at(), again.toString());
+                        schedule(next);
                     }
                 }
             }
