@@ -18,8 +18,9 @@ import io.gantry.engine.Snapshot;
  * borrow (fed back so borrowing only shrinks between starts), and the jobs a reclaim told to stop
  * that are still in their QOS's grace time (they are stopped when it is over, and the engine counts
  * their GPUs as coming back meanwhile). Kept by the leader, which writes where running jobs borrow
- * to the store as it changes; a new leader (after a restart or a takeover) is {@link #seed seeded}
- * from it, so that its first plan places the running jobs as the old leader's last plan did.
+ * and each reclaim's grace deadline to the store in the transaction that decides them; a new leader
+ * (after a restart or a takeover) is {@link #seed seeded} from it, so that its first plan places the
+ * running jobs as the old leader's last plan did and its victims stop at the same deadlines.
  */
 @Component
 class QuotaReclaims {
@@ -58,7 +59,8 @@ class QuotaReclaims {
 
     /**
      * A new leader's memory, read from the store: these running jobs borrow, at these accounts where
-     * known; {@code stored} is what the store says of them. The old leader's grace times are not known.
+     * known; {@code stored} is what the store says of them. The old leader's reclaims still in their
+     * grace time are {@link #stop added} after, from the store too.
      */
     void seed(Set<JobId> borrowingNow, Map<JobId, Map<String, String>> at, Map<JobId, Map<String, String>> inStore) {
         stopping.clear();

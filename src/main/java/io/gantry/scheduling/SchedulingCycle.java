@@ -152,7 +152,9 @@ class SchedulingCycle {
      * store does not say (rows from before it did), the borrowed marker counts, unless a reclaim
      * stopped the job's current run; one whose reclaim ended an earlier run (requeued, started again)
      * counts too: a job that borrows and is not known to is never reclaimed, one known to borrow that
-     * does not is only placed last.
+     * does not is only placed last. Victims of a reclaim still in their grace time are read back too
+     * (the store got them in the transaction of the decision): they are stopped at the same deadline,
+     * not warned again, and their GPUs count as coming back, so no other job is chosen in their place.
      */
     void leaderStarted(Collection<ActiveJob> running) {
         if (marks == null || running.isEmpty()) {
@@ -186,6 +188,17 @@ class SchedulingCycle {
             }
         });
         reclaims.seed(borrowing, at, inStore);
+        marks.of(byKey.keySet()).forEach((key, mark) -> {
+            ActiveJob job = byKey.get(key);
+            io.gantry.accounting.QuotaMarks.Grace grace = mark.grace();
+            // A grace that started before the current run is an earlier run's (it ended another way).
+            if (job != null && grace != null && job.state() == JobState.RUNNING && job.startTime() != null
+                    && !grace.from().isBefore(job.startTime())) {
+                reclaims.stop(new QuotaReclaims.Stopping(job.row(), JobId.of(key.jobId(), key.arrayTaskId()),
+                        grace.until(), io.gantry.engine.Preemption.Mode.valueOf(grace.mode()), grace.detail(),
+                        grace.forJob()));
+            }
+        });
     }
 
     /**
@@ -476,9 +489,41 @@ class SchedulingCycle {
         int[] backfilled = {0};
         List<JobsPreempted.Victim> victims = new ArrayList<>();
         List<io.gantry.jobs.JobSignalRequested.Target> graceSignals = new ArrayList<>();
+        List<QuotaReclaims.Stopping> due = new ArrayList<>();
+        List<QuotaReclaims.Stopping> graceStarted = new ArrayList<>();
+        try {
+            apply(planned, now, decided, borrowingChanges, started, told, backfilled, victims, graceSignals, due,
+                    graceStarted);
+        } catch (RuntimeException e) {
+            // Rolled back: the victims whose grace was over are still to be stopped; none started one.
+            due.forEach(reclaims::stop);
+            throw e;
+        }
+        // Committed: the store now holds these decisions.
+        graceStarted.forEach(reclaims::stop);
+        reclaims.written(borrowingChanges);
+        decided.forEach((row, w) -> {
+            LiveJobs.Entry e = live.get(row);
+            if (e != null) {
+                e.recorded = w;
+                e.decidedIn = planned.cycle();
+            }
+        });
+        told.forEach(e -> e.announced = e.recorded);
+        return new Outcome(started.size(), backfilled[0], planned.pending() - started.size(),
+                planned.running() + started.size());
+    }
+
+    /** The plan's writes, in one transaction; {@code due} and {@code graceStarted} say what it did with reclaims. */
+    private void apply(Planned planned, Instant now, Map<Long, Waiting> decided,
+            Map<JobId, Map<String, String>> borrowingChanges, List<ActiveJob> started, List<LiveJobs.Entry> told,
+            int[] backfilled, List<JobsPreempted.Victim> victims,
+            List<io.gantry.jobs.JobSignalRequested.Target> graceSignals, List<QuotaReclaims.Stopping> due,
+            List<QuotaReclaims.Stopping> graceStarted) {
         transaction.executeWithoutResult(status -> {
             // Reclaimed jobs whose grace time is over stop now; their owners start in a later cycle.
-            for (QuotaReclaims.Stopping s : reclaims.takeDue(now)) {
+            due.addAll(reclaims.takeDue(now));
+            for (QuotaReclaims.Stopping s : due) {
                 reclaim(s, now, victims);
             }
             // Preempted jobs give back what they hold first, in this transaction, for the jobs that stop them.
@@ -501,7 +546,13 @@ class SchedulingCycle {
                         jobs.recordEvent(victim.row(), now, "RECLAIM", why);
                         reclaim(stop, now, victims);
                     } else {
-                        reclaims.stop(stop);
+                        // Known to the store in this transaction, to this leader once committed.
+                        graceStarted.add(stop);
+                        if (marks != null) {
+                            marks.graceStarted(new io.gantry.accounting.QuotaMarks.Key(victim.jobId(),
+                                    victim.arrayTaskId()), new io.gantry.accounting.QuotaMarks.Grace(now,
+                                    stop.deadline(), mode.name(), why, by.displayId()));
+                        }
                         jobs.recordEvent(victim.row(), now, "RECLAIM", why + "; stopped after its QOS's grace time of "
                                 + grace + " s");
                         // Warned as its grace starts, as Slurm's GraceTime does, so it can checkpoint.
@@ -578,18 +629,6 @@ class SchedulingCycle {
                 events.publishEvent(new JobStarted(List.copyOf(started)));
             }
         });
-        // Committed: the store now holds these decisions.
-        reclaims.written(borrowingChanges);
-        decided.forEach((row, w) -> {
-            LiveJobs.Entry e = live.get(row);
-            if (e != null) {
-                e.recorded = w;
-                e.decidedIn = planned.cycle();
-            }
-        });
-        told.forEach(e -> e.announced = e.recorded);
-        return new Outcome(started.size(), backfilled[0], planned.pending() - started.size(),
-                planned.running() + started.size());
     }
 
     /**

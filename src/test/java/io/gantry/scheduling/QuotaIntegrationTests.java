@@ -166,6 +166,109 @@ class QuotaIntegrationTests {
     }
 
     @Test
+    void aNewLeaderDuringAReclaimsGraceTimeStopsTheVictimAtTheSameDeadlineWithoutWarningItAgain() {
+        String s = UUID.randomUUID().toString().substring(0, 8);
+        String lender = "qlb-" + s;
+        String borrower = "qla-" + s;
+        String graceQos = "qlg-" + s;
+        long grace = 10;
+        created(api.send("POST", "/api/v1/qos", admin, Map.of("name", graceQos, "graceSeconds", grace)));
+        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", lender, "guaranteedTres", "gres/gpu=64")));
+        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", borrower, "guaranteedTres",
+                "gres/gpu=64")));
+        for (String account : List.of(lender, borrower)) {
+            created(api.send("POST", "/api/v1/associations", admin, Map.of("account", account, "user", "admin")));
+        }
+        List<Long> jobs = new ArrayList<>();
+        try {
+            for (int i = 0; i < 16; i++) {
+                Map<String, Object> job = new HashMap<>(Map.of("name", "q-lead", "partition", "gpu", "account",
+                        borrower, "qos", graceQos, "nodes", 1, "gpusPerNode", 8, "exclusive", true, "requeue", false,
+                        "timeLimitSeconds", 3600, "simulatedRunSeconds", 900));
+                job.put("signal", "B:USR1@300");
+                jobs.add(submit(job));
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream().allMatch(id -> state(id).equals("RUNNING")));
+            await().atMost(Duration.ofSeconds(20)).until(() -> quota(borrower).get("borrowed").asLong() == 64);
+
+            long owner = submit(Map.of("name", "q-lead-owner", "partition", "gpu", "account", lender, "nodes", 1,
+                    "gpusPerNode", 8, "timeLimitSeconds", 600, "simulatedRunSeconds", 60));
+            jobs.add(owner);
+            await().atMost(Duration.ofSeconds(20)).until(() -> reclaims.stoppingIds().size() == 1);
+            long victim = reclaims.stoppingIds().iterator().next().id();
+            java.time.Instant reclaimedAt = java.time.Instant.parse(
+                    event(api.get("/api/v1/jobs/" + victim + "/events", admin).json(), "RECLAIM").get("time").asString());
+
+            // Halfway through the grace time a new leader takes over: it forgets all this one knew, reads the
+            // active jobs back and is seeded from the store, as SchedulerWorker does on leadership acquired.
+            sleepUntil(reclaimedAt.plusSeconds(grace / 2));
+            synchronized (worker) {
+                cycle.leaderLost();
+                live.clear();
+                assertThat(reclaims.stoppingIds()).isEmpty();
+                live.load(java.time.Instant.now());
+                cycle.leaderStarted(live.runningJobs());
+                assertThat(reclaims.stoppingIds()).as("the victim's grace, read back from the store")
+                        .containsExactly(io.gantry.engine.JobId.of(victim));
+                worker.runOnce();
+                worker.runOnce();
+                assertThat(reclaims.stoppingIds()).as("no other victim for the same need")
+                        .containsExactly(io.gantry.engine.JobId.of(victim));
+            }
+            assertThat(state(victim)).as("still in its grace time").isEqualTo("RUNNING");
+            assertThat(job(owner).get("reason").asString()).isEqualTo("WaitingForReclaim");
+
+            await().atMost(Duration.ofSeconds(40)).until(() -> state(owner).equals("RUNNING"));
+            JsonNode history = api.get("/api/v1/jobs/" + victim + "/events", admin).json();
+            assertThat(count(history, "RECLAIM")).as(history.toString()).isEqualTo(1);
+            assertThat(count(history, "SIGNALLED")).as("warned once, by the old leader").isEqualTo(1);
+            java.time.Instant stopped = java.time.Instant.parse(event(history, "PREEMPTED").get("time").asString());
+            // Stopped at the original deadline: a new full grace from the takeover would end at 15 s or later.
+            assertThat(Duration.between(reclaimedAt, stopped)).isGreaterThanOrEqualTo(Duration.ofSeconds(grace))
+                    .isLessThan(Duration.ofSeconds(grace + 4));
+            assertThat(jobs.stream().filter(id -> id != owner && !state(id).equals("RUNNING")).toList())
+                    .as("one victim, the same one").containsExactly(victim);
+            for (long id : jobs) {
+                if (id != victim && id != owner) {
+                    assertThat(api.get("/api/v1/jobs/" + id + "/events", admin).json().toString())
+                            .doesNotContain("RECLAIM");
+                }
+            }
+            assertThat(sacct(victim).get("reclaimedFor").asString()).isEqualTo(String.valueOf(owner));
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM quota_jobs WHERE job_id = ? AND grace_until IS NOT NULL",
+                    Long.class, victim)).as("the grace is over in the store too").isZero();
+        } finally {
+            for (long id : jobs) {
+                api.send("DELETE", "/api/v1/jobs/" + id, admin, null);
+            }
+            api.send("PATCH", "/api/v1/accounts/" + lender, admin, Map.of("guaranteedTres", ""));
+            api.send("PATCH", "/api/v1/accounts/" + borrower, admin, Map.of("guaranteedTres", ""));
+        }
+    }
+
+    private static void sleepUntil(java.time.Instant when) {
+        long millis = Duration.between(java.time.Instant.now(), when).toMillis();
+        if (millis > 0) {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private static long count(JsonNode history, String type) {
+        long n = 0;
+        for (JsonNode e : history) {
+            if (e.get("type").asString().equals(type)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Test
     void inATwoLevelTreeAJobBorrowsInsideItsParentThenAboveItAndANewLeaderKnowsWhichJobsBorrow() {
         String s = UUID.randomUUID().toString().substring(0, 8);
         String research = "qr-" + s;
