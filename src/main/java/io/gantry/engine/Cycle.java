@@ -880,8 +880,12 @@ final class Cycle {
         Shape fit = fittingShape(candidates, end);
         List<RunningJob> taken = new ArrayList<>();
         if (fit == null) {
-            pool.sort(Comparator.comparingLong(RunningJob::startTime).reversed().thenComparing(RunningJob::id,
-                    Comparator.reverseOrder()));
+            // The nearest borrowers first (on the guarantee the job runs within, then higher up), then the youngest.
+            Map<JobId, Integer> distance = new HashMap<>();
+            pool.forEach(r -> distance.put(r.id(), quotas.borrowDistance(r, job.account(), asked)));
+            pool.sort(Comparator.comparingInt((RunningJob r) -> distance.get(r.id()))
+                    .thenComparing(Comparator.comparingLong(RunningJob::startTime).reversed())
+                    .thenComparing(RunningJob::id, Comparator.reverseOrder()));
             for (RunningJob victim : pool) {
                 release(victim);
                 taken.add(victim);

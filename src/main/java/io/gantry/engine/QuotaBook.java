@@ -202,22 +202,6 @@ final class QuotaBook {
                 charge(r.id(), r.account(), need, marked == null ? BORROW : KEPT);
             }
         }
-        // Jobs that borrowed last cycle borrow still, unless a pool or borrowing nearer their account now
-        // has room for them: they never move up the tree, so what each account borrows and lends only
-        // shrinks and stays within the limits. Those that borrowed deepest in the tree are placed first:
-        // one that comes down from higher up takes only what the others there leave.
-        if (marked != null) {
-            List<RunningJob> borrowers = new ArrayList<>();
-            for (RunningJob r : byStart) {
-                if (marked.contains(r.id())) {
-                    borrowers.add(r);
-                }
-            }
-            borrowers.sort(Comparator.comparingInt((RunningJob r) -> -borrowDepth(r.id())));
-            for (RunningJob r : borrowers) {
-                charge(r.id(), r.account(), need(r.allocation()), BORROW);
-            }
-        }
         long[][] demand = new long[count][kk];
         for (PendingJob p : pending) {
             if ((p.heldBy() != null && p.heldBy() != PendingReason.NONE) || p.eligibleFrom() > now) {
@@ -228,6 +212,30 @@ final class QuotaBook {
                 for (int k = 0; k < kk; k++) {
                     demand[a][k] += need[k];
                 }
+            }
+        }
+        // Jobs that borrowed last cycle borrow still, unless a pool or borrowing nearer their account now
+        // has room for them: they never move up the tree, so what each account borrows and lends only
+        // shrinks and stays within the limits. Those that borrowed deepest in the tree are placed first:
+        // one that comes down from higher up takes only what the others there leave. Coming down is
+        // borrowing too: it takes no guarantee its owner's pending jobs want (e.g. what a reclaim just
+        // freed for them), else the owner would have to reclaim it again.
+        if (marked != null) {
+            for (int i = 0; i < count; i++) {
+                for (int k = 0; k < kk; k++) {
+                    want[i][k] = Math.min(demand[i][k], Math.max(0, region[i][k] - used[i][k]));
+                }
+            }
+            version++;
+            List<RunningJob> borrowers = new ArrayList<>();
+            for (RunningJob r : byStart) {
+                if (marked.contains(r.id())) {
+                    borrowers.add(r);
+                }
+            }
+            borrowers.sort(Comparator.comparingInt((RunningJob r) -> -borrowDepth(r.id())));
+            for (RunningJob r : borrowers) {
+                charge(r.id(), r.account(), need(r.allocation()), BORROW);
             }
         }
         for (int i = 0; i < count; i++) {
@@ -691,6 +699,38 @@ final class QuotaBook {
             }
         }
         return false;
+    }
+
+    /**
+     * For a job {@link #borrowsFrom} says a reclaim for a job of {@code account} asking {@code asked} may
+     * stop: how many levels above the account whose guarantee that job runs within it borrows (1: at
+     * that account's parent, i.e. on the guarantee of it or its siblings), the least over the keys;
+     * {@link Integer#MAX_VALUE} when it does not borrow across that boundary. A job borrowing higher up
+     * uses the guarantee of an ancestor's siblings: stopping it helps only once what is borrowed nearer
+     * is back, so a reclaim stops the nearest borrowers first.
+     */
+    int borrowDistance(RunningJob r, String account, long[] asked) {
+        int[] levels = borrowLevel.get(r.id());
+        int[] holders = levels == null ? null : holders(account, asked);
+        if (holders == null) {
+            return Integer.MAX_VALUE;
+        }
+        int[] theirs = path(r.account());
+        int best = Integer.MAX_VALUE;
+        for (int k = 0; k < keys.length; k++) {
+            int x = holders[k];
+            if (x < 0 || levels[k] < 0 || contains(theirs, x)) {
+                continue;
+            }
+            int d = 1;
+            for (int a = parent[x]; a >= 0; a = parent[a], d++) {
+                if (a == levels[k]) {
+                    best = Math.min(best, d);
+                    break;
+                }
+            }
+        }
+        return best;
     }
 
     private static boolean contains(int[] path, int a) {

@@ -352,16 +352,18 @@ class QuotaTests {
     @Test
     void anAccountUnderItsGuaranteeReclaimsBorrowersInsideAndAboveItsParent() {
         // vision's guarantee is lent inside research (job 3) and research borrows above it (job 4): both
-        // cross vision's boundary; the youngest goes first and one is enough.
+        // cross vision's boundary. The one on vision's guarantee goes first, though job 4 is younger:
+        // stopping job 4 would only let vision's job run by borrowing prod's idle GPUs at the root (and
+        // be reclaimed by prod in turn) while job 3 kept vision's own. One is enough.
         Plan plan = plan4(twoLevels(-1, -1), nlpHoldsEverything(), List.of(pending(30, "vision", 8, NOW - 10)));
-        assertThat(plan.preemptions()).extracting(Preemption::victim).containsExactly(JobId.of(4));
-        // With job 4 already stopping, nothing more is taken: its 8 GPUs come back to vision.
+        assertThat(plan.preemptions()).extracting(Preemption::victim).containsExactly(JobId.of(3));
+        // With job 3 already stopping, nothing more is taken: its 8 GPUs come back to vision.
         List<Node> nodes = nodes(4);
         Partition p = new Partition("p", nodes.stream().map(Node::name).toList(), 0, 1, true);
         Plan next = engine.plan(Snapshot.builder().now(NOW).nodes(nodes).partitions(List.of(p))
                 .running(nlpHoldsEverything()).pending(List.of(pending(30, "vision", 8, NOW - 10)))
                 .qos(List.of(Qos.named("normal", 0)))
-                .quotas(new QuotaTree(twoLevels(-1, -1), 0, Set.of(JobId.of(4)))).build());
+                .quotas(new QuotaTree(twoLevels(-1, -1), 0, Set.of(JobId.of(3)))).build());
         assertThat(next.preemptions()).isEmpty();
         // A job of research's own beyond its guarantee reclaims nothing.
         Plan beyond = plan4(twoLevels(-1, -1), nlpHoldsEverything(), List.of(pending(31, "research", 8, NOW - 10)));
