@@ -26,4 +26,31 @@ class QuotaDayTests {
         assertThat(lending.returnSeconds()).as("b at its guarantee after noon").isBetween(0L, 2 * cycle + grace);
         assertThat(lending.bPeak()).isGreaterThanOrEqualTo(8L * 16 / 2);
     }
+
+    /**
+     * The two-level day: vision borrows nlp's idle quarter inside research and research borrows prod's
+     * idle quarter at the root; nlp at noon and prod at 18:00 each get their guarantee back within one
+     * reclaim round (the victims' grace plus the cycles around it), not two.
+     */
+    @Test
+    void inATwoLevelTreeBothLevelsLendAndEachOwnerIsWholeAfterOneGraceTime() {
+        long cycle = 30;
+        long grace = 120;
+        QuotaDay.Result lending = QuotaDay.simulateTree(16, cycle, grace, 0, 1, true);
+        QuotaDay.Result capped = QuotaDay.simulateTree(16, cycle, grace, 0, 1, false);
+
+        assertThat(capped.morning()).as("without lending nlp's and half of prod's GPUs idle").isLessThan(0.55);
+        assertThat(lending.morning()).isGreaterThan(0.9);
+        assertThat(lending.utilisation()).isGreaterThan(capped.utilisation());
+        assertThat(lending.borrowedMorning().get("research")).as("vision on nlp's idle 32").isGreaterThan(25.0);
+        assertThat(lending.borrowedMorning().get("root")).as("research on prod's idle 32").isGreaterThan(25.0);
+        assertThat(capped.borrowedMorning()).isEmpty();
+        assertThat(capped.reclaims()).isZero();
+        assertThat(lending.reclaims()).isPositive();
+        assertThat(lending.returnSeconds().get("nlp@12h")).as("nlp whole after noon").isBetween(0L, 2 * cycle + grace);
+        assertThat(lending.returnSeconds().get("prod@18h")).as("prod whole after 18:00")
+                .isBetween(0L, 2 * cycle + grace);
+        assertThat(lending.peaks().get("nlp")).isGreaterThanOrEqualTo(32);
+        assertThat(lending.peaks().get("prod")).isGreaterThanOrEqualTo(64);
+    }
 }
