@@ -387,4 +387,26 @@ class QuotaTests {
                         JobId.of(4), Map.of("", "research")))).build());
         assertThat(known.preemptions()).extracting(Preemption::victim).containsExactly(JobId.of(3));
     }
+
+    @Test
+    void aBorrowerDoesNotMoveDownOntoGuaranteeItsOwnersPendingJobsWant() {
+        // vision runs on its own 8 (job 1) and research's pool (job 2); job 3 borrowed prod's idle 8 at the
+        // root in the last plan. nlp's 8, freed (by a reclaim), are wanted by its pending job 30: job 3 stays
+        // at the root and job 30 starts within nlp's guarantee, not borrowing prod's GPUs in job 3's stead.
+        List<RunningJob> running = List.of(running(1, "vision", "n1", 0, 8, NOW - 4000),
+                running(2, "vision", "n2", 0, 8, NOW - 3000), running(3, "vision", "n3", 0, 8, NOW - 2000));
+        List<Node> nodes = nodes(4);
+        Partition p = new Partition("p", nodes.stream().map(Node::name).toList(), 0, 1, true);
+        Snapshot.Builder b = Snapshot.builder().now(NOW).nodes(nodes).partitions(List.of(p)).running(running)
+                .qos(List.of(Qos.named("normal", 0)));
+        QuotaTree before = new QuotaTree(twoLevels(-1, -1), 0, Set.of(), Set.of(JobId.of(3)),
+                Map.of(JobId.of(3), Map.of("", "root")));
+        Plan plan = engine.plan(b.pending(List.of(pending(30, "nlp", 8, NOW - 10))).quotas(before).build());
+        assertThat(plan.starts()).extracting(Start::job).containsExactly(JobId.of(30));
+        assertThat(plan.borrowing()).containsExactly(JobId.of(3));
+        assertThat(plan.borrowedAt().get(JobId.of(3))).isEqualTo(Map.of("", "root"));
+        // With nothing pending for nlp, job 3 comes down onto nlp's idle guarantee, as before.
+        Plan idle = engine.plan(b.pending(List.of()).quotas(before).build());
+        assertThat(idle.borrowedAt().get(JobId.of(3))).isEqualTo(Map.of("", "research"));
+    }
 }
