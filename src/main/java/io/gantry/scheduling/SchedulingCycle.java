@@ -168,7 +168,8 @@ class SchedulingCycle {
         Set<JobId> borrowing = new java.util.HashSet<>();
         Map<JobId, Map<String, String>> at = new HashMap<>();
         Map<JobId, Map<String, String>> inStore = new HashMap<>();
-        marks.of(byKey.keySet()).forEach((key, mark) -> {
+        Map<io.gantry.accounting.QuotaMarks.Key, io.gantry.accounting.QuotaMarks.Mark> found = marks.of(byKey.keySet());
+        found.forEach((key, mark) -> {
             ActiveJob job = byKey.get(key);
             if (job == null) {
                 // Another task of a running array's job id.
@@ -188,7 +189,7 @@ class SchedulingCycle {
             }
         });
         reclaims.seed(borrowing, at, inStore);
-        marks.of(byKey.keySet()).forEach((key, mark) -> {
+        found.forEach((key, mark) -> {
             ActiveJob job = byKey.get(key);
             io.gantry.accounting.QuotaMarks.Grace grace = mark.grace();
             // A grace that started before the current run is an earlier run's (it ended another way).
