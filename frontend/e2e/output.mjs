@@ -6,25 +6,14 @@
 // <workDir>: a directory the job (run by the agent as this user) and this script both reach.
 // Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).
 // Exits 0 when every step passed, 1 on a failed step, 2 when Chromium is missing.
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium } from 'playwright-core';
+import { adminPassword, apiClient, launch, preflight, reportFailure, signInWithForm } from './browser.mjs';
 
 const base = (process.argv[2] ?? '').replace(/\/$/, '');
 const workDir = process.argv[3] ? resolve(process.argv[3]) : '';
 const shots = resolve(process.argv[4] ?? 'target/screenshots');
-const adminPassword = process.env.E2E_ADMIN_PASSWORD ?? 'admin-test-password';
-const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
-if (!base || !workDir) {
-  console.error('usage: node frontend/e2e/output.mjs <baseUrl> <workDir> [screenshotDir]');
-  process.exit(1);
-}
-if (!existsSync(executablePath)) {
-  console.error(`E2E FAILED: no Chromium at ${executablePath}. Install it with: apt-get install -y chromium`);
-  process.exit(2);
-}
-mkdirSync(shots, { recursive: true });
+preflight(base && workDir, 'node frontend/e2e/output.mjs <baseUrl> <workDir> [screenshotDir]', shots);
 
 let step = 'start';
 const consoleErrors = [];
@@ -32,29 +21,9 @@ function log(message) { console.log(`[output] ${message}`); }
 function fail(message) { throw new Error(`${step}: ${message}`); }
 function check(condition, message) { if (!condition) fail(message); }
 
-async function http(method, path, token, body) {
-  const response = await fetch(base + path, {
-    method,
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  let json = null;
-  try { json = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
-  return { status: response.status, json, text };
-}
+const http = apiClient(base);
 
-const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'gantry-output-')), {
-  executablePath,
-  headless: true,
-  viewport: { width: 1440, height: 900 },
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
-context.setDefaultTimeout(20000);
-const page = context.pages()[0] ?? await context.newPage();
-page.on('console', (msg) => { if (msg.type() === 'error') consoleErrors.push(`[${step}] ${msg.text()} (${msg.location()?.url ?? ''})`); });
-page.on('pageerror', (error) => consoleErrors.push(`[${step}] uncaught: ${error.message}`));
+const { context, page } = await launch('gantry-output-', (text) => consoleErrors.push(`[${step}] ${text}`));
 const tid = (id) => page.getByTestId(id);
 const text = async (id) => (await tid(id).textContent()) ?? '';
 
@@ -65,10 +34,7 @@ try {
   check(admin.status === 201, `admin sign-in answered ${admin.status}: ${admin.text}`);
   const token = admin.json.token;
   await page.goto(`${base}/`);
-  await tid('signin-username').fill('admin');
-  await tid('signin-password').fill(adminPassword);
-  await tid('signin-submit').click();
-  await tid('view-overview').waitFor();
+  await signInWithForm(page, 'admin', adminPassword);
 
   step = "a real agent's job: its page shows the lines it prints as it prints them";
   const go = join(workDir, `go-${Date.now()}`);
@@ -126,9 +92,7 @@ try {
   log('all steps passed');
 } catch (error) {
   exitCode = 1;
-  console.error(`E2E FAILED at "${step}": ${error.message}`);
-  if (consoleErrors.length) console.error(`console errors so far:\n  ${consoleErrors.join('\n  ')}`);
-  await page.screenshot({ path: join(shots, 'output-failure.png'), fullPage: true }).catch(() => {});
+  await reportFailure(page, step, error, consoleErrors, join(shots, 'output-failure.png'));
 } finally {
   await context.close().catch(() => {});
 }

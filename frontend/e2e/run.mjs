@@ -2,24 +2,13 @@
 //   node frontend/e2e/run.mjs <baseUrl> [screenshotDir]
 // Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).
 // Exits 0 when every step passed, 1 on a failed step, 2 when Chromium is missing.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium } from 'playwright-core';
+import { adminPassword, apiClient, launch, preflight, reportFailure, signInWithForm } from './browser.mjs';
 
 const base = (process.argv[2] ?? '').replace(/\/$/, '');
 const shots = resolve(process.argv[3] ?? 'target/screenshots');
-const adminPassword = process.env.E2E_ADMIN_PASSWORD ?? 'admin-test-password';
-const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
-if (!base) {
-  console.error('usage: node frontend/e2e/run.mjs <baseUrl> [screenshotDir]');
-  process.exit(1);
-}
-if (!existsSync(executablePath)) {
-  console.error(`E2E FAILED: no Chromium at ${executablePath}. Install it with: apt-get install -y chromium`);
-  process.exit(2);
-}
-mkdirSync(shots, { recursive: true });
+preflight(base, 'node frontend/e2e/run.mjs <baseUrl> [screenshotDir]', shots);
 rmSync(join(shots, 'failure.png'), { force: true });
 
 const suffix = Date.now().toString(36);
@@ -35,33 +24,11 @@ function log(message) { console.log(`[e2e] ${message}`); }
 function fail(message) { throw new Error(`${step}: ${message}`); }
 function check(condition, message) { if (!condition) fail(message); }
 
-async function http(method, path, token, body) {
-  const response = await fetch(base + path, {
-    method,
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  let json = null;
-  try { json = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
-  return { status: response.status, json, text };
-}
+const http = apiClient(base);
 
-const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'gantry-e2e-')), {
-  executablePath,
-  headless: true,
-  viewport: { width: 1440, height: 900 },
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
+const { context, page } = await launch('gantry-e2e-', (text, uncaught) => {
+  if (uncaught || !expectedErrors.some((re) => re.test(text))) consoleErrors.push(`[${step}] ${text}`);
 });
-context.setDefaultTimeout(20000);
-const page = context.pages()[0] ?? await context.newPage();
-page.on('console', (msg) => {
-  if (msg.type() !== 'error') return;
-  const text = `${msg.text()} (${msg.location()?.url ?? ''})`;
-  if (!expectedErrors.some((re) => re.test(text))) consoleErrors.push(`[${step}] ${text}`);
-});
-page.on('pageerror', (error) => consoleErrors.push(`[${step}] uncaught: ${error.message}`));
 
 const tid = (id) => page.getByTestId(id);
 
@@ -83,10 +50,7 @@ async function go(hash) {
 }
 
 async function signIn(who) {
-  await tid('signin-username').fill(who.username);
-  await tid('signin-password').fill(who.password);
-  await tid('signin-submit').click();
-  await tid('view-overview').waitFor();
+  await signInWithForm(page, who.username, who.password);
   await page.waitForFunction((name) => document.querySelector('[data-testid=whoami-name]')?.textContent === name, who.username);
 }
 
@@ -407,9 +371,7 @@ try {
   log(`all steps passed; screenshots in ${shots}`);
 } catch (error) {
   exitCode = 1;
-  console.error(`E2E FAILED at "${step}": ${error.message}`);
-  if (consoleErrors.length) console.error(`console errors so far:\n  ${consoleErrors.join('\n  ')}`);
-  await page.screenshot({ path: join(shots, 'failure.png'), fullPage: true }).catch(() => {});
+  await reportFailure(page, step, error, consoleErrors, join(shots, 'failure.png'));
 } finally {
   await context.close().catch(() => {});
 }

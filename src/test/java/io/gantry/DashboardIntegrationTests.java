@@ -2,7 +2,6 @@ package io.gantry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
-import static org.awaitility.Awaitility.await;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,6 +20,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 
 import io.gantry.support.AgentProcess;
 import io.gantry.support.ApiClient;
+import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.GantryIntegrationTest;
 
@@ -103,45 +103,7 @@ class DashboardIntegrationTests {
     void aRealAgentsJobOutputShowsLiveOnItsPage(@TempDir Path dir) throws Exception {
         assertThat(Files.isExecutable(CHROMIUM)).as("Debian's Chromium at %s", CHROMIUM).isTrue();
         Path cluster = dir.resolve("cluster.yml");
-        Files.writeString(cluster, """
-                gantry:
-                  cluster:
-                    name: dashboard-output
-                    nodes:
-                      - names: node1
-                        cpus: 2
-                        memory-mb: 2000
-                        simulated: false
-                      - names: sim1
-                        cpus: 2
-                        memory-mb: 2000
-                        simulated: true
-                    partitions:
-                      - name: batch
-                        nodes: node1
-                        default: true
-                        default-time: "10:00"
-                        default-mem-per-cpu: 100
-                      - name: sim
-                        nodes: sim1
-                        default-time: "10:00"
-                        default-mem-per-cpu: 100
-                    # replacing the demo cluster's topology, which names its nodes
-                    switches:
-                      - name: leaf1
-                        nodes: node1
-                    blocks:
-                      - name: block1
-                        nodes: node1
-                  agents:
-                    join-token: %s
-                    default-partitions: [batch]
-                    kill-wait: 2s
-                    # the bootstrap admin has no Unix account: its jobs run as whoever runs the tests
-                    allow-root-jobs: true
-                    user-map:
-                      admin: "%s"
-                """.formatted(JOIN_TOKEN, System.getProperty("user.name")));
+        Files.writeString(cluster, ClusterYaml.oneRealAndOneSimulatedNode("dashboard-output", 2, 2000, JOIN_TOKEN));
         Path data = Files.createDirectories(dir.resolve("controller"));
         Path work = Files.createDirectories(dir.resolve("jobs"));
         try (ControllerProcess controller = new ControllerProcess(data,
@@ -150,10 +112,7 @@ class DashboardIntegrationTests {
             String admin = api.adminToken();
             try (AgentProcess agent = AgentProcess.start(controller.port(), JOIN_TOKEN, "node1", 2, 2000,
                     dir.resolve("agent"), dir.resolve("agent.log"))) {
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                    ApiClient.Response node = api.get("/api/v1/nodes/node1", admin);
-                    return node.status() == 200 && "IDLE".equals(node.json().get("state").asString());
-                });
+                api.awaitNodeState("node1", admin, Duration.ofSeconds(60), "IDLE");
                 runNode(Path.of("target", "e2e-output.log"), 3, OUTPUT_SCRIPT.toString(),
                         "http://127.0.0.1:" + controller.port(), work.toString(), Path.of("target", "screenshots").toString());
             }

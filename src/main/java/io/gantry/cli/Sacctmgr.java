@@ -680,11 +680,9 @@ final class Sacctmgr {
     }
 
     private int add(List<String> args) {
-        Entity entity = args.isEmpty() ? null : entity(args.get(0), false);
-        if (entity == null || entity == Entity.ASSOCIATION) {
-            env.err().println("No valid entity in add command");
-            env.err().println("Input line must include, \"Account\", \"Cluster\", \"Coordinator\", \"Federation\", "
-                    + "\"QOS\", \"Resource\", \"User\", or \"WCKey\"");
+        Entity entity = changedEntity(args, "add", "Input line must include, \"Account\", \"Cluster\", "
+                + "\"Coordinator\", \"Federation\", \"QOS\", \"Resource\", \"User\", or \"WCKey\"");
+        if (entity == null) {
             return 1;
         }
         Change c = change(args.subList(1, args.size()), false);
@@ -732,6 +730,40 @@ final class Sacctmgr {
         env.err().println(" Unknown option: " + w.text());
         env.err().println(" Use keyword 'where' to modify condition");
         return 1;
+    }
+
+    private int unknownCondition(Word w) {
+        env.err().println(" Unknown condition: " + w.text());
+        env.err().println(" Use keyword 'set' to modify value");
+        return 1;
+    }
+
+    /**
+     * The entity an add, modify or delete command line names first; null, after saying so with the entities
+     * {@code command} takes ({@code mustInclude}), when it names none or an association.
+     */
+    private Entity changedEntity(List<String> args, String command, String mustInclude) {
+        Entity entity = args.isEmpty() ? null : entity(args.get(0), false);
+        if (entity == null || entity == Entity.ASSOCIATION) {
+            env.err().println("No valid entity in " + command + " command");
+            env.err().println(mustInclude);
+            return null;
+        }
+        return entity;
+    }
+
+    /** The QOS settings of {@code words}; null, after saying which, when one is not a QOS setting. */
+    private Map<String, Object> qosSettings(List<Word> words) {
+        Map<String, Object> settings = new LinkedHashMap<>();
+        for (Word w : words) {
+            Map.Entry<String, Object> s = qosSetting(w);
+            if (s == null) {
+                unknownOption(w);
+                return null;
+            }
+            settings.put(s.getKey(), s.getValue());
+        }
+        return settings;
     }
 
     private int addAccount(Change c) {
@@ -1001,24 +1033,12 @@ final class Sacctmgr {
     private void printQosSettings(Map<String, Object> settings, String name) {
         env.out().println(" Settings");
         env.out().println("  Description    = " + settings.getOrDefault("description", name));
-        if (settings.containsKey("graceSeconds")) {
-            env.out().println("  GraceTime                = " + settings.get("graceSeconds"));
-        }
-        if (settings.containsKey("grpTres")) {
-            env.out().println("  GrpTRES                  = " + settings.get("grpTres"));
-        }
-        if (settings.containsKey("maxJobsPerUser")) {
-            env.out().println("  MaxJobsPerUser = " + settings.get("maxJobsPerUser"));
-        }
-        if (settings.containsKey("maxSubmitJobsPerUser")) {
-            env.out().println("  MaxSubmitJobsPerUser     = " + settings.get("maxSubmitJobsPerUser"));
-        }
-        if (settings.containsKey("maxTresPerJob")) {
-            env.out().println("  MaxTRESPerJob            = " + settings.get("maxTresPerJob"));
-        }
-        if (settings.containsKey("maxTresPerUser")) {
-            env.out().println("  MaxTRESPerUser           = " + settings.get("maxTresPerUser"));
-        }
+        printSetting(settings, "graceSeconds", "  GraceTime                = ");
+        printSetting(settings, "grpTres", "  GrpTRES                  = ");
+        printSetting(settings, "maxJobsPerUser", "  MaxJobsPerUser = ");
+        printSetting(settings, "maxSubmitJobsPerUser", "  MaxSubmitJobsPerUser     = ");
+        printSetting(settings, "maxTresPerJob", "  MaxTRESPerJob            = ");
+        printSetting(settings, "maxTresPerUser", "  MaxTRESPerUser           = ");
         if (settings.containsKey("maxWallSeconds")) {
             long s = (Long) settings.get("maxWallSeconds");
             env.out().println("  MaxWall                  = " + (s < 0 ? "NONE" : PrintFields.duration(s)));
@@ -1028,14 +1048,17 @@ final class Sacctmgr {
             List<String> p = (List<String>) settings.get("preempt");
             env.out().println("  Preempt                  = " + String.join(",", p));
         }
-        if (settings.containsKey("preemptMode")) {
-            env.out().println("  PreemptMode              = " + settings.get("preemptMode"));
-        }
-        if (settings.containsKey("priority")) {
-            env.out().println("  Priority                 = " + settings.get("priority"));
-        }
+        printSetting(settings, "preemptMode", "  PreemptMode              = ");
+        printSetting(settings, "priority", "  Priority                 = ");
         if (settings.containsKey("usageFactor")) {
             env.out().println("  UsageFactor              = " + String.format(Locale.ROOT, "%f", settings.get("usageFactor")));
+        }
+    }
+
+    /** {@code line} and the setting {@code key}'s value, when {@code settings} has one. */
+    private void printSetting(Map<String, Object> settings, String key, String line) {
+        if (settings.containsKey(key)) {
+            env.out().println(line + settings.get(key));
         }
     }
 
@@ -1044,13 +1067,9 @@ final class Sacctmgr {
             env.err().println(" Need name of qos to add.");
             return 1;
         }
-        Map<String, Object> settings = new LinkedHashMap<>();
-        for (Word w : c.set()) {
-            Map.Entry<String, Object> s = qosSetting(w);
-            if (s == null) {
-                return unknownOption(w);
-            }
-            settings.put(s.getKey(), s.getValue());
+        Map<String, Object> settings = qosSettings(c.set());
+        if (settings == null) {
+            return 1;
         }
         List<String> existing = qosNames();
         List<String> fresh = c.names().stream().filter(n -> !existing.contains(n)).toList();
@@ -1078,11 +1097,9 @@ final class Sacctmgr {
     }
 
     private int modify(List<String> args) {
-        Entity entity = args.isEmpty() ? null : entity(args.get(0), false);
-        if (entity == null || entity == Entity.ASSOCIATION) {
-            env.err().println("No valid entity in modify command");
-            env.err().println("Input line must include \"Account\", \"Cluster\", \"Federation\", \"Job\", "
-                    + "\"QOS\", \"Resource\", \"User\", or \"WCKey\"");
+        Entity entity = changedEntity(args, "modify", "Input line must include \"Account\", \"Cluster\", "
+                + "\"Federation\", \"Job\", \"QOS\", \"Resource\", \"User\", or \"WCKey\"");
+        if (entity == null) {
             return 1;
         }
         Change c = change(args.subList(1, args.size()), true);
@@ -1125,9 +1142,7 @@ final class Sacctmgr {
             if (w.is("Accounts", 1) || w.is("Acct", 4)) {
                 names.addAll(commaList(w.value()));
             } else if (!w.is("Cluster", 1)) {
-                env.err().println(" Unknown condition: " + w.text());
-                env.err().println(" Use keyword 'set' to modify value");
-                return 1;
+                return unknownCondition(w);
             }
         }
         Map<String, JsonNode> accounts = accounts();
@@ -1191,9 +1206,7 @@ final class Sacctmgr {
             } else if (w.is("Accounts", 1) || w.is("Acct", 4)) {
                 accountNames.addAll(commaList(w.value()));
             } else if (!w.is("Cluster", 1)) {
-                env.err().println(" Unknown condition: " + w.text());
-                env.err().println(" Use keyword 'set' to modify value");
-                return 1;
+                return unknownCondition(w);
             }
         }
         List<JsonNode> assocs = all("/api/v1/associations");
@@ -1249,22 +1262,16 @@ final class Sacctmgr {
     }
 
     private int modifyQos(Change c) {
-        Map<String, Object> settings = new LinkedHashMap<>();
-        for (Word w : c.set()) {
-            Map.Entry<String, Object> s = qosSetting(w);
-            if (s == null) {
-                return unknownOption(w);
-            }
-            settings.put(s.getKey(), s.getValue());
+        Map<String, Object> settings = qosSettings(c.set());
+        if (settings == null) {
+            return 1;
         }
         List<String> names = new ArrayList<>(c.names());
         for (Word w : c.where()) {
             if (w.is("QOS", 1) || w.is("Names", 1)) {
                 names.addAll(commaList(w.value()));
             } else {
-                env.err().println(" Unknown condition: " + w.text());
-                env.err().println(" Use keyword 'set' to modify value");
-                return 1;
+                return unknownCondition(w);
             }
         }
         List<String> existing = qosNames();
@@ -1285,11 +1292,9 @@ final class Sacctmgr {
     }
 
     private int delete(List<String> args) {
-        Entity entity = args.isEmpty() ? null : entity(args.get(0), false);
-        if (entity == null || entity == Entity.ASSOCIATION) {
-            env.err().println("No valid entity in delete command");
-            env.err().println("Input line must include \"Account\", \"Cluster\", \"Coordinator\", \"Federation\", "
-                    + "\"QOS\", \"Resource\", \"User\", or \"WCKey\"");
+        Entity entity = changedEntity(args, "delete", "Input line must include \"Account\", \"Cluster\", "
+                + "\"Coordinator\", \"Federation\", \"QOS\", \"Resource\", \"User\", or \"WCKey\"");
+        if (entity == null) {
             return 1;
         }
         Change c = change(args.subList(1, args.size()), true);
@@ -1302,9 +1307,7 @@ final class Sacctmgr {
                     || entity == Entity.USER && w.is("Users", 1) || entity == Entity.QOS && w.is("QOS", 1)) {
                 names.addAll(commaList(w.value()));
             } else if (!w.is("Cluster", 1)) {
-                env.err().println(" Unknown condition: " + w.text());
-                env.err().println(" Use keyword 'set' to modify value");
-                return 1;
+                return unknownCondition(w);
             }
         }
         try {

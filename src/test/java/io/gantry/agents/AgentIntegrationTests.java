@@ -24,10 +24,11 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.gantry.support.AgentProcess;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.ControllerProcess;
-import io.gantry.support.TestDatabase;
+import io.gantry.support.OwnCluster;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -50,16 +51,15 @@ class AgentIntegrationTests {
     @TempDir
     static Path dir;
 
+    private OwnCluster cluster;
     private ControllerProcess controller;
     private ApiClient api;
     private String admin;
-    private final Map<String, Process> agents = new HashMap<>();
+    private final Map<String, AgentProcess> agents = new HashMap<>();
 
     @BeforeAll
     void startControllerAndAgents() throws Exception {
-        TestDatabase db = TestDatabase.isolated(DATABASE);
-        Path cluster = dir.resolve("cluster.yml");
-        Files.writeString(cluster, """
+        cluster = OwnCluster.create(dir, DATABASE, """
                 gantry:
                   cluster:
                     name: agents-test
@@ -105,12 +105,8 @@ class AgentIntegrationTests {
                     user-map:
                       admin: "%s"
                 """.formatted(JOIN_TOKEN, HEARTBEAT_TIMEOUT.toSeconds(), System.getProperty("user.name")));
-        controller = new ControllerProcess(dir.resolve("controller"), "--spring.profiles.active=postgres",
-                "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
-                "--spring.datasource.password=" + db.password(),
-                "--spring.config.additional-location=file:" + cluster.toAbsolutePath());
-        Files.createDirectories(dir.resolve("controller"));
-        api = controller.start().api();
+        controller = cluster.startController("controller");
+        api = controller.api();
         admin = api.adminToken();
         startAgent("node1", "alpha");
         startAgent("node2", "beta");
@@ -120,13 +116,9 @@ class AgentIntegrationTests {
 
     @AfterAll
     void stopAll() throws Exception {
-        for (Process agent : agents.values()) {
-            agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        if (cluster != null) {
+            cluster.close();
         }
-        if (controller != null) {
-            controller.stop();
-        }
-        TestDatabase.drop(DATABASE);
     }
 
     @Test
@@ -341,7 +333,7 @@ class AgentIntegrationTests {
         awaitState(failing, "RUNNING");
         awaitState(requeued, "RUNNING");
 
-        agents.get("node2").destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        agents.get("node2").close();
         long killedAt = System.nanoTime();
         awaitNodeState("node2", "DOWN");
         JsonNode failed = awaitState(failing, "NODE_FAIL");
@@ -357,7 +349,7 @@ class AgentIntegrationTests {
             awaitState(requeued, "COMPLETED");
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError("job " + requeued + ": " + api.get("/api/v1/jobs/" + requeued + "/events", admin)
-                    .body() + "\nnode2's agent:\n" + Files.readString(dir.resolve("agent-node2/agent.log")), e);
+                    .body() + "\nnode2's agent:\n" + Files.readString(cluster.agentLog("node2")), e);
         }
     }
 
@@ -412,15 +404,8 @@ class AgentIntegrationTests {
     }
 
     private void startAgent(String name, String feature) throws IOException {
-        Path work = dir.resolve("agent-" + name);
-        Files.createDirectories(work);
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                ControllerProcess.JAR.toString(), "agent", "--controller", "http://127.0.0.1:" + controller.port(),
-                "--join-token", JOIN_TOKEN, "--name", name, "--work-dir", work.toString(), "--gpus", "4",
-                "--gpu-type", "test", "--cpus", "4", "--memory-mb", "4000", "--features", feature);
-        Process agent = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(work.resolve("agent.log").toFile())).start();
-        agents.put(name, agent);
+        agents.put(name, cluster.startAgent(controller, JOIN_TOKEN, name, 4, 4000, "--gpus", "4", "--gpu-type", "test",
+                "--features", feature));
     }
 
     private long submit(Map<String, Object> job) {
@@ -439,10 +424,7 @@ class AgentIntegrationTests {
     }
 
     private void awaitNodeState(String node, String... states) {
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            Response response = api.get("/api/v1/nodes/" + node, admin);
-            return response.status() == 200 && List.of(states).contains(response.json().get("state").asString());
-        });
+        api.awaitNodeState(node, admin, Duration.ofSeconds(60), states);
     }
 
     private static Set<String> gpus(JsonNode job) {

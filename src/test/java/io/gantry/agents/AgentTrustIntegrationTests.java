@@ -27,8 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
+import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
-import io.gantry.support.TestDatabase;
+import io.gantry.support.OwnCluster;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -49,8 +50,7 @@ class AgentTrustIntegrationTests {
     @TempDir
     static Path dir;
 
-    private TestDatabase db;
-    private Path cluster;
+    private OwnCluster cluster;
     private ControllerProcess controller;
     private ControllerProcess standby;
     private ApiClient api;
@@ -62,30 +62,7 @@ class AgentTrustIntegrationTests {
 
     @BeforeAll
     void startController() throws Exception {
-        db = TestDatabase.isolated(DATABASE);
-        cluster = dir.resolve("cluster.yml");
-        Files.writeString(cluster, """
-                gantry:
-                  cluster:
-                    name: trust-test
-                    nodes:
-                      - names: node[1-2]
-                        cpus: 4
-                        memory-mb: 4000
-                        gpus: 2
-                        gpu-type: test
-                        simulated: false
-                    partitions:
-                      - name: batch
-                        nodes: node[1-2]
-                        default: true
-                        default-time: "10:00"
-                    switches:
-                      - name: leaf1
-                        nodes: node[1-2]
-                    blocks:
-                      - name: block1
-                        nodes: node[1-2]
+        cluster = OwnCluster.create(dir, DATABASE, ClusterYaml.twoGpuNodes("trust-test", 4, 0) + """
                   agents:
                     join-token: %s
                     default-partitions: [batch]
@@ -93,32 +70,17 @@ class AgentTrustIntegrationTests {
                     heartbeat-timeout: 600s
                     poll-wait: 1s
                 """.formatted(JOIN_TOKEN));
-        controller = startController("controller");
+        controller = cluster.startController("controller");
         api = controller.api();
         admin = api.adminToken();
-        Response created = api.send("POST", "/api/v1/users", admin, Map.of("username", "plainuser",
-                "password", "secret-password", "roles", List.of("USER"), "defaultAccount", "root"));
-        assertThat(created.status()).as(created.body()).isEqualTo(201);
-        user = api.token("plainuser", "secret-password");
-    }
-
-    private ControllerProcess startController(String name) throws Exception {
-        Files.createDirectories(dir.resolve(name));
-        return new ControllerProcess(dir.resolve(name), "--spring.profiles.active=postgres",
-                "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
-                "--spring.datasource.password=" + db.password(),
-                "--spring.config.additional-location=file:" + cluster.toAbsolutePath()).start();
+        user = api.createUser(admin, "plainuser", "secret-password");
     }
 
     @AfterAll
     void stopAll() throws Exception {
-        if (standby != null) {
-            standby.stop();
+        if (cluster != null) {
+            cluster.close();
         }
-        if (controller != null) {
-            controller.stop();
-        }
-        TestDatabase.drop(DATABASE);
     }
 
     @Test
@@ -289,7 +251,7 @@ class AgentTrustIntegrationTests {
     @Test
     @Order(7)
     void theRotatedTokenAndApprovalsHoldOnAnotherControllerAndAfterTheFirstStops() throws Exception {
-        standby = startController("standby");
+        standby = cluster.startController("standby");
         ApiClient other = standby.api();
         String otherAdmin = other.adminToken();
         assertThat(other.get("/api/v1/agents/join-token", otherAdmin).json().get("joinToken").asString())

@@ -9,7 +9,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.ControllerProcess;
-import io.gantry.support.TestDatabase;
+import io.gantry.support.OwnCluster;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -43,16 +42,15 @@ class HealthCheckIntegrationTests {
     @TempDir
     static Path dir;
 
+    private OwnCluster cluster;
     private ControllerProcess controller;
     private ApiClient api;
     private String admin;
-    private Process agent;
     private Path status;
     private Path runs;
 
     @BeforeAll
     void startControllerAndAgent() throws Exception {
-        TestDatabase db = TestDatabase.isolated(DATABASE);
         status = dir.resolve("status");
         runs = dir.resolve("runs");
         Files.writeString(status, "0");
@@ -65,8 +63,7 @@ class HealthCheckIntegrationTests {
                 exit 1
                 """.formatted(runs, status));
         Files.setPosixFilePermissions(check, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path cluster = dir.resolve("cluster.yml");
-        Files.writeString(cluster, """
+        cluster = OwnCluster.create(dir, DATABASE, """
                 gantry:
                   cluster:
                     name: health-test
@@ -93,32 +90,18 @@ class HealthCheckIntegrationTests {
                     health-check: %s
                     health-check-interval: 1s
                 """.formatted(JOIN_TOKEN, check.toAbsolutePath()));
-        Files.createDirectories(dir.resolve("controller"));
-        controller = new ControllerProcess(dir.resolve("controller"), "--spring.profiles.active=postgres",
-                "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
-                "--spring.datasource.password=" + db.password(),
-                "--spring.config.additional-location=file:" + cluster.toAbsolutePath());
-        api = controller.start().api();
+        controller = cluster.startController("controller");
+        api = controller.api();
         admin = api.adminToken();
-        Path work = Files.createDirectories(dir.resolve("agent-node1"));
-        agent = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                ControllerProcess.JAR.toString(), "agent", "--controller", "http://127.0.0.1:" + controller.port(),
-                "--join-token", JOIN_TOKEN, "--name", "node1", "--work-dir", work.toString(), "--gpus", "0",
-                "--cpus", "2", "--memory-mb", "2000")
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(work.resolve("agent.log")
-                        .toFile())).start();
+        cluster.startAgent(controller, JOIN_TOKEN, "node1", 2, 2000, "--gpus", "0");
         awaitNode("IDLE", null);
     }
 
     @AfterAll
     void stopAll() throws Exception {
-        if (agent != null) {
-            agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        if (cluster != null) {
+            cluster.close();
         }
-        if (controller != null) {
-            controller.stop();
-        }
-        TestDatabase.drop(DATABASE);
     }
 
     @Test

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.ControllerProcess;
-import io.gantry.support.TestDatabase;
+import io.gantry.support.OwnCluster;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -52,6 +52,7 @@ class JobIdentityIntegrationTests {
     private final String group = "gtg" + suffix;
     private final List<String> createdUsers = new ArrayList<>();
     private boolean groupCreated;
+    private OwnCluster cluster;
     private ControllerProcess controller;
     private Process agent;
     private ApiClient api;
@@ -73,9 +74,7 @@ class JobIdentityIntegrationTests {
         Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
         run("chmod", "1777", shared.toString());
 
-        TestDatabase db = TestDatabase.isolated(DATABASE);
-        Path cluster = dir.resolve("cluster.yml");
-        Files.writeString(cluster, """
+        cluster = OwnCluster.create(dir, DATABASE, """
                 gantry:
                   cluster:
                     name: identity-test
@@ -102,17 +101,11 @@ class JobIdentityIntegrationTests {
                     default-partitions: [batch]
                     kill-wait: 2s
                 """.formatted(JOIN_TOKEN));
-        Files.createDirectories(dir.resolve("controller"));
-        controller = new ControllerProcess(dir.resolve("controller"), "--spring.profiles.active=postgres",
-                "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
-                "--spring.datasource.password=" + db.password(),
-                "--spring.config.additional-location=file:" + cluster.toAbsolutePath());
-        api = controller.start().api();
+        controller = cluster.startController("controller");
+        api = controller.api();
         admin = api.adminToken();
         for (String user : List.of(alice, bob, nobodyHere)) {
-            Response created = api.send("POST", "/api/v1/users", admin, Map.of("username", user, "password", PASSWORD,
-                    "roles", List.of("USER"), "defaultAccount", "root"));
-            assertThat(created.status()).as(created.body()).isEqualTo(201);
+            api.createUser(admin, user, PASSWORD);
         }
 
         Path work = dir.resolve("agent");
@@ -125,10 +118,7 @@ class JobIdentityIntegrationTests {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("agent.log").toFile()));
         builder.environment().put("GANTRY_JOIN_TOKEN", JOIN_TOKEN); // where a job must not find it
         agent = builder.start();
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            Response node = api.get("/api/v1/nodes/node1", admin);
-            return node.status() == 200 && "IDLE".equals(node.json().get("state").asString());
-        });
+        api.awaitNodeState("node1", admin, Duration.ofSeconds(60), "IDLE");
     }
 
     @AfterAll
@@ -136,9 +126,8 @@ class JobIdentityIntegrationTests {
         if (agent != null) {
             agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
-        if (controller != null) {
-            controller.stop();
-            TestDatabase.drop(DATABASE);
+        if (cluster != null) {
+            cluster.close();
         }
         for (String user : createdUsers) {
             new ProcessBuilder("pkill", "-KILL", "-u", user).start().waitFor(10, TimeUnit.SECONDS);

@@ -16,11 +16,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.gantry.support.AgentProcess;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
+import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
-import io.gantry.support.TestDatabase;
+import io.gantry.support.OwnCluster;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -40,84 +40,30 @@ class JobSignalIntegrationTests {
     @TempDir
     static Path dir;
 
+    private OwnCluster cluster;
     private ControllerProcess controller;
     private ApiClient api;
     private String admin;
     private String bob;
-    private AgentProcess agent;
 
     @BeforeAll
     void startControllerAndAgent() throws Exception {
-        TestDatabase db = TestDatabase.isolated(DATABASE);
-        Path cluster = dir.resolve("cluster.yml");
-        Files.writeString(cluster, """
-                gantry:
-                  cluster:
-                    name: signal-test
-                    nodes:
-                      - names: node1
-                        cpus: 4
-                        memory-mb: 4000
-                        simulated: false
-                      - names: sim1
-                        cpus: 4
-                        memory-mb: 4000
-                        simulated: true
-                    partitions:
-                      - name: batch
-                        nodes: node1
-                        default: true
-                        default-time: "10:00"
-                        default-mem-per-cpu: 100
-                      - name: sim
-                        nodes: sim1
-                        default-time: "10:00"
-                        default-mem-per-cpu: 100
-                    switches:
-                      - name: leaf1
-                        nodes: node1
-                    blocks:
-                      - name: block1
-                        nodes: node1
-                  agents:
-                    join-token: %s
-                    default-partitions: [batch]
-                    kill-wait: 2s
-                    poll-wait: 1s
-                    # the bootstrap admin has no Unix account: its jobs run as whoever runs the tests
-                    allow-root-jobs: true
-                    user-map:
-                      admin: "%s"
-                """.formatted(JOIN_TOKEN, System.getProperty("user.name")));
-        Files.createDirectories(dir.resolve("controller"));
-        controller = new ControllerProcess(dir.resolve("controller"), "--spring.profiles.active=postgres",
-                "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
-                "--spring.datasource.password=" + db.password(),
-                "--spring.config.additional-location=file:" + cluster.toAbsolutePath());
-        api = controller.start().api();
+        cluster = OwnCluster.create(dir, DATABASE,
+                ClusterYaml.oneRealAndOneSimulatedNode("signal-test", 4, 4000, JOIN_TOKEN, "poll-wait: 1s"));
+        controller = cluster.startController("controller");
+        api = controller.api();
         admin = api.adminToken();
-        Response created = api.send("POST", "/api/v1/users", admin, Map.of("username", "bob", "password", PASSWORD,
-                "roles", List.of("USER"), "defaultAccount", "root"));
-        assertThat(created.status()).as(created.body()).isEqualTo(201);
-        bob = api.token("bob", PASSWORD);
+        bob = api.createUser(admin, "bob", PASSWORD);
 
-        agent = AgentProcess.start(controller.port(), JOIN_TOKEN, "node1", 4, 4000, dir.resolve("agent"),
-                dir.resolve("agent.log"));
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            Response node = api.get("/api/v1/nodes/node1", admin);
-            return node.status() == 200 && "IDLE".equals(node.json().get("state").asString());
-        });
+        cluster.startAgent(controller, JOIN_TOKEN, "node1", 4, 4000);
+        api.awaitNodeState("node1", admin, Duration.ofSeconds(60), "IDLE");
     }
 
     @AfterAll
     void stopAll() throws Exception {
-        if (agent != null) {
-            agent.close();
+        if (cluster != null) {
+            cluster.close();
         }
-        if (controller != null) {
-            controller.stop();
-        }
-        TestDatabase.drop(DATABASE);
     }
 
     @Test
@@ -322,13 +268,10 @@ class JobSignalIntegrationTests {
     }
 
     private long submit(String token, Map<String, Object> job) {
-        Response response = api.send("POST", "/api/v1/jobs", token, job);
-        assertThat(response.status()).as(response.body()).isEqualTo(201);
-        return response.json().get("jobId").asLong();
+        return api.submitJob(token, job);
     }
 
     private void awaitState(long id, String state) {
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-                .until(() -> state.equals(api.get("/api/v1/jobs/" + id, admin).json().get("state").asString()));
+        api.awaitJobState(id, admin, state, Duration.ofSeconds(60));
     }
 }

@@ -7,7 +7,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.ControllerProcess;
-import io.gantry.support.TestDatabase;
+import io.gantry.support.OwnCluster;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -41,6 +40,7 @@ class JobUsageIntegrationTests {
     @TempDir
     static Path dir;
 
+    private OwnCluster cluster;
     private ControllerProcess controller;
     private ApiClient api;
     private String admin;
@@ -48,9 +48,7 @@ class JobUsageIntegrationTests {
 
     @BeforeAll
     void startControllerAndJoinNode() throws Exception {
-        TestDatabase db = TestDatabase.isolated(DATABASE);
-        Path cluster = dir.resolve("cluster.yml");
-        Files.writeString(cluster, """
+        cluster = OwnCluster.create(dir, DATABASE, """
                 gantry:
                   cluster:
                     name: usage-test
@@ -77,11 +75,7 @@ class JobUsageIntegrationTests {
                     heartbeat-timeout: 600s
                     poll-wait: 1s
                 """.formatted(JOIN_TOKEN));
-        Files.createDirectories(dir.resolve("controller"));
-        controller = new ControllerProcess(dir.resolve("controller"), "--spring.profiles.active=postgres",
-                "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
-                "--spring.datasource.password=" + db.password(),
-                "--spring.config.additional-location=file:" + cluster.toAbsolutePath()).start();
+        controller = cluster.startController("controller");
         api = controller.api();
         admin = api.adminToken();
         Response joined = api.send("POST", "/api/v1/agents/register", JOIN_TOKEN, Map.of("name", "node1", "cpus", 4,
@@ -92,10 +86,9 @@ class JobUsageIntegrationTests {
 
     @AfterAll
     void stop() throws Exception {
-        if (controller != null) {
-            controller.stop();
+        if (cluster != null) {
+            cluster.close();
         }
-        TestDatabase.drop(DATABASE);
     }
 
     @Test

@@ -2,23 +2,18 @@ package io.gantry.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+
+import io.gantry.cli.SlurmCorpus.CommandLine;
+import io.gantry.cli.SlurmCorpus.Fixture;
+import io.gantry.cli.SlurmCorpus.Result;
 
 /**
  * The corpus of Slurm 22.05's accounting commands ({@code sacctmgr}, {@code sshare}, {@code sprio},
@@ -30,42 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CliAccountingCorpusTests {
 
-    private static final Path CORPUS = corpus();
+    private static final Path CORPUS = SlurmCorpus.directory("/cli/slurm-22.05-accounting");
 
     @TempDir
     Path dir;
-
-    private static Path corpus() {
-        try {
-            return Path.of(CliAccountingCorpusTests.class.getResource("/cli/slurm-22.05-accounting").toURI());
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    record Fixture(String name, String command, int exit, Instant at, String stdout, String stderr) {
-        @Override
-        public String toString() {
-            return name + ": " + command;
-        }
-    }
-
-    static List<Fixture> fixtures() throws IOException {
-        try (Stream<Path> files = Files.list(CORPUS)) {
-            List<Fixture> out = new ArrayList<>();
-            for (Path file : files.filter(f -> f.toString().endsWith(".txt")).sorted().toList()) {
-                String name = file.getFileName().toString().replaceAll("^\\d+-|\\.txt$", "");
-                String text = Files.readString(file);
-                String[] lines = text.split("\n", -1);
-                int stdoutAt = text.indexOf("--- stdout\n") + "--- stdout\n".length();
-                int stderrAt = text.indexOf("--- stderr\n");
-                out.add(new Fixture(name, lines[0].substring(2), Integer.parseInt(lines[1].substring(2)),
-                        Instant.ofEpochSecond(Long.parseLong(lines[2].substring(2))), text.substring(stdoutAt, stderrAt),
-                        text.substring(stderrAt + "--- stderr\n".length())));
-            }
-            return out;
-        }
-    }
 
     /** {J1}..{J9} as six-digit ids, the width the recorded ones had. */
     static String ids(String text) {
@@ -126,51 +89,32 @@ class CliAccountingCorpusTests {
         return String.join("\n", lines);
     }
 
-    record Result(int exit, String stdout, String stderr) {
-    }
-
     private Result run(FakeAccounting controller, String line, Instant at) {
-        String stdin = "";
-        String commandLine = ids(line);
-        int pipe = commandLine.indexOf(" | ");
-        if (pipe > 0) {
-            List<String> echo = CliCorpusTests.words(commandLine.substring(0, pipe));
-            stdin = String.join(" ", echo.subList(1, echo.size())) + "\n";
-            commandLine = commandLine.substring(pipe + 3);
-        }
-        List<String> words = new ArrayList<>(CliCorpusTests.words(commandLine));
+        CommandLine commandLine = CommandLine.parse(ids(line));
+        List<String> words = commandLine.words();
         String user = "root";
         if (words.get(0).equals("runuser")) {
             user = words.get(2);
-            words = new ArrayList<>(words.subList(4, words.size()));
+            words = words.subList(4, words.size());
         }
         controller.callAs(user);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        CliEnvironment env = new CliEnvironment(Map.of("USER", user, Sacctmgr.CLUSTER_ENV, "gantryacct"), dir, dir,
-                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                Clock.fixed(at, ZoneOffset.UTC), ZoneOffset.UTC, () -> controller);
-        int exit = Cli.run(env, words.get(0), words.subList(1, words.size()));
-        return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        return SlurmCorpus.run(words, commandLine.stdin(), Map.of("USER", user, Sacctmgr.CLUSTER_ENV, "gantryacct"), dir,
+                at, controller);
     }
 
     @Test
     void everyRecordedAccountingCommandLinePrintsWhatSlurmPrinted() throws IOException {
         FakeAccounting controller = FakeAccounting.load(CORPUS);
-        List<Fixture> fixtures = fixtures();
+        List<Fixture> fixtures = SlurmCorpus.fixtures(CORPUS);
         assertThat(fixtures).as("the accounting corpus (at least 25 command lines)").hasSizeGreaterThanOrEqualTo(25);
         List<String> mismatches = new ArrayList<>();
         for (Fixture fixture : fixtures) {
             Result result = run(controller, fixture.command(), fixture.at());
             String stdout = fixture.name().startsWith("sshare") ? sshareInTreeOrder(fixture.stdout()) : fixture.stdout();
-            String expected = "exit " + fixture.exit() + "\n" + normalized(stdout) + "\n--- stderr\n"
-                    + normalized(fixture.stderr());
-            String actual = "exit " + result.exit() + "\n" + normalized(result.stdout()) + "\n--- stderr\n"
-                    + normalized(result.stderr());
+            String expected = SlurmCorpus.transcript(fixture.exit(), normalized(stdout), normalized(fixture.stderr()));
+            String actual = SlurmCorpus.transcript(result.exit(), normalized(result.stdout()), normalized(result.stderr()));
             if (!expected.equals(actual)) {
-                mismatches.add("$ " + ids(fixture.command()) + "\n  Slurm:\n" + indent(expected) + "\n  Gantry:\n"
-                        + indent(actual));
+                mismatches.add(SlurmCorpus.mismatch(ids(fixture.command()), expected, actual));
             }
         }
         assertThat(mismatches).as("command lines whose output differs from Slurm 22.05's").isEmpty();
@@ -178,7 +122,7 @@ class CliAccountingCorpusTests {
 
     @Test
     void everyFixtureIsOneOfTheAccountingCommands() throws IOException {
-        for (Fixture fixture : fixtures()) {
+        for (Fixture fixture : SlurmCorpus.fixtures(CORPUS)) {
             assertThat(fixture.command()).matches("(echo \\w+ \\| |runuser -u \\w+ -- )?(sacctmgr|sshare|sprio|sreport)( .*)?");
         }
     }
@@ -188,9 +132,5 @@ class CliAccountingCorpusTests {
         String slurm = "Account|User|RawShares\nchem|bob|1\nroot||\n root|root|1\n chem||10\n physics||30";
         assertThat(sshareInTreeOrder(slurm))
                 .isEqualTo("Account|User|RawShares\nroot||\n root|root|1\n chem||10\n  chem|bob|1\n physics||30");
-    }
-
-    private static String indent(String text) {
-        return "    " + text.replace("\n", "\n    ");
     }
 }

@@ -2,18 +2,11 @@ package io.gantry.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +15,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+
+import io.gantry.cli.SlurmCorpus.CommandLine;
+import io.gantry.cli.SlurmCorpus.Fixture;
+import io.gantry.cli.SlurmCorpus.Result;
 
 /**
  * The corpus of Slurm 22.05's own output (recorded by {@code scripts/record-slurm-cli-fixtures.sh} from a
@@ -33,7 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class CliCorpusTests {
 
-    private static final Path CORPUS = corpus();
+    private static final Path CORPUS = SlurmCorpus.directory("/cli/slurm-22.05");
 
     /** Recorded lines Gantry deliberately answers otherwise, each with why. */
     private static final Map<String, String> DIFFERENCES = Map.of(
@@ -55,44 +52,8 @@ class CliCorpusTests {
     @TempDir
     Path dir;
 
-    private static Path corpus() {
-        try {
-            return Path.of(CliCorpusTests.class.getResource("/cli/slurm-22.05").toURI());
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    record Fixture(String name, String command, int exit, Instant at, String stdout, String stderr) {
-        @Override
-        public String toString() {
-            return name + ": " + command;
-        }
-    }
-
     static Stream<Fixture> fixtures() throws IOException {
-        try (Stream<Path> files = Files.list(CORPUS)) {
-            List<Fixture> out = new ArrayList<>();
-            for (Path file : files.filter(f -> f.toString().endsWith(".txt")).sorted().toList()) {
-                String name = file.getFileName().toString().replaceAll("^\\d+-|\\.txt$", "");
-                if (DIFFERENCES.containsKey(name)) {
-                    continue;
-                }
-                out.add(read(name, Files.readString(file)));
-            }
-            return out.stream();
-        }
-    }
-
-    private static Fixture read(String name, String text) {
-        String[] lines = text.split("\n", -1);
-        String command = lines[0].substring(2);
-        int exit = Integer.parseInt(lines[1].substring(2));
-        Instant at = Instant.ofEpochSecond(Long.parseLong(lines[2].substring(2)));
-        int stdoutAt = text.indexOf("--- stdout\n") + "--- stdout\n".length();
-        int stderrAt = text.indexOf("--- stderr\n");
-        return new Fixture(name, command, exit, at, text.substring(stdoutAt, stderrAt),
-                text.substring(stderrAt + "--- stderr\n".length()));
+        return SlurmCorpus.fixtures(CORPUS).stream().filter(f -> !DIFFERENCES.containsKey(f.name()));
     }
 
     /** {J1}..{J9} as six-digit ids, the width the recorded ones had. */
@@ -128,61 +89,10 @@ class CliCorpusTests {
         return controller;
     }
 
-    /** The shell words of a recorded line; {@code echo 'x' | cmd} feeds x to cmd's standard input. */
-    static List<String> words(String line) {
-        List<String> words = new ArrayList<>();
-        StringBuilder word = new StringBuilder();
-        boolean inWord = false;
-        char quote = 0;
-        for (char c : line.toCharArray()) {
-            if (quote != 0) {
-                if (c == quote) {
-                    quote = 0;
-                } else {
-                    word.append(c);
-                }
-            } else if (c == '\'' || c == '"') {
-                quote = c;
-                inWord = true;
-            } else if (c == ' ') {
-                if (inWord) {
-                    words.add(word.toString());
-                    word.setLength(0);
-                    inWord = false;
-                }
-            } else {
-                word.append(c);
-                inWord = true;
-            }
-        }
-        if (inWord) {
-            words.add(word.toString());
-        }
-        return words;
-    }
-
-    record Result(int exit, String stdout, String stderr) {
-    }
-
     /** Runs a recorded line at the second it was recorded, so run times print as Slurm printed them. */
     private Result run(FakeController controller, String line, Instant at) {
-        String stdin = "";
-        String commandLine = ids(line);
-        int pipe = commandLine.indexOf(" | ");
-        if (pipe > 0) {
-            List<String> echo = words(commandLine.substring(0, pipe));
-            stdin = String.join(" ", echo.subList(1, echo.size())) + "\n";
-            commandLine = commandLine.substring(pipe + 3);
-        }
-        List<String> words = words(commandLine);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        CliEnvironment env = new CliEnvironment(Map.of("USER", "root"), dir, dir,
-                new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                Clock.fixed(at, ZoneOffset.UTC), ZoneOffset.UTC, () -> controller);
-        int exit = Cli.run(env, words.get(0), words.subList(1, words.size()));
-        return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        CommandLine commandLine = CommandLine.parse(ids(line));
+        return SlurmCorpus.run(commandLine.words(), commandLine.stdin(), Map.of("USER", "root"), dir, at, controller);
     }
 
     /**
@@ -199,21 +109,14 @@ class CliCorpusTests {
         for (Fixture fixture : fixtures) {
             controller.now(fixture.at());
             Result result = run(controller, fixture.command(), fixture.at());
-            String expected = "exit " + fixture.exit() + "\n"
-                    + completingAsBase(normalized(fixture.stdout()), idleCompleting) + "\n--- stderr\n"
-                    + normalized(fixture.stderr());
-            String actual = "exit " + result.exit() + "\n" + normalized(result.stdout()) + "\n--- stderr\n"
-                    + normalized(result.stderr());
+            String expected = SlurmCorpus.transcript(fixture.exit(),
+                    completingAsBase(normalized(fixture.stdout()), idleCompleting), normalized(fixture.stderr()));
+            String actual = SlurmCorpus.transcript(result.exit(), normalized(result.stdout()), normalized(result.stderr()));
             if (!expected.equals(actual)) {
-                mismatches.add("$ " + ids(fixture.command()) + "\n  Slurm:\n" + indent(expected) + "\n  Gantry:\n"
-                        + indent(actual));
+                mismatches.add(SlurmCorpus.mismatch(ids(fixture.command()), expected, actual));
             }
         }
         assertThat(mismatches).as("command lines whose output differs from Slurm 22.05's").isEmpty();
-    }
-
-    private static String indent(String text) {
-        return ("    " + text.replace("\n", "\n    "));
     }
 
     @ParameterizedTest
@@ -223,8 +126,8 @@ class CliCorpusTests {
     }
 
     static {
-        if (!Files.isDirectory(corpus())) {
-            throw new UncheckedIOException(new IOException("no corpus at " + corpus()));
+        if (!Files.isDirectory(CORPUS)) {
+            throw new UncheckedIOException(new IOException("no corpus at " + CORPUS));
         }
     }
 }

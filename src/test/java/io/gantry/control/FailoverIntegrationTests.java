@@ -3,8 +3,6 @@ package io.gantry.control;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -20,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -30,7 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
+import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
+import io.gantry.support.OwnCluster;
 import io.gantry.support.TestDatabase;
 import tools.jackson.databind.JsonNode;
 
@@ -50,65 +49,34 @@ class FailoverIntegrationTests {
     @TempDir
     Path dir;
 
+    private OwnCluster cluster;
     private final List<ControllerProcess> controllers = new ArrayList<>();
-    private final List<Process> agents = new ArrayList<>();
 
     @AfterEach
     void stopAll() throws Exception {
-        for (Process agent : agents) {
-            agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
         for (ControllerProcess c : controllers) {
             c.kill();
         }
-        TestDatabase.drop(DATABASE);
+        if (cluster != null) {
+            cluster.close();
+        }
     }
 
     @Test
     void theStandbyTakesOverWhenTheLeaderIsKilledDuringASubmissionBurst() throws Exception {
-        TestDatabase db = TestDatabase.isolated(DATABASE);
-        Path cluster = dir.resolve("cluster.yml");
-        Files.writeString(cluster, """
-                gantry:
-                  cluster:
-                    name: failover-test
-                    nodes:
-                      - names: node[1-2]
-                        cpus: 4
-                        memory-mb: 4000
-                        gpus: 2
-                        gpu-type: test
-                        simulated: false
-                    partitions:
-                      - name: batch
-                        nodes: node[1-2]
-                        default: true
-                        default-time: "10:00"
-                        default-mem-per-cpu: 1000
-                    switches:
-                      - name: leaf1
-                        nodes: node[1-2]
-                    blocks:
-                      - name: block1
-                        nodes: node[1-2]
+        cluster = OwnCluster.create(dir, DATABASE, ClusterYaml.twoGpuNodes("failover-test", 4, 1000) + """
                   agents:
                     join-token: %s
                     default-partitions: [batch]
                     heartbeat-timeout: 30s
                     kill-wait: 2s
-                    # the bootstrap admin has no Unix account: its jobs run as whoever runs the tests
-                    allow-root-jobs: true
-                    user-map:
-                      admin: "%s"
+                """.formatted(JOIN_TOKEN) + ClusterYaml.adminRunsJobsAsTester() + """
                   security:
                     jwt-secret: %s
-                """.formatted(JOIN_TOKEN, System.getProperty("user.name"), JWT_SECRET));
-        String[] args = {"--spring.profiles.active=postgres", "--spring.datasource.url=" + db.url(),
-            "--spring.datasource.username=" + db.username(), "--spring.datasource.password=" + db.password(),
-            "--spring.config.additional-location=file:" + cluster.toAbsolutePath()};
+                """.formatted(JWT_SECRET));
+        TestDatabase db = cluster.db();
         for (String name : List.of("a", "b")) {
-            Files.createDirectories(dir.resolve(name));
-            ControllerProcess c = new ControllerProcess(dir.resolve(name), args);
+            ControllerProcess c = cluster.controller(name);
             controllers.add(c);
             c.start();
         }
@@ -122,9 +90,12 @@ class FailoverIntegrationTests {
                 .as("a token from one controller is good on the other").isEqualTo(200);
 
         String urls = "http://127.0.0.1:" + first.port() + ",http://127.0.0.1:" + second.port();
-        startAgent("node1", urls);
-        startAgent("node2", urls);
-        awaitNodes(leader.api(), admin, "IDLE");
+        for (String node : List.of("node1", "node2")) {
+            cluster.startAgent(urls, JOIN_TOKEN, node, 4, 4000, "--gpus", "2", "--gpu-type", "test");
+        }
+        for (String node : List.of("node1", "node2")) {
+            leader.api().awaitNodeState(node, admin, Duration.ofSeconds(90), "IDLE");
+        }
 
         // A follower forwards a write to the leader and relays its answer as it is.
         Response forwarded = standby.api().send("POST", "/api/v1/jobs", admin,
@@ -254,30 +225,6 @@ class FailoverIntegrationTests {
             }
         }
         return rows;
-    }
-
-    private void startAgent(String name, String controllerUrls) throws IOException {
-        Path work = dir.resolve("agent-" + name);
-        Files.createDirectories(work);
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                ControllerProcess.JAR.toString(), "agent", "--controller", controllerUrls, "--join-token", JOIN_TOKEN,
-                "--name", name, "--work-dir", work.toString(), "--gpus", "2", "--gpu-type", "test", "--cpus", "4",
-                "--memory-mb", "4000");
-        agents.add(new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(work.resolve("agent.log").toFile())).start());
-    }
-
-    private static void awaitNodes(ApiClient api, String admin, String state) {
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() -> {
-            JsonNode nodes = api.get("/api/v1/nodes", admin).json().get("items");
-            int ready = 0;
-            for (JsonNode node : nodes) {
-                if (state.equals(node.get("state").asString())) {
-                    ready++;
-                }
-            }
-            return ready == 2;
-        });
     }
 
     private static JsonNode awaitState(ApiClient api, String admin, long id, String state, Duration patience) {

@@ -3,11 +3,9 @@ package io.gantry.scheduling;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,8 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
-import io.gantry.support.ControllerProcess;
-import io.gantry.support.TestDatabase;
+import io.gantry.support.OwnCluster;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -49,16 +46,14 @@ class TopologyIntegrationTests {
     @TempDir
     static Path dir;
 
-    private ControllerProcess controller;
+    private OwnCluster cluster;
     private ApiClient api;
     private String admin;
-    private final List<Long> submitted = new ArrayList<>();
+    private SimulatedJobs jobs;
 
     @BeforeAll
     void startController() throws Exception {
-        TestDatabase db = TestDatabase.isolated(DATABASE);
-        Path cluster = dir.resolve("cluster.yml");
-        Files.writeString(cluster, """
+        cluster = OwnCluster.create(dir, DATABASE, """
                 gantry:
                   cluster:
                     name: topology
@@ -99,31 +94,21 @@ class TopologyIntegrationTests {
                   agents:
                     default-partitions: [sim]
                 """);
-        Files.createDirectories(dir.resolve("controller"));
-        controller = new ControllerProcess(dir.resolve("controller"), "--spring.profiles.active=postgres",
-                "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
-                "--spring.datasource.password=" + db.password(),
-                "--spring.config.additional-location=file:" + cluster.toAbsolutePath());
-        api = controller.start().api();
+        api = cluster.startController("controller").api();
         admin = api.adminToken();
+        jobs = new SimulatedJobs(api, admin);
     }
 
     @AfterEach
     void cancelWhatWasSubmitted() {
-        for (long id : submitted) {
-            api.send("DELETE", "/api/v1/jobs/" + id, admin, null);
-        }
-        submitted.clear();
-        await().atMost(Duration.ofSeconds(30)).until(() -> api.get("/api/v1/jobs?state=RUNNING", admin).json()
-                .get("items").isEmpty());
+        jobs.cancelAll();
     }
 
     @AfterAll
     void stop() throws Exception {
-        if (controller != null) {
-            controller.stop();
+        if (cluster != null) {
+            cluster.close();
         }
-        TestDatabase.drop(DATABASE);
     }
 
     @Test
@@ -320,15 +305,10 @@ class TopologyIntegrationTests {
     }
 
     private long submit(Map<String, Object> fields) {
-        long id = api.submitJob(admin, job(fields));
-        submitted.add(id);
-        return id;
+        return jobs.submit(fields);
     }
 
     private static Map<String, Object> job(Map<String, Object> fields) {
-        Map<String, Object> job = new HashMap<>(Map.of("partition", "sim", "simulatedRunSeconds", 600,
-                "script", "#!/bin/bash\ntrue\n"));
-        job.putAll(fields);
-        return job;
+        return SimulatedJobs.job(fields);
     }
 }

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,10 +18,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.gantry.support.AgentProcess;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
+import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
-import io.gantry.support.TestDatabase;
+import io.gantry.support.OwnCluster;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -39,74 +40,36 @@ class SrunIntegrationTests {
     @TempDir
     static Path dir;
 
+    private OwnCluster cluster;
     private ControllerProcess controller;
-    private final Map<String, Process> agents = new HashMap<>();
+    private final Map<String, AgentProcess> agents = new HashMap<>();
     private ApiClient api;
     private String admin;
 
     @BeforeAll
     void startControllerAndAgents() throws Exception {
-        TestDatabase db = TestDatabase.isolated(DATABASE);
-        Path cluster = dir.resolve("cluster.yml");
-        Files.writeString(cluster, """
-                gantry:
-                  cluster:
-                    name: srun-test
-                    nodes:
-                      - names: node[1-2]
-                        cpus: 2
-                        memory-mb: 4000
-                        gpus: 2
-                        gpu-type: test
-                        simulated: false
-                    partitions:
-                      - name: batch
-                        nodes: node[1-2]
-                        default: true
-                        default-time: "10:00"
-                        default-mem-per-cpu: 500
-                    switches:
-                      - name: leaf1
-                        nodes: node[1-2]
-                    blocks:
-                      - name: block1
-                        nodes: node[1-2]
+        cluster = OwnCluster.create(dir, DATABASE, ClusterYaml.twoGpuNodes("srun-test", 2, 500) + """
                   agents:
                     join-token: %s
                     default-partitions: [batch]
                     kill-wait: 2s
-                    # the bootstrap admin has no Unix account: its jobs run as whoever runs the tests
-                    allow-root-jobs: true
-                    user-map:
-                      admin: "%s"
-                """.formatted(JOIN_TOKEN, System.getProperty("user.name")));
-        Files.createDirectories(dir.resolve("controller"));
-        controller = new ControllerProcess(dir.resolve("controller"), "--spring.profiles.active=postgres",
-                "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
-                "--spring.datasource.password=" + db.password(),
-                "--spring.config.additional-location=file:" + cluster.toAbsolutePath());
-        api = controller.start().api();
+                """.formatted(JOIN_TOKEN) + ClusterYaml.adminRunsJobsAsTester());
+        controller = cluster.startController("controller");
+        api = controller.api();
         admin = api.adminToken();
         for (String node : List.of("node1", "node2")) {
             startAgent(node);
         }
         for (String node : List.of("node1", "node2")) {
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                Response r = api.get("/api/v1/nodes/" + node, admin);
-                return r.status() == 200 && "IDLE".equals(r.json().get("state").asString());
-            });
+            api.awaitNodeState(node, admin, Duration.ofSeconds(60), "IDLE");
         }
     }
 
     @AfterAll
     void stopAll() throws Exception {
-        for (Process agent : agents.values()) {
-            agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        if (cluster != null) {
+            cluster.close();
         }
-        if (controller != null) {
-            controller.stop();
-        }
-        TestDatabase.drop(DATABASE);
     }
 
     @Test
@@ -186,29 +149,22 @@ class SrunIntegrationTests {
         awaitState(id, "RUNNING");
         Path out = work.resolve("gantry-" + id + ".out");
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(out) && Files.readString(out).contains("started"));
-        agents.get("node1").destroyForcibly().waitFor(10, TimeUnit.SECONDS); // the job runs on, in its own session
+        agents.get("node1").close(); // the job runs on, in its own session
         startAgent("node1");
         JsonNode ended;
         try {
             ended = awaitState(id, "FAILED");
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError("job " + id + ": " + api.get("/api/v1/jobs/" + id + "/events", admin).body()
-                    + "\nnode1's agent:\n" + Files.readString(dir.resolve("node1.log")), e);
+                    + "\nnode1's agent:\n" + Files.readString(cluster.agentLog("node1")), e);
         }
         assertThat(ended.get("exitCode").asInt()).isEqualTo(3);
         assertThat(Files.readString(out)).contains("finished");
-        assertThat(Files.readString(dir.resolve("node1.log"))).contains("adopted 1 job(s)");
+        assertThat(Files.readString(cluster.agentLog("node1"))).contains("adopted 1 job(s)");
     }
 
     private void startAgent(String node) throws IOException {
-        Path work = Files.createDirectories(dir.resolve("agent-" + node));
-        agents.put(node, new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", ControllerProcess.JAR.toString(), "agent", "--controller",
-                "http://127.0.0.1:" + controller.port(), "--join-token", JOIN_TOKEN, "--name", node,
-                "--work-dir", work.toString(), "--gpus", "2", "--gpu-type", "test", "--cpus", "2",
-                "--memory-mb", "4000")
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(node + ".log").toFile())).start());
+        agents.put(node, cluster.startAgent(controller, JOIN_TOKEN, node, 2, 4000, "--gpus", "2", "--gpu-type", "test"));
     }
 
     /** How many {@code sleep <marker>} processes run on this machine (both nodes' agents run here). */

@@ -3,7 +3,6 @@ package io.gantry.steps;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,8 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
+import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
-import io.gantry.support.TestDatabase;
+import io.gantry.support.OwnCluster;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -45,6 +45,7 @@ class StepsIntegrationTests {
     @TempDir
     static Path dir;
 
+    private OwnCluster cluster;
     private ControllerProcess controller;
     private ApiClient api;
     private String admin;
@@ -58,47 +59,17 @@ class StepsIntegrationTests {
 
     @BeforeAll
     void startController() throws Exception {
-        TestDatabase db = TestDatabase.isolated(DATABASE);
-        Path cluster = dir.resolve("cluster.yml");
-        Files.writeString(cluster, """
-                gantry:
-                  cluster:
-                    name: steps-test
-                    nodes:
-                      - names: node[1-2]
-                        cpus: 4
-                        memory-mb: 4000
-                        gpus: 2
-                        gpu-type: test
-                        simulated: false
-                    partitions:
-                      - name: batch
-                        nodes: node[1-2]
-                        default: true
-                        default-time: "10:00"
-                    switches:
-                      - name: leaf1
-                        nodes: node[1-2]
-                    blocks:
-                      - name: block1
-                        nodes: node[1-2]
+        cluster = OwnCluster.create(dir, DATABASE, ClusterYaml.twoGpuNodes("steps-test", 4, 0) + """
                   agents:
                     join-token: %s
                     default-partitions: [batch]
                     heartbeat-timeout: 600s
                     poll-wait: 1s
                 """.formatted(JOIN_TOKEN));
-        Files.createDirectories(dir.resolve("controller"));
-        controller = new ControllerProcess(dir.resolve("controller"), "--spring.profiles.active=postgres",
-                "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
-                "--spring.datasource.password=" + db.password(),
-                "--spring.config.additional-location=file:" + cluster.toAbsolutePath()).start();
+        controller = cluster.startController("controller");
         api = controller.api();
         admin = api.adminToken();
-        Response created = api.send("POST", "/api/v1/users", admin, Map.of("username", "alice",
-                "password", "alice-password", "roles", List.of("USER"), "defaultAccount", "root"));
-        assertThat(created.status()).as(created.body()).isEqualTo(201);
-        alice = api.token("alice", "alice-password");
+        alice = api.createUser(admin, "alice", "alice-password");
         for (String node : List.of("node1", "node2")) {
             Response registered = api.send("POST", "/api/v1/agents/register", JOIN_TOKEN, Map.of("name", node,
                     "cpus", 4, "memoryMb", 4000, "gpus", List.of(Map.of("index", 0, "uuid", "GPU-" + node + "-0",
@@ -108,16 +79,16 @@ class StepsIntegrationTests {
             credentials.put(node, registered.json().get("credential").asString());
             mailbox.put(node, new ArrayList<>());
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> List.of("node1", "node2").stream().allMatch(n ->
-                "IDLE".equals(api.get("/api/v1/nodes/" + n, admin).json().get("state").asString())));
+        for (String node : List.of("node1", "node2")) {
+            api.awaitNodeState(node, admin, Duration.ofSeconds(30), "IDLE");
+        }
     }
 
     @AfterAll
     void stopController() throws Exception {
-        if (controller != null) {
-            controller.stop();
+        if (cluster != null) {
+            cluster.close();
         }
-        TestDatabase.drop(DATABASE);
     }
 
     @Test

@@ -26,9 +26,15 @@ public final class AgentProcess implements AutoCloseable {
      */
     public static AgentProcess start(int controllerPort, String joinToken, String name, int cpus, long memoryMb,
             Path workDir, Path log, String... extraArgs) throws IOException {
+        return start("http://127.0.0.1:" + controllerPort, joinToken, name, cpus, memoryMb, workDir, log, extraArgs);
+    }
+
+    /** The same, for an agent that knows the controllers at {@code controllerUrls} (comma-separated). */
+    public static AgentProcess start(String controllerUrls, String joinToken, String name, int cpus, long memoryMb,
+            Path workDir, Path log, String... extraArgs) throws IOException {
         Files.createDirectories(workDir);
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", ControllerProcess.JAR.toString(), "agent", "--controller", "http://127.0.0.1:" + controllerPort,
+                "-jar", ControllerProcess.JAR.toString(), "agent", "--controller", controllerUrls,
                 "--join-token", joinToken, "--name", name, "--work-dir", workDir.toString(), "--cpus",
                 Integer.toString(cpus), "--memory-mb", Long.toString(memoryMb)));
         command.addAll(List.of(extraArgs));

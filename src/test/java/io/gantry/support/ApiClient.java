@@ -92,6 +92,29 @@ public final class ApiClient {
         return last[0];
     }
 
+    /** Waits up to {@code timeout} until node {@code node} exists and is in one of {@code states}. */
+    public void awaitNodeState(String node, String token, Duration timeout, String... states) {
+        org.awaitility.Awaitility.await("node " + node + " " + String.join("|", states)).atMost(timeout)
+                .pollInterval(Duration.ofMillis(200)).until(() -> {
+                    Response response = get("/api/v1/nodes/" + node, token);
+                    return response.status() == 200
+                            && java.util.List.of(states).contains(response.json().get("state").asString());
+                });
+    }
+
+    /**
+     * Creates a USER {@code username} (default account root) as ADMIN {@code adminToken}; fails unless the
+     * controller answers 201. Returns the new user's bearer token.
+     */
+    public String createUser(String adminToken, String username, String password) {
+        Response created = send("POST", "/api/v1/users", adminToken, java.util.Map.of("username", username,
+                "password", password, "roles", java.util.List.of("USER"), "defaultAccount", "root"));
+        if (created.status() != 201) {
+            throw new AssertionError("creating user " + username + " was answered " + created);
+        }
+        return token(username, password);
+    }
+
     private static final java.util.Set<String> ENDED = java.util.Set.of("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT",
             "OUT_OF_MEMORY", "NODE_FAIL", "PREEMPTED", "DEADLINE", "BOOT_FAIL");
 
