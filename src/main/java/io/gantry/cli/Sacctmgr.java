@@ -1024,7 +1024,9 @@ final class Sacctmgr {
             }
         }
         if (w.is("GraceTime", 3)) {
-            return Map.entry("graceSeconds", clear ? -1L : TimeLimit.seconds(v));
+            // Slurm's GraceTime is a number of seconds (sacctmgr reads it as an integer), not a time limit in
+            // minutes; a time as `show qos` prints it (00:02:00) is taken too.
+            return Map.entry("graceSeconds", clear ? -1L : v.matches("\\d+") ? Long.parseLong(v) : TimeLimit.seconds(v));
         }
         return null;
     }

@@ -522,6 +522,21 @@ class CliTests {
     }
 
     @Test
+    void aQosGraceTimeIsInSecondsAsSlurmsIs() throws Exception {
+        FakeAccounting api = accounting("root");
+        assertThat(run(api, "", "sacctmgr", "-i", "modify", "qos", "where", "name=short", "set", "GraceTime=120"))
+                .isZero();
+        out.reset();
+        run(api, "", "sacctmgr", "-n", "-P", "show", "qos", "short", "format=name,gracetime");
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("short|00:02:00\n");
+        assertThat(run(api, "", "sacctmgr", "-i", "modify", "qos", "where", "name=short", "set", "GraceTime=00:05:00"))
+                .isZero();
+        out.reset();
+        run(api, "", "sacctmgr", "-n", "-P", "show", "qos", "short", "format=name,gracetime");
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("short|00:05:00\n");
+    }
+
+    @Test
     void anUnknownFieldOrTimeFormatIsRefusedWithSlurmsMessage() throws Exception {
         assertThat(run(accounting("root"), "", "sshare", "-o", "Account,Bogus")).isEqualTo(1);
         assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("sshare: error: Invalid field requested: \"Bogus\"\n");
