@@ -1455,6 +1455,65 @@ final class Cycle {
     }
 
     /**
+     * For {@link StartEstimator}, when many jobs have been placed since the classes' nodes were ordered
+     * (a pass that kept earlier jobs' places before going on where the last one stopped): every
+     * class's bounds computed again from the profile as it is now. The same bounds as drawing would
+     * compute one node at a time, but node by node for all classes at once, so each node's changes
+     * are read while they are in the cache, and sorted instead of sifted one by one through the heaps.
+     */
+    void reorderNodesByEarliest() {
+        if (byEarliest == null) {
+            return;
+        }
+        List<NodeClass> classes = new ArrayList<>();
+        List<EarliestNodes> orders = new ArrayList<>();
+        for (Map<NodeClass, EarliestNodes> m : byEarliest.values()) {
+            for (Map.Entry<NodeClass, EarliestNodes> e : m.entrySet()) {
+                if (!e.getValue().isEmpty()) {
+                    classes.add(e.getKey());
+                    orders.add(e.getValue());
+                }
+            }
+        }
+        int count = classes.size();
+        // For each node, the classes holding it (compressed rows: node i's are at first[i] .. first[i + 1]).
+        int[] first = new int[c.size + 1];
+        for (EarliestNodes order : orders) {
+            for (int e = 0; e < order.size(); e++) {
+                first[order.nodeAt(e) + 1]++;
+            }
+        }
+        for (int i = 0; i < c.size; i++) {
+            first[i + 1] += first[i];
+        }
+        int[] classOf = new int[first[c.size]];
+        int[] fill = Arrays.copyOf(first, c.size);
+        for (int k = 0; k < count; k++) {
+            EarliestNodes order = orders.get(k);
+            for (int e = 0; e < order.size(); e++) {
+                classOf[fill[order.nodeAt(e)]++] = k;
+            }
+        }
+        long[][] packed = new long[count][];
+        int[] size = new int[count];
+        for (int k = 0; k < count; k++) {
+            packed[k] = new long[orders.get(k).size()];
+        }
+        for (int i = 0; i < c.size; i++) {
+            for (int r = first[i]; r < first[i + 1]; r++) {
+                int k = classOf[r];
+                long start = firstStart(classes.get(k), i, now);
+                if (start >= 0) {
+                    packed[k][size[k]++] = EarliestNodes.pack(now, start, i);
+                }
+            }
+        }
+        for (int k = 0; k < count; k++) {
+            orders.get(k).reset(packed[k], size[k]);
+        }
+    }
+
+    /**
      * The earliest time at or after {@code from} node {@code i} could start its class's needs; -1
      * for never. Advance reservations are left out: they only take starts away, so it stays a bound.
      */

@@ -37,6 +37,18 @@ final class EarliestNodes {
         return (offset << NODE_BITS) | i;
     }
 
+    /** Replaces every entry by the {@code count} packed ones of {@code packed} (see {@link #pack}); takes the array. */
+    void reset(long[] packed, int count) {
+        Arrays.sort(packed, 0, count);
+        this.heap = packed;
+        this.size = count;
+    }
+
+    /** The node of the entry at heap position {@code k} (0 to size - 1, in no particular order). */
+    int nodeAt(int k) {
+        return (int) (heap[k] & NODE_MASK);
+    }
+
     boolean isEmpty() {
         return size == 0;
     }
