@@ -1448,7 +1448,11 @@ final class Cycle {
                 packed[count++] = EarliestNodes.pack(now, first, i);
             }
         }
-        order = new EarliestNodes(now, packed, count);
+        order = new EarliestNodes(now, packed, count, c.size);
+        for (int e = 0; e < count; e++) {
+            int i = EarliestNodes.nodeOf(packed[e]);
+            order.computed(i, a.changes(i));
+        }
         orderedEntries += packed.length;
         classes.put(k, order);
         return order;
@@ -1505,6 +1509,7 @@ final class Cycle {
                 long start = firstStart(classes.get(k), i, now);
                 if (start >= 0) {
                     packed[k][size[k]++] = EarliestNodes.pack(now, start, i);
+                    orders.get(k).computed(i, a.changes(i));
                 }
             }
         }
@@ -1545,15 +1550,20 @@ final class Cycle {
                 while (!order.isEmpty() && (drawnCount < want || order.peekStart() <= last)) {
                     long entry = order.peekEntry();
                     int i = EarliestNodes.nodeOf(entry);
-                    long first = firstStart(k, i, order.peekStart());
-                    if (first < 0) {
-                        order.pop(); // the profile only fills: never again either
-                        continue;
-                    }
-                    long fresh = EarliestNodes.pack(now, first, i);
-                    if (fresh != entry) {
-                        order.replaceTop(fresh);
-                        continue;
+                    int changes = a.changes(i);
+                    if (!order.isCurrent(i, changes)) {
+                        // The node changed since its entry was computed (an exact entry stays exact while it does not).
+                        long first = firstStart(k, i, order.peekStart());
+                        if (first < 0) {
+                            order.pop(); // the profile only fills: never again either
+                            continue;
+                        }
+                        order.computed(i, changes);
+                        long fresh = EarliestNodes.pack(now, first, i);
+                        if (fresh != entry) {
+                            order.replaceTop(fresh);
+                            continue;
+                        }
                     }
                     last = order.peekStart();
                     order.pop();
