@@ -19,7 +19,10 @@ import java.util.OptionalLong;
  */
 final class Cycle {
 
-    /** About 160 MB of {@link EarliestNodes} at most (a class costs 8 bytes per node it may use). */
+    /**
+     * About 160 MB of {@link EarliestNodes} at most (a class costs 8 bytes per node it may use and 4 per
+     * node of the cluster, counted as half an entry).
+     */
     private static final long MAX_ORDERED_ENTRIES = 20_000_000;
 
     /** Distinct failed shapes remembered per partition; beyond it jobs are simply tried. */
@@ -1453,7 +1456,7 @@ final class Cycle {
             int i = EarliestNodes.nodeOf(packed[e]);
             order.computed(i, a.changes(i));
         }
-        orderedEntries += packed.length;
+        orderedEntries += packed.length + (c.size + 1) / 2;
         classes.put(k, order);
         return order;
     }
@@ -1461,9 +1464,10 @@ final class Cycle {
     /**
      * For {@link StartEstimator}, when many jobs have been placed since the classes' nodes were ordered
      * (a pass that kept earlier jobs' places before going on where the last one stopped): every
-     * class's bounds computed again from the profile as it is now. The same bounds as drawing would
-     * compute one node at a time, but node by node for all classes at once, so each node's changes
-     * are read while they are in the cache, and sorted instead of sifted one by one through the heaps.
+     * class's bounds of nodes changed since computed again from the profile as it is now. The same
+     * bounds as drawing would compute one node at a time, but node by node for all classes at once, so
+     * each node's changes are read while they are in the cache, and sorted instead of sifted one by one
+     * through the heaps.
      */
     void reorderNodesByEarliest() {
         if (byEarliest == null) {
@@ -1480,11 +1484,21 @@ final class Cycle {
             }
         }
         int count = classes.size();
-        // For each node, the classes holding it (compressed rows: node i's are at first[i] .. first[i + 1]).
+        long[][] packed = new long[count][];
+        int[] size = new int[count];
+        // Entries of nodes unchanged since they were computed are exact and kept; the others are computed
+        // again below. For each node, the classes to compute it for (node i's at first[i] .. first[i + 1]).
         int[] first = new int[c.size + 1];
-        for (EarliestNodes order : orders) {
+        for (int k = 0; k < count; k++) {
+            EarliestNodes order = orders.get(k);
+            packed[k] = new long[order.size()];
             for (int e = 0; e < order.size(); e++) {
-                first[order.nodeAt(e) + 1]++;
+                int i = order.nodeAt(e);
+                if (order.isCurrent(i, a.changes(i))) {
+                    packed[k][size[k]++] = order.entryAt(e);
+                } else {
+                    first[i + 1]++;
+                }
             }
         }
         for (int i = 0; i < c.size; i++) {
@@ -1495,13 +1509,11 @@ final class Cycle {
         for (int k = 0; k < count; k++) {
             EarliestNodes order = orders.get(k);
             for (int e = 0; e < order.size(); e++) {
-                classOf[fill[order.nodeAt(e)]++] = k;
+                int i = order.nodeAt(e);
+                if (!order.isCurrent(i, a.changes(i))) {
+                    classOf[fill[i]++] = k;
+                }
             }
-        }
-        long[][] packed = new long[count][];
-        int[] size = new int[count];
-        for (int k = 0; k < count; k++) {
-            packed[k] = new long[orders.get(k).size()];
         }
         for (int i = 0; i < c.size; i++) {
             for (int r = first[i]; r < first[i + 1]; r++) {

@@ -61,6 +61,11 @@ final class EarliestNodes {
         this.size = count;
     }
 
+    /** The entry at heap position {@code k} (0 to size - 1, in no particular order). */
+    long entryAt(int k) {
+        return heap[k];
+    }
+
     /** The node of the entry at heap position {@code k} (0 to size - 1, in no particular order). */
     int nodeAt(int k) {
         return (int) (heap[k] & NODE_MASK);
