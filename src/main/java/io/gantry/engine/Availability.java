@@ -256,6 +256,11 @@ final class Availability {
         }
     }
 
+    /** How many changes node {@code i}'s profile has had: a count that grows with every one. */
+    int changes(int i) {
+        return evCount[i];
+    }
+
     /** How many of node {@code i}'s changes come at or before {@code t}. */
     private int eventsUpTo(int i, long t) {
         long[] times = evTime[i];

@@ -19,7 +19,10 @@ import java.util.OptionalLong;
  */
 final class Cycle {
 
-    /** About 160 MB of {@link EarliestNodes} at most (a class costs 8 bytes per node it may use). */
+    /**
+     * About 160 MB of {@link EarliestNodes} at most (a class costs 8 bytes per node it may use and 4 per
+     * node of the cluster, counted as half an entry).
+     */
     private static final long MAX_ORDERED_ENTRIES = 20_000_000;
 
     /** Distinct failed shapes remembered per partition; beyond it jobs are simply tried. */
@@ -1452,10 +1455,83 @@ final class Cycle {
                 packed[count++] = EarliestNodes.pack(now, first, i);
             }
         }
-        order = new EarliestNodes(now, packed, count);
-        orderedEntries += packed.length;
+        order = new EarliestNodes(now, packed, count, c.size);
+        for (int e = 0; e < count; e++) {
+            int i = EarliestNodes.nodeOf(packed[e]);
+            order.computed(i, a.changes(i));
+        }
+        orderedEntries += packed.length + (c.size + 1) / 2;
         classes.put(k, order);
         return order;
+    }
+
+    /**
+     * For {@link StartEstimator}, when many jobs have been placed since the classes' nodes were ordered
+     * (a pass that kept earlier jobs' places before going on where the last one stopped): every
+     * class's bounds of nodes changed since computed again from the profile as it is now. The same
+     * bounds as drawing would compute one node at a time, but node by node for all classes at once, so
+     * each node's changes are read while they are in the cache, and sorted instead of sifted one by one
+     * through the heaps.
+     */
+    void reorderNodesByEarliest() {
+        if (byEarliest == null) {
+            return;
+        }
+        List<NodeClass> classes = new ArrayList<>();
+        List<EarliestNodes> orders = new ArrayList<>();
+        for (Map<NodeClass, EarliestNodes> m : byEarliest.values()) {
+            for (Map.Entry<NodeClass, EarliestNodes> e : m.entrySet()) {
+                if (!e.getValue().isEmpty()) {
+                    classes.add(e.getKey());
+                    orders.add(e.getValue());
+                }
+            }
+        }
+        int count = classes.size();
+        long[][] packed = new long[count][];
+        int[] size = new int[count];
+        // Entries of nodes unchanged since they were computed are exact and kept; the others are computed
+        // again below. For each node, the classes to compute it for (node i's at first[i] .. first[i + 1]).
+        int[] first = new int[c.size + 1];
+        for (int k = 0; k < count; k++) {
+            EarliestNodes order = orders.get(k);
+            packed[k] = new long[order.size()];
+            for (int e = 0; e < order.size(); e++) {
+                int i = order.nodeAt(e);
+                if (order.isCurrent(i, a.changes(i))) {
+                    packed[k][size[k]++] = order.entryAt(e);
+                } else {
+                    first[i + 1]++;
+                }
+            }
+        }
+        for (int i = 0; i < c.size; i++) {
+            first[i + 1] += first[i];
+        }
+        int[] classOf = new int[first[c.size]];
+        int[] fill = Arrays.copyOf(first, c.size);
+        for (int k = 0; k < count; k++) {
+            EarliestNodes order = orders.get(k);
+            for (int e = 0; e < order.size(); e++) {
+                int i = order.nodeAt(e);
+                if (!order.isCurrent(i, a.changes(i))) {
+                    classOf[fill[i]++] = k;
+                }
+            }
+        }
+        for (int i = 0; i < c.size; i++) {
+            for (int r = first[i]; r < first[i + 1]; r++) {
+                int k = classOf[r];
+                long start = firstStart(classes.get(k), i, now);
+                if (start >= 0) {
+                    packed[k][size[k]++] = EarliestNodes.pack(now, start, i);
+                    orders.get(k).computed(i, a.changes(i));
+                }
+            }
+        }
+        for (int k = 0; k < count; k++) {
+            orders.get(k).reset(packed[k], size[k]);
+        }
     }
 
     /**
@@ -1490,15 +1566,20 @@ final class Cycle {
                 while (!order.isEmpty() && (drawnCount < want || order.peekStart() <= last)) {
                     long entry = order.peekEntry();
                     int i = EarliestNodes.nodeOf(entry);
-                    long first = firstStart(k, i, order.peekStart());
-                    if (first < 0) {
-                        order.pop(); // the profile only fills: never again either
-                        continue;
-                    }
-                    long fresh = EarliestNodes.pack(now, first, i);
-                    if (fresh != entry) {
-                        order.replaceTop(fresh);
-                        continue;
+                    int changes = a.changes(i);
+                    if (!order.isCurrent(i, changes)) {
+                        // The node changed since its entry was computed (an exact entry stays exact while it does not).
+                        long first = firstStart(k, i, order.peekStart());
+                        if (first < 0) {
+                            order.pop(); // the profile only fills: never again either
+                            continue;
+                        }
+                        order.computed(i, changes);
+                        long fresh = EarliestNodes.pack(now, first, i);
+                        if (fresh != entry) {
+                            order.replaceTop(fresh);
+                            continue;
+                        }
                     }
                     last = order.peekStart();
                     order.pop();

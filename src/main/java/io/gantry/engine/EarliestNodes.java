@@ -22,19 +22,53 @@ final class EarliestNodes {
     private final long now;
     private long[] heap;
     private int size;
+    /**
+     * Per node, how many changes its profile had when its entry was computed: while it has no more,
+     * the entry is its exact earliest start and need not be computed again (see {@link #isCurrent}).
+     */
+    private final int[] computedAt;
 
     /** From {@code count} packed entries (see {@link #pack}); takes the array. */
-    EarliestNodes(long now, long[] packed, int count) {
+    EarliestNodes(long now, long[] packed, int count, int nodeCount) {
         this.now = now;
         Arrays.sort(packed, 0, count); // a sorted array is a min-heap
         this.heap = packed;
         this.size = count;
+        this.computedAt = new int[nodeCount];
+        Arrays.fill(computedAt, -1);
+    }
+
+    /** Records that node {@code i}'s entry was computed when its profile had {@code changes} changes. */
+    void computed(int i, int changes) {
+        computedAt[i] = changes;
+    }
+
+    /** Whether node {@code i}'s entry was computed when its profile had {@code changes} changes, as now. */
+    boolean isCurrent(int i, int changes) {
+        return computedAt[i] == changes;
     }
 
     /** An entry for node {@code i} whose earliest start is no sooner than {@code start}. */
     static long pack(long now, long start, int i) {
         long offset = Math.min(Math.max(0, start - now), MAX_OFFSET);
         return (offset << NODE_BITS) | i;
+    }
+
+    /** Replaces every entry by the {@code count} packed ones of {@code packed} (see {@link #pack}); takes the array. */
+    void reset(long[] packed, int count) {
+        Arrays.sort(packed, 0, count);
+        this.heap = packed;
+        this.size = count;
+    }
+
+    /** The entry at heap position {@code k} (0 to size - 1, in no particular order). */
+    long entryAt(int k) {
+        return heap[k];
+    }
+
+    /** The node of the entry at heap position {@code k} (0 to size - 1, in no particular order). */
+    int nodeAt(int k) {
+        return (int) (heap[k] & NODE_MASK);
     }
 
     boolean isEmpty() {

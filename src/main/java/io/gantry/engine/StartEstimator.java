@@ -156,6 +156,7 @@ public final class StartEstimator {
         long halfNanos = budget.maxNanos() / 2;
         int halfJobs = (budget.maxJobs() + 1) / 2;
         boolean jumped = false;
+        boolean reordered = false;
         int nextResume = 0;
         int carried = 0;
         // Keeping earlier jobs' places costs little and is not charged to the budget: it is for the search.
@@ -199,6 +200,11 @@ public final class StartEstimator {
                 }
                 carryNanos += System.nanoTime() - carryBegin;
                 continue;
+            }
+            if (jumped && !reordered && position >= resumeAt) {
+                // Jobs kept in place since the nodes were ordered filled the profile: order them again at once.
+                reordered = true;
+                profile.reorderNodesByEarliest();
             }
             placed++;
             // The profile only fills, so a job like one placed before it fits no earlier than that one.

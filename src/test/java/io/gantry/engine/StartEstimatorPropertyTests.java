@@ -141,6 +141,33 @@ class StartEstimatorPropertyTests {
         assertThat(carried).isGreaterThan(10_000);
     }
 
+    @Test
+    void passes_that_go_on_where_the_last_stopped_give_the_estimates_of_reading_every_node() {
+        // Jobs kept in place fill the profile before the search goes on, and the nodes are ordered again then.
+        Engine engine = new Engine();
+        StartEstimator.Budget tenJobs = new StartEstimator.Budget(10, 0);
+        int compared = 0;
+        int later = 0;
+        for (long seed = 0; seed < 150; seed++) {
+            Snapshot s = crowded(seed);
+            Plan plan = engine.plan(s);
+            Cluster cluster = new Cluster(s.nodes(), s.partitions(), s.switches());
+            StartEstimates exact = null;
+            StartEstimates ordered = null;
+            for (int pass = 0; pass < 8; pass++) {
+                exact = new StartEstimator(s, cluster, tenJobs, StartEstimator.Search.EVERY_NODE).run(plan, exact);
+                ordered = new StartEstimator(s, cluster, tenJobs, StartEstimator.Search.BY_EARLIEST).run(plan, ordered);
+                assertThat(ordered.estimates()).as("seed %d pass %d", seed, pass).isEqualTo(exact.estimates());
+                assertThat(ordered.resumeAt()).isEqualTo(exact.resumeAt());
+                compared += exact.estimates().size();
+                later += (int) exact.estimates().stream()
+                        .filter(e -> e.start().isPresent() && e.start().getAsLong() > s.now()).count();
+            }
+        }
+        assertThat(compared).isGreaterThan(50_000);
+        assertThat(later).isGreaterThan(20_000);
+    }
+
     /**
      * {@link RandomSnapshots#of} with 150 more pending jobs like its own (other time limits, submit
      * times and ids), so that the profile fills far ahead and most nodes' earliest starts move.
