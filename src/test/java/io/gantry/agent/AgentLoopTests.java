@@ -48,10 +48,19 @@ class AgentLoopTests {
 
     private FakeController controller;
     private final List<Agent> agents = new CopyOnWriteArrayList<>();
+    private final List<CompletableFuture<Integer>> runs = new CopyOnWriteArrayList<>();
 
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
         agents.forEach(Agent::close);
+        // An agent still ending writes its state files: wait for it, else the temporary directory's removal races it.
+        for (CompletableFuture<Integer> run : runs) {
+            try {
+                run.get(15, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                // how it ended is the test's business; here only that it has ended
+            }
+        }
         if (controller != null) {
             controller.stop();
         }
@@ -151,7 +160,15 @@ class AgentLoopTests {
         Agent agent = new Agent(options, NodeResources.detect(options), Clock.systemUTC());
         agents.add(agent);
         CompletableFuture<Integer> exit = new CompletableFuture<>();
-        Thread t = new Thread(() -> exit.complete(agent.run()), "test-agent");
+        runs.add(exit);
+        Thread t = new Thread(() -> {
+            try {
+                exit.complete(agent.run());
+            } catch (RuntimeException | Error e) {
+                exit.completeExceptionally(e);
+                throw e;
+            }
+        }, "test-agent");
         t.setDaemon(true);
         t.start();
         return exit;
