@@ -99,26 +99,11 @@ class QuotaIntegrationTests {
         String lender = "qb-" + s;
         String borrower = "qa-" + s;
         String graceQos = "qgrace-" + s;
-        created(api.send("POST", "/api/v1/qos", admin, Map.of("name", graceQos, "graceSeconds", 6)));
-        // 128 GPUs in the test cluster: 64 each, so nothing is left in a free pool.
-        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", lender, "guaranteedTres", "gres/gpu=64")));
-        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", borrower, "guaranteedTres",
-                "gres/gpu=64")));
-        for (String account : List.of(lender, borrower)) {
-            created(api.send("POST", "/api/v1/associations", admin, Map.of("account", account, "user", "admin")));
-        }
+        twoTeams(lender, borrower, graceQos, 6);
         List<Long> jobs = new ArrayList<>();
         try {
             // The borrower fills all 16 nodes: 8 within its guarantee, 8 on the lender's idle one.
-            for (int i = 0; i < 16; i++) {
-                Map<String, Object> job = new HashMap<>(Map.of("name", "q-borrow", "partition", "gpu", "account",
-                        borrower, "qos", graceQos, "nodes", 1, "gpusPerNode", 8, "exclusive", true, "requeue", false,
-                        "timeLimitSeconds", 3600, "simulatedRunSeconds", 600));
-                job.put("signal", "B:USR1@300");
-                jobs.add(submit(job));
-            }
-            await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream().allMatch(id -> state(id).equals("RUNNING")));
-            await().atMost(Duration.ofSeconds(20)).until(() -> quota(borrower).get("borrowed").asLong() == 64);
+            fillWithBorrower(jobs, borrower, graceQos, "q-borrow", 600);
             assertThat(quota(borrower).get("inUse").asLong()).isEqualTo(128);
             assertThat(quota(lender).get("lent").asLong()).isEqualTo(64);
             assertThat(quota(lender).get("guaranteed").asLong()).isEqualTo(64);
@@ -172,24 +157,10 @@ class QuotaIntegrationTests {
         String borrower = "qla-" + s;
         String graceQos = "qlg-" + s;
         long grace = 10;
-        created(api.send("POST", "/api/v1/qos", admin, Map.of("name", graceQos, "graceSeconds", grace)));
-        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", lender, "guaranteedTres", "gres/gpu=64")));
-        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", borrower, "guaranteedTres",
-                "gres/gpu=64")));
-        for (String account : List.of(lender, borrower)) {
-            created(api.send("POST", "/api/v1/associations", admin, Map.of("account", account, "user", "admin")));
-        }
+        twoTeams(lender, borrower, graceQos, grace);
         List<Long> jobs = new ArrayList<>();
         try {
-            for (int i = 0; i < 16; i++) {
-                Map<String, Object> job = new HashMap<>(Map.of("name", "q-lead", "partition", "gpu", "account",
-                        borrower, "qos", graceQos, "nodes", 1, "gpusPerNode", 8, "exclusive", true, "requeue", false,
-                        "timeLimitSeconds", 3600, "simulatedRunSeconds", 900));
-                job.put("signal", "B:USR1@300");
-                jobs.add(submit(job));
-            }
-            await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream().allMatch(id -> state(id).equals("RUNNING")));
-            await().atMost(Duration.ofSeconds(20)).until(() -> quota(borrower).get("borrowed").asLong() == 64);
+            fillWithBorrower(jobs, borrower, graceQos, "q-lead", 900);
 
             long owner = submit(Map.of("name", "q-lead-owner", "partition", "gpu", "account", lender, "nodes", 1,
                     "gpusPerNode", 8, "timeLimitSeconds", 600, "simulatedRunSeconds", 60));
@@ -201,7 +172,9 @@ class QuotaIntegrationTests {
 
             // Halfway through the grace time a new leader takes over: it forgets all this one knew, reads the
             // active jobs back and is seeded from the store, as SchedulerWorker does on leadership acquired.
-            sleepUntil(reclaimedAt.plusSeconds(grace / 2));
+            java.time.Instant halfway = reclaimedAt.plusSeconds(grace / 2);
+            await().atMost(Duration.ofSeconds(grace)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> !java.time.Instant.now().isBefore(halfway));
             synchronized (worker) {
                 cycle.leaderLost();
                 live.clear();
@@ -246,16 +219,31 @@ class QuotaIntegrationTests {
         }
     }
 
-    private static void sleepUntil(java.time.Instant when) {
-        long millis = Duration.between(java.time.Instant.now(), when).toMillis();
-        if (millis > 0) {
-            try {
-                Thread.sleep(millis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
-            }
+    /**
+     * Two sibling accounts guaranteed 64 GPUs each (the test cluster's 128, so no free pool is left), both open
+     * to admin, and a QOS with the grace time given.
+     */
+    private void twoTeams(String lender, String borrower, String graceQos, long graceSeconds) {
+        created(api.send("POST", "/api/v1/qos", admin, Map.of("name", graceQos, "graceSeconds", graceSeconds)));
+        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", lender, "guaranteedTres", "gres/gpu=64")));
+        created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", borrower, "guaranteedTres",
+                "gres/gpu=64")));
+        for (String account : List.of(lender, borrower)) {
+            created(api.send("POST", "/api/v1/associations", admin, Map.of("account", account, "user", "admin")));
         }
+    }
+
+    /** 16 whole-node jobs of the borrower, added to {@code jobs}: all running, 64 GPUs of them borrowed. */
+    private void fillWithBorrower(List<Long> jobs, String borrower, String qos, String name, int runSeconds) {
+        for (int i = 0; i < 16; i++) {
+            Map<String, Object> job = new HashMap<>(Map.of("name", name, "partition", "gpu", "account", borrower,
+                    "qos", qos, "nodes", 1, "gpusPerNode", 8, "exclusive", true, "requeue", false,
+                    "timeLimitSeconds", 3600, "simulatedRunSeconds", runSeconds));
+            job.put("signal", "B:USR1@300");
+            jobs.add(submit(job));
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream().allMatch(id -> state(id).equals("RUNNING")));
+        await().atMost(Duration.ofSeconds(20)).until(() -> quota(borrower).get("borrowed").asLong() == 64);
     }
 
     private static long count(JsonNode history, String type) {
