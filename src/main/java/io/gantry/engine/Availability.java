@@ -24,6 +24,13 @@ final class Availability {
     final BitSet hasFreeGpu;
     /** Nodes with a reservation (a future drop in free resources) on them. */
     final BitSet reserved = new BitSet();
+    /** Told of every reservation made from when it is set on; null for nobody. */
+    Reserved onReserve;
+
+    /** Who is told of reservations as they are made. */
+    interface Reserved {
+        void reserved(int i, long start, long end, int cpus, int gpus);
+    }
 
     private final long[][] evTime;
     private final int[][] evCpu;
@@ -108,6 +115,9 @@ final class Availability {
         addEvent(i, start, -cpus, -memMb, -gpuCount);
         addEvent(i, end, cpus, memMb, gpuCount);
         reserved.set(i);
+        if (onReserve != null) {
+            onReserve.reserved(i, start, end, cpus, gpuCount);
+        }
     }
 
     /** The lowest {@code count} free GPU indices of node {@code i}. */
@@ -259,6 +269,21 @@ final class Availability {
     /** How many changes node {@code i}'s profile has had: a count that grows with every one. */
     int changes(int i) {
         return evCount[i];
+    }
+
+    /** When node {@code i}'s {@code k}-th change (in time order) comes. */
+    long changeTime(int i, int k) {
+        return evTime[i][k];
+    }
+
+    /** The CPUs node {@code i}'s {@code k}-th change frees (negative: takes). */
+    int changeCpu(int i, int k) {
+        return evCpu[i][k];
+    }
+
+    /** The GPUs node {@code i}'s {@code k}-th change frees (negative: takes). */
+    int changeGpu(int i, int k) {
+        return evGpu[i][k];
     }
 
     /** How many of node {@code i}'s changes come at or before {@code t}. */

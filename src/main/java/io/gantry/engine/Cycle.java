@@ -60,6 +60,8 @@ final class Cycle {
     private long notBefore;
     /** For {@link #placeEarliest} once {@link #indexFreeNodes} has run: which nodes have what free when. */
     private FreeIndex index;
+    /** {@link #placeRough}'s sums, made at its first call. */
+    private RoughStarts rough;
     /** In {@link #placeEarliest}: the advance reservation the job must run in, whose nodes are its own; else null. */
     private Held ownHeld;
     private final Map<Shape, IndexedShape> indexedShapes = new java.util.IdentityHashMap<>();
@@ -482,6 +484,53 @@ final class Cycle {
             return null;
         }
         return new Placed(begin, partition, holdFor(shape, chosen, begin, Math.addExact(begin, duration)));
+    }
+
+    /**
+     * For {@link StartEstimator}, for a job its budget leaves no search for: a rough start at or after
+     * {@code notBefore} from the summed free resources of its nodes ({@link RoughStarts}), taken from
+     * those sums so that jobs roughly placed after it queue behind it; no nodes are named. Null when
+     * the sums never hold it (or, for a job of an advance reservation, not before the reservation ends).
+     */
+    Placed placeRough(PendingJob job, long notBefore) {
+        long from = Math.max(now, notBefore);
+        Held own = null;
+        if (job.reservation() != null) {
+            own = heldByName.get(job.reservation());
+            if (own == null || own.reservation().end() <= now) {
+                return null;
+            }
+            from = Math.max(from, own.reservation().start());
+        }
+        if (rough == null) {
+            rough = new RoughStarts(a, c, now);
+            a.onReserve = rough;
+        }
+        List<Shape> candidates = new ArrayList<>(job.partitions().size());
+        candidates(job, candidates);
+        long duration = job.timeLimitSeconds();
+        long bestStart = Long.MAX_VALUE;
+        Shape best = null;
+        for (Shape s : candidates) {
+            long t = rough.earliest(s.match(), roughGpus(s), roughCpus(s), from, duration);
+            if (t >= 0 && t < bestStart) {
+                bestStart = t;
+                best = s;
+            }
+        }
+        if (best == null || (own != null && bestStart >= own.reservation().end())) {
+            return null;
+        }
+        rough.take(best.match(), roughGpus(best), roughCpus(best), bestStart, Math.addExact(bestStart, duration));
+        return new Placed(bestStart, c.parts[best.partition()].name(), List.of());
+    }
+
+    private static long roughGpus(Shape s) {
+        return (long) s.nodes() * (s.exclusive() ? s.match().maxGpus() : s.gpusPerNode());
+    }
+
+    private static long roughCpus(Shape s) {
+        return (long) s.nodes() * (s.exclusive() ? s.match().maxCpus() : s.cpusPerNode());
     }
 
     /** Holds the shape's share of {@code nodes} in the profile from {@code start} to {@code end}; their names. */

@@ -21,7 +21,10 @@ public record StartEstimate(JobId job, OptionalLong start, String partition, Lis
         LIMIT,
         /** It could not run even on an idle cluster as it is now (nodes down, partition, request). */
         NEVER_FITS,
-        /** The estimator's time or job budget ran out before it got to this job, and no earlier pass got to it either. */
+        /**
+         * The estimator's budget ran out before it got to this job and not even a rough time could be
+         * given (its nodes' sums never hold it).
+         */
         OVER_BUDGET
     }
 
@@ -30,6 +33,15 @@ public record StartEstimate(JobId job, OptionalLong start, String partition, Lis
         if (start.isPresent() == (missing != null)) {
             throw new IllegalArgumentException("job " + job + ": either a start or why there is none");
         }
+    }
+
+    /**
+     * Whether the time is rough: the estimator's budget left no search for the job in this pass, so its
+     * time comes from the summed free resources of the nodes it may use (minute buckets or coarser; it
+     * does not see fragmentation or topology) and no nodes are named. The next passes search for it.
+     */
+    public boolean rough() {
+        return start.isPresent() && nodes.isEmpty();
     }
 
     static StartEstimate at(JobId job, long start, String partition, List<String> nodes) {

@@ -41,6 +41,17 @@ public record StartEstimates(long now, List<StartEstimate> estimates, boolean cu
         return m;
     }
 
+    /** How many of the expected starts are rough ({@link StartEstimate#rough()}). */
+    public int rough() {
+        int n = 0;
+        for (StartEstimate e : estimates) {
+            if (e.rough()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** How many jobs got an expected start. */
     public int estimated() {
         int n = 0;

@@ -24,9 +24,11 @@ import java.util.Set;
  * given the one before it goes on where that one stopped: half of the budget goes to the jobs at
  * the head of the queue, the rest to the jobs from where the last pass stopped searching; every
  * other job keeps the nodes an earlier pass found for it, at the first time from its earlier one
- * on that they can all take it once the jobs ahead of it are placed (a job no pass has searched for
- * yet gets none, {@link StartEstimate.Missing#OVER_BUDGET}). So every job is searched for as the
- * search comes round, the head of the queue at every pass, and a job once given a time keeps one.
+ * on that they can all take it once the jobs ahead of it are placed. A job no pass has searched for
+ * yet, or whose nodes can no longer take it, gets a rough time from the summed free resources of the
+ * nodes it may use ({@link RoughStarts}; {@link StartEstimate#rough()}), so every job that can run has
+ * a time after every pass, and each is searched for exactly as the search comes round, the head of the
+ * queue at every pass.
  *
  * <p>Pure and deterministic for a given snapshot, plan and earlier pass when the budget has no time limit.
  */
@@ -189,11 +191,17 @@ public final class StartEstimator {
                 StartEstimate old = before.get(job.id());
                 Cycle.Placed again = old == null || old.start().isEmpty() ? null
                         : profile.placeAgain(job, old.start().getAsLong(), old.partition(), old.nodes());
+                Alike alike = new Alike(job.request(), job.partitions(), job.timeLimitSeconds());
                 if (again != null) {
                     carried++;
+                } else {
+                    // No search for it in this pass: a rough time from the summed free resources of its nodes.
+                    Long floor = lastOfAlike.get(alike);
+                    again = profile.placeRough(job, floor == null ? job.eligibleFrom() : Math.max(job.eligibleFrom(), floor));
+                }
+                if (again != null) {
                     // A job alike it and further down the queue must still not start first.
-                    lastOfAlike.merge(new Alike(job.request(), job.partitions(), job.timeLimitSeconds()), again.start(),
-                            Math::max);
+                    lastOfAlike.merge(alike, again.start(), Math::max);
                     out.add(StartEstimate.at(job.id(), again.start(), again.partition(), again.nodes()));
                 } else {
                     out.add(StartEstimate.none(job.id(), StartEstimate.Missing.OVER_BUDGET));

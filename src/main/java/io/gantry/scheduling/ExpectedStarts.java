@@ -27,9 +27,9 @@ import io.gantry.jobs.ActiveJob;
  * holds up the scheduler's next cycle: the scheduler hands a pass in and, at a later cycle, takes
  * the finished result (row to expected start, null for none) to write. One pass at a time; a pass
  * handed in while one runs is dropped, the next full pass brings a newer one. Each pass goes on
- * where the one before stopped, when the budget cut that one short, so that every job gets a time
- * within a few passes (see {@link StartEstimator}). Its own engine, so that nothing the engine
- * caches is shared between threads.
+ * where the one before stopped, when the budget cut that one short, so that every job is searched for
+ * within a few passes; until then it has a rough time (see {@link StartEstimator}). Its own engine, so
+ * that nothing the engine caches is shared between threads.
  */
 @Component
 class ExpectedStarts {
@@ -64,8 +64,8 @@ class ExpectedStarts {
             last = estimates;
             if (estimates.cutShort()) {
                 log.debug("Expected starts: budget reached; {} of {} jobs have a time, {} of them kept from an earlier"
-                        + " pass; the next goes on at {}", estimates.estimated(), estimates.estimates().size(),
-                        estimates.carried(), estimates.resumeAt());
+                        + " pass and {} rough; the next goes on at {}", estimates.estimated(), estimates.estimates().size(),
+                        estimates.carried(), estimates.rough(), estimates.resumeAt());
             }
             Map<Long, Instant> byRow = new HashMap<>(estimates.estimates().size() * 2);
             for (StartEstimate e : estimates.estimates()) {

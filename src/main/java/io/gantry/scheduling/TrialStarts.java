@@ -108,7 +108,8 @@ class TrialStarts {
 
     /** What a job placed on {@code nodes} holds: their CPUs when it has them to itself, else what it asks. */
     private static long processors(ActiveJob job, List<String> nodes, Snapshot snapshot) {
-        if (!job.exclusive()) {
+        if (!job.exclusive() || nodes.isEmpty()) {
+            // A rough time names no nodes: what the job asks for.
             return (long) job.tasks() * job.cpusPerTask();
         }
         Map<String, Integer> cpus = new HashMap<>();

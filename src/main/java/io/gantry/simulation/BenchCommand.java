@@ -24,8 +24,10 @@ import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 
@@ -131,10 +133,11 @@ public final class BenchCommand {
                         estimateBudgetMs * 1_000_000L), last);
                 long overBudget = last.estimates().stream()
                         .filter(e -> e.missing() == StartEstimate.Missing.OVER_BUDGET).count();
-                chain.append(String.format(Locale.ROOT, "%n  pass=%d estimated=%d carried=%d over_budget=%d cpu_ms=%.1f",
-                        pass, last.estimated(), last.carried(), overBudget,
+                chain.append(String.format(Locale.ROOT,
+                        "%n  pass=%d estimated=%d rough=%d carried=%d over_budget=%d cpu_ms=%.1f", pass,
+                        last.estimated(), last.rough(), last.carried(), overBudget,
                         (threads.getCurrentThreadCpuTime() - c0) / 1e6));
-                if (overBudget == 0) {
+                if (overBudget == 0 && last.rough() == 0) {
                     break;
                 }
             }
@@ -153,13 +156,49 @@ public final class BenchCommand {
         err.println(String.format(Locale.ROOT, "reserved=%d min_cycle_ms=%.1f max_cycle_ms=%.1f cycle_cpu_ms=%.1f",
                 reserved, ms[0], ms[MEASURED - 1], cpuMs[MEASURED / 2]));
         err.println(String.format(Locale.ROOT, "estimate_budget_ms=%d estimate_ms=%.1f estimate_cpu_ms=%.1f estimated=%d"
-                + " without_estimate=%d cut_short=%b", estimateBudgetMs, estimateMs[MEASURED / 2],
-                estimateCpuMs[MEASURED / 2], estimates.estimated(), estimates.estimates().size() - estimates.estimated(),
-                estimates.cutShort()));
+                + " rough=%d without_estimate=%d cut_short=%b", estimateBudgetMs, estimateMs[MEASURED / 2],
+                estimateCpuMs[MEASURED / 2], estimates.estimated(), estimates.rough(),
+                estimates.estimates().size() - estimates.estimated(), estimates.cutShort()));
         if (!chain.isEmpty()) {
             err.println("passes going on where the last stopped (same snapshot):" + chain);
         }
+        if (estimates.rough() > 0) {
+            err.println(roughAgainstExact(estimates, engine.estimateStarts(snapshot, plan, StartEstimator.Budget.UNLIMITED)));
+        }
         return 0;
+    }
+
+    /** How far the first pass's rough times are from the times a pass without a budget gives the same jobs. */
+    static String roughAgainstExact(StartEstimates budgeted, StartEstimates exact) {
+        Map<JobId, StartEstimate> full = exact.byJob();
+        List<Long> diffs = new ArrayList<>();
+        List<Long> waits = new ArrayList<>();
+        List<Double> relative = new ArrayList<>();
+        long earlier = 0;
+        long sum = 0;
+        for (StartEstimate e : budgeted.estimates()) {
+            StartEstimate x = full.get(e.job());
+            if (e.rough() && x != null && x.start().isPresent()) {
+                long d = e.start().getAsLong() - x.start().getAsLong();
+                long wait = x.start().getAsLong() - exact.now();
+                diffs.add(Math.abs(d));
+                waits.add(wait);
+                relative.add(Math.abs(d) / (double) Math.max(60, wait));
+                sum += Math.abs(d);
+                earlier += d < 0 ? 1 : 0;
+            }
+        }
+        if (diffs.isEmpty()) {
+            return "rough_vs_exact: jobs=0";
+        }
+        Collections.sort(diffs);
+        Collections.sort(waits);
+        Collections.sort(relative);
+        int n = diffs.size();
+        return String.format(Locale.ROOT, "rough_vs_exact: jobs=%d exact_wait_median_s=%d mean_abs_s=%.0f"
+                + " median_abs_s=%d p90_abs_s=%d median_relative=%.2f p90_relative=%.2f rough_earlier=%.1f%%", n,
+                waits.get(n / 2), (double) sum / n, diffs.get(n / 2), diffs.get(n * 9 / 10), relative.get(n / 2),
+                relative.get(n * 9 / 10), 100.0 * earlier / n);
     }
 
     static Snapshot build(int nodeCount, int gpusPerNode, int pendingCount, long seed) {

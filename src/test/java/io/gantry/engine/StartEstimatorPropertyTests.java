@@ -113,6 +113,7 @@ class StartEstimatorPropertyTests {
         Engine engine = new Engine();
         StartEstimator.Budget tenJobs = new StartEstimator.Budget(10, 0);
         int carried = 0;
+        int rough = 0;
         for (long seed = 0; seed < 100; seed++) {
             Snapshot s = crowded(seed);
             Plan plan = engine.plan(s);
@@ -124,21 +125,37 @@ class StartEstimatorPropertyTests {
             StartEstimates earlier = engine.estimateStarts(other, engine.plan(other), tenJobs, null);
             StartEstimates pass = engine.estimateStarts(s, plan, tenJobs, earlier);
             checkOne(s, plan, pass, "seed " + seed + " after another snapshot's pass", true);
+            everyJobThatCanStartHasATime(s, canStart, pass, "seed " + seed + " after another snapshot's pass");
             // On the same snapshot the search comes round every job within two rounds of five new jobs a pass.
             int passes = 0;
             while (passes++ <= 2 * s.pending().size() / 5 + 2 && pass.estimates().stream()
-                    .anyMatch(e -> e.missing() == StartEstimate.Missing.OVER_BUDGET)) {
+                    .anyMatch(e -> e.missing() == StartEstimate.Missing.OVER_BUDGET || e.rough())) {
                 pass = engine.estimateStarts(s, plan, tenJobs, pass);
                 checkOne(s, plan, pass, "seed " + seed + " pass " + passes, true);
+                everyJobThatCanStartHasATime(s, canStart, pass, "seed " + seed + " pass " + passes);
+                rough += pass.rough();
                 carried += pass.carried();
             }
             for (StartEstimate e : pass.estimates()) {
                 if (canStart.contains(e.job())) {
                     assertThat(e.start()).as("seed %d job %s after %d passes", seed, e.job(), passes).isPresent();
+                    assertThat(e.rough()).as("seed %d job %s after %d passes", seed, e.job(), passes).isFalse();
                 }
             }
         }
         assertThat(carried).isGreaterThan(10_000);
+        assertThat(rough).isGreaterThan(1_000);
+    }
+
+    /** A budgeted pass still gives every job that can start (outside advance reservations) a time, if a rough one. */
+    private static void everyJobThatCanStartHasATime(Snapshot s, Set<JobId> canStart, StartEstimates pass, String what) {
+        Map<JobId, PendingJob> pending = new HashMap<>();
+        s.pending().forEach(j -> pending.put(j.id(), j));
+        for (StartEstimate e : pass.estimates()) {
+            if (canStart.contains(e.job()) && pending.get(e.job()).reservation() == null) {
+                assertThat(e.start()).as(what + " job " + e.job() + ": " + e.missing()).isPresent();
+            }
+        }
     }
 
     @Test
@@ -300,6 +317,15 @@ class StartEstimatorPropertyTests {
             assertThat(start).as(who).isGreaterThanOrEqualTo(s.now()).isGreaterThanOrEqualTo(job.eligibleFrom());
             assertThat(job.heldBy() == null || job.heldBy() == PendingReason.NONE).as(who + " is held").isTrue();
             assertThat(job.partitions()).as(who).contains(e.partition());
+            if (e.rough()) {
+                assertThat(budgeted).as(who + " got a rough time from an unlimited pass").isTrue();
+                for (AdvanceReservation r : s.reservations()) {
+                    if (r.name().equals(job.reservation())) {
+                        assertThat(start).as(who).isGreaterThanOrEqualTo(r.start()).isLessThan(r.end());
+                    }
+                }
+                continue;
+            }
             Shape shape = Shape.of(job.request(), cluster.partsByName.get(e.partition()), cluster);
             assertThat(e.nodes()).as(who).hasSize(shape.nodes()).doesNotHaveDuplicates();
             for (String name : e.nodes()) {

@@ -172,19 +172,95 @@ class StartEstimatorTests {
     }
 
     @Test
-    void jobs_past_the_budget_get_no_estimate() {
+    void jobs_past_the_budget_get_a_rough_time_behind_the_jobs_ahead_of_them() {
         var scenario = aCluster().nodes(1).scenario();
         var a = aJob().nodes(1).exclusive();
         var b = aJob().nodes(1).exclusive();
         var c = aJob().nodes(1).exclusive();
+        var d = aJob().nodes(1).exclusive();
         var held = aJob().heldBy(PendingReason.JOB_HELD_USER);
-        Snapshot s = scenario.allBusyUntil(scenario.now + 60).with(a, b, c, held).snapshot();
+        Snapshot s = scenario.allBusyUntil(scenario.now + 60).with(a, b, c, d, held).snapshot();
         StartEstimates e = estimate(s, new StartEstimator.Budget(1, 0));
         assertThat(e.cutShort()).isTrue();
         assertThat(of(e, a).start()).hasValue(scenario.now + 60); // the plan's reservation costs nothing
         assertThat(of(e, b).start()).hasValue(scenario.now + 60 + 3600);
-        assertThat(of(e, c).missing()).isEqualTo(StartEstimate.Missing.OVER_BUDGET);
+        assertThat(of(e, b).rough()).isFalse();
+        // No search for c and d: each is roughly placed after the jobs ahead of it (at the next whole
+        // minute: the sums are kept by the minute), on no named node.
+        long cStart = of(e, c).start().getAsLong();
+        assertThat(cStart).isBetween(scenario.now + 60 + 2 * 3600, scenario.now + 60 + 2 * 3600 + 59);
+        assertThat(cStart % 60).isZero();
+        assertThat(of(e, c).rough()).isTrue();
+        assertThat(of(e, c).nodes()).isEmpty();
+        assertThat(of(e, d).start()).hasValue(cStart + 3600);
+        assertThat(e.rough()).isEqualTo(2);
         assertThat(of(e, held).missing()).isEqualTo(StartEstimate.Missing.HELD);
+    }
+
+    @Test
+    void a_rough_time_stays_put_from_one_pass_to_the_next_while_nothing_else_changes() {
+        var scenario = aCluster().nodes(1).scenario();
+        var a = aJob().nodes(1).exclusive();
+        var b = aJob().nodes(1).exclusive();
+        var c = aJob().nodes(1).exclusive().timeLimit(1234);
+        var d = aJob().nodes(1).exclusive();
+        Snapshot s = scenario.allBusyUntil(scenario.now + 60).with(a, b, c, d).snapshot();
+        StartEstimates first = estimate(s, new StartEstimator.Budget(1, 0));
+        assertThat(of(first, c).rough()).isTrue();
+        // Seconds later (a store write per pass for every rough job would follow if the times moved).
+        for (long later : new long[] {7, 25, 59}) {
+            StartEstimates again = estimate(s.toBuilder().now(s.now() + later).build(), new StartEstimator.Budget(1, 0));
+            assertThat(of(again, c).start()).as("%d s later", later).isEqualTo(of(first, c).start());
+            assertThat(of(again, d).start()).as("%d s later", later).isEqualTo(of(first, d).start());
+        }
+    }
+
+    @Test
+    void rough_times_reach_months_ahead_in_coarser_buckets() {
+        var scenario = aCluster().nodes(1).scenario();
+        long now = scenario.now;
+        long sixtyDays = 60L * 86_400;
+        List<EngineFixtures.JobBuilder> jobs = new java.util.ArrayList<>();
+        for (int k = 0; k < 10; k++) {
+            jobs.add(aJob().nodes(1).exclusive().timeLimit(sixtyDays));
+        }
+        Snapshot s = scenario.allBusyUntil(now + 60).with(jobs.toArray(EngineFixtures.JobBuilder[]::new)).snapshot();
+        StartEstimates e = estimate(s, new StartEstimator.Budget(1, 0));
+        long previous = 0;
+        for (int k = 2; k < jobs.size(); k++) {
+            // Exact: one after another from when the running job ends; rough: up to a bucket later each.
+            long exact = now + 60 + k * sixtyDays;
+            long start = of(e, jobs.get(k)).start().getAsLong();
+            assertThat(of(e, jobs.get(k)).rough()).isTrue();
+            assertThat(start).as("job %d", k).isBetween(exact, exact + k * 2_000L);
+            assertThat(start).as("job %d", k).isGreaterThanOrEqualTo(previous + sixtyDays);
+            previous = start;
+        }
+    }
+
+    @Test
+    void rough_times_count_the_free_gpus_of_all_the_nodes_a_job_may_use() {
+        var scenario = aCluster().nodes(2).gpusPerNode(4).scenario();
+        long now = scenario.now;
+        var first = aJob().gpus(1).timeLimit(600);
+        List<EngineFixtures.JobBuilder> rest = new java.util.ArrayList<>();
+        for (int k = 0; k < 19; k++) {
+            rest.add(aJob().gpus(1).timeLimit(600));
+        }
+        Snapshot s = scenario.allBusyUntil(now + 600).with(first)
+                .with(rest.toArray(EngineFixtures.JobBuilder[]::new)).snapshot();
+        StartEstimates e = estimate(s, new StartEstimator.Budget(1, 0));
+        // Eight GPUs in all: the first eight from when the running jobs end (the budget's one exact, the
+        // rough ones from the next whole minute), eight more after them, then four.
+        List<Long> starts = rest.stream().map(j -> of(e, j).start().getAsLong() - now).toList();
+        assertThat(starts.get(0)).isEqualTo(600L);
+        long firstRough = starts.get(1);
+        assertThat(firstRough).isBetween(600L, 659L);
+        assertThat(starts.subList(1, 7)).containsOnly(firstRough);
+        assertThat(starts.subList(7, 15)).containsOnly(firstRough + 600);
+        assertThat(starts.subList(15, 19)).containsOnly(firstRough + 1200);
+        // The budget searched for the first of them; the other 18 are rough.
+        assertThat(rest.stream().filter(j -> of(e, j).rough()).count()).isEqualTo(18);
     }
 
     @Test
@@ -200,7 +276,7 @@ class StartEstimatorTests {
         StartEstimator.Budget twoJobs = new StartEstimator.Budget(2, 0);
         StartEstimates first = engine.estimateStarts(s, plan, twoJobs, null);
         assertThat(of(first, c).start()).hasValue(scenario.now + 60 + 2 * 3600);
-        assertThat(of(first, d).missing()).isEqualTo(StartEstimate.Missing.OVER_BUDGET);
+        assertThat(of(first, d).rough()).isTrue();
 
         // Half the budget for the head of the queue (b), the rest from where the first pass stopped (d).
         StartEstimates second = engine.estimateStarts(s, plan, twoJobs, first);
@@ -209,6 +285,8 @@ class StartEstimatorTests {
         assertThat(of(second, b).start()).hasValue(scenario.now + 60 + 3600);
         assertThat(of(second, c).start()).hasValue(scenario.now + 60 + 2 * 3600);
         assertThat(of(second, d).start()).hasValue(scenario.now + 60 + 3 * 3600);
+        assertThat(of(second, d).rough()).isFalse();
+        assertThat(of(second, d).nodes()).hasSize(1);
     }
 
     @Test
