@@ -1,7 +1,7 @@
 package io.gantry.scheduling;
 
 import java.time.Instant;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -67,7 +67,8 @@ class ExpectedStarts {
                         + " pass and {} rough; the next goes on at {}", estimates.estimated(), estimates.estimates().size(),
                         estimates.carried(), estimates.rough(), estimates.resumeAt());
             }
-            Map<Long, Instant> byRow = new HashMap<>(estimates.estimates().size() * 2);
+            // In queue order: what is written first, when not all of it is written at once.
+            Map<Long, Instant> byRow = new LinkedHashMap<>(estimates.estimates().size() * 2);
             for (StartEstimate e : estimates.estimates()) {
                 byRow.put(rows.get(e.job()).row(),
                         e.start().isPresent() ? Instant.ofEpochSecond(e.start().getAsLong()) : null);

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -51,6 +54,8 @@ import io.gantry.jobs.SchedulerJobs.Waiting;
 @Component
 class SchedulingCycle {
 
+    private static final Logger log = LoggerFactory.getLogger(SchedulingCycle.class);
+
     /**
      * How far a pending job's expected start must move at least, from what live views were last
      * told, to be announced ({@link JobsReplanned}); a change of reason, or an expected start
@@ -64,6 +69,8 @@ class SchedulingCycle {
      * tens of thousands expected days away (they hear of it once the moves add up to a tenth).
      */
     static final int REPLAN_NOTICE_SHARE = 10;
+    /** Changed expected starts written after one cycle; the rest after the next ones. */
+    static final int MAX_EXPECTED_START_WRITES = 5_000;
 
     private final SchedulerJobs jobs;
     private final ClusterService cluster;
@@ -86,6 +93,14 @@ class SchedulingCycle {
     private long cycles;
     /** The cycle whose full pass the running (or last finished) estimate pass works from. */
     private long estimatedFrom;
+    /**
+     * Expected starts of the last finished pass not yet compared with the store, in queue order, and the
+     * cycle that pass was planned from: at most {@link #MAX_EXPECTED_START_WRITES} changed rows are
+     * written after a cycle, so that a pass that changes the whole queue (the first after a start, with
+     * 100,000 jobs pending) does not hold the scheduler for seconds.
+     */
+    private Iterator<Map.Entry<Long, Instant>> unwritten;
+    private long unwrittenFrom;
 
     private record FullPass(Snapshot snapshot, Plan plan, Map<JobId, ActiveJob> byEngineId, long cycle) {
     }
@@ -398,29 +413,42 @@ class SchedulingCycle {
 
     private int writeExpectedStarts() {
         Map<Long, Instant> finished = expectedStarts.takeFinished();
-        if (finished == null) {
+        if (finished != null) {
+            // A newer pass replaces what is left of the last one; rows written already compare equal.
+            unwritten = finished.entrySet().iterator();
+            unwrittenFrom = estimatedFrom;
+        }
+        if (unwritten == null) {
             return 0;
         }
         Map<Long, Waiting> changed = new HashMap<>();
-        finished.forEach((row, expected) -> {
-            LiveJobs.Entry e = live.get(row);
+        while (unwritten.hasNext() && changed.size() < MAX_EXPECTED_START_WRITES) {
+            Map.Entry<Long, Instant> next = unwritten.next();
+            LiveJobs.Entry e = live.get(next.getKey());
+            Instant expected = next.getValue();
             // A cycle after the pass's own decided this job's start (a reservation of a newer plan):
             // the pass, planned from what was before, would set it back until the next pass.
-            if (e != null && e.job.state() == JobState.PENDING && e.decidedIn <= estimatedFrom
+            if (e != null && e.job.state() == JobState.PENDING && e.decidedIn <= unwrittenFrom
                     && !Objects.equals(e.recorded.expectedStart(), expected)) {
-                changed.put(row, new Waiting(e.recorded.reason(), e.recorded.priority(), expected));
+                changed.put(next.getKey(), new Waiting(e.recorded.reason(), e.recorded.priority(), expected));
             }
-        });
+        }
+        if (!unwritten.hasNext()) {
+            unwritten = null;
+        }
         if (changed.isEmpty()) {
             return 0;
         }
         List<LiveJobs.Entry> told = new ArrayList<>();
+        long begin = System.nanoTime();
         transaction.executeWithoutResult(status -> {
             jobs.recordWaiting(changed);
             told.addAll(announce(changed));
         });
         changed.forEach((row, w) -> live.get(row).recorded = w);
         told.forEach(e -> e.announced = e.recorded);
+        log.debug("Expected starts written: {} rows, {} told, in {} ms{}", changed.size(), told.size(),
+                (System.nanoTime() - begin) / 1_000_000, unwritten == null ? "" : "; more after the next cycle");
         return changed.size();
     }
 
