@@ -194,14 +194,15 @@ public final class StartEstimator {
                 Alike alike = new Alike(job.request(), job.partitions(), job.timeLimitSeconds());
                 if (again != null) {
                     carried++;
+                    // A job alike it and further down the queue must still not start first. (Not so for a
+                    // rough time: the profile does not hold it, and it may be later than the exact one.)
+                    lastOfAlike.merge(alike, again.start(), Math::max);
                 } else {
                     // No search for it in this pass: a rough time from the summed free resources of its nodes.
                     Long floor = lastOfAlike.get(alike);
                     again = profile.placeRough(job, floor == null ? job.eligibleFrom() : Math.max(job.eligibleFrom(), floor));
                 }
                 if (again != null) {
-                    // A job alike it and further down the queue must still not start first.
-                    lastOfAlike.merge(alike, again.start(), Math::max);
                     out.add(StartEstimate.at(job.id(), again.start(), again.partition(), again.nodes()));
                 } else {
                     out.add(StartEstimate.none(job.id(), StartEstimate.Missing.OVER_BUDGET));
