@@ -19,7 +19,13 @@ public final class JobViews {
             Long arrayJobId, Integer arrayTaskId, String name, String user, String account,
             @Schema(description = "The partition it runs in, else the partitions it may run in") String partition,
             String qos, JobState state, String reason, long priority, Instant submitTime, Instant eligibleTime,
-            Instant startTime, Instant endTime, Instant expectedStartTime, long timeLimitSeconds,
+            Instant startTime, Instant endTime,
+            @Schema(description = "For a pending job, when it is expected to start (squeue --start), assuming every "
+                    + "job ahead runs to its time limit; null when none can be given (held, waiting on a dependency "
+                    + "or a limit, or unable to run as the cluster is). Far down a long queue it is first rough, "
+                    + "from the summed free resources of the nodes it may use, to the minute, until the search "
+                    + "reaches the job") Instant expectedStartTime,
+            long timeLimitSeconds,
             int nodes, Integer maxNodes, int tasks, int cpusPerTask, Integer ntasksPerNode, long memoryMb,
             int gpus, int gpusPerNode, String gpuType, String constraints, boolean exclusive,
             @Schema(description = "Hostlist of the nodes it runs on") String allocatedNodes,
