@@ -241,9 +241,10 @@ class SchedulingCycle {
         return changes;
     }
 
-    /** This controller is no longer the leader. */
+    /** This controller is no longer the leader: what it had not yet written is another leader's to decide. */
     void leaderLost() {
         reclaims.forget();
+        unwritten = null;
     }
 
     /** The advance reservations not yet over; the reservations feature supplies them. */
