@@ -204,7 +204,8 @@ final class Sbatch {
         }
         env.err().println("sbatch: Job " + answer.path("jobId").asLong() + " to start at "
                 + SlurmText.time(answer.get("startTime"), env.zone(), "Unknown") + " using "
-                + answer.path("processors").asLong() + " processors on nodes " + answer.path("nodes").asString()
+                + answer.path("processors").asLong() + " processors on nodes "
+                + (answer.hasNonNull("nodes") ? answer.get("nodes").asString() : "(null)")
                 + " in partition " + answer.path("partition").asString());
         return 0;
     }

@@ -1,6 +1,7 @@
 package io.gantry.scheduling;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 import jakarta.validation.Valid;
@@ -63,8 +64,12 @@ class TrialController {
     TrialView testJob(@Valid @RequestBody JobSubmission submission, CurrentUser caller) {
         JobService.Trial trial = jobs.trial(submission, caller);
         TrialStarts.Estimate estimate = starts.estimate(trial.job());
+        List<String> warnings = new ArrayList<>(trial.warnings());
+        if (estimate.rough()) {
+            warnings.add(TrialStarts.Estimate.ROUGH);
+        }
         return new TrialView(TrialStarts.TRIAL_JOB_ID, estimate.start(), estimate.processors(),
                 TrialStarts.hostlist(estimate.nodes()), estimate.partition(), estimate.reason(),
-                trial.warnings().isEmpty() ? null : trial.warnings());
+                warnings.isEmpty() ? null : warnings);
     }
 }

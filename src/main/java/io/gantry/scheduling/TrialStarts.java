@@ -51,8 +51,19 @@ class TrialStarts {
         this.clock = clock;
     }
 
-    /** Where and when it would start, or why no time can be given. */
+    /**
+     * Where and when it would start, or why no time can be given. A time with no nodes is rough: the
+     * queue ahead of the job is longer than the estimator searches ({@link io.gantry.engine.StartEstimate#rough()}).
+     */
     record Estimate(Instant start, String partition, List<String> nodes, long processors, String reason) {
+
+        static final String ROUGH = "the start time is rough: the queue ahead of it is longer than the estimator "
+                + "searches (gantry.scheduler.estimate-max-jobs, estimate-time-budget), so it counts the free "
+                + "resources of the partition's nodes together and chooses no nodes";
+
+        boolean rough() {
+            return start != null && nodes.isEmpty();
+        }
     }
 
     /** The snapshot of a cycle the scheduler just planned; {@code full} for a full pass. */

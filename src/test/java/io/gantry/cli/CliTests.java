@@ -317,6 +317,11 @@ class CliTests {
                 if (HttpControllerApi.JSON.valueToTree(body).path("script").asString().contains("--partition=nope")) {
                     throw new ApiException(400, "partition: unknown partition 'nope'; known: cpu, gpu");
                 }
+                if (HttpControllerApi.JSON.valueToTree(body).path("script").asString().contains("--partition=long")) {
+                    return HttpControllerApi.JSON.readTree("{\"jobId\":0,\"startTime\":\"2026-12-24T09:00:00Z\","
+                            + "\"processors\":2,\"nodes\":null,\"partition\":\"long\",\"reason\":null,"
+                            + "\"warnings\":[\"the start time is rough\"]}");
+                }
                 return HttpControllerApi.JSON.readTree("{\"jobId\":0,\"startTime\":\"2026-12-03T22:30:00Z\","
                         + "\"processors\":4,\"nodes\":\"n1\",\"partition\":\"gpu\",\"reason\":null,"
                         + "\"warnings\":[\"--mail-type is accepted but not acted on\"]}");
@@ -437,6 +442,14 @@ class CliTests {
         assertThat(Cli.run(env(Map.of(), "", api), "sbatch", List.of("--test-only", "-p", "nope", "--wrap", "true")))
                 .isEqualTo(1);
         assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("allocation failure: Invalid partition name specified\n");
+        err.reset();
+        // A rough time (far down a long queue) names no nodes: Slurm's (null) for them.
+        assertThat(Cli.run(env(Map.of(), "", api), "sbatch", List.of("--test-only", "-p", "long", "--wrap", "true")))
+                .isZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("""
+                sbatch: warning: the start time is rough
+                sbatch: Job 0 to start at 2026-12-24T09:00:00 using 2 processors on nodes (null) in partition long
+                """);
     }
 
     // --- sacctmgr, sshare, sprio, sreport over the recorded accounting state -------------------------

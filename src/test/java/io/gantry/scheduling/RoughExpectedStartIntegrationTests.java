@@ -24,7 +24,8 @@ import tools.jackson.databind.JsonNode;
 /**
  * With an expected-start pass that may search for one job only, the jobs it does not reach still
  * show an expected start, from the same pass: the tasks of an array waiting behind a job that holds
- * the whole partition get one at once (never some of them only), each after the one ahead of it.
+ * the whole partition get one at once (never some of them only), each after the one ahead of it;
+ * {@code sbatch --test-only} for a job behind them says its time is rough.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = "gantry.scheduler.estimate-max-jobs=1")
@@ -72,6 +73,16 @@ class RoughExpectedStartIntegrationTests {
                     .isAfterOrEqualTo(starts.get(k - 1).plusSeconds(600 - 1))
                     .isBeforeOrEqualTo(blockerEnds.plusSeconds(600L * k + 60L * k + 1));
         }
+
+        // sbatch --test-only for one more such job: behind the array, a rough time, said so, on no nodes.
+        ApiClient.Response trial = api.send("POST", "/api/v1/jobs/test", admin, Map.of("name", "rough-trial",
+                "partition", "cpu", "nodes", 8, "exclusive", true, "timeLimitSeconds", 600));
+        assertThat(trial.status()).as(trial.body()).isEqualTo(200);
+        JsonNode answer = trial.json();
+        assertThat(Instant.parse(answer.get("startTime").asString())).as(trial.body())
+                .isAfterOrEqualTo(starts.get(TASKS - 1).plusSeconds(600 - 1));
+        assertThat(answer.get("nodes").isNull()).as(trial.body()).isTrue();
+        assertThat(answer.get("warnings").toString()).as(trial.body()).contains("the start time is rough");
     }
 
     /** Each task's expected start (null for none), in task order. */
