@@ -75,6 +75,7 @@ public final class StartEstimator {
     private final Cluster cluster;
     private final Budget budget;
     private final Search search;
+    private final boolean rough;
 
     /** How each job's earliest start is searched for. */
     enum Search {
@@ -99,10 +100,16 @@ public final class StartEstimator {
     }
 
     StartEstimator(Snapshot snapshot, Cluster cluster, Budget budget, Search search) {
+        this(snapshot, cluster, budget, search, true);
+    }
+
+    /** With {@code rough} false, jobs past the budget get no time ({@link StartEstimate.Missing#OVER_BUDGET}): for tests. */
+    StartEstimator(Snapshot snapshot, Cluster cluster, Budget budget, Search search, boolean rough) {
         this.snapshot = snapshot;
         this.cluster = cluster;
         this.budget = budget;
         this.search = search;
+        this.rough = rough;
     }
 
     StartEstimates run(Plan plan) {
@@ -197,7 +204,7 @@ public final class StartEstimator {
                     // A job alike it and further down the queue must still not start first. (Not so for a
                     // rough time: the profile does not hold it, and it may be later than the exact one.)
                     lastOfAlike.merge(alike, again.start(), Math::max);
-                } else {
+                } else if (rough) {
                     // No search for it in this pass: a rough time from the summed free resources of its nodes.
                     Long floor = lastOfAlike.get(alike);
                     again = profile.placeRough(job, floor == null ? job.eligibleFrom() : Math.max(job.eligibleFrom(), floor));

@@ -159,6 +159,52 @@ class StartEstimatorPropertyTests {
     }
 
     @Test
+    void rough_times_change_no_searched_or_kept_estimate() {
+        // Rough times are held in sums of their own, never in the profile: the jobs the search reaches, or
+        // that keep an earlier pass's nodes, get the same times and nodes whether the others get rough times or none.
+        Engine engine = new Engine();
+        StartEstimator.Budget tenJobs = new StartEstimator.Budget(10, 0);
+        int compared = 0;
+        int rough = 0;
+        for (long seed = 0; seed < 150; seed++) {
+            Snapshot full = crowded(seed);
+            // Half of the queue first, then all of it: jobs arrive between passes, also ahead of where the
+            // search stopped, and get rough times there, before the search goes on.
+            List<PendingJob> some = new ArrayList<>();
+            for (int k = 0; k < full.pending().size(); k += 2) {
+                some.add(full.pending().get(k));
+            }
+            Snapshot half = full.toBuilder().pending(some).build();
+            Plan halfPlan = engine.plan(half);
+            Plan fullPlan = engine.plan(full);
+            Cluster cluster = new Cluster(full.nodes(), full.partitions(), full.switches());
+            StartEstimates with = null;
+            StartEstimates without = null;
+            for (int pass = 0; pass < 8; pass++) {
+                Snapshot s = pass < 3 ? half : full;
+                Plan plan = pass < 3 ? halfPlan : fullPlan;
+                with = new StartEstimator(s, cluster, tenJobs, StartEstimator.Search.BY_EARLIEST, true).run(plan, with);
+                without = new StartEstimator(s, cluster, tenJobs, StartEstimator.Search.BY_EARLIEST, false)
+                        .run(plan, without);
+                Map<JobId, StartEstimate> none = without.byJob();
+                for (StartEstimate e : with.estimates()) {
+                    StartEstimate other = none.get(e.job());
+                    String what = "seed " + seed + " pass " + pass + " job " + e.job();
+                    if (e.rough()) {
+                        rough++;
+                        assertThat(other.missing()).as(what).isEqualTo(StartEstimate.Missing.OVER_BUDGET);
+                    } else {
+                        compared++;
+                        assertThat(e).as(what).isEqualTo(other);
+                    }
+                }
+            }
+        }
+        assertThat(rough).isGreaterThan(10_000);
+        assertThat(compared).isGreaterThan(10_000);
+    }
+
+    @Test
     void passes_that_go_on_where_the_last_stopped_give_the_estimates_of_reading_every_node() {
         // Jobs kept in place fill the profile before the search goes on, and the nodes are ordered again then.
         Engine engine = new Engine();
