@@ -216,6 +216,34 @@ class StartEstimatorTests {
     }
 
     @Test
+    void a_rough_time_is_no_floor_for_the_exact_search_of_a_job_alike_it_further_down() {
+        var early = aCluster().nodes(1).scenario().policy(Policy.fifo());
+        long now = early.now;
+        var a = aJob().nodes(1).exclusive().submittedAt(now - 900);
+        var b = aJob().nodes(1).exclusive().submittedAt(now - 800);
+        var c = aJob().nodes(1).exclusive().submittedAt(now - 600);
+        var x = aJob().nodes(1).exclusive().submittedAt(now - 500);
+        // Between passes r arrives behind b: the next pass searches b (head), gives r a rough time (it is
+        // between the head and where the last pass stopped), then searches c.
+        var r = aJob().nodes(1).exclusive().submittedAt(now - 700);
+        Snapshot first = early.allBusyUntil(now + 60).with(a, b, c, x).snapshot();
+        Snapshot second = aCluster().nodes(1).scenario().policy(Policy.fifo()).allBusyUntil(now + 60)
+                .with(a, b, r, c, x).snapshot();
+        Engine engine = new Engine();
+        StartEstimator.Budget twoJobs = new StartEstimator.Budget(2, 0);
+        Cluster cluster = new Cluster(second.nodes(), second.partitions(), second.switches());
+        StartEstimates pass1 = engine.estimateStarts(first, engine.plan(first), twoJobs, null);
+        StartEstimates pass2 = new StartEstimator(second, cluster, twoJobs, StartEstimator.Search.BY_EARLIEST)
+                .run(engine.plan(second), pass1);
+        assertThat(of(pass2, r).rough()).isTrue();
+        // r's rough time is at the next whole minute after b, so later than c's exact one right after b:
+        // c is not held back to it.
+        assertThat(of(pass2, r).start().getAsLong()).isGreaterThan(now + 60 + 2 * 3600);
+        assertThat(of(pass2, c).rough()).isFalse();
+        assertThat(of(pass2, c).start()).hasValue(now + 60 + 2 * 3600);
+    }
+
+    @Test
     void rough_times_reach_months_ahead_in_coarser_buckets() {
         var scenario = aCluster().nodes(1).scenario();
         long now = scenario.now;
