@@ -31,20 +31,11 @@ final class BucketMins {
         }
     }
 
-    int size() {
-        return size;
-    }
-
     /** Adds {@code v} to every bucket from {@code l} to {@code r}, both included. */
     void add(int l, int r, long v) {
         if (l <= r) {
             add(1, 0, size - 1, l, r, v);
         }
-    }
-
-    /** The lowest value from {@code l} to {@code r}, both included. */
-    long min(int l, int r) {
-        return min(1, 0, size - 1, l, r);
     }
 
     /** The first bucket at or after {@code from} holding at least {@code d}; -1 when none does. */
@@ -101,18 +92,6 @@ final class BucketMins {
         add(2 * node, nl, mid, l, r, v);
         add(2 * node + 1, mid + 1, nr, l, r, v);
         pull(node);
-    }
-
-    private long min(int node, int nl, int nr, int l, int r) {
-        if (r < nl || nr < l) {
-            return Long.MAX_VALUE;
-        }
-        if (l <= nl && nr <= r) {
-            return min[node];
-        }
-        push(node);
-        int mid = (nl + nr) >>> 1;
-        return Math.min(min(2 * node, nl, mid, l, r), min(2 * node + 1, mid + 1, nr, l, r));
     }
 
     private int firstAtLeast(int node, int nl, int nr, int from, long d) {
