@@ -138,6 +138,7 @@ public final class StartEstimator {
             profile.orderNodesByEarliest();
         }
         Map<Alike, Long> lastOfAlike = new HashMap<>();
+        Map<Alike, Long> lastRoughOfAlike = new HashMap<>();
         List<StartEstimate> out = new ArrayList<>(snapshot.pending().size());
         Set<JobId> seen = new HashSet<>();
         for (Start s : plan.starts()) {
@@ -206,8 +207,13 @@ public final class StartEstimator {
                     lastOfAlike.merge(alike, again.start(), Math::max);
                 } else if (rough) {
                     // No search for it in this pass: a rough time from the summed free resources of its nodes.
-                    Long floor = lastOfAlike.get(alike);
-                    again = profile.placeRough(job, floor == null ? job.eligibleFrom() : Math.max(job.eligibleFrom(), floor));
+                    // The sums only fill, so it starts no earlier than a rough one alike it placed before.
+                    long floor = Math.max(job.eligibleFrom(), Math.max(lastOfAlike.getOrDefault(alike, 0L),
+                            lastRoughOfAlike.getOrDefault(alike, 0L)));
+                    again = profile.placeRough(job, floor);
+                    if (again != null) {
+                        lastRoughOfAlike.merge(alike, again.start(), Math::max);
+                    }
                 }
                 if (again != null) {
                     out.add(StartEstimate.at(job.id(), again.start(), again.partition(), again.nodes()));
