@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -56,6 +57,8 @@ final class JobRunner implements AutoCloseable {
     private final ScheduledExecutorService timers;
     private final List<URI> controllers;
     private final JobSteps steps;
+    /** Starts step tasks and signals them, in the order asked, off the poll loop. */
+    private final ExecutorService stepLauncher;
     private final JobOutputFiles outputs = new JobOutputFiles();
     private final Map<String, JobProcess> running = new LinkedHashMap<>();
     private final Map<String, List<Integer>> pinned = new HashMap<>();
@@ -89,6 +92,11 @@ final class JobRunner implements AutoCloseable {
             return t;
         });
         this.steps = new JobSteps(timers, stepReports);
+        this.stepLauncher = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "step-launches");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** The node name, kill wait and settings from the controller's latest Registered answer. */
@@ -129,8 +137,10 @@ final class JobRunner implements AutoCloseable {
                 }
                 case STEP_SIGNAL -> {
                     if (command.step() != null) {
-                        steps.signal(command.step().jobId(), command.step().stepId(), command.step().signal(),
-                                killWait);
+                        // after the launches asked for before it, which may still be starting
+                        Duration wait = killWait;
+                        onStepLauncher(() -> steps.signal(command.step().jobId(), command.step().stepId(),
+                                command.step().signal(), wait));
                     }
                 }
             }
@@ -185,7 +195,10 @@ final class JobRunner implements AutoCloseable {
     }
 
     /**
-     * Starts this node's tasks of a step, inside the job's batch fence when its script runs here.
+     * Starts this node's tasks of a step, inside the job's batch fence when its script runs here: on
+     * the step launcher, not on the caller's thread, which is the agent's poll loop and must keep
+     * polling (the controller's heartbeat) while a step with many tasks or a large environment starts.
+     * Launches and step signals keep their order there; a kill of the job in between stops the launch.
      */
     synchronized void launchStep(StepTasks step) {
         String id = step.jobId();
@@ -193,7 +206,24 @@ final class JobRunner implements AutoCloseable {
             log.warn("ignoring a step launch with an unusable job id '{}'", id);
             return;
         }
-        steps.launch(step, running.get(id), settings());
+        JobProcess batch = running.get(id);
+        JobProcess.Settings settings = settings();
+        long ticket = steps.ticket();
+        onStepLauncher(() -> steps.launch(step, batch, settings, ticket));
+    }
+
+    private void onStepLauncher(Runnable work) {
+        try {
+            stepLauncher.execute(() -> {
+                try {
+                    work.run();
+                } catch (RuntimeException e) {
+                    log.error("a step launch or signal failed", e);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.info("the agent is stopping: a step launch or signal is dropped");
+        }
     }
 
     private JobProcess.Settings settings() {
@@ -471,6 +501,7 @@ final class JobRunner implements AutoCloseable {
             jobs = new ArrayList<>(running.values());
         }
         jobs.forEach(JobProcess::killNow);
+        stepLauncher.shutdownNow();
         steps.killAll();
         timers.shutdownNow();
     }

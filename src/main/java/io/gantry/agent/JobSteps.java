@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -43,6 +44,11 @@ final class JobSteps {
     private final Map<String, JobTasks> jobs = new HashMap<>();
     private final Set<String> launched = new LinkedHashSet<>();
     private final Set<String> stepOnlyJobs = new LinkedHashSet<>();
+    /** Numbers step launches as they are asked for and jobs' stops as they happen, in one order. */
+    private final AtomicLong sequence = new AtomicLong();
+    /** Each job's latest stop here, by {@link #sequence}: a launch asked for before it must not start. */
+    private final Map<String, Long> stopped = new LinkedHashMap<>();
+    private boolean closed;
 
     /** One job's tasks on this node, and the fence they run in. */
     private static final class JobTasks {
@@ -68,9 +74,31 @@ final class JobSteps {
      *
      * @param batch the job's batch script when it runs on this node, else null
      */
-    synchronized void launch(StepTasks step, JobProcess batch, JobProcess.Settings settings) {
+    void launch(StepTasks step, JobProcess batch, JobProcess.Settings settings) {
+        launch(step, batch, settings, ticket());
+    }
+
+    /**
+     * The number of a launch asked for now, to start later (on the agent's step launcher, off its poll
+     * loop): a kill of its job that comes in between stops it from starting, as it would have killed
+     * its tasks had they started at once.
+     */
+    long ticket() {
+        return sequence.incrementAndGet();
+    }
+
+    /**
+     * Starts this node's tasks of a step asked for with {@code ticket}; when its job was stopped here
+     * since, its tasks are reported ENDED (exit code 1) without starting.
+     */
+    synchronized void launch(StepTasks step, JobProcess batch, JobProcess.Settings settings, long ticket) {
         List<StepTask> tasks = step.tasks() == null ? List.of() : step.tasks();
         if (tasks.isEmpty() || !remember(launched, step.jobId() + "." + step.stepId())) {
+            return;
+        }
+        if (closed || stopped.getOrDefault(step.jobId(), 0L) > ticket) {
+            tasks.forEach(t -> failed(step, t.procId(), "the job was stopped on " + settings.node()
+                    + " before the step started"));
             return;
         }
         Map<String, String> stepEnv = step.environment() == null ? Map.of() : step.environment();
@@ -157,6 +185,7 @@ final class JobSteps {
      *         batch to report ended here)
      */
     synchronized boolean kill(String jobId, Duration killWait) {
+        stopping(jobId);
         JobTasks job = jobs.get(jobId);
         if (job != null) {
             terminate(List.copyOf(job.tasks), "TERM", killWait);
@@ -166,6 +195,7 @@ final class JobSteps {
 
     /** SIGKILL to every task of the job at once (its batch script is over). */
     synchronized void killNow(String jobId) {
+        stopping(jobId);
         JobTasks job = jobs.get(jobId);
         if (job != null) {
             job.tasks.forEach(t -> t.signal("KILL"));
@@ -174,6 +204,7 @@ final class JobSteps {
 
     /** SIGKILL to every task here (the agent stops). */
     synchronized void killAll() {
+        closed = true;
         jobs.values().forEach(job -> job.tasks.forEach(t -> t.signal("KILL")));
     }
 
@@ -205,6 +236,17 @@ final class JobSteps {
     /** The jobs with tasks running on this node. */
     synchronized Set<String> jobsWithTasks() {
         return Set.copyOf(jobs.keySet());
+    }
+
+    /** Records a stop of the job: launches asked for before it do not start. */
+    private void stopping(String jobId) {
+        stopped.remove(jobId);
+        stopped.put(jobId, sequence.incrementAndGet());
+        if (stopped.size() > REMEMBERED) {
+            Iterator<String> oldest = stopped.keySet().iterator();
+            oldest.next();
+            oldest.remove();
+        }
     }
 
     private void terminate(List<TaskProcess> targets, String signal, Duration killWait) {

@@ -162,9 +162,8 @@ public final class Srun {
     /** Asks for the step, waiting while the controller says it cannot be created yet; null when refused. */
     private StepCreated create(SrunOptions options) throws IOException, InterruptedException {
         String workdir = options.chdir() == null ? cwd.toString() : cwd.resolve(options.chdir()).normalize().toString();
-        String name = options.jobName() != null ? options.jobName()
-                : Path.of(options.command().get(0)).getFileName().toString();
-        StepRequest request = new StepRequest(name, options.command(), options.ntasks(), options.nodes(),
+        // without --job-name the controller names the step after its command, as srun does
+        StepRequest request = new StepRequest(options.jobName(), options.command(), options.ntasks(), options.nodes(),
                 options.ntasksPerNode(), options.cpusPerTask(), options.gpusPerTask(), options.gpusPerNode(),
                 options.nodelist(), workdir, options.export(), new LinkedHashMap<>(env), options.overlap(),
                 options.exact(), options.mpi());

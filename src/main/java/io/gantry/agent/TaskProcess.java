@@ -2,6 +2,7 @@ package io.gantry.agent;
 
 import io.gantry.agent.protocol.AgentProtocol.StepReport;
 import io.gantry.agent.protocol.AgentProtocol.StepReportType;
+import io.gantry.agent.protocol.StepProtocol;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,6 +35,11 @@ final class TaskProcess {
     static final long FLUSH_MILLIS = 100;
     static final int FLUSH_BYTES = 64 * 1024;
     private static final int MAX_FAILURE_BYTES = 4096;
+    /**
+     * What the stage's exec of {@code env -i -- VARS... COMMAND...} adds to the task's own argv and
+     * environment: {@code env}'s words and the stage shell's few variables (its PWD up to PATH_MAX).
+     */
+    private static final int STAGE_ROOM = 16 * 1024;
     /** How long output may still come from a task's leftovers once the task itself exited. */
     private static final long DRAIN_MILLIS = 2000;
 
@@ -90,6 +96,10 @@ final class TaskProcess {
         if (!Path.of(spec.workdir()).isAbsolute()) {
             throw new JobProcess.StartFailure("the working directory '" + spec.workdir() + "' is not an absolute path");
         }
+        String tooLarge = tooLarge(spec);
+        if (tooLarge != null) {
+            throw new JobProcess.StartFailure(tooLarge);
+        }
         UnixAccount owner = spec.owner();
         List<String> command = new ArrayList<>(List.of("setsid"));
         if (spec.switchUser()) {
@@ -111,10 +121,6 @@ final class TaskProcess {
         try {
             if (fence != null) {
                 fence.add(process.pid());
-            }
-            try (OutputStream in = process.getOutputStream()) {
-                in.write("go\n".getBytes(StandardCharsets.US_ASCII));
-                in.write(environmentBytes(spec.environment()));
             }
         } catch (IOException | RuntimeException e) {
             process.destroyForcibly();
@@ -167,6 +173,14 @@ final class TaskProcess {
         String failure = null;
         List<Thread> readers = new ArrayList<>(List.of(reader(process.getErrorStream(), 1)));
         InputStream out = process.getInputStream();
+        // Here, not in start(): the stage reads a large environment slowly (bash reads a pipe a byte
+        // at a time), and start() runs while the agent's step launches wait for it.
+        try (OutputStream in = process.getOutputStream()) {
+            in.write("go\n".getBytes(StandardCharsets.US_ASCII));
+            in.write(environmentBytes(spec.environment()));
+        } catch (IOException e) {
+            // the stage ended before it read everything: its first line or exit says why
+        }
         try {
             String first = firstLine(out);
             if (first == null || !first.equals("ready")) {
@@ -316,6 +330,36 @@ final class TaskProcess {
                 // the watcher lives until its task ends
             }
         }
+    }
+
+    /**
+     * Why the kernel would refuse to exec the task's command with its environment (E2BIG), or null:
+     * said at once, before a process is started for it. The stage's own words and the agent's
+     * variables are inside the environment counted here; a little is kept for the stage's arguments.
+     */
+    static String tooLarge(Spec spec) {
+        long total = 0;
+        for (String arg : spec.argv()) {
+            if (StepProtocol.utf8Length(arg) + 1 > StepProtocol.MAX_ARG_STRLEN) {
+                return "Argument list too long: an argument of the command is over "
+                        + (StepProtocol.MAX_ARG_STRLEN - 1) + " bytes";
+            }
+            total += StepProtocol.execBytes(arg);
+        }
+        for (Map.Entry<String, String> e : spec.environment().entrySet()) {
+            if (e.getKey() == null || e.getValue() == null) {
+                continue;
+            }
+            long bytes = StepProtocol.utf8Length(e.getKey()) + 1 + StepProtocol.utf8Length(e.getValue());
+            if (bytes + 1 > StepProtocol.MAX_ARG_STRLEN) {
+                return "Argument list too long: the variable " + e.getKey() + " is over "
+                        + (StepProtocol.MAX_ARG_STRLEN - 1) + " bytes";
+            }
+            total += bytes + 1 + 8;
+        }
+        long room = StepProtocol.ARG_MAX - STAGE_ROOM;
+        return total > room ? "Argument list too long: the command and its environment take " + total
+                + " bytes; the kernel takes at most " + room : null;
     }
 
     private static byte[] environmentBytes(Map<String, String> env) {

@@ -8,9 +8,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 import io.gantry.jobs.SbatchDirectives;
+import io.gantry.jobs.SbatchException;
+import io.gantry.jobs.SbatchOptions;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -150,6 +153,9 @@ final class Sbatch {
         }
         if (!hasDirective(directives, "chdir") && !scriptHas(script, "chdir", 'D')) {
             body.put("workdir", env.cwd().toString());
+        } else {
+            chdir((String) body.get("script")).filter(d -> !d.startsWith("/"))
+                    .ifPresent(d -> body.put("workdir", env.cwd().resolve(d).normalize().toString()));
         }
         if (local.containsKey("test-only")) {
             return testOnly(body, local.containsKey("quiet"));
@@ -292,6 +298,21 @@ final class Sbatch {
             return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
         }
         return value;
+    }
+
+    /**
+     * The directory the script's directives (the command line's among them) name with -D/--chdir:
+     * Slurm takes a relative one from where sbatch runs, which the controller cannot know, so sbatch
+     * sends it resolved as {@code workdir} (which wins over the directive).
+     */
+    private static Optional<String> chdir(String script) {
+        SbatchOptions options;
+        try {
+            options = SbatchDirectives.parse(script);
+        } catch (SbatchException e) {
+            options = e.usable();
+        }
+        return Optional.ofNullable(options == null ? null : options.workdir()).filter(d -> !d.isEmpty());
     }
 
     private static boolean hasDirective(List<String> directives, String name) {

@@ -14,6 +14,7 @@ import org.springframework.stereotype.Component;
 import io.gantry.api.GantryException;
 import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.InputBounds;
+import io.gantry.api.InputText;
 import io.gantry.api.ProblemType;
 import io.gantry.cluster.ClusterLayout;
 import io.gantry.cluster.ClusterService;
@@ -299,6 +300,13 @@ class SubmissionResolver {
         for (Object[] limit : limits) {
             InputBounds.text(where((String) limit[0], (String) limit[1], limit[2], directives), (String) limit[3],
                     (int) limit[4], errors);
+        }
+        if (workdir != null && !workdir.isEmpty() && !workdir.startsWith("/")) {
+            // The agent starts the job in it on a node that has no idea where it was submitted from:
+            // sbatch resolves a relative --chdir against its own directory before sending it.
+            errors.add(new FieldError(where("workdir", "chdir", json.workdir(), directives),
+                    "must be an absolute path (it is '" + InputText.shown(workdir) + "'): a relative one means "
+                            + "nothing on the job's nodes"));
         }
         String[][] texts = {{"name", name}, {"workdir", workdir}, {"stdout", stdout}, {"stderr", stderr},
             {"comment", comment}, {"account", account}, {"qos", qos}, {"partition", json.partition()},

@@ -26,6 +26,7 @@ import io.gantry.agent.protocol.AgentProtocol.StepReport;
 import io.gantry.agent.protocol.AgentProtocol.StepReportType;
 import io.gantry.agent.protocol.AgentProtocol.StepTask;
 import io.gantry.agent.protocol.AgentProtocol.StepTasks;
+import io.gantry.agent.protocol.StepProtocol;
 import io.gantry.agent.protocol.StepProtocol.StepCreated;
 import io.gantry.agent.protocol.StepProtocol.StepIo;
 import io.gantry.agent.protocol.StepProtocol.StepRequest;
@@ -61,7 +62,6 @@ public class StepService {
     /** Per-task variables the agent sets on each node: the batch host's values must not leak to the others. */
     private static final Set<String> PER_TASK = Set.of("SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID",
             "SLURMD_NODENAME", "CUDA_VISIBLE_DEVICES", "SLURM_GPUS_ON_NODE", "SLURM_TASK_PID");
-    private static final int MAX_ARGV = 4096;
 
     private final HostedJobs hosted;
     private final JobService jobService;
@@ -105,8 +105,8 @@ public class StepService {
             int stepId = store.nextId(job.row());
             List<String> argv = List.copyOf(request.argv());
             String name = request.name() != null && !request.name().isBlank() ? request.name()
-                    : argv.get(0).substring(argv.get(0).lastIndexOf('/') + 1);
-            StepRecord record = new StepRecord(job.row(), job.id(), stepId, truncate(name, 256), argv, plan.nodes(),
+                    : defaultName(argv.get(0));
+            StepRecord record = new StepRecord(job.row(), job.id(), stepId, name, argv, plan.nodes(),
                     plan.tasks(), plan.cpusPerTask(), plan.shares().stream().map(StepLayout.Share::tasks).toList(),
                     resources(plan), request.overlap(), JobState.RUNNING, null, clock.instant(), null);
             store.insert(record);
@@ -357,15 +357,20 @@ public class StepService {
         return byNode;
     }
 
-    /** The batch step and every srun step of a job, for whoever may see the job. */
+    /**
+     * The batch step and every srun step of a job, for whoever may see the job; the steps' argv (which
+     * may carry passwords and keys, as the job's script and environment may) only for those who see
+     * those: the job's owner, OPERATORs and ADMINs.
+     */
     List<StepView> list(String id, CurrentUser caller) {
         JobView job = jobService.get(id, caller);
+        boolean showArgv = caller.mayActFor(job.user());
         List<StepView> steps = new ArrayList<>();
         batch(job).ifPresent(steps::add);
         HostedJob hostedJob = hosted.find(List.of(job.id())).stream().findFirst()
                 .orElseThrow(() -> GantryException.notFound("Job", id));
         for (StepRecord s : store.ofJob(hostedJob.row())) {
-            steps.add(view(s));
+            steps.add(view(s, showArgv));
         }
         return steps;
     }
@@ -380,8 +385,9 @@ public class StepService {
                 job.exitCode(), job.startTime(), job.endTime()));
     }
 
-    static StepView view(StepRecord s) {
-        return new StepView(Integer.toString(s.stepId()), s.jobId() + "." + s.stepId(), s.name(), s.argv(),
+    static StepView view(StepRecord s, boolean showArgv) {
+        return new StepView(Integer.toString(s.stepId()), s.jobId() + "." + s.stepId(), s.name(),
+                showArgv ? s.argv() : null,
                 Hostlist.of(s.nodes()).toString(), s.nodes().size(), s.tasks(), s.cpusPerTask(), s.state(),
                 s.exitCode(), s.startTime(), s.endTime());
     }
@@ -536,15 +542,10 @@ public class StepService {
     }
 
     private static void validate(StepRequest r) {
-        List<FieldError> errors = new ArrayList<>();
         if (r == null) {
             throw GantryException.badRequest("body", "is required");
         }
-        if (r.argv() == null || r.argv().isEmpty() || r.argv().get(0) == null || r.argv().get(0).isBlank()) {
-            errors.add(new FieldError("argv", "is required: the command and its arguments"));
-        } else if (r.argv().size() > MAX_ARGV || r.argv().stream().anyMatch(Objects::isNull)) {
-            errors.add(new FieldError("argv", "must be at most " + MAX_ARGV + " strings, none null"));
-        }
+        List<FieldError> errors = new ArrayList<>(StepBounds.check(r));
         positive(errors, "ntasks", r.ntasks());
         positive(errors, "nodes", r.nodes());
         positive(errors, "ntasksPerNode", r.ntasksPerNode());
@@ -563,7 +564,16 @@ public class StepService {
         }
     }
 
-    private static String truncate(String text, int max) {
-        return text.length() <= max ? text : text.substring(0, max);
+    /**
+     * srun's default step name, its command's file name: cut to {@link StepProtocol#MAX_NAME} and with
+     * control characters as '?', since it shows in sacct's lines as a given name does.
+     */
+    static String defaultName(String command) {
+        String name = command.substring(command.lastIndexOf('/') + 1);
+        if (name.length() > StepProtocol.MAX_NAME) {
+            name = name.substring(0, StepProtocol.MAX_NAME);
+        }
+        return name.codePoints().map(c -> Character.isISOControl(c) ? '?' : c)
+                .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
     }
 }

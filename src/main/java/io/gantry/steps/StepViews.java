@@ -17,7 +17,8 @@ final class StepViews {
             @Schema(description = "\"batch\", or the srun step's number (0, 1, ...)", example = "0") String stepId,
             @Schema(description = "As sacct writes it", example = "42.0") String id,
             @Schema(example = "python") String name,
-            @Schema(description = "The command srun ran; null for the batch step") List<String> argv,
+            @Schema(description = "The command srun ran; null for the batch step, and for anyone but the job's "
+                    + "owner, OPERATORs and ADMINs (as the job's script)") List<String> argv,
             @Schema(description = "Hostlist of its nodes", example = "gpu[001-002]") String nodelist,
             int nodes, int tasks, Integer cpusPerTask, JobState state,
             @Schema(description = "Highest exit code of its tasks (the script's for batch), once ended") Integer exitCode,

@@ -25,6 +25,64 @@ public final class StepProtocol {
     public static final String CREDENTIAL_ENV = "GANTRY_JOB_TOKEN";
     public static final String CONTROLLER_ENV = "GANTRY_URL";
 
+    /**
+     * Linux's ARG_MAX with the usual 8 MiB stack: what {@code execve} takes of arguments and
+     * environment together, counting each string's bytes, its NUL and its pointer.
+     */
+    public static final int ARG_MAX = 2 * 1024 * 1024;
+    /** Linux's MAX_ARG_STRLEN: the longest single argument or {@code NAME=value}, its NUL included. */
+    public static final int MAX_ARG_STRLEN = 128 * 1024;
+    /**
+     * What a step request's argv and environment (with {@code export}'s items) may take of
+     * {@link #ARG_MAX}, counted as {@link #execBytes(String)} does: the rest is left for the
+     * variables the controller and the agent set for each task.
+     */
+    public static final int MAX_STEP_EXEC_BYTES = ARG_MAX - 128 * 1024;
+    /** The most strings a step's argv may hold. */
+    public static final int MAX_ARGV = 4096;
+    /** The most variables a step's environment may hold (a login shell has a few hundred). */
+    public static final int MAX_ENVIRONMENT = 8192;
+    /** The longest working directory, in bytes: PATH_MAX less its NUL. */
+    public static final int MAX_PATH_BYTES = 4095;
+    /** The longest step name. */
+    public static final int MAX_NAME = 256;
+    /** The longest nodelist expression read before expanding it. */
+    public static final int MAX_NODELIST = 65_536;
+    /** The longest {@code mpi} value. */
+    public static final int MAX_MPI = 64;
+    /**
+     * The largest step request body: twice what the kernel takes of argv and environment, room for
+     * JSON's quoting; a larger body is refused 413 before it is read.
+     */
+    public static final int MAX_REQUEST_BYTES = 2 * ARG_MAX;
+
+    /** What one argument or {@code NAME=value} costs of {@link #ARG_MAX}: its UTF-8 bytes, its NUL, its pointer. */
+    public static long execBytes(String text) {
+        return utf8Length(text) + 1L + 8L;
+    }
+
+    /** The UTF-8 length of {@code text} without encoding it (a lone surrogate counts as the '?' it becomes). */
+    public static long utf8Length(String text) {
+        long bytes = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                bytes++;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
+                    && Character.isLowSurrogate(text.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                bytes++;
+            } else {
+                bytes += 3;
+            }
+        }
+        return bytes;
+    }
+
     private StepProtocol() {
     }
 
