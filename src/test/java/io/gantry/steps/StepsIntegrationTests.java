@@ -248,6 +248,97 @@ class StepsIntegrationTests {
     }
 
     @Test
+    @Order(6)
+    void oversizedStepsAreRefusedBeforeAnythingIsStoredOrSent() {
+        drainMailboxes();
+        int stepsBefore = api.get("/api/v1/jobs/" + jobId + "/steps", alice).json().get("items").size();
+        // The review's request: 200,000 environment entries, about 10 MB; refused unread.
+        Map<String, String> huge = new LinkedHashMap<>();
+        for (int i = 0; i < 200_000; i++) {
+            huge.put("VARIABLE_" + i, "value-of-variable-number-" + i);
+        }
+        Response tenMegabytes = createStep(Map.of("argv", List.of("true"), "environment", huge));
+        assertThat(tenMegabytes.status()).as(tenMegabytes.body()).isEqualTo(413);
+        assertThat(tenMegabytes.isProblem()).isTrue();
+        // A 12 MB argv.
+        List<String> longArgv = new ArrayList<>(List.of("echo"));
+        for (int i = 0; i < 12; i++) {
+            longArgv.add("x".repeat(1_000_000));
+        }
+        Response twelveMegabytes = createStep(Map.of("argv", longArgv));
+        assertThat(twelveMegabytes.status()).as(twelveMegabytes.body()).isEqualTo(413);
+        // Under the body cap but over what execve takes: 400 naming the field.
+        Map<String, String> many = new LinkedHashMap<>();
+        for (int i = 0; i < 20_000; i++) {
+            many.put("V" + i, "v");
+        }
+        assertFieldRefused(Map.of("argv", List.of("true"), "environment", many), "environment", "at most 8,192");
+        Map<String, String> large = new LinkedHashMap<>();
+        for (int i = 0; i < 30; i++) {
+            large.put("LARGE_" + i, "y".repeat(100_000));
+        }
+        assertFieldRefused(Map.of("argv", List.of("true"), "environment", large), "environment", "ARG_MAX");
+        assertFieldRefused(Map.of("argv", List.of("echo", "z".repeat(200_000))), "argv[1]", "131,071");
+        List<String> manyArgs = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) {
+            manyArgs.add("a");
+        }
+        assertFieldRefused(Map.of("argv", manyArgs), "argv", "at most 4,096");
+        assertFieldRefused(Map.of("argv", List.of("true"), "name", "n".repeat(300)), "name", "at most 256");
+        assertFieldRefused(Map.of("argv", List.of("true"), "workdir", "/" + "d".repeat(5000)), "workdir", "4,095");
+
+        assertThat(api.get("/api/v1/jobs/" + jobId + "/steps", alice).json().get("items").size())
+                .as("no step was stored").isEqualTo(stepsBefore);
+        assertNoStepLaunch();
+    }
+
+    @Test
+    @Order(6)
+    void nulAndRelativeDirectoriesAreRefusedAtTheController() {
+        drainMailboxes();
+        int stepsBefore = api.get("/api/v1/jobs/" + jobId + "/steps", alice).json().get("items").size();
+        assertFieldRefused(Map.of("argv", List.of("echo", "a", "b\0c")), "argv[2]", "NUL");
+        assertFieldRefused(Map.of("argv", List.of("true"), "workdir", "/tmp/a\0b"), "workdir", "NUL");
+        assertFieldRefused(Map.of("argv", List.of("true"), "workdir", "relative/dir"), "workdir", "absolute");
+        assertFieldRefused(Map.of("argv", List.of("true"), "environment", Map.of("A", "x\0y")), "environment.A", "NUL");
+        assertFieldRefused(Map.of("argv", List.of("true"), "environment", Map.of("A=B", "x")), "environment.A=B",
+                "variable name");
+        assertThat(api.get("/api/v1/jobs/" + jobId + "/steps", alice).json().get("items").size())
+                .as("no step was stored").isEqualTo(stepsBefore);
+        assertNoStepLaunch();
+
+        // Jobs: a relative workdir means nothing on the node, in JSON or in a directive.
+        Response relative = api.send("POST", "/api/v1/jobs", alice, Map.of("name", "rel", "workdir", "some/dir",
+                "script", "#!/bin/bash\ntrue\n"));
+        assertThat(relative.status()).as(relative.body()).isEqualTo(400);
+        assertThat(relative.body()).contains("\"workdir\"", "absolute");
+        Response directive = api.send("POST", "/api/v1/jobs", alice, Map.of("name", "rel",
+                "script", "#!/bin/bash\n#SBATCH -D some/dir\ntrue\n"));
+        assertThat(directive.status()).as(directive.body()).isEqualTo(400);
+        assertThat(directive.body()).contains("script:2", "absolute");
+    }
+
+    @Test
+    @Order(6)
+    void onlyTheOwnerAndOperatorsReadAStepsArgv() {
+        String bob = api.createUser(admin, "bob", "bob-password");
+        JsonNode mine = api.get("/api/v1/jobs/" + jobId + "/steps", alice).json().get("items");
+        JsonNode others = api.get("/api/v1/jobs/" + jobId + "/steps", bob).json().get("items");
+        JsonNode admins = api.get("/api/v1/jobs/" + jobId + "/steps", admin).json().get("items");
+        assertThat(mine.get(1).get("argv").toString()).isEqualTo("[\"bash\",\"-c\",\"echo $SLURM_PROCID\"]");
+        assertThat(admins.get(1).get("argv").toString()).isEqualTo(mine.get(1).get("argv").toString());
+        assertThat(others.size()).isEqualTo(mine.size());
+        for (JsonNode step : others) {
+            assertThat(step.get("argv").isNull()).as(step.toString()).isTrue();
+        }
+        assertThat(others.get(1).get("id").asString()).isEqualTo(jobId + ".0");
+        // a second ordinary user cannot read it either, nor through the job
+        String carol = api.createUser(admin, "carol", "carol-password");
+        assertThat(api.get("/api/v1/jobs/" + jobId + "/steps", carol).body()).doesNotContain("SLURM_PROCID");
+        assertThat(api.get("/api/v1/jobs/" + jobId, carol).body()).doesNotContain("srun hostname");
+    }
+
+    @Test
     @Order(7)
     void aUsersOwnTokenCannotCreateSteps() {
         Response refused = api.send("POST", "/api/v1/jobs/" + jobId + "/steps", alice, Map.of("argv", List.of("true")));
@@ -320,6 +411,50 @@ class StepsIntegrationTests {
         awaitState(second, "CANCELLED");
         JsonNode steps = api.get("/api/v1/jobs/" + second + "/steps", alice).json().get("items");
         assertThat(steps.get(1).get("state").asString()).isEqualTo("CANCELLED");
+    }
+
+    private Response createStep(Map<String, Object> step) {
+        return api.send("POST", "/api/v1/jobs/" + jobId + "/steps", jobToken, step);
+    }
+
+    private void assertFieldRefused(Map<String, Object> step, String field, String message) {
+        Response refused = createStep(step);
+        assertThat(refused.status()).as(refused.body()).isEqualTo(400);
+        assertThat(refused.isProblem()).isTrue();
+        JsonNode errors = refused.json().get("errors");
+        assertThat(errors).as(refused.body()).isNotNull();
+        assertThat(errors.get(0).get("field").asString()).as(refused.body()).isEqualTo(field);
+        assertThat(errors.get(0).get("message").asString()).as(refused.body()).contains(message);
+    }
+
+    /** Takes every command the agents were sent so far (a poll with none waits the poll wait, 1 s). */
+    private void drainMailboxes() {
+        for (String node : nodes) {
+            while (true) {
+                Response poll = agent(node, "poll", Map.of("runningJobs", List.of(), "sync", false));
+                assertThat(poll.status()).as(poll.body()).isEqualTo(200);
+                JsonNode commands = poll.json().get("commands");
+                if (commands.isEmpty()) {
+                    break;
+                }
+                commands.forEach(mailbox.get(node)::add);
+            }
+        }
+    }
+
+    private void assertNoStepLaunch() {
+        for (String node : nodes) {
+            Response poll = agent(node, "poll", Map.of("runningJobs", List.of(), "sync", false));
+            assertThat(poll.status()).as(poll.body()).isEqualTo(200);
+            List<JsonNode> launches = new ArrayList<>();
+            poll.json().get("commands").forEach(c -> {
+                mailbox.get(node).add(c);
+                if ("STEP_LAUNCH".equals(c.get("type").asString())) {
+                    launches.add(c);
+                }
+            });
+            assertThat(launches).as("nothing reached node " + node).isEmpty();
+        }
     }
 
     private void assertRefused(Map<String, Object> step, String message) {
