@@ -239,6 +239,52 @@ class JobStepsTests {
     }
 
     @Test
+    void aLargeStepStartsOffTheCallersThreadSoTheAgentKeepsPolling() throws Exception {
+        // 8 tasks with 1.8 MB of environment each: their stages take seconds to read it all
+        Map<String, String> env = new HashMap<>(owner());
+        for (int i = 0; i < 18; i++) {
+            env.put("BIG_" + i, "x".repeat(100_000));
+        }
+        List<StepTask> tasks = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            tasks.add(new StepTask(i, i, null));
+        }
+        long started = System.nanoTime();
+        runner.apply(List.of(Command.stepLaunch(step("70", 0, List.of("bash", "-c", "echo ${#BIG_17}"), tasks, env))));
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertThat(millis).as("apply() runs on the poll loop: it must not wait for the tasks to start").isLessThan(500);
+        Map<Integer, List<StepReport>> byTask = untilEnded(0, 1, 2, 3, 4, 5, 6, 7);
+        byTask.values().forEach(task -> {
+            assertThat(output(task, "stdout")).isEqualTo("100000\n");
+            assertThat(end(task).exitCode()).isZero();
+        });
+    }
+
+    @Test
+    void aStepTooLargeForTheKernelFailsAtOnceWithWhy() throws Exception {
+        Map<String, String> env = new HashMap<>(owner());
+        for (int i = 0; i < 25; i++) {
+            env.put("BIG_" + i, "x".repeat(100_000));
+        }
+        runner.apply(List.of(Command.stepLaunch(step("71", 0, List.of("true"), List.of(new StepTask(0, 0, null)),
+                env))));
+        StepReport ended = untilEnded(0).get(0).get(0);
+        assertThat(ended.exitCode()).isEqualTo(1);
+        assertThat(ended.data()).contains("Argument list too long");
+    }
+
+    @Test
+    void aKillRightAfterAStepLaunchLeavesNoTaskOfIt() throws Exception {
+        String marker = "7" + (ProcessHandle.current().pid() % 1000) + "31";
+        runner.apply(List.of(Command.stepLaunch(step("72", 0, List.of("sleep", marker),
+                List.of(new StepTask(0, 0, null)), owner())), Command.kill("72", "CANCELLED", null)));
+        StepReport ended = end(untilEnded(0).get(0));
+        assertThat(ended.type()).isEqualTo(StepReportType.ENDED);
+        assertThat(ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("")
+                .equals("sleep " + marker)).count()).isZero();
+    }
+
+    @Test
     void jobsFindSrunInTheAgentsBinDirectory() throws Exception {
         Path srun = dir.resolve("bin/srun");
         assertThat(srun).isExecutable();

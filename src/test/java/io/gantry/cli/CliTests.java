@@ -96,6 +96,25 @@ class CliTests {
         assertThat(api.posted.get(0).path("workdir").asString()).isEqualTo(dir.toString());
     }
 
+    @Test
+    void aRelativeChdirIsSentResolvedAgainstWhereSbatchRuns() throws Exception {
+        // The controller refuses a relative workdir: it means nothing on the job's node.
+        Files.writeString(dir.resolve("job.sh"), "#!/bin/bash\n#SBATCH -D ../from-script\necho hi\n");
+        Recording api = new Recording();
+        assertThat(Cli.run(env(Map.of(), "", api), "sbatch", List.of("job.sh"))).isZero();
+        assertThat(api.posted.get(0).path("workdir").asString())
+                .isEqualTo(dir.resolve("../from-script").normalize().toString());
+
+        Recording line = new Recording();
+        assertThat(Cli.run(env(Map.of(), "", line), "sbatch", List.of("-D", "out/here", "job.sh"))).isZero();
+        assertThat(line.posted.get(0).path("workdir").asString()).isEqualTo(dir.resolve("out/here").toString());
+
+        Files.writeString(dir.resolve("abs.sh"), "#!/bin/bash\n#SBATCH --chdir=/scratch/run\necho hi\n");
+        Recording absolute = new Recording();
+        assertThat(Cli.run(env(Map.of(), "", absolute), "sbatch", List.of("abs.sh"))).isZero();
+        assertThat(absolute.posted.get(0).has("workdir")).as("the directive says it").isFalse();
+    }
+
     /** Answers the submit with job 42, then each read of it with the next of {@code answers}. */
     private static final class Waiting extends Recording {
         final java.util.ArrayDeque<String> answers;
