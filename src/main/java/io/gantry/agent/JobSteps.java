@@ -69,16 +69,6 @@ final class JobSteps {
     }
 
     /**
-     * Starts this node's tasks of a step. A task that cannot start is reported ENDED with exit code 1
-     * and the reason; a repeat of a step already launched here is ignored.
-     *
-     * @param batch the job's batch script when it runs on this node, else null
-     */
-    void launch(StepTasks step, JobProcess batch, JobProcess.Settings settings) {
-        launch(step, batch, settings, ticket());
-    }
-
-    /**
      * The number of a launch asked for now, to start later (on the agent's step launcher, off its poll
      * loop): a kill of its job that comes in between stops it from starting, as it would have killed
      * its tasks had they started at once.
@@ -88,8 +78,11 @@ final class JobSteps {
     }
 
     /**
-     * Starts this node's tasks of a step asked for with {@code ticket}; when its job was stopped here
-     * since, its tasks are reported ENDED (exit code 1) without starting.
+     * Starts this node's tasks of a step asked for with {@code ticket}. A task that cannot start is
+     * reported ENDED with exit code 1 and the reason, and so is every task when its job was stopped
+     * here since the ticket; a repeat of a step already launched here is ignored.
+     *
+     * @param batch the job's batch script when it runs on this node, else null
      */
     synchronized void launch(StepTasks step, JobProcess batch, JobProcess.Settings settings, long ticket) {
         List<StepTask> tasks = step.tasks() == null ? List.of() : step.tasks();
