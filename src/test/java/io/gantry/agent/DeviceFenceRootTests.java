@@ -194,6 +194,33 @@ class DeviceFenceRootTests {
         assertThat(new String(cat.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).contains(ALLOWED);
     }
 
+    @Test
+    void aDeviceFileThatCannotBeCoveredFailsTheJobSayingWhyNeverRunsItUnfenced() throws Exception {
+        Path notADirectory = Files.writeString(dir.resolve("not-a-directory"), "");
+        GpuDevices elsewhere = GpuDevices.read(dir.resolve("proc"), notADirectory,
+                GpuDevices.parseQuery(GpuDeviceFixture.QUERY), GpuDeviceFixture.SMI_Q, GpuDeviceFixture.MIG);
+        DeviceConstraint constraint = DeviceConstraint.of(elsewhere, Files.createDirectories(dir.resolve("state")));
+        JobRunner runner = runner(CgroupFence.of(cgroups, () -> node, constraint));
+        String id = Long.toString(ids.incrementAndGet());
+
+        runner.launch(launch(id, "echo ran > " + work.resolve("ran") + "\n", List.of(1), List.of(), null));
+
+        Report ended = next(id);
+        assertThat(ended.type()).isEqualTo(ReportType.ENDED);
+        assertThat(ended.state()).isEqualTo("FAILED");
+        assertThat(ended.detail()).contains("cannot create " + notADirectory.resolve("nvidia1")
+                + " to fence the job off it");
+        assertThat(work.resolve("ran")).doesNotExist();
+    }
+
+    @Test
+    void withoutABlockerFileNoMountNamespaceIsPromised() {
+        DeviceConstraint constraint = DeviceConstraint.of(devices, dir.resolve("no/such/state"));
+
+        assertThat(constraint.hides()).isFalse();
+        assertThat(constraint.launcher(devices.denied(GpuDevices.Grant.NONE))).isEmpty();
+    }
+
     // -----------------------------------------------------------------------------------------------
 
     /** Shards on GPU 0, whose minor is 2. */
