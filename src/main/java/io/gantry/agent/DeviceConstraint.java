@@ -39,21 +39,17 @@ final class DeviceConstraint {
 
     /**
      * Run as root inside the job's new mount namespace, then exec'd into the rest of the command line.
-     * Arguments: the blocker file, how many device files follow, then path, major, minor of each. A
-     * device file not there yet (created on demand by nvidia-modprobe) is made root-only first, so
-     * that a later open cannot find it uncovered. A failure is told both ways the stages read one
-     * (a line on stderr for a batch script, {@code failed ...} on stdout for a step task), once the
-     * agent has said go.
+     * Arguments: the blocker file, how many device files follow, then each one's path. A device file
+     * that is not there has nothing to open (the agent made those of a node with a driver at its
+     * start, see {@link #of}). A failure is told both ways the stages read one (a line on stderr for
+     * a batch script, {@code failed ...} on stdout for a step task), once the agent has said go.
      */
     static final String FENCE = """
             fail() { read -r go; printf 'failed %s\\n' "$*"; printf '%s\\n' "$*" >&2; exit 1; }
             blocker=$1; n=$2; shift 2
             while [ "$n" -gt 0 ]; do
-              file=$1; major=$2; minor=$3; shift 3; n=$((n - 1))
-              if [ ! -e "$file" ] && [ ! -L "$file" ]; then
-                err=$( { mkdir -p -- "${file%/*}" && mknod -m 600 -- "$file" c "$major" "$minor"; } 2>&1 ) \\
-                  || fail "cannot create $file to fence the job off it: $err"
-              fi
+              file=$1; shift; n=$((n - 1))
+              [ -e "$file" ] || continue
               err=$(mount --bind -- "$blocker" "$file" 2>&1) || fail "cannot fence the job off $file: $err"
             done
             exec "$@"
@@ -82,6 +78,9 @@ final class DeviceConstraint {
         devices.problems().forEach(p -> log.warn("GPU device files: {}", p));
         if (devices.isEmpty()) {
             return new DeviceConstraint(devices, null);
+        }
+        if (devices.fromDriver()) {
+            createMissing(devices.all());
         }
         try {
             Path blocker = blocker(stateDir);
@@ -121,10 +120,7 @@ final class DeviceConstraint {
         }
         List<String> command = new ArrayList<>(List.of("unshare", "--mount", "--propagation", "slave", "--",
                 "/bin/bash", "-c", FENCE, "gantry-device-fence", blocker.toString(), Integer.toString(denied.size())));
-        for (DeviceFile file : denied) {
-            command.addAll(List.of(file.path().toString(), Integer.toString(file.major()),
-                    Integer.toString(file.minor())));
-        }
+        denied.forEach(file -> command.add(file.path().toString()));
         return List.copyOf(command);
     }
 
@@ -145,6 +141,38 @@ final class DeviceConstraint {
             Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("---------")));
         }
         return file;
+    }
+
+    /**
+     * Makes the device files of the driver's GPUs and MIG capabilities that are not there yet, as
+     * {@code nvidia-modprobe} would when CUDA first needs them (GPUs 0666, capabilities 0444): one
+     * it made after a job had started would be uncovered in that job's mount namespace.
+     */
+    private static void createMissing(List<DeviceFile> files) {
+        for (DeviceFile file : files) {
+            if (Files.exists(file.path(), LinkOption.NOFOLLOW_LINKS)) {
+                continue;
+            }
+            String mode = file.major() == GpuDevices.NVIDIA_MAJOR ? "666" : "444";
+            try {
+                Files.createDirectories(file.path().getParent());
+                Process p = new ProcessBuilder("mknod", "-m", mode, "--", file.path().toString(), "c",
+                        Integer.toString(file.major()), Integer.toString(file.minor())).redirectErrorStream(true).start();
+                p.getOutputStream().close();
+                String out = new String(p.getInputStream().readNBytes(4096), StandardCharsets.UTF_8).strip();
+                if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                    log.warn("cannot create {} ({}): a job started before it exists is not fenced off it on cgroup v2",
+                            file.path(), out);
+                } else {
+                    log.info("created the missing device file {} (c {}:{})", file.path(), file.major(), file.minor());
+                }
+            } catch (IOException e) {
+                log.warn("cannot create {}: {}", file.path(), e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     /** Binds the blocker over itself in a new mount namespace: null when that works, else why not. */

@@ -96,17 +96,20 @@ final class GpuDevices {
     private final Map<Integer, Integer> minors;
     private final List<MigCaps> mig;
     private final List<String> problems;
+    private final boolean fromDriver;
 
-    private GpuDevices(Path dev, Map<Integer, Integer> minors, List<MigCaps> mig, List<String> problems) {
+    private GpuDevices(Path dev, Map<Integer, Integer> minors, List<MigCaps> mig, List<String> problems,
+            boolean fromDriver) {
         this.dev = dev;
-        this.minors = Map.copyOf(minors);
+        this.fromDriver = fromDriver;
+        this.minors = java.util.Collections.unmodifiableMap(new TreeMap<>(minors));
         this.mig = List.copyOf(mig);
         this.problems = List.copyOf(problems);
     }
 
     /** A node without GPUs. */
     static GpuDevices none() {
-        return new GpuDevices(Path.of("/dev"), Map.of(), List.of(), List.of());
+        return new GpuDevices(Path.of("/dev"), Map.of(), List.of(), List.of(), false);
     }
 
     /**
@@ -119,7 +122,7 @@ final class GpuDevices {
             minors.put(i, i);
         }
         return new GpuDevices(dev, minors, List.of(), count == 0 ? List.of()
-                : List.of("no NVIDIA driver answered for the declared GPUs: /dev/nvidiaN is taken to be GPU N"));
+                : List.of("no NVIDIA driver answered for the declared GPUs: /dev/nvidiaN is taken to be GPU N"), false);
     }
 
     /**
@@ -197,12 +200,17 @@ final class GpuDevices {
                 caps.add(new MigCaps(m.gpu(), gi, ci));
             }
         }
-        return new GpuDevices(dev, minors, caps, problems);
+        return new GpuDevices(dev, minors, caps, problems, true);
     }
 
     /** What could not be read from the driver, for the agent's log; empty when all was found. */
     List<String> problems() {
         return problems;
+    }
+
+    /** Whether the numbers were read from an NVIDIA driver (not GPUs declared where none answers). */
+    boolean fromDriver() {
+        return fromDriver;
     }
 
     boolean isEmpty() {

@@ -196,8 +196,8 @@ class DeviceFenceRootTests {
 
     @Test
     void aDeviceFileThatCannotBeCoveredFailsTheJobSayingWhyNeverRunsItUnfenced() throws Exception {
-        Path notADirectory = Files.writeString(dir.resolve("not-a-directory"), "");
-        GpuDevices elsewhere = GpuDevices.read(dir.resolve("proc"), notADirectory,
+        Path broken = Files.createDirectories(dir.resolve("broken-dev/nvidia2"));
+        GpuDevices elsewhere = GpuDevices.read(dir.resolve("proc"), broken.getParent(),
                 GpuDevices.parseQuery(GpuDeviceFixture.QUERY), GpuDeviceFixture.SMI_Q, GpuDeviceFixture.MIG);
         DeviceConstraint constraint = DeviceConstraint.of(elsewhere, Files.createDirectories(dir.resolve("state")));
         JobRunner runner = runner(CgroupFence.of(cgroups, () -> node, constraint));
@@ -208,9 +208,10 @@ class DeviceFenceRootTests {
         Report ended = next(id);
         assertThat(ended.type()).isEqualTo(ReportType.ENDED);
         assertThat(ended.state()).isEqualTo("FAILED");
-        assertThat(ended.detail()).contains("cannot create " + notADirectory.resolve("nvidia1")
-                + " to fence the job off it");
+        assertThat(ended.detail()).startsWith("cannot fence the job off " + broken + ": mount");
         assertThat(work.resolve("ran")).doesNotExist();
+        assertThat(broken.resolveSibling("nvidia0")).as("made at the agent's start, as nvidia-modprobe would")
+                .exists();
     }
 
     @Test
