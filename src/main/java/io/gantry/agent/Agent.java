@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.http.HttpTimeoutException;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,7 +76,10 @@ final class Agent implements AutoCloseable {
     private boolean credentialRefused;
 
     Agent(AgentOptions options, NodeResources resources, Clock clock) {
-        this(options, resources, clock, CgroupFence.of(Cgroups.detect(), options::name, resources.gpus().size()));
+        this(options, resources, clock, CgroupFence.of(Cgroups.detect(), options::name, DeviceConstraint.of(
+                GpuDevices.detect(Path.of("/proc"), Path.of("/dev"), options.gpus() == null ? -1 : options.gpus(),
+                        resources.mig()),
+                AgentDirs.prepare(options.workDir()).state())));
     }
 
     Agent(AgentOptions options, NodeResources resources, Clock clock, JobProcess.Fences fences) {

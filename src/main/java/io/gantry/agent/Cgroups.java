@@ -35,9 +35,9 @@ import org.slf4j.LoggerFactory;
  * agents on one host (a test cluster) apart, and jobs live in leaves only, as v2's "no internal
  * processes" rule requires.
  *
- * <p>GPU fencing needs the devices controller, which v1 offers as {@code devices.deny}. On v2 it
- * is an eBPF program attached to the cgroup, which Java cannot load; there the job's GPUs are
- * fenced only by {@code CUDA_VISIBLE_DEVICES}, and the agent says so once in its log.
+ * <p>The GPU device files a job may not use are denied in v1's {@code devices.deny}. v2 has no
+ * such file (its devices fence is an eBPF program, which Java cannot load): there, and on v1 too,
+ * {@link DeviceConstraint} hides them from the job in a mount namespace of its own.
  *
  * <p>Without a usable memory controller ({@link #available()} false) jobs run unfenced; the
  * reason is logged once, by {@link #detect()}.
@@ -48,9 +48,6 @@ final class Cgroups {
 
     /** Under each hierarchy's root: everything the agents of this host create. */
     static final String TOP = "gantry";
-
-    /** NVIDIA's character-device major: GPU N is {@code /dev/nvidiaN}, {@code c 195:N}. */
-    static final int NVIDIA_MAJOR = 195;
 
     private static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}");
 
@@ -80,40 +77,32 @@ final class Cgroups {
     }
 
     /**
-     * What a job may use. {@code memoryBytes} 0: no limit; {@code cpus} empty: no pinning; GPUs
-     * {@code 0..nodeGpuCount-1} exist on the node, and those not in {@code allowedGpuMinors} are
-     * denied.
+     * What a job may use. {@code memoryBytes} 0: no limit; {@code cpus} empty: no pinning;
+     * {@code deniedDevices} the device files it may not open (the node's GPUs and MIG capabilities
+     * it was not given, with the driver's numbers).
      */
-    record Limits(long memoryBytes, List<Integer> cpus, List<Integer> allowedGpuMinors, int nodeGpuCount) {
+    record Limits(long memoryBytes, List<Integer> cpus, List<GpuDevices.DeviceFile> deniedDevices) {
 
         Limits {
             if (memoryBytes < 0) {
                 throw new IllegalArgumentException("memoryBytes must be 0 (no limit) or positive: " + memoryBytes);
             }
-            if (nodeGpuCount < 0) {
-                throw new IllegalArgumentException("nodeGpuCount must not be negative: " + nodeGpuCount);
-            }
             cpus = List.copyOf(cpus);
-            allowedGpuMinors = List.copyOf(allowedGpuMinors);
+            deniedDevices = List.copyOf(deniedDevices);
             if (cpus.stream().anyMatch(c -> c < 0)) {
                 throw new IllegalArgumentException("negative CPU index in " + cpus);
             }
         }
 
         static Limits none() {
-            return new Limits(0, List.of(), List.of(), 0);
+            return new Limits(0, List.of(), List.of());
         }
+    }
 
-        /** The GPU minors to deny: every GPU of the node the job was not given. */
-        List<Integer> deniedGpuMinors() {
-            List<Integer> denied = new ArrayList<>();
-            for (int minor = 0; minor < nodeGpuCount; minor++) {
-                if (!allowedGpuMinors.contains(minor)) {
-                    denied.add(minor);
-                }
-            }
-            return denied;
-        }
+    /** Whether {@code devices.deny} can fence devices: the devices controller is mounted as v1. */
+    boolean deniesDevices() {
+        Hierarchy devices = controllers.get(Controller.DEVICES);
+        return devices != null && !devices.unified();
     }
 
     private final Map<Controller, Hierarchy> controllers;
@@ -354,18 +343,11 @@ final class Cgroups {
                 warnOnce("cpuset", "no cpuset controller: jobs are not pinned to their CPUs");
             }
         }
-        List<Integer> denied = limits.deniedGpuMinors();
-        if (!denied.isEmpty()) {
-            Optional<Path> devices = job.dir(Controller.DEVICES);
-            if (devices.isPresent() && !job.unified(Controller.DEVICES)) {
-                for (int minor : denied) {
-                    write(devices.get().resolve("devices.deny"), "c " + NVIDIA_MAJOR + ":" + minor + " rwm");
-                }
-            } else {
-                // v2 never lists devices in cgroup.controllers: its fence is an eBPF program on the cgroup
-                warnOnce("devices", devices.isPresent() || job.unified(Controller.MEMORY)
-                        ? "cgroup v2 fences devices with eBPF, which the agent cannot load: a job's GPUs are fenced only by CUDA_VISIBLE_DEVICES"
-                        : "no devices controller: a job's GPUs are fenced only by CUDA_VISIBLE_DEVICES");
+        // without a v1 devices controller the mount namespace of DeviceConstraint is the fence (CgroupFence logs which)
+        Optional<Path> devices = job.dir(Controller.DEVICES).filter(d -> !job.unified(Controller.DEVICES));
+        if (devices.isPresent()) {
+            for (GpuDevices.DeviceFile file : limits.deniedDevices()) {
+                write(devices.get().resolve("devices.deny"), file.rule());
             }
         }
     }

@@ -10,6 +10,14 @@ import java.util.Set;
  */
 interface JobFence {
 
+    /**
+     * What each process of the job is started through, as root before it becomes the job's user, so
+     * that it sees only the devices the job may use ({@link DeviceConstraint}); empty: nothing.
+     */
+    default java.util.List<String> launcher() {
+        return java.util.List.of();
+    }
+
     /** Puts a process (the job's first, before it runs anything) inside the fence. */
     void add(long pid) throws java.io.IOException;
 

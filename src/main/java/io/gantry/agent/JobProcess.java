@@ -105,11 +105,22 @@ final class JobProcess {
     /** Makes a job's fence (its cgroup), or returns null when the node has none to offer. */
     @FunctionalInterface
     interface Fences {
-        JobFence create(String jobId, long memoryBytes, List<Integer> cpus, List<Integer> gpus) throws IOException;
+        JobFence create(String jobId, long memoryBytes, List<Integer> cpus, GpuDevices.Grant gpus) throws IOException;
+
+        /** A fence for a job on whole GPUs {@code gpus} only. */
+        default JobFence create(String jobId, long memoryBytes, List<Integer> cpus, List<Integer> gpus)
+                throws IOException {
+            return create(jobId, memoryBytes, cpus, GpuDevices.Grant.whole(gpus));
+        }
 
         /** The fence a job an earlier agent run started still has, or null. */
         default JobFence existing(String jobId) {
             return null;
+        }
+
+        /** As {@link #existing(String)}, for a job with the GPUs {@code gpus}. */
+        default JobFence existing(String jobId, GpuDevices.Grant gpus) {
+            return existing(jobId);
         }
 
         Fences NONE = (jobId, memoryBytes, cpus, gpus) -> null;
@@ -223,12 +234,15 @@ final class JobProcess {
         JobFence cgroup;
         try {
             cgroup = settings.fences().create(launch.jobId(), launch.memoryMbOnNode() * 1024 * 1024, cpus,
-                    launch.gpuIndices() == null ? List.of() : launch.gpuIndices());
+                    GpuDevices.Grant.of(launch));
         } catch (IOException | RuntimeException e) {
             throw new StartFailure("cannot create the job's cgroup on " + node + ": " + e.getMessage());
         }
 
         List<String> command = new ArrayList<>(List.of("setsid"));
+        if (cgroup != null) {
+            command.addAll(cgroup.launcher()); // as root: hides the GPUs the job was not given
+        }
         if (switchUser) {
             command.addAll(List.of("setpriv", "--reuid=" + owner.uid(), "--regid=" + owner.gid(),
                     "--groups=" + String.join(",", owner.groups().stream().map(String::valueOf).toList()),
@@ -297,7 +311,7 @@ final class JobProcess {
         UnixAccount owner = owner(launch.identityOrDefault().unixUser(), settings.agentAccount(),
                 new NodeSettings(true, null, 60, false, null, null), settings.node());
         String workdir = launch.workdir() == null || launch.workdir().isBlank() ? owner.home() : launch.workdir();
-        JobFence fence = settings.fences().existing(launch.jobId());
+        JobFence fence = settings.fences().existing(launch.jobId(), GpuDevices.Grant.of(launch));
         if (fence == null) {
             fence = new ProcessGroupFence(handle.pid(), settings.oomWatch());
         }

@@ -88,8 +88,8 @@ record NodeResources(int cpus, long memoryMb, List<Gpu> gpus, String gpuType, Li
         return gpus.stream().filter(g -> !split.contains(g.index())).toList();
     }
 
-    /** What a program prints, or "" when it fails or takes over 10 s. */
-    private static String run(String... command) {
+    /** What a program prints, or "" when it is missing, fails or takes over 10 s. */
+    static String run(String... command) {
         try {
             Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             p.getOutputStream().close();

@@ -102,6 +102,9 @@ final class TaskProcess {
         }
         UnixAccount owner = spec.owner();
         List<String> command = new ArrayList<>(List.of("setsid"));
+        if (fence != null) {
+            command.addAll(fence.launcher()); // as root: hides the GPUs the job was not given
+        }
         if (spec.switchUser()) {
             command.addAll(List.of("setpriv", "--reuid=" + owner.uid(), "--regid=" + owner.gid(),
                     "--groups=" + String.join(",", owner.groups().stream().map(String::valueOf).toList()),

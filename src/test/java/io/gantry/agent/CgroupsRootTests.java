@@ -98,7 +98,7 @@ class CgroupsRootTests {
 
     @Test
     void aJobAllocatingPastItsMemoryLimitIsOomKilledAndSaysSo() throws Exception {
-        JobCgroup job = create("oom", new Limits(50 * MB, List.of(), List.of(), 0));
+        JobCgroup job = create("oom", new Limits(50 * MB, List.of(), List.of()));
 
         Process p = startIn(job, "exec tail /dev/zero", false);
 
@@ -115,7 +115,7 @@ class CgroupsRootTests {
 
     @Test
     void aJobWithinItsLimitIsNotOomKilled() throws Exception {
-        JobCgroup job = create("fits", new Limits(50 * MB, List.of(), List.of(), 0));
+        JobCgroup job = create("fits", new Limits(50 * MB, List.of(), List.of()));
 
         Process p = startIn(job, "x=$(head -c 10000000 /dev/zero | tr '\\0' x); echo ${#x}", true);
 
@@ -153,7 +153,7 @@ class CgroupsRootTests {
 
     @Test
     void killAllWinsAgainstAJobThatKeepsForking() throws Exception {
-        JobCgroup job = create("forks", new Limits(200 * MB, List.of(), List.of(), 0));
+        JobCgroup job = create("forks", new Limits(200 * MB, List.of(), List.of()));
         Process p = startIn(job, "for i in $(seq 1 3000); do ( sleep 1000 & ); done; exec sleep 1000", false);
         await().atMost(Duration.ofSeconds(20)).until(() -> job.pids().size() >= 20);
 
@@ -166,9 +166,9 @@ class CgroupsRootTests {
 
     @Test
     void aReusedJobCgroupTakesAHigherLimit() throws Exception {
-        create("grow", new Limits(50 * MB, List.of(), List.of(), 0));
+        create("grow", new Limits(50 * MB, List.of(), List.of()));
 
-        JobCgroup job = create("grow", new Limits(80 * MB, List.of(), List.of(), 0));
+        JobCgroup job = create("grow", new Limits(80 * MB, List.of(), List.of()));
 
         Path memory = job.dir(Controller.MEMORY).orElseThrow();
         assertThat(Cgroups.read(memory.resolve("memory.limit_in_bytes"))).isEqualTo(Long.toString(80 * MB));
@@ -195,7 +195,7 @@ class CgroupsRootTests {
                     Integer.toString(minor)).inheritIO().start();
             assertThat(mknod.waitFor()).isZero();
         }
-        JobCgroup job = create("gpu", new Limits(0, List.of(), List.of(0), 2));
+        JobCgroup job = create("gpu", new Limits(0, List.of(), List.of(new GpuDevices.DeviceFile(dir.resolve("nvidia1"), 195, 1))));
 
         Process p = startIn(job, "cd " + dir + "; cat nvidia1; cat nvidia0; head -c 3 /dev/zero | wc -c", true);
 
@@ -206,7 +206,7 @@ class CgroupsRootTests {
 
     @Test
     void aJobIsPinnedToItsCpusAndAnAgentRestartAdoptsIt() throws Exception {
-        JobCgroup job = create("pinned", new Limits(0, List.of(1), List.of(), 0));
+        JobCgroup job = create("pinned", new Limits(0, List.of(1), List.of()));
 
         Process p = startIn(job, "exec sleep 1000", false);
         await().atMost(Duration.ofSeconds(10)).until(() -> job.pids().contains(p.pid()));

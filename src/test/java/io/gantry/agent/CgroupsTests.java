@@ -162,7 +162,7 @@ class CgroupsTests {
     @Nested
     class V1 {
 
-        private final Limits limits = new Limits(50L << 20, List.of(1, 2, 5), List.of(0, 2), 4);
+        private final Limits limits = new Limits(50L << 20, List.of(1, 2, 5), List.of(gpu(1), gpu(3)));
 
         @Test
         void aJobLivesUnderGantryAndItsNodeInEveryHierarchy() throws IOException {
@@ -352,7 +352,7 @@ class CgroupsTests {
         void controllersAreEnabledDownToTheJobsParentAndTheJobIsALeaf() throws IOException {
             Cgroups cgroups = unified("cpuset cpu io memory hugetlb pids rdma misc");
 
-            JobCgroup job = cgroups.create("node1", "7", new Limits(1L << 30, List.of(0, 1), List.of(), 0));
+            JobCgroup job = cgroups.create("node1", "7", new Limits(1L << 30, List.of(0, 1), List.of()));
 
             assertThat(job.paths()).containsExactly(cg("gantry/node1/job_7"));
             for (String level : List.of("", "gantry", "gantry/node1")) {
@@ -380,7 +380,7 @@ class CgroupsTests {
         void gpusAreNotFencedButTheJobStillStarts() throws IOException {
             Cgroups cgroups = unified("cpu memory pids");
 
-            JobCgroup job = cgroups.create("node1", "7", new Limits(0, List.of(), List.of(0), 2));
+            JobCgroup job = cgroups.create("node1", "7", new Limits(0, List.of(), List.of(gpu(1))));
 
             assertThat(cg("gantry/node1/job_7/devices.deny")).doesNotExist();
             assertThat(cg("gantry/node1/job_7/memory.max")).doesNotExist();
@@ -429,9 +429,12 @@ class CgroupsTests {
     }
 
     @Test
-    void onlyTheGpusNotGivenAreDenied() {
-        assertThat(new Limits(0, List.of(), List.of(1), 4).deniedGpuMinors()).containsExactly(0, 2, 3);
-        assertThat(new Limits(0, List.of(), List.of(), 0).deniedGpuMinors()).isEmpty();
-        assertThatThrownBy(() -> new Limits(-1, List.of(), List.of(), 0)).isInstanceOf(IllegalArgumentException.class);
+    void negativeMemoryIsRefused() {
+        assertThatThrownBy(() -> new Limits(-1, List.of(), List.of())).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** GPU {@code minor}'s device file. */
+    private static GpuDevices.DeviceFile gpu(int minor) {
+        return new GpuDevices.DeviceFile(Path.of("/dev/nvidia" + minor), GpuDevices.NVIDIA_MAJOR, minor);
     }
 }
