@@ -20,6 +20,7 @@ import io.gantry.api.InputText;
 import io.gantry.api.GantryException;
 import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.ProblemType;
+import io.gantry.api.UniqueKey;
 import io.gantry.cluster.ClusterLayout;
 import io.gantry.cluster.ClusterService;
 import io.gantry.engine.AdvanceReservation;
@@ -90,13 +91,19 @@ class ReservationService implements ReservationAccess, ReservationSource {
         if (request.name() == null || !NAME.matcher(request.name()).matches()) {
             errors.add(new FieldError("name", "is required: 1-64 letters, digits, '_', '.' or '-'"));
         } else if (reservations.existsById(request.name())) {
-            throw GantryException.conflict("Reservation '" + request.name() + "' already exists");
+            throw reservationExists(request.name());
         }
         ReservationEntity entity = new ReservationEntity(request.name(), actor, clock.instant());
         apply(entity, request, null, errors);
-        ReservationView created = view(reservations.saveAndFlush(entity));
+        // Of two creates that both passed the check, the primary key lets one insert.
+        ReservationView created = view(UniqueKey.insert(() -> reservations.saveAndFlush(entity),
+                () -> reservationExists(request.name())));
         audit.record(actor(caller), AuditAction.CREATE, AuditEntity.RESERVATION, created.name(), null, created);
         return created;
+    }
+
+    private static GantryException reservationExists(String name) {
+        return GantryException.conflict("Reservation '" + name + "' already exists");
     }
 
     @Transactional
@@ -247,14 +254,14 @@ class ReservationService implements ReservationAccess, ReservationSource {
             throw new GantryException(ProblemType.VALIDATION, "The reservation is invalid", errors);
         }
         boolean ignoreJobs = flagList.contains("IGNORE_JOBS");
-        Set<String> taken = takenByOthers(replacing, start, end);
+        java.util.Map<String, String> taken = takenByOthers(replacing, start, end);
         Set<String> busy = ignoreJobs ? Set.of() : busyAfter(start);
         List<String> chosen;
         if (explicit != null) {
             for (String node : explicit) {
-                if (taken.contains(node)) {
-                    throw GantryException.conflict("Node " + node + " is in another reservation during "
-                            + start + " - " + end);
+                if (taken.containsKey(node)) {
+                    throw GantryException.conflict("Node " + node + " is in reservation '" + taken.get(node)
+                            + "' during " + start + " - " + end);
                 }
                 if (busy.contains(node)) {
                     throw GantryException.conflict("Node " + node + " runs jobs that may last past " + start
@@ -264,7 +271,7 @@ class ReservationService implements ReservationAccess, ReservationSource {
             chosen = explicit;
         } else {
             chosen = layout.partitions().get(partition).nodes().stream()
-                    .filter(n -> !taken.contains(n) && !busy.contains(n))
+                    .filter(n -> !taken.containsKey(n) && !busy.contains(n))
                     .sorted(Hostlist.HOST_ORDER).limit(request.nodeCount()).toList();
             if (chosen.size() < request.nodeCount()) {
                 throw GantryException.conflict("Only " + chosen.size() + " of partition " + partition
@@ -275,12 +282,12 @@ class ReservationService implements ReservationAccess, ReservationSource {
         entity.set(Hostlist.of(chosen).toString(), partition, start, end, userList, accountList, flagList);
     }
 
-    /** Nodes of other reservations whose window overlaps [start, end). */
-    private Set<String> takenByOthers(String except, Instant start, Instant end) {
-        Set<String> taken = new HashSet<>();
+    /** Nodes of other reservations whose window overlaps [start, end), each with the reservation's name. */
+    private java.util.Map<String, String> takenByOthers(String except, Instant start, Instant end) {
+        java.util.Map<String, String> taken = new java.util.HashMap<>();
         for (ReservationEntity r : reservations.findByEndTimeAfterOrderByStartTime(start)) {
             if (!r.name().equals(except) && r.startTime().isBefore(end)) {
-                taken.addAll(Hostlist.parse(r.nodes()).hosts());
+                Hostlist.parse(r.nodes()).hosts().forEach(n -> taken.putIfAbsent(n, r.name()));
             }
         }
         return taken;

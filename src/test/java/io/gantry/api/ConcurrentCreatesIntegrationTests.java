@@ -80,13 +80,15 @@ class ConcurrentCreatesIntegrationTests {
 
     @Test
     void eightCreatesOfOneAssociationAreOneCreatedAndSevenConflictsAndTheStoredAssociationIsTheCreatedOne() {
+        String user = name("g28creates");
+        Response made = api.send("POST", "/api/v1/users", admin, Map.of("username", user,
+                "password", "secret-password"));
+        assertThat(made.status()).as(made.body()).isEqualTo(201);
+        String first = null;
         for (int round = 0; round < ROUNDS; round++) {
             String account = name("race-assoc");
             assertThat(api.send("POST", "/api/v1/accounts", admin, Map.of("name", account)).status()).isEqualTo(201);
-            String user = name("g28creates");
-            Response made = api.send("POST", "/api/v1/users", admin, Map.of("username", user,
-                    "password", "secret-password"));
-            assertThat(made.status()).as(made.body()).isEqualTo(201);
+            first = first == null ? account : first;
 
             Race race = race("/api/v1/associations", user, i -> Map.of("account", account, "user", user,
                     "maxJobs", i + 1));
@@ -97,9 +99,11 @@ class ConcurrentCreatesIntegrationTests {
                     .get("items").valueStream().toList();
             assertThat(rows).as(race.toString()).hasSize(1);
             assertThat(rows.get(0).get("id").asLong()).isEqualTo(id);
-            assertThat(api.get("/api/v1/users/" + user, admin).json().get("defaultAccount").asString())
-                    .isEqualTo(account);
         }
+        // The user's first association made its account their default, once.
+        assertThat(api.get("/api/v1/users/" + user, admin).json().get("defaultAccount").asString()).isEqualTo(first);
+        assertThat(api.get("/api/v1/associations?user=" + user + "&size=1000", admin).json().get("items").size())
+                .isEqualTo(ROUNDS);
     }
 
     @Test
