@@ -59,9 +59,11 @@ class ReservationService implements ReservationAccess, ReservationSource {
     private final UserService users;
     private final Clock clock;
     private final Audit audit;
+    private final org.springframework.jdbc.core.JdbcTemplate jdbc;
 
     ReservationService(ReservationRepository reservations, ClusterService cluster, SchedulerJobs jobs,
-            UserService users, Clock clock, Audit audit) {
+            UserService users, Clock clock, Audit audit, org.springframework.jdbc.core.JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
         this.audit = audit;
         this.reservations = reservations;
         this.cluster = cluster;
@@ -87,6 +89,7 @@ class ReservationService implements ReservationAccess, ReservationSource {
         if (request == null) {
             throw GantryException.badRequest("body", "is required");
         }
+        takeTurn();
         List<FieldError> errors = new ArrayList<>();
         if (request.name() == null || !NAME.matcher(request.name()).matches()) {
             errors.add(new FieldError("name", "is required: 1-64 letters, digits, '_', '.' or '-'"));
@@ -108,6 +111,7 @@ class ReservationService implements ReservationAccess, ReservationSource {
 
     @Transactional
     public ReservationView update(String name, ReservationRequest change, CurrentUser caller) {
+        takeTurn();
         ReservationEntity entity = find(name);
         ReservationView before = view(entity);
         if (change == null) {
@@ -139,6 +143,15 @@ class ReservationService implements ReservationAccess, ReservationSource {
         reservations.delete(entity);
         reservations.flush();
         audit.record(actor(caller), AuditAction.DELETE, AuditEntity.RESERVATION, name, before, null);
+    }
+
+    /**
+     * Waits for every other reservation write, on any controller, to commit or roll back: what this
+     * one reads next (the name, the other reservations' nodes and windows) is then final until it
+     * commits, so of two writes for the same nodes and time the second sees the first and is refused.
+     */
+    private void takeTurn() {
+        jdbc.queryForList("SELECT id FROM reservation_writes WHERE id = 1 FOR UPDATE", Integer.class);
     }
 
     private static Actor actor(CurrentUser caller) {

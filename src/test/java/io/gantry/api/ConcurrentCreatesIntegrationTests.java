@@ -121,6 +121,33 @@ class ConcurrentCreatesIntegrationTests {
         }
     }
 
+    /** Not a name this time but nodes and a window: eight reservations of one node at one time are one. */
+    @Test
+    void ofEightReservationsOfOneNodeAtOneTimeOneIsCreatedAndSevenAreRefusedNamingIt() {
+        Instant start = Instant.now().plus(7300, ChronoUnit.DAYS).truncatedTo(ChronoUnit.DAYS);
+        for (int round = 0; round < ROUNDS; round++) {
+            String prefix = name("race-node");
+            String from = start.plus(round, ChronoUnit.DAYS).toString();
+            for (int i = 0; i < WRITERS; i++) {
+                reservations.add(prefix + "-" + i);
+            }
+            List<Response> answers = together("/api/v1/reservations", i -> Map.of("name", prefix + "-" + i,
+                    "nodes", "cpu002", "startTime", from, "durationSeconds", 3600, "users", List.of("admin")));
+            Race race = new Race(prefix, answers);
+            assertThat(answers).as(race.toString()).allMatch(r -> r.status() == 201 || r.status() == 409);
+            assertThat(answers.stream().filter(r -> r.status() == 201)).as(race.toString()).hasSize(1);
+            String winner = prefix + "-" + race.winner();
+            for (Response r : answers) {
+                if (r.status() == 409) {
+                    assertThat(r.json().get("detail").asString()).as(r.body()).contains("cpu002", "'" + winner + "'");
+                }
+            }
+            List<String> stored = api.get("/api/v1/reservations", admin).json().valueStream()
+                    .map(j -> j.get("name").asString()).filter(n -> n.startsWith(prefix)).toList();
+            assertThat(stored).as(race.toString()).containsExactly(winner);
+        }
+    }
+
     @Test
     void eightCreatesOfOneUserAreOneCreatedAndSevenConflictsAndTheStoredUserIsTheCreatedOne() {
         for (int round = 0; round < ROUNDS; round++) {
@@ -159,6 +186,21 @@ class ConcurrentCreatesIntegrationTests {
      * the rest 409 problems that name what exists.
      */
     private Race race(String path, String name, IntFunction<Map<String, Object>> body) {
+        Race race = new Race(name, together(path, body));
+        List<Response> answers = race.answers();
+        assertThat(answers).as(race.toString()).allMatch(r -> r.status() == 201 || r.status() == 409);
+        assertThat(answers.stream().filter(r -> r.status() == 201)).as(race.toString()).hasSize(1);
+        for (Response r : answers) {
+            if (r.status() == 409) {
+                assertThat(r.isProblem()).as(r.toString()).isTrue();
+                assertThat(r.json().get("detail").asString()).as(r.body()).contains(name);
+            }
+        }
+        return race;
+    }
+
+    /** The eight answers to the eight bodies, sent at once, released together; in writer order. */
+    private List<Response> together(String path, IntFunction<Map<String, Object>> body) {
         CountDownLatch go = new CountDownLatch(1);
         List<Future<Response>> pending = new ArrayList<>();
         for (int i = 0; i < WRITERS; i++) {
@@ -174,19 +216,10 @@ class ConcurrentCreatesIntegrationTests {
             try {
                 answers.add(f.get());
             } catch (Exception e) {
-                throw new AssertionError("a writer of " + name + " failed", e);
+                throw new AssertionError("a writer to " + path + " failed", e);
             }
         }
-        Race race = new Race(name, answers);
-        assertThat(answers).as(race.toString()).allMatch(r -> r.status() == 201 || r.status() == 409);
-        assertThat(answers.stream().filter(r -> r.status() == 201)).as(race.toString()).hasSize(1);
-        for (Response r : answers) {
-            if (r.status() == 409) {
-                assertThat(r.isProblem()).as(r.toString()).isTrue();
-                assertThat(r.json().get("detail").asString()).as(r.body()).contains(name);
-            }
-        }
-        return race;
+        return answers;
     }
 
     private static String name(String prefix) {
