@@ -49,6 +49,14 @@ class AccountEntity implements Persistable<String> {
     @Version
     private long version;
 
+    /**
+     * While true (from the constructor until the row is stored or read) {@code save} inserts
+     * (persist) instead of merging, so a second create of the same name is refused by the primary
+     * key rather than written over the first (issue 28).
+     */
+    @Transient
+    private boolean fresh;
+
     protected AccountEntity() {
     }
 
@@ -61,14 +69,6 @@ class AccountEntity implements Persistable<String> {
         this.createdAt = now;
         this.fresh = true;
     }
-
-    /**
-     * True from the constructor until the row is stored or read: then {@code save} inserts (persist)
-     * instead of merging, so a second create of the same name is refused by the primary key rather
-     * than written over the first (issue 28).
-     */
-    @Transient
-    private boolean fresh;
 
     @Override
     public String getId() {

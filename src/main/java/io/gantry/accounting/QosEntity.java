@@ -63,6 +63,14 @@ class QosEntity implements Persistable<String> {
     @Version
     private long version;
 
+    /**
+     * While true (from the constructor until the row is stored or read) {@code save} inserts
+     * (persist) instead of merging, so a second create of the same name is refused by the primary
+     * key rather than written over the first (issue 28).
+     */
+    @Transient
+    private boolean fresh;
+
     protected QosEntity() {
     }
 
@@ -71,14 +79,6 @@ class QosEntity implements Persistable<String> {
         this.usageFactor = 1.0;
         this.fresh = true;
     }
-
-    /**
-     * True from the constructor until the row is stored or read: then {@code save} inserts (persist)
-     * instead of merging, so a second create of the same name is refused by the primary key rather
-     * than written over the first (issue 28).
-     */
-    @Transient
-    private boolean fresh;
 
     @Override
     public String getId() {

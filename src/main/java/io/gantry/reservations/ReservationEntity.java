@@ -33,6 +33,14 @@ class ReservationEntity implements Persistable<String> {
     @Version
     private long version;
 
+    /**
+     * While true (from the constructor until the row is stored or read) {@code save} inserts
+     * (persist) instead of merging, so a second create of the same name is refused by the primary
+     * key rather than written over the first (issue 28).
+     */
+    @Transient
+    private boolean fresh;
+
     protected ReservationEntity() {
     }
 
@@ -42,14 +50,6 @@ class ReservationEntity implements Persistable<String> {
         this.createdAt = createdAt;
         this.fresh = true;
     }
-
-    /**
-     * True from the constructor until the row is stored or read: then {@code save} inserts (persist)
-     * instead of merging, so a second create of the same name is refused by the primary key rather
-     * than written over the first (issue 28).
-     */
-    @Transient
-    private boolean fresh;
 
     @Override
     public String getId() {
