@@ -5,12 +5,17 @@ import java.time.Instant;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
+import jakarta.persistence.PostLoad;
+import jakarta.persistence.PostPersist;
 import jakarta.persistence.Table;
+import jakarta.persistence.Transient;
 import jakarta.persistence.Version;
+
+import org.springframework.data.domain.Persistable;
 
 @Entity
 @Table(name = "accounts")
-class AccountEntity {
+class AccountEntity implements Persistable<String> {
 
     @Id
     @Column(length = 64)
@@ -44,6 +49,14 @@ class AccountEntity {
     @Version
     private long version;
 
+    /**
+     * While true (from the constructor until the row is stored or read) {@code save} inserts
+     * (persist) instead of merging, so a second create of the same name is refused by the primary
+     * key rather than written over the first (issue 28).
+     */
+    @Transient
+    private boolean fresh;
+
     protected AccountEntity() {
     }
 
@@ -54,6 +67,23 @@ class AccountEntity {
         this.organization = organization;
         this.shares = shares;
         this.createdAt = now;
+        this.fresh = true;
+    }
+
+    @Override
+    public String getId() {
+        return name;
+    }
+
+    @Override
+    public boolean isNew() {
+        return fresh;
+    }
+
+    @PostLoad
+    @PostPersist
+    void stored() {
+        fresh = false;
     }
 
     String name() { return name; }

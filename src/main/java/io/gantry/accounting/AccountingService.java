@@ -31,6 +31,7 @@ import io.gantry.accounting.AccountingViews.QosRequest;
 import io.gantry.api.GantryException;
 import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.ProblemType;
+import io.gantry.api.UniqueKey;
 import io.gantry.jobs.ActiveJobs;
 import io.gantry.jobs.Charge;
 import io.gantry.jobs.Charges;
@@ -217,15 +218,21 @@ public class AccountingService implements Charges {
         }
         int shares = shares(request.shares(), 1);
         if (accounts.existsById(name)) {
-            throw GantryException.conflict("Account '" + name + "' already exists");
+            throw accountExists(name);
         }
         AccountEntity account = new AccountEntity(name, parent, blankToNull(request.description()),
                 blankToNull(request.organization()), shares, clock.instant().truncatedTo(ChronoUnit.MICROS));
         applyQuota(account, request);
-        accounts.saveAndFlush(account);
+        // The check above answers the common case; of two creates that both passed it, the primary
+        // key lets one insert and refuses the other, which is then the same 409.
+        UniqueKey.insert(() -> accounts.saveAndFlush(account), () -> accountExists(name));
         associations.saveAndFlush(new AssociationEntity(name, null, shares));
         changed("account " + name);
         return account.toView();
+    }
+
+    private static GantryException accountExists(String name) {
+        return GantryException.conflict("Account '" + name + "' already exists");
     }
 
     @Transactional
@@ -408,18 +415,23 @@ public class AccountingService implements Charges {
         }
         throwIfAny(errors);
         if (associations.findByAccountAndUser(request.account(), request.user()).isPresent()) {
-            throw GantryException.conflict("User '" + request.user() + "' already has an association with account '"
-                    + request.account() + "'");
+            throw associationExists(request);
         }
         AssociationEntity association = new AssociationEntity(request.account(), request.user(), 1);
         apply(association, request);
-        associations.saveAndFlush(association);
+        // Of two creates that both passed the check, uk_associations_account_user lets one insert.
+        UniqueKey.insert(() -> associations.saveAndFlush(association), () -> associationExists(request));
         if (user.get().defaultAccount() == null) {
             // Like sacctmgr: a user's first account becomes their default.
             users.setDefaultAccount(request.user(), request.account());
         }
         changed("association " + association.id());
         return association.toView();
+    }
+
+    private static GantryException associationExists(AssociationRequest request) {
+        return GantryException.conflict("User '" + request.user() + "' already has an association with account '"
+                + request.account() + "'");
     }
 
     @Transactional
@@ -530,11 +542,16 @@ public class AccountingService implements Charges {
         QosEntity entity = new QosEntity(request.name());
         apply(entity, request);
         if (qos.existsById(request.name())) {
-            throw GantryException.conflict("QOS '" + request.name() + "' already exists");
+            throw qosExists(request.name());
         }
-        qos.saveAndFlush(entity);
+        // Of two creates that both passed the check, the primary key lets one insert.
+        UniqueKey.insert(() -> qos.saveAndFlush(entity), () -> qosExists(request.name()));
         changed("qos " + request.name());
         return entity.toView();
+    }
+
+    private static GantryException qosExists(String name) {
+        return GantryException.conflict("QOS '" + name + "' already exists");
     }
 
     @Transactional

@@ -6,14 +6,19 @@ import java.util.List;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
+import jakarta.persistence.PostLoad;
+import jakarta.persistence.PostPersist;
 import jakarta.persistence.Table;
+import jakarta.persistence.Transient;
 import jakarta.persistence.Version;
+
+import org.springframework.data.domain.Persistable;
 
 import io.gantry.engine.Tres;
 
 @Entity
 @Table(name = "qos")
-class QosEntity {
+class QosEntity implements Persistable<String> {
 
     @Id
     @Column(length = 64)
@@ -58,12 +63,37 @@ class QosEntity {
     @Version
     private long version;
 
+    /**
+     * While true (from the constructor until the row is stored or read) {@code save} inserts
+     * (persist) instead of merging, so a second create of the same name is refused by the primary
+     * key rather than written over the first (issue 28).
+     */
+    @Transient
+    private boolean fresh;
+
     protected QosEntity() {
     }
 
     QosEntity(String name) {
         this.name = name;
         this.usageFactor = 1.0;
+        this.fresh = true;
+    }
+
+    @Override
+    public String getId() {
+        return name;
+    }
+
+    @Override
+    public boolean isNew() {
+        return fresh;
+    }
+
+    @PostLoad
+    @PostPersist
+    void stored() {
+        fresh = false;
     }
 
     String name() { return name; }

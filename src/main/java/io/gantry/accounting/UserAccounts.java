@@ -40,7 +40,11 @@ class UserAccounts implements AccountDirectory {
                     + "with POST /api/v1/accounts");
         }
         if (associations.findByAccountAndUser(account, username).isEmpty()) {
-            associations.saveAndFlush(new AssociationEntity(account, username, 1));
+            // Another request may add the same association between the check and the insert: the
+            // unique key refuses this one, and the change is answered as the conflict it is.
+            io.gantry.api.UniqueKey.insert(() -> associations.saveAndFlush(new AssociationEntity(account, username, 1)),
+                    () -> GantryException.conflict("User '" + username + "' was added to account '" + account
+                            + "' by another request at the same time; read the user and retry"));
             events.publishEvent(new AccountingChanged("association " + account + "/" + username));
         }
     }

@@ -149,11 +149,19 @@ class ProblemHandler {
     }
 
     /**
-     * The store refused a text with a NUL character (PostgreSQL cannot hold one). Every field of the
-     * public API refuses NUL before the store; this answers for any text that still got through.
+     * The store refused a write. A taken unique key is a create that lost a race (two writers of one
+     * name, both past the service's check): a conflict, not a fault. The creates answer it themselves,
+     * naming what exists ({@link UniqueKey#insert}); this answers for any other write that meets one.
+     * A text with a NUL character (PostgreSQL cannot hold one): every field of the public API refuses
+     * NUL before the store; this answers for any text that still got through.
      */
     @ExceptionHandler(org.springframework.dao.DataIntegrityViolationException.class)
     ResponseEntity<ProblemDetail> refusedByStore(org.springframework.dao.DataIntegrityViolationException e) {
+        if (UniqueKey.taken(e)) {
+            log.info("Unique key conflict answered 409: {}", e.getMostSpecificCause().getMessage());
+            return respond(Problems.of(ProblemType.CONFLICT, "A record with the same name or key already exists "
+                    + "(another request created it first); read it and retry", List.of()));
+        }
         String message = String.valueOf(e.getMostSpecificCause().getMessage());
         if (message.contains("0x00")) {
             log.warn("A text with a NUL character reached the store: {}", message);

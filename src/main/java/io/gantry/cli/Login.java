@@ -6,8 +6,10 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -83,18 +85,29 @@ final class Login {
         return 0;
     }
 
-    /** Writes a file only its owner can read, in a directory only its owner can enter. */
+    /**
+     * Writes a file only its owner can read, in a directory only its owner can enter. A directory or
+     * file made before (by hand, by mkdir under umask 022, by an older gantry) is closed too: the
+     * token is a password, and a 0755 directory lets every user list it and read a loose file in it.
+     */
     private static void write(Path file, String text) {
         try {
             Path dir = file.getParent();
             if (!Files.isDirectory(dir)) {
                 Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             }
-            if (!Files.exists(file)) {
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+            // Never through a link: the token goes into this file, not wherever a link would send it.
+            if (Files.isSymbolicLink(file)) {
+                throw new IllegalArgumentException("cannot write " + file + ": it is a symbolic link; remove it");
+            }
+            if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
                 Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             }
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-            Files.writeString(file, text, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+            Files.getFileAttributeView(file, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .setPermissions(PosixFilePermissions.fromString("rw-------"));
+            Files.writeString(file, text, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS);
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot write " + file + ": " + e.getMessage());
         }

@@ -6,13 +6,18 @@ import java.util.List;
 
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
+import jakarta.persistence.PostLoad;
+import jakarta.persistence.PostPersist;
 import jakarta.persistence.Table;
+import jakarta.persistence.Transient;
 import jakarta.persistence.Version;
+
+import org.springframework.data.domain.Persistable;
 
 /** A reservation's row; lists are stored comma-separated. */
 @Entity
 @Table(name = "reservations")
-class ReservationEntity {
+class ReservationEntity implements Persistable<String> {
 
     @Id
     private String name;
@@ -28,6 +33,14 @@ class ReservationEntity {
     @Version
     private long version;
 
+    /**
+     * While true (from the constructor until the row is stored or read) {@code save} inserts
+     * (persist) instead of merging, so a second create of the same name is refused by the primary
+     * key rather than written over the first (issue 28).
+     */
+    @Transient
+    private boolean fresh;
+
     protected ReservationEntity() {
     }
 
@@ -35,6 +48,23 @@ class ReservationEntity {
         this.name = name;
         this.createdBy = createdBy;
         this.createdAt = createdAt;
+        this.fresh = true;
+    }
+
+    @Override
+    public String getId() {
+        return name;
+    }
+
+    @Override
+    public boolean isNew() {
+        return fresh;
+    }
+
+    @PostLoad
+    @PostPersist
+    void stored() {
+        fresh = false;
     }
 
     void set(String nodes, String partition, Instant start, Instant end, List<String> users, List<String> accounts,

@@ -20,6 +20,7 @@ import io.gantry.api.InputText;
 import io.gantry.api.GantryException;
 import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.ProblemType;
+import io.gantry.api.UniqueKey;
 import io.gantry.cluster.ClusterLayout;
 import io.gantry.cluster.ClusterService;
 import io.gantry.engine.AdvanceReservation;
@@ -58,9 +59,11 @@ class ReservationService implements ReservationAccess, ReservationSource {
     private final UserService users;
     private final Clock clock;
     private final Audit audit;
+    private final org.springframework.jdbc.core.JdbcTemplate jdbc;
 
     ReservationService(ReservationRepository reservations, ClusterService cluster, SchedulerJobs jobs,
-            UserService users, Clock clock, Audit audit) {
+            UserService users, Clock clock, Audit audit, org.springframework.jdbc.core.JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
         this.audit = audit;
         this.reservations = reservations;
         this.cluster = cluster;
@@ -86,21 +89,29 @@ class ReservationService implements ReservationAccess, ReservationSource {
         if (request == null) {
             throw GantryException.badRequest("body", "is required");
         }
+        takeTurn();
         List<FieldError> errors = new ArrayList<>();
         if (request.name() == null || !NAME.matcher(request.name()).matches()) {
             errors.add(new FieldError("name", "is required: 1-64 letters, digits, '_', '.' or '-'"));
         } else if (reservations.existsById(request.name())) {
-            throw GantryException.conflict("Reservation '" + request.name() + "' already exists");
+            throw reservationExists(request.name());
         }
         ReservationEntity entity = new ReservationEntity(request.name(), actor, clock.instant());
         apply(entity, request, null, errors);
-        ReservationView created = view(reservations.saveAndFlush(entity));
+        // Of two creates that both passed the check, the primary key lets one insert.
+        ReservationView created = view(UniqueKey.insert(() -> reservations.saveAndFlush(entity),
+                () -> reservationExists(request.name())));
         audit.record(actor(caller), AuditAction.CREATE, AuditEntity.RESERVATION, created.name(), null, created);
         return created;
     }
 
+    private static GantryException reservationExists(String name) {
+        return GantryException.conflict("Reservation '" + name + "' already exists");
+    }
+
     @Transactional
     public ReservationView update(String name, ReservationRequest change, CurrentUser caller) {
+        takeTurn();
         ReservationEntity entity = find(name);
         ReservationView before = view(entity);
         if (change == null) {
@@ -132,6 +143,15 @@ class ReservationService implements ReservationAccess, ReservationSource {
         reservations.delete(entity);
         reservations.flush();
         audit.record(actor(caller), AuditAction.DELETE, AuditEntity.RESERVATION, name, before, null);
+    }
+
+    /**
+     * Waits for every other reservation write, on any controller, to commit or roll back: what this
+     * one reads next (the name, the other reservations' nodes and windows) is then final until it
+     * commits, so of two writes for the same nodes and time the second sees the first and is refused.
+     */
+    private void takeTurn() {
+        jdbc.queryForList("SELECT id FROM reservation_writes WHERE id = 1 FOR UPDATE", Integer.class);
     }
 
     private static Actor actor(CurrentUser caller) {
@@ -247,14 +267,14 @@ class ReservationService implements ReservationAccess, ReservationSource {
             throw new GantryException(ProblemType.VALIDATION, "The reservation is invalid", errors);
         }
         boolean ignoreJobs = flagList.contains("IGNORE_JOBS");
-        Set<String> taken = takenByOthers(replacing, start, end);
+        java.util.Map<String, String> taken = takenByOthers(replacing, start, end);
         Set<String> busy = ignoreJobs ? Set.of() : busyAfter(start);
         List<String> chosen;
         if (explicit != null) {
             for (String node : explicit) {
-                if (taken.contains(node)) {
-                    throw GantryException.conflict("Node " + node + " is in another reservation during "
-                            + start + " - " + end);
+                if (taken.containsKey(node)) {
+                    throw GantryException.conflict("Node " + node + " is in reservation '" + taken.get(node)
+                            + "' during " + start + " - " + end);
                 }
                 if (busy.contains(node)) {
                     throw GantryException.conflict("Node " + node + " runs jobs that may last past " + start
@@ -264,7 +284,7 @@ class ReservationService implements ReservationAccess, ReservationSource {
             chosen = explicit;
         } else {
             chosen = layout.partitions().get(partition).nodes().stream()
-                    .filter(n -> !taken.contains(n) && !busy.contains(n))
+                    .filter(n -> !taken.containsKey(n) && !busy.contains(n))
                     .sorted(Hostlist.HOST_ORDER).limit(request.nodeCount()).toList();
             if (chosen.size() < request.nodeCount()) {
                 throw GantryException.conflict("Only " + chosen.size() + " of partition " + partition
@@ -275,12 +295,12 @@ class ReservationService implements ReservationAccess, ReservationSource {
         entity.set(Hostlist.of(chosen).toString(), partition, start, end, userList, accountList, flagList);
     }
 
-    /** Nodes of other reservations whose window overlaps [start, end). */
-    private Set<String> takenByOthers(String except, Instant start, Instant end) {
-        Set<String> taken = new HashSet<>();
+    /** Nodes of other reservations whose window overlaps [start, end), each with the reservation's name. */
+    private java.util.Map<String, String> takenByOthers(String except, Instant start, Instant end) {
+        java.util.Map<String, String> taken = new java.util.HashMap<>();
         for (ReservationEntity r : reservations.findByEndTimeAfterOrderByStartTime(start)) {
             if (!r.name().equals(except) && r.startTime().isBefore(end)) {
-                taken.addAll(Hostlist.parse(r.nodes()).hosts());
+                Hostlist.parse(r.nodes()).hosts().forEach(n -> taken.putIfAbsent(n, r.name()));
             }
         }
         return taken;

@@ -187,6 +187,41 @@ class CliTests {
         assertThat(env(Map.of("GANTRY_TOKEN", "env", "GANTRY_JOB_TOKEN", "job"), "", api).token()).isEqualTo("env");
     }
 
+    /** Issue 28: a ~/.config/gantry made before (mkdir under umask 022) stayed 0755 after login. */
+    @Test
+    void loginClosesAConfigDirectoryAndTokenFileThatOthersCouldRead() throws Exception {
+        Path config = Files.createDirectories(dir.resolve(".config/gantry"));
+        Files.setPosixFilePermissions(config, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path token = Files.writeString(config.resolve("token"), "an-old-token\n");
+        Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-r--r--"));
+
+        int exit = Cli.run(env(Map.of(), "secret\n", new Recording()), "login", List.of("--user", "alice",
+                "--password-stdin", "--url", "http://controller:8080"));
+
+        assertThat(exit).isZero();
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(config))).isEqualTo("rwx------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(token))).isEqualTo("rw-------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(config.resolve("config"))))
+                .isEqualTo("rw-------");
+        assertThat(Files.readString(token)).isEqualTo("the-token\n");
+    }
+
+    /** A link planted where the token goes is not followed: the token never lands in another file. */
+    @Test
+    void loginDoesNotWriteTheTokenThroughALink() throws Exception {
+        Path config = Files.createDirectories(dir.resolve(".config/gantry"));
+        Path elsewhere = Files.writeString(dir.resolve("elsewhere"), "");
+        Files.createSymbolicLink(config.resolve("token"), elsewhere);
+
+        int exit = Cli.run(env(Map.of(), "secret\n", new Recording()), "login", List.of("--user", "alice",
+                "--password-stdin"));
+
+        assertThat(exit).isNotZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("symbolic link");
+        assertThat(Files.readString(elsewhere)).isEmpty();
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(elsewhere))).isNotEqualTo("rw-------");
+    }
+
     @Test
     void aWrongPasswordStoresNothing() {
         int exit = Cli.run(env(Map.of(), "wrong\n", new Recording()), "login", List.of("--password-stdin"));
