@@ -191,7 +191,7 @@ final class JobProcess {
             if (!workingDir.isAbsolute()) {
                 throw new StartFailure("the working directory '" + workdir + "' is not an absolute path");
             }
-            JobOutputFiles.Files files = JobOutputFiles.of(launch, workingDir, node, owner.uid());
+            JobOutputFiles.Files files = JobOutputFiles.of(launch, workingDir, node, owner);
             stdout = files.stdout();
             stderr = files.stderr();
         } catch (InvalidPathException e) {
@@ -360,7 +360,7 @@ final class JobProcess {
     /** Where the job writes its output and errors; empty when its working directory or patterns are no paths. */
     java.util.Optional<JobOutputFiles.Files> outputFiles() {
         try {
-            return java.util.Optional.of(JobOutputFiles.of(launch, Path.of(workdir), settings.node(), owner.uid()));
+            return java.util.Optional.of(JobOutputFiles.of(launch, Path.of(workdir), settings.node(), owner));
         } catch (java.nio.file.InvalidPathException e) {
             return java.util.Optional.empty();
         }
