@@ -122,7 +122,9 @@ class JobOutputFilesRootTests {
         int refused = 0;
         List<String> leaks = new ArrayList<>();
         try {
-            for (int i = 0; i < READS; i++) {
+            // hundreds of reads, and for a few seconds at least: a fast reader meets the swaps as often as a slow one
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            for (int i = 0; i < READS || System.nanoTime() < until; i++) {
                 for (String stream : List.of("stdout", "stderr")) {
                     OutputChunk chunk = outputs.read("7", new OutputRead("r" + i, stream, 0, 64 * 1024), true);
                     String text = new String(chunk.data(), StandardCharsets.UTF_8);
@@ -145,6 +147,7 @@ class JobOutputFilesRootTests {
         }
         assertThat(leaks).as("answers that were not the job's own output").isEmpty();
         assertThat(swaps.get()).as("the swapper swapped while the agent read").isGreaterThan(READS);
+        assertThat(read + refused).isGreaterThanOrEqualTo(2 * READS);
         assertThat(refused).as("reads that hit a swapped directory").isPositive();
         // with the loop stopped and b back in place, the job's own output reads in full
         assertThat(Files.isDirectory(b, LinkOption.NOFOLLOW_LINKS)).isTrue();

@@ -162,6 +162,48 @@ class JobOutputIntegrationTests {
         assertThat(api.get("/api/v1/jobs/999999/output", admin).status()).isEqualTo(404);
     }
 
+    @Test
+    void aFollowedOutputEndsWithinSecondsOnceItsTokenIsRevoked() throws Exception {
+        Response created = api.send("POST", "/api/v1/users", admin, Map.of("username", "olga", "password", PASSWORD,
+                "roles", java.util.List.of("OPERATOR"), "defaultAccount", "root"));
+        assertThat(created.status()).isEqualTo(201);
+        String olga = api.token("olga", PASSWORD);
+        Path out = Files.createDirectories(dir.resolve("revoked"));
+        Path go = out.resolve("go");
+        long id = submit(admin, Map.of("workdir", out.toString(), "stdout", "long-%j.out", "script", """
+                #!/bin/bash
+                echo "before"
+                while [ ! -e %s ]; do sleep 0.1; done
+                echo "after the revocation"
+                """.formatted(go)));
+        awaitState(id, "RUNNING");
+        try (SseClient follow = SseClient.open(controller.port(), "/api/v1/jobs/" + id + "/output?follow=true", olga, null);
+                SseClient kept = SseClient.open(controller.port(), "/api/v1/jobs/" + id + "/output?follow=true", admin,
+                        null)) {
+            assertThat(follow.status()).isEqualTo(200);
+            await().atMost(Duration.ofSeconds(30)).until(() -> followed(follow).equals("before\n")
+                    && followed(kept).equals("before\n"));
+
+            assertThat(api.send("POST", "/api/v1/auth/tokens/revoke", olga, null).status()).isEqualTo(204);
+            long revoked = System.nanoTime();
+            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() -> follow.events().stream()
+                    .anyMatch(e -> "notice".equals(e.event())));
+            follow.awaitEnd();
+            assertThat(Duration.ofNanos(System.nanoTime() - revoked)).isLessThan(Duration.ofSeconds(5));
+            assertThat(JSON.readTree(follow.events().get(follow.events().size() - 1).data()).get("detail").asString())
+                    .contains("no longer holds");
+
+            // what the job writes after the revocation reaches the stream whose token holds, not the revoked one
+            Files.writeString(go, "");
+            kept.awaitEnd();
+            assertThat(followed(kept)).isEqualTo("before\nafter the revocation\n");
+            assertThat(followed(follow)).isEqualTo("before\n");
+        }
+        try (SseClient again = SseClient.open(controller.port(), "/api/v1/jobs/" + id + "/output?follow=true", olga, null)) {
+            assertThat(again.status()).as("and it cannot be reopened").isEqualTo(401);
+        }
+    }
+
     private static String followed(SseClient stream) {
         StringBuilder text = new StringBuilder();
         for (SseClient.Sse e : stream.events()) {
