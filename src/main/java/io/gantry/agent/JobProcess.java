@@ -332,8 +332,18 @@ final class JobProcess {
     }
 
     private static OptionalInt recordedStatus(Path statusFile) {
-        try {
-            return OptionalInt.of(Integer.parseInt(Files.readString(statusFile, StandardCharsets.UTF_8).strip()));
+        // jobs/<id>/ is the job user's: the agent (root) reads only a regular file there, not through a link at
+        // its end, and a few bytes of it at most (a link to /dev/zero or a FIFO would stall or flood it)
+        if (!Files.isRegularFile(statusFile, LinkOption.NOFOLLOW_LINKS)) {
+            return OptionalInt.empty();
+        }
+        try (var channel = Files.newByteChannel(statusFile, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            java.nio.ByteBuffer status = java.nio.ByteBuffer.allocate(16);
+            while (status.hasRemaining() && channel.read(status) > 0) {
+                // an exit status and a newline fit
+            }
+            return OptionalInt.of(Integer.parseInt(new String(status.array(), 0, status.position(),
+                    StandardCharsets.US_ASCII).strip()));
         } catch (IOException | RuntimeException e) {
             return OptionalInt.empty();
         }
