@@ -2,6 +2,7 @@ package io.gantry.agents;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -201,6 +202,79 @@ class JobOutputIntegrationTests {
         }
         try (SseClient again = SseClient.open(controller.port(), "/api/v1/jobs/" + id + "/output?follow=true", olga, null)) {
             assertThat(again.status()).as("and it cannot be reopened").isEqualTo(401);
+        }
+    }
+
+    /**
+     * Finding 1 of issue 28 end to end, as the review did it: a real Unix user's job swaps a directory
+     * of its own output path for a link to {@code /etc} and to the agent's state directory, in a loop,
+     * while its output is read through the API hundreds of times. Each answer is the job's own output
+     * or a refusal; never {@code /etc/shadow}, never the node credential.
+     */
+    @Test
+    void aJobSwappingADirectoryOfItsOutputPathGetsNothingButItsOwnOutput() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "runs a job as another Unix user: needs root");
+        String user = "g28output" + java.util.concurrent.ThreadLocalRandom.current().nextInt(10000, 99999);
+        Path base = Path.of("/tmp", user);
+        run("useradd", "-M", "-s", "/bin/bash", user);
+        try {
+            // the temporary directory is root's: let the user pass through it to its job's directory in the
+            // agent's spool, as it would through /var/lib (the agent's state/ stays 0700)
+            Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+            String token = api.createUser(admin, user, PASSWORD);
+            Path state = dir.resolve("agent-node1").resolve("state");
+            String credential = JSON.readTree(Files.readString(state.resolve("credential.json"))).get("credential")
+                    .asString();
+            Path b = Files.createDirectories(base.resolve("a").resolve("b"));
+            run("chown", "-R", user + ":", base.toString());
+            String own = "the job's own output\n".repeat(20);
+            long id = submit(token, Map.of("name", "swapper", "workdir", base.toString(),
+                    "stdout", b.resolve("shadow").toString(), "stderr", b.resolve("credential.json").toString(),
+                    "script", """
+                            #!/bin/bash
+                            printf '%%s' "$OWN"
+                            printf '%%s' "$OWN" >&2
+                            cd a
+                            while [ ! -e ../stop ]; do
+                              mv -T b b.real; ln -s /etc b; rm b; ln -s %s b; rm b; mv -T b.real b
+                            done
+                            """.formatted(state), "environment", Map.of("OWN", own)));
+            awaitState(id, "RUNNING");
+            int answered = 0;
+            int refused = 0;
+            for (int i = 0; i < 150; i++) {
+                for (String stream : java.util.List.of("output", "error")) {
+                    HttpResponse<String> read = get("/api/v1/jobs/" + id + "/" + stream, token);
+                    assertThat(read.body()).as("read " + i + " of the " + stream).doesNotContain("root:")
+                            .doesNotContain(credential);
+                    if (read.statusCode() == 200) {
+                        assertThat(own).as("read " + i + " of the " + stream).startsWith(read.body());
+                        answered++;
+                    } else {
+                        assertThat(read.statusCode()).as(read.body()).isIn(404, 503);
+                        refused++;
+                    }
+                }
+            }
+            Files.writeString(base.resolve("stop"), "");
+            System.out.printf("%d reads answered, %d refused%n", answered, refused);
+            var ended = await().atMost(Duration.ofSeconds(60)).until(() -> api.get("/api/v1/jobs/" + id, admin).json(),
+                    job -> !java.util.Set.of("PENDING", "RUNNING", "COMPLETING").contains(job.get("state").asString()));
+            assertThat(ended.get("state").asString()).as("%s; its errors: %s", ended,
+                    get("/api/v1/jobs/" + id + "/error", token).body()).isEqualTo("COMPLETED");
+            assertThat(answered).as("reads that found the directory in place").isPositive();
+            assertThat(get("/api/v1/jobs/" + id + "/output", token).body()).isEqualTo(own);
+        } finally {
+            run("userdel", user);
+            run("rm", "-rf", "--", base.toString());
+        }
+    }
+
+    private static void run(String... command) throws Exception {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (process.waitFor() != 0) {
+            throw new AssertionError(String.join(" ", command) + " failed: " + output);
         }
     }
 
