@@ -14,6 +14,8 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 
+import io.gantry.secrets.OwnerOnlyFiles;
+
 /**
  * The agent's directories under its work dir, laid out so that jobs can reach their own files and
  * nothing else:
@@ -27,7 +29,10 @@ import java.util.Set;
  * {@link JobTools}.</li>
  * </ul>
  * A credential or report file an older agent kept at the top of the work dir is moved into
- * {@code state/}.
+ * {@code state/} (or, when {@code state/} has its own, made its owner's alone where it is). Each of
+ * these directories must be a real directory owned by the agent's account, not a link: whoever owns
+ * one could change its mode or swap what is in it, and a link would let {@code chmod} tighten or
+ * loosen some other directory. What is in {@code state/} is made its owner's alone on every start.
  */
 final class AgentDirs {
 
@@ -52,25 +57,75 @@ final class AgentDirs {
         AgentDirs dirs = new AgentDirs(workDir.toAbsolutePath().normalize());
         try {
             Files.createDirectories(dirs.root);
+            mine(dirs.root);
             permit(dirs.root, TRAVERSE_ONLY);
-            Files.createDirectories(dirs.state);
-            permit(dirs.state, OWNER_ONLY);
-            Files.createDirectories(dirs.state.resolve("jobs"));
+            // created 0700 from the start, so there is no moment a job could open it
+            createOwnerOnly(dirs.state);
+            createOwnerOnly(dirs.state.resolve("jobs"));
+            OwnerOnlyFiles.restrictDirectory(dirs.state);
+            OwnerOnlyFiles.restrictDirectory(dirs.state.resolve("jobs"));
             Files.createDirectories(dirs.spool);
+            mine(dirs.spool);
             permit(dirs.spool, TRAVERSE_ONLY);
             Files.createDirectories(dirs.bin);
+            mine(dirs.bin);
             permit(dirs.bin, EVERYONE_READS);
             JobTools.install(dirs.bin);
             for (String name : new String[] {"credential.json", "pending-reports.json"}) {
                 Path old = dirs.root.resolve(name);
-                if (Files.isRegularFile(old, LinkOption.NOFOLLOW_LINKS) && !Files.exists(dirs.state.resolve(name))) {
-                    Files.move(old, dirs.state.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+                if (Files.isRegularFile(old, LinkOption.NOFOLLOW_LINKS)) {
+                    if (!Files.exists(dirs.state.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
+                        Files.move(old, dirs.state.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+                    } else {
+                        // a stale copy the agent no longer reads: still a secret, and the work dir is passable
+                        Files.setPosixFilePermissions(old, PosixFilePermissions.fromString("rw-------"));
+                    }
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot prepare the agent's work dir " + workDir, e);
         }
         return dirs;
+    }
+
+    /**
+     * The owner of {@code dir}, which must be a directory and not a link, owned by the account the
+     * agent runs as (when this system tells which that is).
+     */
+    private static long ownerOf(Path dir) throws IOException {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException(dir + " is not a directory (a symbolic link, say); give the agent a --work-dir of "
+                    + "its own");
+        }
+        long owner = ((Number) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS)).longValue();
+        long agent;
+        try {
+            agent = ((Number) Files.getAttribute(Path.of("/proc/self"), "unix:uid")).longValue();
+        } catch (IOException | RuntimeException noProc) {
+            return owner; // no /proc: no jobs run here as other users either
+        }
+        if (owner != agent) {
+            throw new IOException(dir + " belongs to uid " + owner + ", not to the agent's uid " + agent
+                    + ": whoever owns it could reach the agent's state; give the agent a --work-dir of its own");
+        }
+        return owner;
+    }
+
+    /** Fails unless {@code dir} is a directory, not a link, owned by the agent's account. */
+    private static void mine(Path dir) throws IOException {
+        ownerOf(dir);
+    }
+
+    private static void createOwnerOnly(Path dir) throws IOException {
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            try {
+                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+            } catch (UnsupportedOperationException notPosix) {
+                permit(dir, OWNER_ONLY); // says the file system cannot keep jobs out
+            }
+        }
+        mine(dir);
+        permit(dir, OWNER_ONLY);
     }
 
     /** For tests and tools: the layout under {@code workDir}, not touched. */

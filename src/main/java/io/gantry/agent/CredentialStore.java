@@ -13,8 +13,10 @@ import tools.jackson.core.JacksonException;
 
 /**
  * The node credential the controller issued when this agent joined, in
- * {@code <work-dir>/credential.json} readable by its owner alone, so a restarted agent comes back
- * as the same node without the join token. Replaced atomically: a crash never leaves half a file.
+ * {@code <work-dir>/state/credential.json}, a {@code 0600} file in the agent's {@code 0700} state
+ * directory (see {@link AgentDirs}), so a restarted agent comes back as the same node without the
+ * join token and no job reaches it. Replaced atomically: a crash never leaves half a file, and the
+ * new file is created {@code 0600} before the secret is written into it.
  */
 final class CredentialStore {
 

@@ -202,7 +202,7 @@ final class JobProcess {
             if (!workingDir.isAbsolute()) {
                 throw new StartFailure("the working directory '" + workdir + "' is not an absolute path");
             }
-            JobOutputFiles.Files files = JobOutputFiles.of(launch, workingDir, node, owner.uid());
+            JobOutputFiles.Files files = JobOutputFiles.of(launch, workingDir, node, owner);
             stdout = files.stdout();
             stderr = files.stderr();
         } catch (InvalidPathException e) {
@@ -346,8 +346,18 @@ final class JobProcess {
     }
 
     private static OptionalInt recordedStatus(Path statusFile) {
-        try {
-            return OptionalInt.of(Integer.parseInt(Files.readString(statusFile, StandardCharsets.UTF_8).strip()));
+        // jobs/<id>/ is the job user's: the agent (root) reads only a regular file there, not through a link at
+        // its end, and a few bytes of it at most (a link to /dev/zero or a FIFO would stall or flood it)
+        if (!Files.isRegularFile(statusFile, LinkOption.NOFOLLOW_LINKS)) {
+            return OptionalInt.empty();
+        }
+        try (var channel = Files.newByteChannel(statusFile, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            java.nio.ByteBuffer status = java.nio.ByteBuffer.allocate(16);
+            while (status.hasRemaining() && channel.read(status) > 0) {
+                // an exit status and a newline fit
+            }
+            return OptionalInt.of(Integer.parseInt(new String(status.array(), 0, status.position(),
+                    StandardCharsets.US_ASCII).strip()));
         } catch (IOException | RuntimeException e) {
             return OptionalInt.empty();
         }
@@ -374,7 +384,7 @@ final class JobProcess {
     /** Where the job writes its output and errors; empty when its working directory or patterns are no paths. */
     java.util.Optional<JobOutputFiles.Files> outputFiles() {
         try {
-            return java.util.Optional.of(JobOutputFiles.of(launch, Path.of(workdir), settings.node(), owner.uid()));
+            return java.util.Optional.of(JobOutputFiles.of(launch, Path.of(workdir), settings.node(), owner));
         } catch (java.nio.file.InvalidPathException e) {
             return java.util.Optional.empty();
         }

@@ -38,7 +38,8 @@ class JobOutputController {
             + "Gantry-Job-Running. With follow=true: text/event-stream, like tail -f: an `output` event per new piece "
             + "(JSON {offset, text}; its id is the offset after it, so Last-Event-ID resumes there), `end` (JSON {size, "
             + "state}) once the job ended and everything was sent, or `notice` (JSON {detail}) when the file cannot be "
-            + "read; then the stream ends. 409 when the job has not started, 404 when it ran on a simulated node (such "
+            + "read or the token the stream was opened with no longer holds (revoked or expired, its user disabled or "
+            + "changed: checked before every read, about once a second); then the stream ends. 409 when the job has not started, 404 when it ran on a simulated node (such "
             + "jobs write nothing), when the file does not exist or the agent no longer knows the job; 503 when the agent "
             + "is not connected or does not answer. With follow=true the first two are a `notice` instead.";
 

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -24,6 +25,7 @@ import io.gantry.cluster.ClusterLayout;
 import io.gantry.jobs.JobService;
 import io.gantry.jobs.JobState;
 import io.gantry.jobs.JobViews.JobView;
+import io.gantry.security.CallerStanding;
 import io.gantry.security.CurrentUser;
 import jakarta.annotation.PreDestroy;
 
@@ -31,7 +33,10 @@ import jakarta.annotation.PreDestroy;
  * A job's output and error files, read from the agent of the node that runs its batch script (see
  * {@link JobOutputRequests}): at once (up to {@value #MAX_ANSWER} bytes from an offset), or followed
  * like {@code tail -f} as server-sent events until the job ends. Only its owner, OPERATORs and ADMINs
- * may read them; a job on a simulated node has none, and says so.
+ * may read them; a job on a simulated node has none, and says so. A followed file is read with the
+ * token it was opened with for as long as that token holds: once it is revoked or expires, or its
+ * user is disabled or changed, the stream ends at the next read ({@link #FOLLOW_EVERY}), not when
+ * {@link #FOLLOW_TIMEOUT} runs out.
  */
 @Service
 class JobOutputs {
@@ -84,16 +89,18 @@ class JobOutputs {
     private final JobService jobs;
     private final ClusterLayout layout;
     private final JobOutputRequests requests;
+    private final CallerStanding standing;
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "gantry-job-output");
         t.setDaemon(true);
         return t;
     });
 
-    JobOutputs(JobService jobs, ClusterLayout layout, JobOutputRequests requests) {
+    JobOutputs(JobService jobs, ClusterLayout layout, JobOutputRequests requests, CallerStanding standing) {
         this.jobs = jobs;
         this.layout = layout;
         this.requests = requests;
+        this.standing = standing;
     }
 
     @PreDestroy
@@ -152,7 +159,7 @@ class JobOutputs {
             }
             return emitter;
         }
-        Follower follower = new Follower(source, caller, emitter, offset);
+        Follower follower = new Follower(source, caller, standing.ofCurrentCaller(), emitter, offset);
         emitter.onCompletion(follower::close);
         emitter.onTimeout(follower::close);
         emitter.onError(e -> follower.close());
@@ -164,14 +171,17 @@ class JobOutputs {
     private final class Follower {
         private final Source source;
         private final CurrentUser caller;
+        /** Whether the token the stream was opened with would still be accepted. */
+        private final BooleanSupplier stillValid;
         private final SseEmitter emitter;
         private long offset;
         private long lastSent = System.nanoTime();
         private volatile boolean closed;
 
-        Follower(Source source, CurrentUser caller, SseEmitter emitter, long offset) {
+        Follower(Source source, CurrentUser caller, BooleanSupplier stillValid, SseEmitter emitter, long offset) {
             this.source = source;
             this.caller = caller;
+            this.stillValid = stillValid;
             this.emitter = emitter;
             this.offset = offset;
         }
@@ -181,7 +191,7 @@ class JobOutputs {
         }
 
         void step() {
-            if (closed) {
+            if (closed || revoked()) {
                 return;
             }
             requests.read(source.node(), source.jobId(), source.stream().agentName, offset, CHUNK)
@@ -189,7 +199,7 @@ class JobOutputs {
         }
 
         private void answered(OutputChunk chunk, Throwable failure) {
-            if (closed) {
+            if (closed || revoked()) {
                 return;
             }
             try {
@@ -240,6 +250,32 @@ class JobOutputs {
                 closed = true;
                 emitter.completeWithError(e);
             }
+        }
+
+        /**
+         * Ends the stream when its token no longer holds (revoked, expired, its user disabled or given
+         * other roles): nothing more is read or sent with it. Checked before each read and each answer.
+         */
+        private boolean revoked() {
+            boolean valid;
+            try {
+                valid = stillValid.getAsBoolean();
+            } catch (RuntimeException e) {
+                valid = false; // the user's standing cannot be told (the database is away): read nothing more
+            }
+            if (valid) {
+                return false;
+            }
+            closed = true;
+            try {
+                emitter.send(SseEmitter.event().name("notice").data(new OutputNotice("The token this stream was opened "
+                        + "with no longer holds (revoked or expired, or its user disabled or changed); sign in again"),
+                        MediaType.APPLICATION_JSON));
+                emitter.complete();
+            } catch (IOException | IllegalStateException e) {
+                emitter.completeWithError(e); // the client went away meanwhile
+            }
+            return true;
         }
 
         private void send(SseEmitter.SseEventBuilder event) throws IOException {

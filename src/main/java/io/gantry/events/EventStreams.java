@@ -1,6 +1,7 @@
 package io.gantry.events;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -9,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
@@ -24,11 +26,13 @@ import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.context.event.EventListener;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.event.TransactionalEventListener;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseBodyEmitter.DataWithMediaType;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
 import io.gantry.api.GantryException;
 import io.gantry.api.ProblemType;
+import io.gantry.security.UserChanged;
 
 /**
  * The open event streams of this controller. Whoever delivers events (the relay's one thread)
@@ -49,6 +53,9 @@ import io.gantry.api.ProblemType;
  */
 @Component
 class EventStreams implements DisposableBean {
+
+    /** How long after a change of a user on this controller that user's streams are checked again. */
+    static final Duration RECHECK_AFTER = Duration.ofMillis(250);
 
     /** Recent events kept for resuming clients: at least this many, and at least one client queue's worth. */
     static final int KEPT = 1000;
@@ -184,12 +191,42 @@ class EventStreams implements DisposableBean {
      * A stream whose token no longer holds (revoked, expired, its user disabled) is ended instead.
      */
     void heartbeat() {
+        Chunk heartbeat = new Chunk(HEARTBEAT, 1);
+        endRevoked(null, stream -> stream.offer(heartbeat));
+    }
+
+    /**
+     * A user changed on this controller (new password or roles, tokens revoked, disabled, deleted):
+     * their streams whose token no longer holds end now rather than at the next heartbeat, which may
+     * be {@code gantry.events.heartbeat} away. Checked a moment after the change, once every listener
+     * of it (the user cache's eviction among them) has run; other controllers learn of the change
+     * through the user cache and end such streams at their next heartbeat.
+     */
+    @TransactionalEventListener(fallbackExecution = true)
+    void on(UserChanged change) {
+        CompletableFuture.runAsync(() -> endRevoked(change.username(), stream -> { }),
+                CompletableFuture.delayedExecutor(RECHECK_AFTER.toMillis(), TimeUnit.MILLISECONDS));
+    }
+
+    /**
+     * Ends the streams (of {@code user}, or all when null) whose token no longer holds (revoked,
+     * expired, its user disabled); {@code kept} is applied to the others.
+     */
+    private void endRevoked(String user, java.util.function.Consumer<Stream> kept) {
         List<Stream> revoked = new ArrayList<>();
         synchronized (this) {
-            Chunk heartbeat = new Chunk(HEARTBEAT, 1);
             for (Stream stream : streams) {
-                if (stream.stillValid.getAsBoolean()) {
-                    stream.offer(heartbeat);
+                if (user != null && !user.equals(stream.user)) {
+                    continue;
+                }
+                boolean valid;
+                try {
+                    valid = stream.stillValid.getAsBoolean();
+                } catch (RuntimeException e) {
+                    valid = true; // the user's standing cannot be told now (the database is away): asked again later
+                }
+                if (valid) {
+                    kept.accept(stream);
                 } else {
                     revoked.add(stream);
                 }

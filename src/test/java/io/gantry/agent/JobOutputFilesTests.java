@@ -18,14 +18,17 @@ import io.gantry.agent.protocol.AgentProtocol.OutputRead;
 
 /**
  * The agent reads a job's output for the controller only from the files the job's patterns name,
- * only when they belong to the job's user, never through a link, and from the offset asked.
+ * as the job's user, only when they are regular files of that user, never through a link at their
+ * end, from the offset asked and at most {@link JobOutputFiles#MAX_READ} bytes at a time. Here the
+ * job's user is the account the test runs as (as for an agent that does not run as root); see
+ * {@link JobOutputFilesRootTests} for reads as other users.
  */
 class JobOutputFilesTests {
 
     @TempDir
     Path dir;
 
-    private final long me = uid();
+    private final UnixAccount me = me();
 
     @Test
     void readsTheJobsFilesFromAnOffsetAndSaysHowLongTheyAre() throws Exception {
@@ -70,12 +73,44 @@ class JobOutputFilesTests {
         assertThat(link.problem()).isEqualTo(OutputProblem.UNREADABLE);
         assertThat(link.data()).isEmpty();
 
-        outputs.remember("2", JobOutputFiles.of(launch("2", "mine.txt", null), dir, "node1", me + 1));
+        Files.delete(dir.resolve("gantry-1.out"));
+        Files.createDirectory(dir.resolve("gantry-1.out"));
+        OutputChunk directory = outputs.read("1", new OutputRead("f", "stdout", 0, 10), false);
+        assertThat(directory.problem()).isEqualTo(OutputProblem.UNREADABLE);
+        assertThat(directory.detail()).contains("not a regular file");
+
+        // A job of another account (here: one that does not exist) is read as that account, never as the agent.
+        UnixAccount other = new UnixAccount("nobody-here", me.uid() + 100_000, me.gid() + 100_000,
+                List.of(me.gid() + 100_000), "/", "/bin/sh");
+        outputs.remember("2", JobOutputFiles.of(launch("2", "mine.txt", null), dir, "node1", other));
         Files.writeString(dir.resolve("mine.txt"), "someone else's");
         OutputChunk foreign = outputs.read("2", new OutputRead("e", "stdout", 0, 100), false);
         assertThat(foreign.problem()).isEqualTo(OutputProblem.UNREADABLE);
-        assertThat(foreign.detail()).contains("does not belong");
         assertThat(foreign.data()).isEmpty();
+    }
+
+    @Test
+    void aFifoInPlaceOfTheFileIsRefusedWithoutHangingTheRead() throws Exception {
+        JobOutputFiles outputs = new JobOutputFiles();
+        outputs.remember("3", JobOutputFiles.of(launch("3", "pipe", null), dir, "node1", me));
+        Process mkfifo = new ProcessBuilder("mkfifo", dir.resolve("pipe").toString()).start();
+        assertThat(mkfifo.waitFor()).isZero();
+        long started = System.nanoTime();
+        OutputChunk chunk = outputs.read("3", new OutputRead("g", "stdout", 0, 10), true);
+        assertThat(chunk.problem()).isEqualTo(OutputProblem.UNREADABLE);
+        assertThat(System.nanoTime() - started).isLessThan(JobOutputFiles.READ_TIMEOUT.toNanos() + 2_000_000_000L);
+    }
+
+    @Test
+    void aReadIsBoundedByMaxRead() throws Exception {
+        JobOutputFiles outputs = new JobOutputFiles();
+        outputs.remember("4", JobOutputFiles.of(launch("4", "big", null), dir, "node1", me));
+        Files.write(dir.resolve("big"), new byte[JobOutputFiles.MAX_READ * 2 + 7]);
+        OutputChunk chunk = outputs.read("4", new OutputRead("h", "stdout", 5, Integer.MAX_VALUE), true);
+        assertThat(chunk.problem()).isNull();
+        assertThat(chunk.data()).hasSize(JobOutputFiles.MAX_READ);
+        assertThat(chunk.size()).isEqualTo(JobOutputFiles.MAX_READ * 2L + 7);
+        assertThat(chunk.offset()).isEqualTo(5);
     }
 
     private static Launch launch(String id, String stdout, String stderr) {
@@ -83,15 +118,10 @@ class JobOutputFilesTests {
                 Map.of(), stdout, stderr, 60, null, "node1", List.of("node1"), 1, 1, 1, 100, List.of());
     }
 
-    /** The uid files this test creates get: the uid it runs as. */
-    private static long uid() {
+    /** The account this test runs as, which owns the files it creates: the agent reads them as itself. */
+    private static UnixAccount me() {
         try {
-            Path probe = Files.createTempFile("uid", ".probe");
-            try {
-                return ((Number) Files.getAttribute(probe, "unix:uid")).longValue();
-            } finally {
-                Files.delete(probe);
-            }
+            return UnixAccount.current();
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

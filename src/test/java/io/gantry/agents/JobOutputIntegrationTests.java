@@ -2,6 +2,7 @@ package io.gantry.agents;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -160,6 +161,127 @@ class JobOutputIntegrationTests {
         assertThat(pending.status()).isEqualTo(409);
         assertThat(pending.body()).contains("has not started");
         assertThat(api.get("/api/v1/jobs/999999/output", admin).status()).isEqualTo(404);
+    }
+
+    @Test
+    void aFollowedOutputEndsWithinSecondsOnceItsTokenIsRevoked() throws Exception {
+        Response created = api.send("POST", "/api/v1/users", admin, Map.of("username", "olga", "password", PASSWORD,
+                "roles", java.util.List.of("OPERATOR"), "defaultAccount", "root"));
+        assertThat(created.status()).isEqualTo(201);
+        String olga = api.token("olga", PASSWORD);
+        Path out = Files.createDirectories(dir.resolve("revoked"));
+        Path go = out.resolve("go");
+        long id = submit(admin, Map.of("workdir", out.toString(), "stdout", "long-%j.out", "script", """
+                #!/bin/bash
+                echo "before"
+                while [ ! -e %s ]; do sleep 0.1; done
+                echo "after the revocation"
+                """.formatted(go)));
+        awaitState(id, "RUNNING");
+        try (SseClient follow = SseClient.open(controller.port(), "/api/v1/jobs/" + id + "/output?follow=true", olga, null);
+                SseClient kept = SseClient.open(controller.port(), "/api/v1/jobs/" + id + "/output?follow=true", admin,
+                        null)) {
+            assertThat(follow.status()).isEqualTo(200);
+            await().atMost(Duration.ofSeconds(30)).until(() -> followed(follow).equals("before\n")
+                    && followed(kept).equals("before\n"));
+
+            assertThat(api.send("POST", "/api/v1/auth/tokens/revoke", olga, null).status()).isEqualTo(204);
+            long revoked = System.nanoTime();
+            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() -> follow.events().stream()
+                    .anyMatch(e -> "notice".equals(e.event())));
+            follow.awaitEnd();
+            assertThat(Duration.ofNanos(System.nanoTime() - revoked)).isLessThan(Duration.ofSeconds(5));
+            assertThat(JSON.readTree(follow.events().get(follow.events().size() - 1).data()).get("detail").asString())
+                    .contains("no longer holds");
+
+            // what the job writes after the revocation reaches the stream whose token holds, not the revoked one
+            Files.writeString(go, "");
+            kept.awaitEnd();
+            assertThat(followed(kept)).isEqualTo("before\nafter the revocation\n");
+            assertThat(followed(follow)).isEqualTo("before\n");
+        }
+        try (SseClient again = SseClient.open(controller.port(), "/api/v1/jobs/" + id + "/output?follow=true", olga, null)) {
+            assertThat(again.status()).as("and it cannot be reopened").isEqualTo(401);
+        }
+    }
+
+    /**
+     * Finding 1 of issue 28 end to end, as the review did it: a real Unix user's job swaps a directory
+     * of its own output path for a link to {@code /etc} and to the agent's state directory, in a loop,
+     * while its output is read through the API hundreds of times. Each answer is the job's own output
+     * or a refusal; never {@code /etc/shadow}, never the node credential.
+     */
+    @Test
+    void aJobSwappingADirectoryOfItsOutputPathGetsNothingButItsOwnOutput() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "runs a job as another Unix user: needs root");
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/perl")), "the job's swap loop is a perl one-liner");
+        String user = "g28output" + java.util.concurrent.ThreadLocalRandom.current().nextInt(10000, 99999);
+        Path base = Path.of("/tmp", user);
+        run("useradd", "-M", "-s", "/bin/bash", user);
+        try {
+            // the temporary directory is root's: let the user pass through it to its job's directory in the
+            // agent's spool, as it would through /var/lib (the agent's state/ stays 0700)
+            Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+            String token = api.createUser(admin, user, PASSWORD);
+            Path state = dir.resolve("agent-node1").resolve("state");
+            String credential = JSON.readTree(Files.readString(state.resolve("credential.json"))).get("credential")
+                    .asString();
+            Path b = Files.createDirectories(base.resolve("a").resolve("b"));
+            run("chown", "-R", user + ":", base.toString());
+            String own = "the job's own output\n".repeat(20);
+            long id = submit(token, Map.of("name", "swapper", "workdir", base.toString(),
+                    "stdout", b.resolve("shadow").toString(), "stderr", b.resolve("credential.json").toString(),
+                    "script", """
+                            #!/bin/bash
+                            printf '%%s' "$OWN"
+                            printf '%%s' "$OWN" >&2
+                            cd a
+                            ln -s /etc l.etc; ln -s %s l.state
+                            # renames as fast as the review's loop made them: a bash loop of mv and ln is too slow
+                            perl -e 'until (-e "../stop") { for my $l ("l.etc", "l.state") {
+                              rename "b", "b.real"; rename $l, "b"; rename "b", $l; rename "b.real", "b"; } }'
+                            """.formatted(state), "environment", Map.of("OWN", own)));
+            awaitState(id, "RUNNING");
+            int answered = 0;
+            int refused = 0;
+            for (int i = 0; i < 150; i++) {
+                for (String stream : java.util.List.of("output", "error")) {
+                    HttpResponse<String> read = get("/api/v1/jobs/" + id + "/" + stream, token);
+                    assertThat(read.body()).as("read " + i + " of the " + stream).doesNotContain("root:")
+                            .doesNotContain(credential);
+                    if (read.statusCode() == 200) {
+                        assertThat(own).as("read " + i + " of the " + stream).startsWith(read.body());
+                        answered++;
+                    } else {
+                        assertThat(read.statusCode()).as(read.body()).isIn(404, 503);
+                        refused++;
+                    }
+                }
+            }
+            Files.writeString(base.resolve("stop"), "");
+            System.out.printf("%d reads answered, %d refused%n", answered, refused);
+            var ended = await().atMost(Duration.ofSeconds(60)).until(() -> api.get("/api/v1/jobs/" + id, admin).json(),
+                    job -> !java.util.Set.of("PENDING", "RUNNING", "COMPLETING").contains(job.get("state").asString()));
+            assertThat(ended.get("state").asString()).as("%s; its errors: %s", ended,
+                    get("/api/v1/jobs/" + id + "/error", token).body()).isEqualTo("COMPLETED");
+            assertThat(answered).as("reads that found the directory in place").isPositive();
+            assertThat(get("/api/v1/jobs/" + id + "/output", token).body()).isEqualTo(own);
+        } finally {
+            if (Files.isDirectory(base)) {
+                Files.writeString(base.resolve("stop"), ""); // the job's loop ends, then its user can go
+            }
+            Thread.sleep(500);
+            run("userdel", "-f", user);
+            run("rm", "-rf", "--", base.toString());
+        }
+    }
+
+    private static void run(String... command) throws Exception {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (process.waitFor() != 0) {
+            throw new AssertionError(String.join(" ", command) + " failed: " + output);
+        }
     }
 
     private static String followed(SseClient stream) {

@@ -270,6 +270,33 @@ class EventsIntegrationTests {
                 "Connection reset", "AsyncRequestNotUsableException");
     }
 
+    @Test
+    void aStreamEndsWithinSecondsOnceItsTokenIsRevokedOrItsUserDisabledNotAtTheNextHeartbeat() throws Exception {
+        assertThat(properties.heartbeat()).as("the heartbeat alone would take longer").isGreaterThan(Duration.ofSeconds(5));
+        String revokes = createUser();
+        String disabled = createUser();
+        String stays = createUser();
+        try (SseClient revoked = SseClient.open(port, api.token(revokes, "secret-password"), null);
+                SseClient ofDisabled = SseClient.open(port, api.token(disabled, "secret-password"), null);
+                SseClient kept = SseClient.open(port, api.token(stays, "secret-password"), null)) {
+            revoked.awaitComment("connected");
+            ofDisabled.awaitComment("connected");
+            kept.awaitComment("connected");
+
+            long start = System.nanoTime();
+            assertThat(api.send("POST", "/api/v1/auth/tokens/revoke?user=" + revokes, admin, null).status())
+                    .isEqualTo(204);
+            Response disabling = api.send("PATCH", "/api/v1/users/" + disabled, admin, Map.of("enabled", false));
+            assertThat(disabling.status()).as(disabling.body()).isEqualTo(200);
+            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> streams.openStreams(revokes) == 0 && streams.openStreams(disabled) == 0);
+            revoked.awaitEnd();
+            ofDisabled.awaitEnd();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+            assertThat(streams.openStreams(stays)).as("another user's stream is left alone").isEqualTo(1);
+        }
+    }
+
     /** Publishes {@code count} events tagged {@code tag} and waits until {@code reader} has them all. */
     private int publishAndAwait(SseClient reader, String tag, int from, int count) {
         for (int i = from; i < from + count; i++) {
