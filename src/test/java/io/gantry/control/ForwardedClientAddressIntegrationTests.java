@@ -58,6 +58,8 @@ class ForwardedClientAddressIntegrationTests {
     @Test
     void aWriteThroughAFollowerIsAuditedWithTheClientsAddressAndASpoofedOneIsIgnored() throws Exception {
         cluster = OwnCluster.create(dir, DATABASE, ClusterYaml.twoGpuNodes("forwarded-test", 4, 0) + """
+                  agents:
+                    default-partitions: [batch]
                   security:
                     jwt-secret: %s
                 """.formatted(JWT_SECRET));
