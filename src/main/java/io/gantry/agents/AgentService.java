@@ -496,6 +496,12 @@ class AgentService {
                         errors.add(new FieldError("features[" + i + "]", wordError(f)));
                     }
                 }
+                // The node's row keeps them joined by commas, in at most MAX_FEATURES_TEXT characters.
+                int joined = r.features().stream().filter(Objects::nonNull).mapToInt(f -> f.length() + 1).sum() - 1;
+                if (joined > Registration.MAX_FEATURES_TEXT) {
+                    errors.add(new FieldError("features", "are " + joined + " characters long together (with a "
+                            + "comma between each two); at most " + Registration.MAX_FEATURES_TEXT + " are allowed"));
+                }
             }
         }
         text(errors, "agentVersion", r.agentVersion(), Registration.MAX_TEXT);

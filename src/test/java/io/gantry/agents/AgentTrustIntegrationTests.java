@@ -351,6 +351,9 @@ class AgentTrustIntegrationTests {
                 Map.entry("gpuType", "g".repeat(200)),
                 Map.entry("features", List.of("f".repeat(65))),
                 Map.entry("features", java.util.stream.IntStream.range(0, 65).mapToObj(i -> "f" + i).toList()),
+                // each a fine word, but 64 of 64 characters overflow the node's row
+                Map.entry("features", java.util.stream.IntStream.range(0, 64).mapToObj(i -> "f".repeat(60) + (1000 + i))
+                        .toList()),
                 Map.entry("agentVersion", "v".repeat(129)),
                 Map.entry("jobUser", "u".repeat(33)),
                 Map.entry("runningJobs", List.of("1".repeat(40))),

@@ -58,7 +58,8 @@ public final class AgentProtocol {
      */
     @Schema(name = "AgentRegistration", description = "Bounded: at most " + Registration.MAX_CPUS + " cpus, "
             + Registration.MAX_MEMORY_MB + " memoryMb, " + Registration.MAX_GPUS + " gpus and mig instances, "
-            + Registration.MAX_FEATURES + " features, " + Registration.MAX_RUNNING_JOBS + " runningJobs; names and "
+            + Registration.MAX_FEATURES + " features (" + Registration.MAX_FEATURES_TEXT + " characters together), "
+            + Registration.MAX_RUNNING_JOBS + " runningJobs; names and "
             + "words (gpuType, features, MIG profiles) " + Registration.MAX_WORD + " characters, UUIDs, models and "
             + "agentVersion " + Registration.MAX_TEXT + "; past any of these the registration is refused (400 naming "
             + "the field) and changes nothing")
@@ -78,6 +79,8 @@ public final class AgentProtocol {
         public static final int MAX_GPUS = 64;
         public static final int MAX_GPU_INDEX = 1023;
         public static final int MAX_FEATURES = 64;
+        /** The features joined by commas (as the store keeps them). */
+        public static final int MAX_FEATURES_TEXT = 1_024;
         /** Display ids of running jobs (each at most {@link #MAX_JOB_ID} characters). */
         public static final int MAX_RUNNING_JOBS = 20_000;
         public static final int MAX_JOB_ID = 32;
