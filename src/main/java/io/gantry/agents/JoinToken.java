@@ -94,12 +94,12 @@ class JoinToken {
     String rotate(String admin, Instant at) {
         String token = newSecret(random);
         Map<String, Object> before = new LinkedHashMap<>();
-        jdbc.query("SELECT rotated_at, rotated_by FROM agent_join_token WHERE id = 1",
-                (org.springframework.jdbc.core.RowCallbackHandler) rs -> {
+        org.springframework.jdbc.core.RowCallbackHandler last = rs -> {
             OffsetDateTime when = rs.getObject(1, OffsetDateTime.class);
             before.put("rotatedAt", when == null ? null : when.toInstant());
             before.put("rotatedBy", rs.getString(2));
-        });
+        };
+        jdbc.query("SELECT rotated_at, rotated_by FROM agent_join_token WHERE id = 1", last);
         jdbc.update("UPDATE agent_join_token SET token = ?, rotated_at = ?, rotated_by = ? WHERE id = 1", token,
                 OffsetDateTime.ofInstant(at, ZoneOffset.UTC), admin);
         audit.record(Actor.staff(admin, true), AuditAction.ROTATE, AuditEntity.JOIN_TOKEN, AUDIT_KEY, before,
