@@ -56,13 +56,42 @@ public final class AgentProtocol {
      * What an agent has, and the jobs it still runs (display ids). {@code gpus} are the whole GPUs;
      * GPUs split into MIG instances are not among them, their instances are in {@code mig}.
      */
-    @Schema(name = "AgentRegistration")
+    @Schema(name = "AgentRegistration", description = "Bounded: at most " + Registration.MAX_CPUS + " cpus, "
+            + Registration.MAX_MEMORY_MB + " memoryMb, " + Registration.MAX_GPUS + " gpus and mig instances, "
+            + Registration.MAX_FEATURES + " features (" + Registration.MAX_FEATURES_TEXT + " characters together), "
+            + Registration.MAX_RUNNING_JOBS + " runningJobs; names and "
+            + "words (gpuType, features, MIG profiles) " + Registration.MAX_WORD + " characters, UUIDs, models and "
+            + "agentVersion " + Registration.MAX_TEXT + "; past any of these the registration is refused (400 naming "
+            + "the field) and changes nothing")
     public record Registration(String name, int cpus, long memoryMb, List<Gpu> gpus, String gpuType,
             List<String> features, String agentVersion, List<String> runningJobs,
             @Schema(description = "Set when the agent does not run as root: the only Unix account it can run jobs as")
             String jobUser,
             @Schema(description = "Its MIG instances in nvidia-smi -L order; empty or null for none")
             List<MigDevice> mig) {
+
+        // The bounds the controller holds registrations and polls to, checked before anything is applied:
+        // each is far beyond any real machine, and well inside what the store's columns and the engine hold.
+        public static final int MAX_CPUS = 65_536;
+        /** 1 PiB. */
+        public static final long MAX_MEMORY_MB = 1L << 30;
+        /** Whole GPUs, and MIG instances: as many as a node may have (the engine's bound). */
+        public static final int MAX_GPUS = 64;
+        public static final int MAX_GPU_INDEX = 1023;
+        public static final int MAX_FEATURES = 64;
+        /** The features joined by commas (as the store keeps them). */
+        public static final int MAX_FEATURES_TEXT = 1_024;
+        /** Display ids of running jobs (each at most {@link #MAX_JOB_ID} characters). */
+        public static final int MAX_RUNNING_JOBS = 20_000;
+        public static final int MAX_JOB_ID = 32;
+        /** A node name, GPU type, feature or MIG profile (the store keeps 64 characters). */
+        public static final int MAX_WORD = 64;
+        /** A GPU's or MIG instance's UUID, a GPU model, the agent's version. */
+        public static final int MAX_TEXT = 128;
+        /** A Unix account name. */
+        public static final int MAX_USER = 32;
+        /** A poll's health message (the node's reason keeps the first 300 characters). */
+        public static final int MAX_HEALTH_MESSAGE = 4_096;
 
         public Registration(String name, int cpus, long memoryMb, List<Gpu> gpus, String gpuType,
                 List<String> features, String agentVersion, List<String> runningJobs, String jobUser) {
