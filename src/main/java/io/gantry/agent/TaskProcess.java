@@ -114,7 +114,7 @@ final class TaskProcess {
             }
             try (OutputStream in = process.getOutputStream()) {
                 in.write("go\n".getBytes(StandardCharsets.US_ASCII));
-                in.write(environmentBytes(spec.environment()));
+                in.write(environmentBytes(withTaskPid(spec.environment(), process.pid())));
             }
         } catch (IOException | RuntimeException e) {
             process.destroyForcibly();
@@ -316,6 +316,16 @@ final class TaskProcess {
                 // the watcher lives until its task ends
             }
         }
+    }
+
+    /**
+     * The task's environment with Slurm's {@code SLURM_TASK_PID}: the stage and everything before it
+     * exec into the task, so the process started here is the task itself.
+     */
+    private static Map<String, String> withTaskPid(Map<String, String> env, long pid) {
+        Map<String, String> out = new java.util.LinkedHashMap<>(env);
+        out.put("SLURM_TASK_PID", Long.toString(pid));
+        return out;
     }
 
     private static byte[] environmentBytes(Map<String, String> env) {
