@@ -73,6 +73,15 @@ class SlurmEnvironmentTests {
                 .doesNotContainKeys("SLURM_TASKS_PER_NODE", "SLURM_CLUSTER_NAME");
     }
 
+    @Test
+    void theContextSurvivesTheAgentsLaunchRecord() throws Exception {
+        // the agent keeps each launch on disk as JSON, and adopts its jobs from it after a restart
+        Launch launch = launch("7", 7, null, List.of(0), new JobContext("gantry", "2(x2)", "2(x2)", 2, 1, 1,
+                null, null, null, null));
+        assertThat(AgentJson.MAPPER.readValue(AgentJson.MAPPER.writeValueAsString(launch), Launch.class))
+                .isEqualTo(launch);
+    }
+
     private static Launch launch(String id, long jobId, Integer arrayTaskId, List<Integer> gpus, JobContext context) {
         return new Launch(id, jobId, arrayTaskId, "envtest", "alice", null, "batch", null, "#!/bin/bash\n", "/tmp",
                 Map.of("SLURM_SUBMIT_HOST", "login1"), null, null, 60, Instant.EPOCH, "node[1-2]",
