@@ -37,6 +37,7 @@ import io.gantry.cluster.AgentNodes;
 import io.gantry.cluster.ClusterLayout;
 import io.gantry.cluster.ClusterService;
 import io.gantry.jobs.ActiveJob;
+import io.gantry.jobs.ArraySpec;
 import io.gantry.jobs.HostedJobs;
 import io.gantry.jobs.HostedJobs.HostedJob;
 import io.gantry.jobs.JobAllocation;
@@ -45,6 +46,7 @@ import io.gantry.jobs.JobState;
 import io.gantry.jobs.JobViews.JobView;
 import io.gantry.jobs.MeasuredUsage;
 import io.gantry.engine.Hostlist;
+import io.gantry.engine.TaskCounts;
 import io.gantry.scheduling.JobCompletion;
 import io.gantry.scheduling.JobStarted;
 import io.gantry.scheduling.JobsPreempted;
@@ -424,9 +426,48 @@ class AgentService {
                     Hostlist.of(hosts).toString(), hosts, job.tasks(), job.cpusPerTask(), batch.cpus(),
                     batch.memoryMb(), batch.gpuIndices(),
                     new AgentProtocol.JobIdentity(properties.unixUser(job.user()), job.umask(), job.signal()),
-                    batch.migIndices(), batch.shardGpu())));
+                    batch.migIndices(), batch.shardGpu(), context(layout.name(), job))));
         }
         return commands;
+    }
+
+    /**
+     * What Slurm tells a job beyond its own node's share: the CPUs of every node and the tasks each
+     * holds (in the order of its nodelist), the cluster's name, how often it was requeued, and for an
+     * array task the shape of its array.
+     */
+    static AgentProtocol.JobContext context(String clusterName, JobView job) {
+        List<Integer> cpus = job.allocation().stream().map(JobAllocation::cpus).toList();
+        List<Integer> tasks = job.ntasksPerNode() != null && job.ntasksPerNode() > 0
+                ? java.util.Collections.nCopies(cpus.size(), job.ntasksPerNode())
+                : TaskCounts.blockLayout(cpus, job.tasks(), job.cpusPerTask());
+        Integer count = null;
+        Integer min = null;
+        Integer max = null;
+        Integer step = null;
+        if (job.arrayTaskId() != null && job.array() != null) {
+            try {
+                List<Integer> ids = ArraySpec.parse(job.array(), Integer.MAX_VALUE).taskIds();
+                if (!ids.isEmpty()) {
+                    count = ids.size();
+                    min = ids.get(0);
+                    max = ids.get(ids.size() - 1);
+                    // Slurm's step: the one stride between all the indexes, 1 when they have none
+                    step = ids.size() < 2 ? 1 : ids.get(1) - ids.get(0);
+                    for (int i = 2; i < ids.size(); i++) {
+                        if (ids.get(i) - ids.get(i - 1) != step) {
+                            step = 1;
+                            break;
+                        }
+                    }
+                }
+            } catch (RuntimeException e) {
+                log.debug("job {}: array expression '{}' unreadable: {}", job.id(), job.array(), e.toString());
+            }
+        }
+        return new AgentProtocol.JobContext(clusterName, TaskCounts.compressed(cpus), TaskCounts.compressed(tasks),
+                job.ntasksPerNode(), job.gpusPerNode() > 0 ? job.gpusPerNode() : null, job.requeueCount(), count, min,
+                max, step);
     }
 
     /**

@@ -269,7 +269,19 @@ public final class AgentProtocol {
             List<Integer> gpuIndices, JobIdentity identity,
             @Schema(description = "The MIG instances it holds on this node, as indices into the node's MIG "
                     + "instances (nvidia-smi -L order); null or empty for none") List<Integer> migIndices,
-            @Schema(description = "The GPU its shards are on (--gres=shard:N); null for none") Integer shardGpu) {
+            @Schema(description = "The GPU its shards are on (--gres=shard:N); null for none") Integer shardGpu,
+            @Schema(description = "What Slurm tells a job about its allocation and where it comes from; null from "
+                    + "a controller that sends none") JobContext context) {
+
+        public Launch(String jobId, long arrayJobId, Integer arrayTaskId, String name, String user, String account,
+                String partition, String qos, String script, String workdir, Map<String, String> environment,
+                String stdout, String stderr, long timeLimitSeconds, Instant startTime, String nodelist,
+                List<String> nodes, int tasks, int cpusPerTask, int cpusOnNode, long memoryMbOnNode,
+                List<Integer> gpuIndices, JobIdentity identity, List<Integer> migIndices, Integer shardGpu) {
+            this(jobId, arrayJobId, arrayTaskId, name, user, account, partition, qos, script, workdir, environment,
+                    stdout, stderr, timeLimitSeconds, startTime, nodelist, nodes, tasks, cpusPerTask, cpusOnNode,
+                    memoryMbOnNode, gpuIndices, identity, migIndices, shardGpu, null);
+        }
 
         public Launch(String jobId, long arrayJobId, Integer arrayTaskId, String name, String user, String account,
                 String partition, String qos, String script, String workdir, Map<String, String> environment,
@@ -278,7 +290,7 @@ public final class AgentProtocol {
                 List<Integer> gpuIndices, JobIdentity identity) {
             this(jobId, arrayJobId, arrayTaskId, name, user, account, partition, qos, script, workdir, environment,
                     stdout, stderr, timeLimitSeconds, startTime, nodelist, nodes, tasks, cpusPerTask, cpusOnNode,
-                    memoryMbOnNode, gpuIndices, identity, null, null);
+                    memoryMbOnNode, gpuIndices, identity, null, null, null);
         }
 
         public Launch(String jobId, long arrayJobId, Integer arrayTaskId, String name, String user, String account,
@@ -288,13 +300,27 @@ public final class AgentProtocol {
                 List<Integer> gpuIndices) {
             this(jobId, arrayJobId, arrayTaskId, name, user, account, partition, qos, script, workdir, environment,
                     stdout, stderr, timeLimitSeconds, startTime, nodelist, nodes, tasks, cpusPerTask, cpusOnNode,
-                    memoryMbOnNode, gpuIndices, null, null, null);
+                    memoryMbOnNode, gpuIndices, null, null, null, null);
         }
 
         /** Who the job runs as and how it is signalled; never null on the agent (defaults when absent). */
         public JobIdentity identityOrDefault() {
             return identity != null ? identity : new JobIdentity(user, null, null);
         }
+    }
+
+    /**
+     * The rest of what Slurm 22.05 puts into a job's environment and launchers read
+     * ({@code SLURM_JOB_CPUS_PER_NODE}, {@code SLURM_TASKS_PER_NODE}, {@code SLURM_CLUSTER_NAME}, ...):
+     * {@code cpusPerNode} and {@code tasksPerNode} in Slurm's compressed form over the whole allocation
+     * ({@code 2(x2)}), {@code ntasksPerNode} and {@code gpusPerNode} as asked (null: not asked), how many
+     * times it was requeued, and for an array task its array's task count, lowest and highest index and
+     * step (null for a job that is no array task).
+     */
+    @Schema(name = "AgentJobContext")
+    public record JobContext(String clusterName, String cpusPerNode, String tasksPerNode, Integer ntasksPerNode,
+            Integer gpusPerNode, int restartCount, Integer arrayTaskCount, Integer arrayTaskMin,
+            Integer arrayTaskMax, Integer arrayTaskStep) {
     }
 
     /**
