@@ -252,27 +252,6 @@ final class StepLayout {
         return a.gpuIndices().stream().filter(g -> !h.gpus().contains(g)).toList();
     }
 
-    /** Slurm's SLURM_TASKS_PER_NODE: counts in node order, runs compressed ({@code 2(x3),1}). */
-    static String tasksPerNode(List<Integer> counts) {
-        StringBuilder text = new StringBuilder();
-        int i = 0;
-        while (i < counts.size()) {
-            int j = i;
-            while (j < counts.size() && counts.get(j).equals(counts.get(i))) {
-                j++;
-            }
-            if (!text.isEmpty()) {
-                text.append(',');
-            }
-            text.append(counts.get(i));
-            if (j - i > 1) {
-                text.append("(x").append(j - i).append(')');
-            }
-            i = j;
-        }
-        return text.toString();
-    }
-
     private static int ceilDiv(int a, int b) {
         return (a + b - 1) / b;
     }

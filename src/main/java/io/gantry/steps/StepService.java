@@ -138,7 +138,7 @@ public class StepService {
         List<String> jobNodes = job.allocation().stream().map(JobAllocation::node).toList();
         String jobNodelist = Hostlist.of(jobNodes).toString();
         String stepNodelist = Hostlist.of(step.nodes()).toString();
-        String tasksPerNode = StepLayout.tasksPerNode(step.layout());
+        String tasksPerNode = TaskCounts.compressed(step.layout());
         base.put("SLURM_JOB_ID", Long.toString(job.jobId()));
         base.put("SLURM_JOBID", Long.toString(job.jobId()));
         base.put("SLURM_STEP_ID", Integer.toString(step.stepId()));

@@ -10,6 +10,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 import io.gantry.agent.protocol.StepProtocol.StepRequest;
+import io.gantry.engine.TaskCounts;
 import io.gantry.jobs.JobAllocation;
 
 class StepLayoutTests {
@@ -44,7 +45,7 @@ class StepLayoutTests {
     void tasksOnlyAreSpreadInBlocksTheFirstNodesTakingTheRest() {
         StepLayout.Plan plan = plan(request(5, null, null));
         assertThat(tasks(plan)).containsExactly(2, 1, 1, 1);
-        assertThat(StepLayout.tasksPerNode(tasks(plan))).isEqualTo("2,1(x3)");
+        assertThat(TaskCounts.compressed(tasks(plan))).isEqualTo("2,1(x3)");
     }
 
     @Test
@@ -122,8 +123,8 @@ class StepLayoutTests {
 
     @Test
     void tasksPerNodeIsWrittenAsSlurmCompressesIt() {
-        assertThat(StepLayout.tasksPerNode(List.of(2, 2))).isEqualTo("2(x2)");
-        assertThat(StepLayout.tasksPerNode(List.of(3, 3, 2, 1))).isEqualTo("3(x2),2,1");
+        assertThat(TaskCounts.compressed(List.of(2, 2))).isEqualTo("2(x2)");
+        assertThat(TaskCounts.compressed(List.of(3, 3, 2, 1))).isEqualTo("3(x2),2,1");
     }
 
     @Test
