@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,12 +31,16 @@ import tools.jackson.databind.JsonNode;
  * OpenMPI's {@code mpirun} (Debian's openmpi-bin 4.1) inside a 2-node, 4-task batch job on two real
  * agents: its Slurm support reads the job's {@code SLURM_*} variables, starts one {@code orted} a node
  * through Gantry's {@code srun} with the options it always passes, and the orteds start the ranks.
+ * Run as root, the tests create an ordinary user and run the jobs as that user, as a cluster would.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MpirunIntegrationTests {
 
     private static final String JOIN_TOKEN = "mpirun-test-join-token-0123456789";
     private static final String DATABASE = "gantry_mpirun_it_" + ProcessHandle.current().pid();
+    private static final String PASSWORD = "mpirun-user-password-1";
+    /** The ordinary user the jobs run as when the tests run as root (OpenMPI refuses root unless told). */
+    private static final String USER = "g29mpi" + ProcessHandle.current().pid();
     /** Each rank's rank, size, the Allreduce sum of all ranks and its node; rank {@code argv[1]} exits 5 instead. */
     private static final String HELLO = """
             #include <mpi.h>
@@ -58,13 +63,12 @@ class MpirunIntegrationTests {
             }
             """;
     /**
-     * The job runs as the user running the tests (root here, which OpenMPI refuses unless told); the
-     * agents of both nodes run on this one host, where OpenMPI's shared-memory copy mechanism (CMA) is
-     * not always allowed, so the ranks talk over TCP as they would between real nodes.
+     * The agents of both nodes run on this one host, where OpenMPI's shared-memory copy mechanism (CMA)
+     * is not always allowed between the nodes' processes, so the ranks talk over TCP as they would
+     * between real nodes.
      */
     private static final String SCRIPT = """
             #!/bin/bash
-            export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
             export OMPI_MCA_btl=tcp,self
             mpirun.openmpi %s
             code=$?
@@ -78,6 +82,10 @@ class MpirunIntegrationTests {
     private OwnCluster cluster;
     private ApiClient api;
     private String admin;
+    /** The jobs' owner: {@link #USER} when the tests run as root, else the user running them. */
+    private String owner;
+    private boolean userCreated;
+    private Path home;
     private Path hello;
 
     @BeforeAll
@@ -85,13 +93,19 @@ class MpirunIntegrationTests {
         // OpenMPI's own names: with MPICH installed too, plain mpicc and mpirun are whichever Debian's alternatives chose
         assumeTrue(onPath("mpicc.openmpi") && onPath("mpirun.openmpi"),
                 "OpenMPI (Debian's openmpi-bin, libopenmpi-dev) is not installed");
-        Path build = Files.createDirectories(dir.resolve("build"));
-        Files.writeString(build.resolve("hello.c"), HELLO);
-        hello = build.resolve("hello");
-        Process cc = new ProcessBuilder("mpicc.openmpi", "-o", hello.toString(), build.resolve("hello.c").toString())
-                .redirectErrorStream(true).start();
-        String ccOutput = new String(cc.getInputStream().readAllBytes());
-        assertThat(cc.waitFor()).as(ccOutput).isZero();
+        boolean root = "root".equals(System.getProperty("user.name"));
+        if (root) {
+            run("useradd", "-m", "-s", "/bin/bash", USER);
+            userCreated = true;
+            home = Path.of(run("getent", "passwd", USER).split(":")[5]);
+            // the temporary directory (the agents' work directories in it) is root's: let the user pass through it
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
+        } else {
+            home = Files.createDirectories(dir.resolve("home"));
+        }
+        hello = home.resolve("hello");
+        Files.writeString(home.resolve("hello.c"), HELLO);
+        run("mpicc.openmpi", "-o", hello.toString(), home.resolve("hello.c").toString());
 
         cluster = OwnCluster.create(dir, DATABASE, ClusterYaml.twoGpuNodes("mpirun-test", 2, 0) + """
                   agents:
@@ -102,6 +116,10 @@ class MpirunIntegrationTests {
         ControllerProcess controller = cluster.startController("controller");
         api = controller.api();
         admin = api.adminToken();
+        owner = root ? api.createUser(admin, USER, PASSWORD) : admin;
+        if (root) {
+            run("chown", "-R", USER + ":", home.toString());
+        }
         for (String node : List.of("node1", "node2")) {
             cluster.startAgent(controller, JOIN_TOKEN, node, 2, 4000, "--gpus", "2", "--gpu-type", "test");
         }
@@ -115,12 +133,17 @@ class MpirunIntegrationTests {
         if (cluster != null) {
             cluster.close();
         }
+        if (userCreated) {
+            new ProcessBuilder("pkill", "-KILL", "-u", USER).start().waitFor(10, TimeUnit.SECONDS);
+            new ProcessBuilder("userdel", "-r", USER).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(30, TimeUnit.SECONDS);
+        }
     }
 
     @Test
     void mpirunRunsFourRanksOverBothNodesAndTheyAllreduce() throws Exception {
-        Path work = Files.createDirectories(dir.resolve("hello"));
-        long id = api.submitJob(admin, Map.of("nodes", 2, "ntasksPerNode", 2, "workdir", work.toString(),
+        Path work = work("allreduce");
+        long id = api.submitJob(owner, Map.of("nodes", 2, "ntasksPerNode", 2, "workdir", work.toString(),
                 "script", SCRIPT.formatted(hello)));
         JsonNode job = awaitEnd(id, work, "COMPLETED");
         String out = output(id, work);
@@ -141,8 +164,8 @@ class MpirunIntegrationTests {
     @Test
     void mpirunOnOneNodeOfTheAllocationStartsItsDaemonThereOnly() throws Exception {
         // fewer daemons than nodes: OpenMPI adds --nodes=1 --nodelist=node2 to its srun
-        Path work = Files.createDirectories(dir.resolve("one-node"));
-        long id = api.submitJob(admin, Map.of("nodes", 2, "ntasksPerNode", 2, "workdir", work.toString(),
+        Path work = work("one-node");
+        long id = api.submitJob(owner, Map.of("nodes", 2, "ntasksPerNode", 2, "workdir", work.toString(),
                 "script", SCRIPT.formatted("-np 2 --host node2:2 " + hello)));
         awaitEnd(id, work, "COMPLETED");
         String out = output(id, work);
@@ -154,9 +177,9 @@ class MpirunIntegrationTests {
 
     @Test
     void cancellingTheJobDuringMpirunLeavesNoRankOnEitherNode() throws Exception {
-        Path work = Files.createDirectories(dir.resolve("cancel"));
+        Path work = work("cancel");
         String marker = "97" + (ProcessHandle.current().pid() % 1000) + "3";
-        long id = api.submitJob(admin, Map.of("nodes", 2, "ntasksPerNode", 2, "workdir", work.toString(),
+        long id = api.submitJob(owner, Map.of("nodes", 2, "ntasksPerNode", 2, "workdir", work.toString(),
                 "script", SCRIPT.formatted("sleep " + marker)));
         try {
             await().atMost(Duration.ofSeconds(60)).until(() -> sleepers(marker) == 4);
@@ -173,8 +196,8 @@ class MpirunIntegrationTests {
 
     @Test
     void aRankThatExitsFiveMakesMpirunAndTheJobFailWithFive() throws Exception {
-        Path work = Files.createDirectories(dir.resolve("fail"));
-        long id = api.submitJob(admin, Map.of("nodes", 2, "ntasksPerNode", 2, "workdir", work.toString(),
+        Path work = work("fail");
+        long id = api.submitJob(owner, Map.of("nodes", 2, "ntasksPerNode", 2, "workdir", work.toString(),
                 "script", SCRIPT.formatted(hello + " 2")));
         JsonNode job = awaitEnd(id, work, "FAILED");
         String out = output(id, work);
@@ -183,6 +206,23 @@ class MpirunIntegrationTests {
 
         // the daemons end cleanly when mpirun tells them to, as under Slurm: the batch step carries the 5
         assertThat(steps(id)).as(out).containsExactly("batch FAILED 5 node1 1", "0 COMPLETED 0 node[1-2] 2");
+    }
+
+    /** A working directory of the jobs' owner, in its home. */
+    private Path work(String name) throws IOException, InterruptedException {
+        Path work = Files.createDirectories(home.resolve(name));
+        if (userCreated) {
+            run("chown", USER + ":", work.toString());
+        }
+        return work;
+    }
+
+    /** Runs {@code command}, fails unless it exits 0, returns its output. */
+    private static String run(String... command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes());
+        assertThat(process.waitFor()).as(String.join(" ", command) + ": " + output).isZero();
+        return output.strip();
     }
 
     /** Each step of job {@code id} as "id state exitCode nodelist tasks". */
