@@ -76,6 +76,8 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
             new Option("version", 'V', Arg.NONE, (b, v) -> b.version = true),
             new Option("verbose", 'v', Arg.NONE, (b, v) -> { }),
             new Option("cpu-bind", '\0', Arg.REQUIRED, (b, v) -> { }),
+            // the old spelling Slurm 22.05 still takes, because OpenMPI up to 4.0 starts its orteds with --cpu_bind=none
+            new Option("cpu_bind", '\0', Arg.REQUIRED, (b, v) -> { }),
             new Option("gpu-bind", '\0', Arg.REQUIRED, (b, v) -> { }),
             new Option("mem-bind", '\0', Arg.REQUIRED, (b, v) -> { }),
             new Option("distribution", 'm', Arg.REQUIRED, (b, v) -> { }),

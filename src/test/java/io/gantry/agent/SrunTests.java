@@ -159,6 +159,26 @@ class SrunTests {
     }
 
     @Test
+    void theSrunLinesOpenMpiStartsItsDaemonsWithAreRead() {
+        // OpenMPI 4.1 (Debian's openmpi-bin) on one node of a two-node allocation; --nodes and --nodelist
+        // come only when it needs fewer daemons than the allocation has nodes
+        SrunOptions o = SrunOptions.parse(List.of("--ntasks-per-node=1", "--kill-on-bad-exit", "--mpi=none",
+                "--nodes=1", "--nodelist=node2", "--ntasks=1", "orted", "-mca", "ess", "\"slurm\""));
+        assertThat(o.ntasksPerNode()).isEqualTo(1);
+        assertThat(o.killOnBadExit()).isTrue();
+        assertThat(o.mpi()).isEqualTo("none");
+        assertThat(o.nodes()).isEqualTo(1);
+        assertThat(o.nodelist()).isEqualTo("node2");
+        assertThat(o.ntasks()).isEqualTo(1);
+        assertThat(o.command()).containsExactly("orted", "-mca", "ess", "\"slurm\"");
+        // OpenMPI up to 4.0 spells it --cpu_bind, which Slurm 22.05 still takes
+        SrunOptions older = SrunOptions.parse(List.of("--ntasks-per-node=1", "--kill-on-bad-exit", "--cpu_bind=none",
+                "--ntasks=2", "orted"));
+        assertThat(older.ntasks()).isEqualTo(2);
+        assertThat(older.command()).containsExactly("orted");
+    }
+
+    @Test
     void longFormsTakeTheirValueFromTheNextWordAndPrefixesThatAreUnambiguous() {
         SrunOptions o = SrunOptions.parse(List.of("--ntasks", "8", "--nodes=1-3", "--label", "--kill-on-bad-exit=0",
                 "--ntasks-per=4", "--", "-x"));
