@@ -70,6 +70,10 @@ public final class Srun {
     private String token;
     private volatile StepCreated step;
     private volatile boolean finished;
+    /** The job this srun asked for outside any job, which ends with it. */
+    private volatile String ownJob;
+    /** Whether srun acts with the user's login token (outside any job), not a job's credential. */
+    private boolean viaLogin;
 
     Srun(Map<String, String> env, OutputStream out, OutputStream err, Path cwd, Sleeper sleeper) {
         this.env = env;
@@ -125,10 +129,10 @@ public final class Srun {
         token = env.get(StepProtocol.CREDENTIAL_ENV);
         slurmJobId = env.get("SLURM_JOB_ID");
         jobId = env.getOrDefault("GANTRY_JOB_ID", slurmJobId);
-        if (token == null || token.isBlank() || jobId == null || jobId.isBlank()) {
-            err.println("srun: error: not inside a Gantry job allocation (" + StepProtocol.CREDENTIAL_ENV
-                    + " is not set)");
-            return 1;
+        boolean inJob = token != null && !token.isBlank() && jobId != null && !jobId.isBlank();
+        if (!inJob || options.jobid() != null && !options.jobid().equals(jobId)
+                && !options.jobid().equals(slurmJobId)) {
+            return outside(options);
         }
         if (slurmJobId == null) {
             slurmJobId = jobId;
@@ -157,6 +161,169 @@ public final class Srun {
         } finally {
             finished = true;
         }
+    }
+
+    /**
+     * srun on a login node, as the user its login token names: with {@code --jobid=N} a step in one's own
+     * running job N; without, a job asked for from srun's own options whose batch work is exactly this
+     * step (an srun inside it, output discarded), relayed here. The job ends when its step does, with
+     * its exit code (COMPLETED, or FAILED with a non-zero one); SIGINT or SIGTERM here cancels it.
+     */
+    private int outside(SrunOptions options) {
+        SrunLogin login = SrunLogin.of(env);
+        if (login == null) {
+            err.println("srun: error: not inside a job allocation, and not logged in: run 'gantry login' (or set "
+                    + "GANTRY_URL and GANTRY_TOKEN) to run srun from here");
+            return 1;
+        }
+        token = login.token();
+        controllers = login.controllers();
+        viaLogin = true;
+        try {
+            if (options.jobid() != null) {
+                jobId = options.jobid();
+                slurmJobId = jobId;
+                StepCreated created = create(options);
+                if (created == null) {
+                    return 1;
+                }
+                step = created;
+                return relay(options, created);
+            }
+            String submitted = submit(options);
+            if (submitted == null) {
+                return 1;
+            }
+            jobId = submitted;
+            slurmJobId = submitted;
+            ownJob = submitted;
+            StepCreated created = awaitStep(options);
+            if (created == null) {
+                return 1;
+            }
+            step = created;
+            int code = relay(options, created);
+            return awaitEnd(code);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        } catch (IOException e) {
+            err.println("srun: error: " + e.getMessage());
+            return 1;
+        } finally {
+            finished = true;
+        }
+    }
+
+    /** Asks for the job; its id, or null when refused (said as Slurm says it). */
+    private String submit(SrunOptions options) throws IOException, InterruptedException {
+        StringBuilder script = new StringBuilder("#!/bin/sh\n# The job of an srun typed outside any job: its one step.\n");
+        for (String directive : options.allocation()) {
+            script.append("#SBATCH --").append(directive.replace("\n", " ")).append('\n');
+        }
+        // the step's output reaches the user through this srun, not through a file
+        script.append("#SBATCH --output=/dev/null\n");
+        StringBuilder line = new StringBuilder("exec srun");
+        for (String word : options.stepOptions()) {
+            line.append(' ').append(quote(word));
+        }
+        line.append(" --");
+        for (String word : options.command()) {
+            line.append(' ').append(quote(word));
+        }
+        script.append(line).append('\n');
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("script", script.toString());
+        Map<String, String> environment = new java.util.TreeMap<>();
+        env.forEach((k, v) -> {
+            if (k != null && v != null && k.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                environment.put(k, v);
+            }
+        });
+        // a job never carries its submitter's login
+        environment.remove("GANTRY_TOKEN");
+        environment.remove(StepProtocol.CREDENTIAL_ENV);
+        body.put("environment", environment);
+        if (options.jobName() == null) {
+            body.put("name", options.command().get(0).substring(options.command().get(0).lastIndexOf('/') + 1));
+        }
+        body.put("workdir", cwd.toString());
+        Answer answer = call("POST", "/api/v1/jobs", AgentJson.MAPPER.writeValueAsBytes(body), CALL_TIMEOUT);
+        if (!answer.ok()) {
+            String detail = ControllerClient.problemDetail(answer.body());
+            err.println("srun: error: Unable to allocate resources: " + (answer.status() == 401
+                    ? "the controller refused the login token (run 'gantry login' again)"
+                    : detail.isBlank() ? "HTTP " + answer.status() : detail));
+            return null;
+        }
+        return AgentJson.MAPPER.readTree(answer.body()).path("jobId").asString();
+    }
+
+    /**
+     * Waits for the job to start and its step to exist, saying so as srun does when it waits; null
+     * when the job ended first (or was refused).
+     */
+    private StepCreated awaitStep(SrunOptions options) throws IOException, InterruptedException {
+        long start = System.nanoTime();
+        boolean queued = false;
+        boolean running = false;
+        long pause = 20;
+        while (true) {
+            Answer steps = call("GET", "/api/v1/jobs/" + jobId + "/steps", null, CALL_TIMEOUT);
+            if (steps.ok()) {
+                for (tools.jackson.databind.JsonNode item : AgentJson.MAPPER.readTree(steps.body()).path("items")) {
+                    if (item.path("stepId").asString().equals("0")) {
+                        if (queued && !options.quiet()) {
+                            err.println("srun: job " + slurmJobId + " has been allocated resources");
+                        }
+                        String nodelist = item.path("nodelist").asString();
+                        return new StepCreated(0, nodelist, io.gantry.engine.Hostlist.parse(nodelist).hosts(), null);
+                    }
+                    if (item.path("stepId").asString().equals("batch")) {
+                        running = true;
+                    }
+                }
+            }
+            Answer job = call("GET", "/api/v1/jobs/" + jobId, null, CALL_TIMEOUT);
+            if (job.ok()) {
+                tools.jackson.databind.JsonNode view = AgentJson.MAPPER.readTree(job.body());
+                String state = view.path("state").asString();
+                if (!state.equals("PENDING") && !state.equals("RUNNING") && !state.equals("CONFIGURING")) {
+                    String reason = view.path("reason").asString();
+                    err.println("srun: error: job " + slurmJobId + " ended " + state + " before its step started"
+                            + (reason.isBlank() || reason.equals("None") ? "" : " (" + reason + ")"));
+                    return null;
+                }
+                running |= state.equals("RUNNING");
+            }
+            // Slurm says so when the allocation is not granted at once
+            if (!queued && !running && System.nanoTime() - start > 1_000_000_000L && !options.quiet()) {
+                err.println("srun: job " + slurmJobId + " queued and waiting for resources");
+                queued = true;
+            }
+            sleeper.sleep(pause);
+            pause = running ? 20 : Math.min(500, pause * 2);
+        }
+    }
+
+    /** The job's end, once its step ended: what srun exits with is the step's code, as the job's is. */
+    private int awaitEnd(int code) throws IOException, InterruptedException {
+        for (int i = 0; i < 100; i++) {
+            Answer job = call("GET", "/api/v1/jobs/" + jobId, null, CALL_TIMEOUT);
+            if (job.ok()) {
+                String state = AgentJson.MAPPER.readTree(job.body()).path("state").asString();
+                if (!state.equals("PENDING") && !state.equals("RUNNING") && !state.equals("CONFIGURING")
+                        && !state.equals("COMPLETING")) {
+                    break;
+                }
+            }
+            sleeper.sleep(20);
+        }
+        return code;
+    }
+
+    private static String quote(String word) {
+        return "'" + word.replace("'", "'\\''") + "'";
     }
 
     /** Asks for the step, waiting while the controller says it cannot be created yet; null when refused. */
@@ -188,6 +355,13 @@ public final class Srun {
                 long seconds = answer.retryAfterSeconds().orElse(1);
                 sleeper.sleep(Math.min(60, Math.max(1, seconds)) * 1000);
                 continue;
+            }
+            if (viaLogin && (answer.status() == 403 || answer.status() == 404)) {
+                // as Slurm's srun --jobid says it for a job that is not the caller's, or not there
+                err.println("srun: error: Unable to confirm allocation for job " + slurmJobId + ": "
+                        + (answer.status() == 403 ? "Access/permission denied" : "Invalid job id specified"));
+                err.println("srun: Check SLURM_JOB_ID environment variable. Expired or invalid job " + slurmJobId);
+                return null;
             }
             if (answer.status() == 400) {
                 // the controller words it as Slurm does, prefix included
@@ -357,6 +531,21 @@ public final class Srun {
 
     /** srun is being stopped (SIGINT, SIGTERM): its step's tasks get SIGTERM, then SIGKILL from their agents. */
     void interrupted() {
+        String own = ownJob;
+        if (own != null && !finished) {
+            // the job exists for this srun alone: it goes with it, waiting or running
+            err.println("srun: Job allocation " + own + " has been revoked.");
+            try {
+                Answer answer = call("DELETE", "/api/v1/jobs/" + own, null, CALL_TIMEOUT);
+                if (!answer.ok()) {
+                    err.println("srun: error: cannot cancel job " + own + ": HTTP " + answer.status() + " "
+                            + ControllerClient.problemDetail(answer.body()));
+                }
+            } catch (IOException | InterruptedException e) {
+                err.println("srun: error: cannot cancel job " + own + ": " + e.getMessage());
+            }
+            return;
+        }
         StepCreated created = step;
         if (created == null || finished) {
             return;
@@ -401,7 +590,9 @@ public final class Srun {
                     .timeout(timeout)
                     .header("Authorization", "Bearer " + token)
                     .header("Accept", "application/json");
-            if (body == null) {
+            if (method.equals("DELETE")) {
+                request.DELETE();
+            } else if (body == null) {
                 request.GET();
             } else {
                 request.header("Content-Type", "application/json")
