@@ -122,7 +122,7 @@ public final class Srun {
             new PrintStream(out, true, StandardCharsets.UTF_8).println("slurm 22.05 (gantry srun)");
             return 0;
         }
-        if (options.command().isEmpty()) {
+        if (options.command().isEmpty() && options.awaitStep() == null) {
             err.println("srun: fatal: No command given to execute.");
             return 1;
         }
@@ -146,6 +146,9 @@ public final class Srun {
         controllers = Arrays.stream(urls.split(",")).map(String::strip).filter(s -> !s.isEmpty())
                 .map(s -> URI.create(s.replaceAll("/+$", ""))).toList();
         try {
+            if (options.awaitStep() != null) {
+                return awaitStep(options.awaitStep());
+            }
             StepCreated created = create(options);
             if (created == null) {
                 return 1;
@@ -197,13 +200,16 @@ public final class Srun {
             jobId = submitted;
             slurmJobId = submitted;
             ownJob = submitted;
-            StepCreated created = awaitStep(options);
+            if (!awaitStart(options)) {
+                return 1;
+            }
+            StepCreated created = create(options);
             if (created == null) {
                 return 1;
             }
             step = created;
-            int code = relay(options, created);
-            return awaitEnd(code);
+            // the job's batch work (--gantry-await-step) ends it with the same code once it sees the step end
+            return relay(options, created);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return 1;
@@ -223,15 +229,9 @@ public final class Srun {
         }
         // the step's output reaches the user through this srun, not through a file
         script.append("#SBATCH --output=/dev/null\n");
-        StringBuilder line = new StringBuilder("exec srun");
-        for (String word : options.stepOptions()) {
-            line.append(' ').append(quote(word));
-        }
-        line.append(" --");
-        for (String word : options.command()) {
-            line.append(' ').append(quote(word));
-        }
-        script.append(line).append('\n');
+        // this srun starts the step itself (its JVM is already up); the batch work waits for it to end
+        // and exits with its exit code, which ends the job COMPLETED, or FAILED with that code
+        script.append("exec srun --gantry-await-step=0\n");
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("script", script.toString());
         Map<String, String> environment = new java.util.TreeMap<>();
@@ -259,71 +259,97 @@ public final class Srun {
         return AgentJson.MAPPER.readTree(answer.body()).path("jobId").asString();
     }
 
-    /**
-     * Waits for the job to start and its step to exist, saying so as srun does when it waits; null
-     * when the job ended first (or was refused).
-     */
-    private StepCreated awaitStep(SrunOptions options) throws IOException, InterruptedException {
+    /** Waits for the job to start, saying so as srun does when it waits; false when it ended first. */
+    private boolean awaitStart(SrunOptions options) throws IOException, InterruptedException {
         long start = System.nanoTime();
         boolean queued = false;
-        boolean running = false;
-        long pause = 20;
+        long pause = 10;
         while (true) {
-            Answer steps = call("GET", "/api/v1/jobs/" + jobId + "/steps", null, CALL_TIMEOUT);
-            if (steps.ok()) {
-                for (tools.jackson.databind.JsonNode item : AgentJson.MAPPER.readTree(steps.body()).path("items")) {
-                    if (item.path("stepId").asString().equals("0")) {
-                        if (queued && !options.quiet()) {
-                            err.println("srun: job " + slurmJobId + " has been allocated resources");
-                        }
-                        String nodelist = item.path("nodelist").asString();
-                        return new StepCreated(0, nodelist, io.gantry.engine.Hostlist.parse(nodelist).hosts(), null);
-                    }
-                    if (item.path("stepId").asString().equals("batch")) {
-                        running = true;
-                    }
-                }
-            }
             Answer job = call("GET", "/api/v1/jobs/" + jobId, null, CALL_TIMEOUT);
             if (job.ok()) {
                 tools.jackson.databind.JsonNode view = AgentJson.MAPPER.readTree(job.body());
                 String state = view.path("state").asString();
-                if (!state.equals("PENDING") && !state.equals("RUNNING") && !state.equals("CONFIGURING")) {
+                if (state.equals("RUNNING")) {
+                    if (queued && !options.quiet()) {
+                        err.println("srun: job " + slurmJobId + " has been allocated resources");
+                    }
+                    return true;
+                }
+                if (!state.equals("PENDING") && !state.equals("CONFIGURING")) {
                     String reason = view.path("reason").asString();
                     err.println("srun: error: job " + slurmJobId + " ended " + state + " before its step started"
                             + (reason.isBlank() || reason.equals("None") ? "" : " (" + reason + ")"));
-                    return null;
+                    return false;
                 }
-                running |= state.equals("RUNNING");
             }
             // Slurm says so when the allocation is not granted at once
-            if (!queued && !running && System.nanoTime() - start > 1_000_000_000L && !options.quiet()) {
+            if (!queued && System.nanoTime() - start > 1_000_000_000L && !options.quiet()) {
                 err.println("srun: job " + slurmJobId + " queued and waiting for resources");
                 queued = true;
             }
             sleeper.sleep(pause);
-            pause = running ? 20 : Math.min(500, pause * 2);
+            pause = Math.min(500, pause * 2);
         }
     }
 
-    /** The job's end, once its step ended: what srun exits with is the step's code, as the job's is. */
-    private int awaitEnd(int code) throws IOException, InterruptedException {
-        for (int i = 0; i < 100; i++) {
-            Answer job = call("GET", "/api/v1/jobs/" + jobId, null, CALL_TIMEOUT);
-            if (job.ok()) {
-                String state = AgentJson.MAPPER.readTree(job.body()).path("state").asString();
-                if (!state.equals("PENDING") && !state.equals("RUNNING") && !state.equals("CONFIGURING")
-                        && !state.equals("COMPLETING")) {
-                    break;
+    /**
+     * The batch work of a job an srun outside any job asked for: waits, with the job's credential, until
+     * step {@code stepId} exists and has ended, and exits with its exit code, so the job ends with it. No
+     * output is read (that srun relays it); gives up, failing the job, when no step comes within a minute.
+     */
+    private int awaitStep(int stepId) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (true) {
+            Answer answer;
+            try {
+                answer = call("GET", StepProtocol.io(jobId, stepId) + "?after=" + (Long.MAX_VALUE / 2), null,
+                        POLL_TIMEOUT);
+            } catch (IOException e) {
+                sleeper.sleep(500);
+                continue;
+            }
+            if (answer.status() == 404) {
+                if (System.nanoTime() > deadline) {
+                    err.println("srun: error: no step " + slurmJobId + "." + stepId + " came: its srun is gone");
+                    return 1;
+                }
+                sleeper.sleep(50);
+                continue;
+            }
+            if (!answer.ok()) {
+                if (answer.status() >= 500) {
+                    sleeper.sleep(500);
+                    continue;
+                }
+                err.println("srun: error: StepId=" + slurmJobId + "." + stepId + ": HTTP " + answer.status() + " "
+                        + ControllerClient.problemDetail(answer.body()));
+                return 1;
+            }
+            StepIo io = read(answer, StepIo.class);
+            if (!io.done()) {
+                continue;
+            }
+            if (io.exits() != null && !io.exits().isEmpty()) {
+                return io.exits().stream().mapToInt(Srun::exitCode).max().orElse(0);
+            }
+            // ended before this controller led: the step's record keeps its code
+            Answer steps = call("GET", StepProtocol.steps(jobId), null, CALL_TIMEOUT);
+            for (tools.jackson.databind.JsonNode item : AgentJson.MAPPER.readTree(steps.body()).path("items")) {
+                if (item.path("stepId").asString().equals(Integer.toString(stepId))) {
+                    return item.path("exitCode").isNumber() ? item.path("exitCode").asInt() : 1;
                 }
             }
-            sleeper.sleep(20);
+            return 1;
         }
-        return code;
     }
 
-    private static String quote(String word) {
-        return "'" + word.replace("'", "'\\''") + "'";
+    /** What the tasks inherit with --export=ALL: this environment, never the user's login token. */
+    private Map<String, String> environment() {
+        Map<String, String> environment = new LinkedHashMap<>(env);
+        if (viaLogin) {
+            environment.remove("GANTRY_TOKEN");
+        }
+        return environment;
     }
 
     /** Asks for the step, waiting while the controller says it cannot be created yet; null when refused. */
@@ -332,7 +358,7 @@ public final class Srun {
         // without --job-name the controller names the step after its command, as srun does
         StepRequest request = new StepRequest(options.jobName(), options.command(), options.ntasks(), options.nodes(),
                 options.ntasksPerNode(), options.cpusPerTask(), options.gpusPerTask(), options.gpusPerNode(),
-                options.nodelist(), workdir, options.export(), new LinkedHashMap<>(env), options.overlap(),
+                options.nodelist(), workdir, options.export(), environment(), options.overlap(),
                 options.exact(), options.mpi());
         byte[] body = AgentJson.MAPPER.writeValueAsBytes(request);
         boolean waited = false;

@@ -15,7 +15,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
         Integer gpusPerNode, boolean label, boolean killOnBadExit, String output, String error, String export,
         String jobName, String nodelist, String mpi, boolean overlap, boolean exact, String chdir, boolean quiet,
         boolean unbuffered, boolean help, boolean version, List<String> command, String jobid,
-        List<String> allocation, List<String> stepOptions) {
+        List<String> allocation, List<String> stepOptions, Integer awaitStep) {
 
     static final String USAGE = """
             Usage: srun [OPTIONS...] executable [args...]
@@ -95,6 +95,9 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
             new Option("constraint", 'C', Arg.REQUIRED, (b, v) -> { }),
             new Option("reservation", '\0', Arg.REQUIRED, (b, v) -> { }),
             new Option("jobid", '\0', Arg.REQUIRED, (b, v) -> b.jobid = jobid(v)),
+            // Gantry's own: the batch work of a job an srun outside any job asked for (see Srun#outside)
+            new Option("gantry-await-step", '\0', Arg.REQUIRED,
+                    (b, v) -> b.awaitStep = Integer.parseInt(jobid(v))),
             new Option("gres", '\0', Arg.REQUIRED, (b, v) -> { }));
 
     /**
@@ -108,7 +111,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
 
     /** Options that only the srun the user typed acts on: where output goes, and which job. */
     private static final java.util.Set<String> CLIENT_ONLY = java.util.Set.of("label", "output", "error",
-            "unbuffered", "jobid", "help", "usage", "version", "verbose");
+            "unbuffered", "jobid", "help", "usage", "version", "verbose", "gantry-await-step");
 
     private static final class Builder {
         Integer ntasks;
@@ -133,6 +136,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
         boolean help;
         boolean version;
         String jobid;
+        Integer awaitStep;
         final List<String> allocation = new ArrayList<>();
         final List<String> stepOptions = new ArrayList<>();
 
@@ -219,7 +223,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
         return new SrunOptions(b.ntasks, b.nodes, b.ntasksPerNode, b.cpusPerTask, b.gpusPerTask, b.gpusPerNode,
                 b.label, b.killOnBadExit, b.output, b.error, b.export, b.jobName, b.nodelist, b.mpi, b.overlap,
                 b.exact, b.chdir, b.quiet, b.unbuffered, b.help, b.version, command, b.jobid,
-                List.copyOf(b.allocation), List.copyOf(b.stepOptions));
+                List.copyOf(b.allocation), List.copyOf(b.stepOptions), b.awaitStep);
     }
 
     /** An exact long name, else the one option it is an unambiguous prefix of. */

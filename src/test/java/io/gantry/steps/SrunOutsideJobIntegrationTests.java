@@ -129,9 +129,10 @@ class SrunOutsideJobIntegrationTests {
         long id = api.submitJob(token, Map.of("workdir", shared.toString(), "stdout", "/dev/null",
                 "script", "#!/bin/sh\nsleep 60\n"));
         api.awaitJobState(id, token, "RUNNING", Duration.ofSeconds(30));
-        Ran mine = srun(token, "--jobid=" + id, "--overlap", "bash", "-c", "echo in-job $SLURM_JOB_ID $(id -un)");
+        Ran mine = srun(token, "--jobid=" + id, "--overlap", "bash", "-c",
+                "echo in-job $SLURM_JOB_ID $(id -un) ${GANTRY_TOKEN:-no-login-token}");
         assertThat(mine.code()).as(mine.err()).isZero();
-        assertThat(mine.out().strip()).isEqualTo("in-job " + id + " " + alice);
+        assertThat(mine.out().strip()).isEqualTo("in-job " + id + " " + alice + " no-login-token");
 
         Ran others = srun(api.token(bob, PASSWORD), "--jobid=" + id, "--overlap", "true");
         assertThat(others.code()).isEqualTo(1);
