@@ -167,7 +167,7 @@ final class Agent implements AutoCloseable {
             String bearer = withCredential ? stored.get().credential() : options.joinToken();
             if (bearer == null) {
                 throw new Refused("the controller refused the stored credential and no join token was given "
-                        + "(--join-token or " + AgentOptions.JOIN_TOKEN_ENV + ")");
+                        + "(" + AgentOptions.JOIN_TOKEN_ENV + " or --join-token-file)");
             }
             try {
                 Registered registered = client.register(registration(), bearer);

@@ -12,7 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code gantry agent --controller URL --join-token T ...}: the process that runs on every compute
+ * {@code gantry agent --controller URL [--join-token-file FILE] ...}: the process that runs on every compute
  * node. Plain Java on purpose (no Spring, no web server), so it starts at once and costs the node
  * next to nothing while its jobs run. Exit codes: 2 for a bad command line, 1 when the controller
  * refuses the node.
@@ -47,8 +47,9 @@ public final class AgentCommand {
             options = AgentOptions.parse(args, env, AgentCommand::hostname);
             if (options.joinToken() == null
                     && new CredentialStore(options.workDir()).forController(options.controller()).isEmpty()) {
-                throw new IllegalArgumentException("--join-token (or " + AgentOptions.JOIN_TOKEN_ENV
-                        + ") is required: " + options.workDir() + " holds no credential for " + options.controller());
+                throw new IllegalArgumentException("the join token (" + AgentOptions.JOIN_TOKEN_ENV
+                        + " or --join-token-file) is required: " + options.workDir() + " holds no credential for "
+                        + options.controller());
             }
         } catch (IllegalArgumentException e) {
             err.println("agent: " + e.getMessage());

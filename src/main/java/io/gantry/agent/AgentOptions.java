@@ -10,8 +10,11 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * The agent's command line, parsed once at start. The join token may come from the environment
- * ({@code GANTRY_JOIN_TOKEN}) so it never shows in {@code ps}; {@link #toString()} never prints it.
+ * The agent's command line, parsed once at start. The join token comes from the environment
+ * ({@code GANTRY_JOIN_TOKEN}) or from a file only root can read ({@code --join-token-file}), never
+ * from an argument: every process on the node, every job among them, reads any process's arguments
+ * in {@code /proc/<pid>/cmdline}, and with the token a job could join under another node's name.
+ * {@link #toString()} never prints it.
  * {@code gpus}, {@code cpus} and {@code memoryMb} are null when not given (then they are detected).
  */
 public record AgentOptions(URI controller, String joinToken, String name, Path workDir, Integer gpus,
@@ -29,13 +32,14 @@ public record AgentOptions(URI controller, String joinToken, String name, Path w
 
     public static final String JOIN_TOKEN_ENV = "GANTRY_JOIN_TOKEN";
 
-    public static final String USAGE = "usage: agent --controller URL[,URL...] --join-token T [--name NAME] [--work-dir DIR] "
-            + "[--gpus N] [--gpu-type T] [--features a,b] [--cpus N] [--memory-mb M]\n"
-            + "       the join token may instead come from the environment variable " + JOIN_TOKEN_ENV
-            + "; it is not needed when the work dir holds a credential for the controller";
+    public static final String USAGE = "usage: agent --controller URL[,URL...] [--join-token-file FILE] [--name NAME] "
+            + "[--work-dir DIR] [--gpus N] [--gpu-type T] [--features a,b] [--cpus N] [--memory-mb M]\n"
+            + "       the join token comes from the environment variable " + JOIN_TOKEN_ENV + " or from FILE (mode "
+            + "0600: readable by its owner alone); it is not needed when the work dir holds a credential for the "
+            + "controller";
 
-    private static final Set<String> OPTIONS = Set.of("--controller", "--join-token", "--name", "--work-dir",
-            "--gpus", "--gpu-type", "--features", "--cpus", "--memory-mb");
+    private static final Set<String> OPTIONS = Set.of("--controller", "--join-token", "--join-token-file", "--name",
+            "--work-dir", "--gpus", "--gpu-type", "--features", "--cpus", "--memory-mb");
 
     /**
      * Parses {@code args}; {@code env} supplies {@code GANTRY_JOIN_TOKEN}, {@code hostname} the
@@ -79,8 +83,16 @@ public record AgentOptions(URI controller, String joinToken, String name, Path w
             throw new IllegalArgumentException("--controller is required");
         }
         URI controller = controllers.get(0);
-        String joinToken = values.get("--join-token");
-        if (joinToken == null) {
+        if (values.containsKey("--join-token")) {
+            // Refused rather than taken: by now it has been in /proc/<pid>/cmdline for every job to read.
+            throw new IllegalArgumentException("--join-token is no longer accepted: a process's arguments are "
+                    + "readable by every process on the machine; put the token in the environment variable "
+                    + JOIN_TOKEN_ENV + " or in a file only root can read and pass --join-token-file FILE");
+        }
+        String joinToken;
+        if (values.containsKey("--join-token-file")) {
+            joinToken = tokenFile(Path.of(values.get("--join-token-file")));
+        } else {
             joinToken = env.get(JOIN_TOKEN_ENV);
         }
         if (joinToken != null && joinToken.isBlank()) {
@@ -101,6 +113,48 @@ public record AgentOptions(URI controller, String joinToken, String name, Path w
         return new AgentOptions(controller, joinToken, name, workDir,
                 positiveInt(values, "--gpus", true), gpuType == null || gpuType.isBlank() ? null : gpuType.strip(),
                 features, positiveInt(values, "--cpus", false), positiveLong(values, "--memory-mb"), controllers);
+    }
+
+    /**
+     * The join token in {@code file}: its first line. Refused when the file is a link, is not a
+     * regular file, or can be read by its group or others, as ssh refuses a private key others can read.
+     */
+    static String tokenFile(Path file) {
+        java.nio.file.attribute.PosixFileAttributes attributes;
+        try {
+            attributes = java.nio.file.Files.readAttributes(file, java.nio.file.attribute.PosixFileAttributes.class,
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("--join-token-file " + file + " cannot be read: " + e.getMessage());
+        } catch (UnsupportedOperationException e) {
+            throw new IllegalArgumentException("--join-token-file " + file + ": this file system has no Unix "
+                    + "permissions to keep the token private; use " + JOIN_TOKEN_ENV);
+        }
+        if (!attributes.isRegularFile()) {
+            throw new IllegalArgumentException("--join-token-file " + file + " is not a regular file"
+                    + (attributes.isSymbolicLink() ? " (it is a symbolic link)" : ""));
+        }
+        Set<java.nio.file.attribute.PosixFilePermission> open = java.util.EnumSet.copyOf(attributes.permissions());
+        open.retainAll(java.util.EnumSet.of(java.nio.file.attribute.PosixFilePermission.GROUP_READ,
+                java.nio.file.attribute.PosixFilePermission.GROUP_WRITE,
+                java.nio.file.attribute.PosixFilePermission.OTHERS_READ,
+                java.nio.file.attribute.PosixFilePermission.OTHERS_WRITE));
+        if (!open.isEmpty()) {
+            throw new IllegalArgumentException("--join-token-file " + file + " is readable or writable by its group "
+                    + "or others (mode " + java.nio.file.attribute.PosixFilePermissions.toString(attributes.permissions())
+                    + "): make it private with chmod 600 " + file);
+        }
+        try {
+            String text = java.nio.file.Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
+            int newline = text.indexOf('\n');
+            String token = (newline < 0 ? text : text.substring(0, newline)).strip();
+            if (token.isEmpty()) {
+                throw new IllegalArgumentException("--join-token-file " + file + " is empty");
+            }
+            return token;
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("--join-token-file " + file + " cannot be read: " + e.getMessage());
+        }
     }
 
     /** The host name up to its first dot, as Slurm names nodes. */

@@ -217,7 +217,10 @@ final class HealthChecks implements AutoCloseable {
         Process process = null;
         try {
             out = Files.createTempFile("gantry-health", ".out");
-            process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile());
+            // The site's check needs the agent's environment, but never the join token in it.
+            builder.environment().remove(AgentOptions.JOIN_TOKEN_ENV);
+            process = builder.start();
             process.getOutputStream().close();
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 // What it said within its time, read before the kill: a shell whose child is killed first

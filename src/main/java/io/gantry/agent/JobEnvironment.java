@@ -1,5 +1,6 @@
 package io.gantry.agent;
 
+import io.gantry.agent.protocol.AgentProtocol;
 import io.gantry.agent.protocol.AgentProtocol.Launch;
 import io.gantry.agent.protocol.StepProtocol;
 import java.net.URI;
@@ -117,6 +118,7 @@ final class JobEnvironment {
             put(env, "SLURM_ARRAY_JOB_ID", Long.toString(launch.arrayJobId()));
             put(env, "SLURM_ARRAY_TASK_ID", Integer.toString(launch.arrayTaskId()));
         }
+        context(env, launch);
         if (launch.gpuIndices() != null && !launch.gpuIndices().isEmpty()) {
             String gpus = launch.gpuIndices().stream().map(String::valueOf).collect(Collectors.joining(","));
             put(env, "CUDA_VISIBLE_DEVICES", gpus);
@@ -133,6 +135,45 @@ final class JobEnvironment {
             put(env, "CUDA_VISIBLE_DEVICES", gpu);
             put(env, "GPU_DEVICE_ORDINAL", gpu);
             put(env, "SLURM_JOB_GPUS", gpu);
+        }
+    }
+
+    /**
+     * The rest of what Slurm 22.05 gives a batch step, which launchers read (OpenMPI's {@code mpirun}
+     * stops without {@code SLURM_TASKS_PER_NODE}): the batch step is task 0 of the job on its first node,
+     * the allocation's CPUs and tasks per node in Slurm's compressed form ({@code 2(x2)}), and what the
+     * controller's {@link Launch#context()} adds (none from an older controller).
+     */
+    private static void context(Map<String, String> env, Launch launch) {
+        put(env, "SLURM_LOCALID", "0");
+        put(env, "SLURM_GTIDS", "0");
+        int gpusOnNode = (launch.gpuIndices() == null ? 0 : launch.gpuIndices().size())
+                + (launch.migIndices() == null ? 0 : launch.migIndices().size());
+        if (gpusOnNode > 0) {
+            put(env, "SLURM_GPUS_ON_NODE", Integer.toString(gpusOnNode));
+        }
+        AgentProtocol.JobContext context = launch.context();
+        if (context == null) {
+            return;
+        }
+        put(env, "SLURM_CLUSTER_NAME", context.clusterName());
+        put(env, "SLURM_JOB_CPUS_PER_NODE", context.cpusPerNode());
+        put(env, "SLURM_TASKS_PER_NODE", context.tasksPerNode());
+        if (context.ntasksPerNode() != null) {
+            put(env, "SLURM_NTASKS_PER_NODE", Integer.toString(context.ntasksPerNode()));
+        }
+        if (context.gpusPerNode() != null) {
+            put(env, "SLURM_GPUS_PER_NODE", Integer.toString(context.gpusPerNode()));
+        }
+        // Slurm sets it only once the job has been requeued; scripts test ${SLURM_RESTART_COUNT:-0}
+        if (context.restartCount() > 0) {
+            put(env, "SLURM_RESTART_COUNT", Integer.toString(context.restartCount()));
+        }
+        if (launch.arrayTaskId() != null && context.arrayTaskCount() != null) {
+            put(env, "SLURM_ARRAY_TASK_COUNT", Integer.toString(context.arrayTaskCount()));
+            put(env, "SLURM_ARRAY_TASK_MIN", Integer.toString(context.arrayTaskMin()));
+            put(env, "SLURM_ARRAY_TASK_MAX", Integer.toString(context.arrayTaskMax()));
+            put(env, "SLURM_ARRAY_TASK_STEP", Integer.toString(context.arrayTaskStep()));
         }
     }
 

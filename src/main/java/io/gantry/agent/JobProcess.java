@@ -85,10 +85,11 @@ final class JobProcess {
             if [ -n "$3" ]; then exec 2>>"$3"; else exec 2>&1; fi
             trap 'stopped=143' TERM; trap 'stopped=130' INT; trap : HUP QUIT USR1 USR2 ALRM
             [ -z "$stopped" ] || exit "$stopped"
+            # a subshell that execs into the script, so the script knows its own pid (SLURM_TASK_PID)
             if [ "$(head -c 2 -- "$6")" = "#!" ]; then
-              env -i -- "${vars[@]}" "$6"
+              ( exec env -i -- "${vars[@]}" SLURM_TASK_PID="$BASHPID" "$6" )
             else
-              env -i -- "${vars[@]}" /bin/bash "$6"
+              ( exec env -i -- "${vars[@]}" SLURM_TASK_PID="$BASHPID" /bin/bash "$6" )
             fi
             rc=$?
             printf '%s\n' "$rc" > "$7" 2>/dev/null

@@ -352,12 +352,26 @@ public final class Srun {
         return environment;
     }
 
+    /** A positive count from the environment, null when it holds none. */
+    private static Integer count(String value) {
+        if (value == null || !value.strip().matches("[1-9][0-9]{0,8}")) {
+            return null;
+        }
+        return Integer.valueOf(value.strip());
+    }
+
     /** Asks for the step, waiting while the controller says it cannot be created yet; null when refused. */
     private StepCreated create(SrunOptions options) throws IOException, InterruptedException {
         String workdir = options.chdir() == null ? cwd.toString() : cwd.resolve(options.chdir()).normalize().toString();
         // without --job-name the controller names the step after its command, as srun does
-        StepRequest request = new StepRequest(options.jobName(), options.command(), options.ntasks(), options.nodes(),
-                options.ntasksPerNode(), options.cpusPerTask(), options.gpusPerTask(), options.gpusPerNode(),
+        // As Slurm's srun: with no task or node count on its command line it takes the job's own
+        // (SLURM_NTASKS, SLURM_NTASKS_PER_NODE), so a plain srun in an -N2 --ntasks-per-node=2 job runs 4 tasks
+        boolean shaped = options.ntasks() != null || options.nodes() != null || options.ntasksPerNode() != null
+                || (options.nodelist() != null && !options.nodelist().isBlank());
+        Integer ntasks = shaped ? options.ntasks() : count(env.getOrDefault("SLURM_NTASKS", env.get("SLURM_NPROCS")));
+        Integer ntasksPerNode = shaped ? options.ntasksPerNode() : count(env.get("SLURM_NTASKS_PER_NODE"));
+        StepRequest request = new StepRequest(options.jobName(), options.command(), ntasks, options.nodes(),
+                ntasksPerNode, options.cpusPerTask(), options.gpusPerTask(), options.gpusPerNode(),
                 options.nodelist(), workdir, options.export(), environment(), options.overlap(),
                 options.exact(), options.mpi());
         byte[] body = AgentJson.MAPPER.writeValueAsBytes(request);

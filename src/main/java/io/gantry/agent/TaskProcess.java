@@ -180,7 +180,7 @@ final class TaskProcess {
         // at a time), and start() runs while the agent's step launches wait for it.
         try (OutputStream in = process.getOutputStream()) {
             in.write("go\n".getBytes(StandardCharsets.US_ASCII));
-            in.write(environmentBytes(spec.environment()));
+            in.write(environmentBytes(withTaskPid(spec.environment(), process.pid())));
         } catch (IOException e) {
             // the stage ended before it read everything: its first line or exit says why
         }
@@ -363,6 +363,16 @@ final class TaskProcess {
         long room = StepProtocol.ARG_MAX - STAGE_ROOM;
         return total > room ? "Argument list too long: the command and its environment take " + total
                 + " bytes; the kernel takes at most " + room : null;
+    }
+
+    /**
+     * The task's environment with Slurm's {@code SLURM_TASK_PID}: the stage and everything before it
+     * exec into the task, so the process started here is the task itself.
+     */
+    private static Map<String, String> withTaskPid(Map<String, String> env, long pid) {
+        Map<String, String> out = new java.util.LinkedHashMap<>(env);
+        out.put("SLURM_TASK_PID", Long.toString(pid));
+        return out;
     }
 
     private static byte[] environmentBytes(Map<String, String> env) {

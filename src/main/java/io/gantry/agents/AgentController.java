@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.Principal;
 import java.time.Clock;
+import java.time.Instant;
 
 import jakarta.servlet.http.HttpServletRequest;
 
@@ -48,7 +49,7 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 
 /**
  * The agent protocol's endpoints (see {@link AgentProtocol}), and for ADMINs the join token, its
- * rotation, node approval and credential revocation. Agent calls authenticate with the join token or
+ * rotation, node approval, leave to join again as a held node, and credential revocation. Agent calls authenticate with the join token or
  * their node's credential, checked by {@link AgentAuthentication} before their body is read.
  */
 @RestController
@@ -56,6 +57,10 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 class AgentController {
 
     static final String JAR_PATH = AgentProtocol.BASE + "/gantry.jar";
+    /** Where {@code agentCommand} keeps the join token on a new machine (root's alone). */
+    static final String TOKEN_FILE = "/etc/gantry/join-token";
+    /** How long an ADMIN's leave to join again as a held node lasts. */
+    static final java.time.Duration REJOIN_WINDOW = java.time.Duration.ofHours(1);
 
     private final AgentService agents;
     private final StepService steps;
@@ -98,6 +103,7 @@ class AgentController {
         checked(caller, node);
         if (poll != null) {
             InputBounds.noNulls("runningJobs", poll.runningJobs());
+            AgentService.validate(poll);
         }
         return agents.poll(node, poll, request.getRemoteAddr());
     }
@@ -165,11 +171,35 @@ class AgentController {
         return nodes.approve(node, principal.getName());
     }
 
+    @Schema(name = "AgentRejoinLeave")
+    record RejoinLeaveView(
+            @Schema(description = "The node") String node,
+            @Schema(description = "Until when one agent may join as this node with the join token alone") Instant until) {
+    }
+
+    /**
+     * A name an agent has held is taken again only with its node credential: the join token alone, which
+     * every machine that ever joined has seen, must not let another machine receive that node's jobs.
+     * An agent that lost its credential, or whose credential was revoked, gets back in with this leave.
+     */
+    @PostMapping(AgentProtocol.BASE + "/{node}/rejoin")
+    @PreAuthorize("hasRole('ADMIN')")
+    @Operation(operationId = "allowAgentRejoin", summary = "Lets one agent join again as a node an agent has held, "
+            + "with the join token alone, within the next hour (ADMIN, audited): for a machine that lost its "
+            + "credential or whose credential was revoked. Without it such a join is refused (409, audited as "
+            + "join_refused); the join that uses it replaces the node's credential (audited as join). 404 for no "
+            + "such node, 409 for a simulated node or one no agent has joined yet (its first join needs no leave)")
+    RejoinLeaveView rejoin(@PathVariable String node, Principal principal) {
+        AgentNodes.RejoinLeave leave = nodes.allowRejoin(node, principal.getName(), clock.instant(), REJOIN_WINDOW);
+        return new RejoinLeaveView(leave.node(), leave.until());
+    }
+
     @DeleteMapping(AgentProtocol.BASE + "/{node}/credential")
     @PreAuthorize("hasRole('ADMIN')")
     @ResponseStatus(HttpStatus.NO_CONTENT)
-    @Operation(operationId = "revokeAgentCredential", summary = "Revokes a node's credential (ADMIN): its agent is "
-            + "refused until it joins again with the join token")
+    @Operation(operationId = "revokeAgentCredential", summary = "Revokes a node's credential (ADMIN, audited): its "
+            + "agent is refused until an ADMIN allows a new join (POST /api/v1/agents/{node}/rejoin) and it joins "
+            + "with the join token; the join token alone no longer takes the name")
     void revoke(@PathVariable String node, Principal principal) {
         credentials.revoke(node, principal.getName());
     }
@@ -177,7 +207,9 @@ class AgentController {
     @Schema(name = "AgentJoinToken")
     record JoinTokenView(
             @Schema(description = "The cluster's join token") String joinToken,
-            @Schema(description = "The command that adds a machine to this cluster") String agentCommand) {
+            @Schema(description = "The command that adds a machine to this cluster, for a root shell on it: it "
+                    + "writes the token into " + TOKEN_FILE + " (mode 0600) with shell builtins and starts the agent "
+                    + "with --join-token-file, so the token is in no process's arguments") String agentCommand) {
     }
 
     @GetMapping(AgentProtocol.BASE + "/join-token")
@@ -195,10 +227,22 @@ class AgentController {
         return view(joinToken.rotate(principal.getName(), clock.instant()));
     }
 
+    /**
+     * The command: the token reaches the file through printf, a shell builtin (no process of its own, so
+     * never in a {@code /proc/<pid>/cmdline}), under umask 077; the agent reads it from there.
+     */
     private static JoinTokenView view(String token) {
         String base = ServletUriComponentsBuilder.fromCurrentContextPath().build().toUriString();
+        String dir = TOKEN_FILE.substring(0, TOKEN_FILE.lastIndexOf('/'));
         return new JoinTokenView(token, "curl -fsSO " + base + JAR_PATH
-                + " && java -jar gantry.jar agent --controller " + base + " --join-token " + token);
+                + " && mkdir -p -m 700 " + dir + " && (umask 077; printf '%s\\n' " + shellQuoted(token) + " > "
+                + TOKEN_FILE + ") && java -jar gantry.jar agent --controller " + base + " --join-token-file "
+                + TOKEN_FILE);
+    }
+
+    /** {@code text} as one word for a POSIX shell: single-quoted (a configured token may hold any character). */
+    static String shellQuoted(String text) {
+        return "'" + text.replace("'", "'\\''") + "'";
     }
 
     /**

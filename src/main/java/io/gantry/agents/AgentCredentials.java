@@ -86,7 +86,8 @@ class AgentCredentials {
         if (owner.isEmpty()) {
             log.warn("Refused an agent call for node '{}' from {}: missing or unknown node credential", node, remote);
             throw new GantryException(ProblemType.UNAUTHENTICATED,
-                    "Missing or unknown node credential; the agent must register again with the join token");
+                    "Missing or unknown node credential; the agent must register again with the join token, on an "
+                    + "ADMIN's leave (POST /api/v1/agents/" + node + "/rejoin) when its node has been joined before");
         }
         if (!owner.get().equals(node)) {
             log.warn("Refused an agent call for node '{}' from {}: the credential is node '{}''s", node, remote,
@@ -101,12 +102,12 @@ class AgentCredentials {
         verified.values().removeIf(node::equals);
     }
 
-    /** Revokes {@code node}'s credential (404 when there is no such node): its agent must join again. */
+    /** Revokes {@code node}'s credential (404 when there is no such node): its agent must join again, on an ADMIN's leave. */
     void revoke(String node, String admin) {
         nodes.revokeCredential(node, admin);
         forget(node);
-        log.warn("The credential of node '{}' was revoked by {}; its agent must join again with the join token",
-                node, admin);
+        log.warn("The credential of node '{}' was revoked by {}; its agent is refused until an ADMIN allows a new "
+                + "join (POST /api/v1/agents/{}/rejoin)", node, admin, node);
     }
 
     static String bearer(String authorization) {

@@ -37,6 +37,7 @@ import io.gantry.cluster.AgentNodes;
 import io.gantry.cluster.ClusterLayout;
 import io.gantry.cluster.ClusterService;
 import io.gantry.jobs.ActiveJob;
+import io.gantry.jobs.ArraySpec;
 import io.gantry.jobs.HostedJobs;
 import io.gantry.jobs.HostedJobs.HostedJob;
 import io.gantry.jobs.JobAllocation;
@@ -45,6 +46,7 @@ import io.gantry.jobs.JobState;
 import io.gantry.jobs.JobViews.JobView;
 import io.gantry.jobs.MeasuredUsage;
 import io.gantry.engine.Hostlist;
+import io.gantry.engine.TaskCounts;
 import io.gantry.scheduling.JobCompletion;
 import io.gantry.scheduling.JobStarted;
 import io.gantry.scheduling.JobsPreempted;
@@ -63,6 +65,9 @@ class AgentService {
     private static final Logger log = LoggerFactory.getLogger(AgentService.class);
     private static final Pattern NODE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     private static final Pattern FEATURE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}");
+    private static final Pattern UNIX_USER = Pattern.compile("[A-Za-z0-9_.][A-Za-z0-9_.-]{0,31}");
+    private static final Pattern MIG_UUID = Pattern.compile("[A-Za-z0-9_./-]{1,128}");
+    private static final Pattern JOB_ID = Pattern.compile("[0-9]{1,19}(_[0-9]{1,10})?");
     private static final Set<String> END_STATES = Set.of("COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "OUT_OF_MEMORY",
             "PREEMPTED");
 
@@ -124,7 +129,6 @@ class AgentService {
                 new AgentNodes.Resources(registration.cpus(), registration.memoryMb(), gpus.size(),
                         registration.gpuType(), registration.features() == null ? List.of() : registration.features(),
                         registration.mig() == null ? List.of() : registration.mig().stream()
-                                .limit(io.gantry.engine.Node.MAX_MIG_INSTANCES)
                                 .map(m -> new ClusterLayout.MigInstance(m.profile(), m.uuid())).toList()),
                 credential == null ? null : AgentCredentials.hash(credential), properties.defaultPartitions(),
                 properties.approveNewNodes(), now);
@@ -422,9 +426,48 @@ class AgentService {
                     Hostlist.of(hosts).toString(), hosts, job.tasks(), job.cpusPerTask(), batch.cpus(),
                     batch.memoryMb(), batch.gpuIndices(),
                     new AgentProtocol.JobIdentity(properties.unixUser(job.user()), job.umask(), job.signal()),
-                    batch.migIndices(), batch.shardGpu())));
+                    batch.migIndices(), batch.shardGpu(), context(layout.name(), job))));
         }
         return commands;
+    }
+
+    /**
+     * What Slurm tells a job beyond its own node's share: the CPUs of every node and the tasks each
+     * holds (in the order of its nodelist), the cluster's name, how often it was requeued, and for an
+     * array task the shape of its array.
+     */
+    static AgentProtocol.JobContext context(String clusterName, JobView job) {
+        List<Integer> cpus = job.allocation().stream().map(JobAllocation::cpus).toList();
+        List<Integer> tasks = job.ntasksPerNode() != null && job.ntasksPerNode() > 0
+                ? java.util.Collections.nCopies(cpus.size(), job.ntasksPerNode())
+                : TaskCounts.blockLayout(cpus, job.tasks(), job.cpusPerTask());
+        Integer count = null;
+        Integer min = null;
+        Integer max = null;
+        Integer step = null;
+        if (job.arrayTaskId() != null && job.array() != null) {
+            try {
+                List<Integer> ids = ArraySpec.parse(job.array(), Integer.MAX_VALUE).taskIds();
+                if (!ids.isEmpty()) {
+                    count = ids.size();
+                    min = ids.get(0);
+                    max = ids.get(ids.size() - 1);
+                    // Slurm's step: the one stride between all the indexes, 1 when they have none
+                    step = ids.size() < 2 ? 1 : ids.get(1) - ids.get(0);
+                    for (int i = 2; i < ids.size(); i++) {
+                        if (ids.get(i) - ids.get(i - 1) != step) {
+                            step = 1;
+                            break;
+                        }
+                    }
+                }
+            } catch (RuntimeException e) {
+                log.debug("job {}: array expression '{}' unreadable: {}", job.id(), job.array(), e.toString());
+            }
+        }
+        return new AgentProtocol.JobContext(clusterName, TaskCounts.compressed(cpus), TaskCounts.compressed(tasks),
+                job.ntasksPerNode(), job.gpusPerNode() > 0 ? job.gpusPerNode() : null, job.requeueCount(), count, min,
+                max, step);
     }
 
     /**
@@ -441,6 +484,11 @@ class AgentService {
         return environment;
     }
 
+    /**
+     * Every field of a registration within its bounds ({@link Registration#MAX_CPUS} and the rest),
+     * checked before anything is applied: a registration past one is refused whole (400 naming each
+     * wrong field) and changes nothing, in the store or in memory.
+     */
     private static void validate(Registration r) {
         List<FieldError> errors = new ArrayList<>();
         if (r == null) {
@@ -450,33 +498,137 @@ class AgentService {
             errors.add(new FieldError("name", "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter "
                     + "or digit"));
         }
-        if (r.cpus() < 1) {
-            errors.add(new FieldError("cpus", "must be at least 1"));
+        if (r.cpus() < 1 || r.cpus() > Registration.MAX_CPUS) {
+            errors.add(new FieldError("cpus", "must be 1 to " + Registration.MAX_CPUS));
         }
-        if (r.memoryMb() < 1) {
-            errors.add(new FieldError("memoryMb", "must be at least 1"));
+        if (r.memoryMb() < 1 || r.memoryMb() > Registration.MAX_MEMORY_MB) {
+            errors.add(new FieldError("memoryMb", "must be 1 to " + Registration.MAX_MEMORY_MB));
         }
         if (r.gpus() != null) {
-            Set<Integer> seen = new HashSet<>();
-            for (int i = 0; i < r.gpus().size(); i++) {
-                AgentProtocol.Gpu g = r.gpus().get(i);
-                if (g == null || g.index() < 0 || !seen.add(g.index())) {
-                    errors.add(new FieldError("gpus[" + i + "].index", "must be a distinct index of 0 or more"));
+            if (r.gpus().size() > Registration.MAX_GPUS) {
+                errors.add(new FieldError("gpus", "lists " + r.gpus().size() + " GPUs; at most "
+                        + Registration.MAX_GPUS + " are allowed"));
+            } else {
+                Set<Integer> seen = new HashSet<>();
+                for (int i = 0; i < r.gpus().size(); i++) {
+                    AgentProtocol.Gpu g = r.gpus().get(i);
+                    if (g == null || g.index() < 0 || g.index() > Registration.MAX_GPU_INDEX || !seen.add(g.index())) {
+                        errors.add(new FieldError("gpus[" + i + "].index", "must be a distinct index of 0 to "
+                                + Registration.MAX_GPU_INDEX));
+                    }
+                    if (g != null) {
+                        text(errors, "gpus[" + i + "].uuid", g.uuid(), Registration.MAX_TEXT);
+                        text(errors, "gpus[" + i + "].model", g.model(), Registration.MAX_TEXT);
+                    }
                 }
             }
+        }
+        if (r.gpuType() != null && !FEATURE.matcher(r.gpuType()).matches()) {
+            errors.add(new FieldError("gpuType", wordError(r.gpuType())));
         }
         if (r.features() != null) {
-            for (int i = 0; i < r.features().size(); i++) {
-                String f = r.features().get(i);
-                if (f == null || !FEATURE.matcher(f).matches()) {
-                    errors.add(new FieldError("features[" + i + "]", "must be a word of letters, digits, '_', '.', "
-                            + "'+' or '-'"));
+            if (r.features().size() > Registration.MAX_FEATURES) {
+                errors.add(new FieldError("features", "lists " + r.features().size() + " features; at most "
+                        + Registration.MAX_FEATURES + " are allowed"));
+            } else {
+                for (int i = 0; i < r.features().size(); i++) {
+                    String f = r.features().get(i);
+                    if (f == null || !FEATURE.matcher(f).matches()) {
+                        errors.add(new FieldError("features[" + i + "]", wordError(f)));
+                    }
+                }
+                // The node's row keeps them joined by commas, in at most MAX_FEATURES_TEXT characters.
+                int joined = r.features().stream().filter(Objects::nonNull).mapToInt(f -> f.length() + 1).sum() - 1;
+                if (joined > Registration.MAX_FEATURES_TEXT) {
+                    errors.add(new FieldError("features", "are " + joined + " characters long together (with a "
+                            + "comma between each two); at most " + Registration.MAX_FEATURES_TEXT + " are allowed"));
                 }
             }
         }
-        if (!errors.isEmpty()) {
-            throw new GantryException(ProblemType.VALIDATION, "The registration is invalid", errors);
+        text(errors, "agentVersion", r.agentVersion(), Registration.MAX_TEXT);
+        if (r.jobUser() != null && !UNIX_USER.matcher(r.jobUser()).matches()) {
+            errors.add(new FieldError("jobUser", "must be a Unix account name of at most " + Registration.MAX_USER
+                    + " letters, digits, '.', '_' or '-'"));
         }
+        if (r.mig() != null) {
+            if (r.mig().size() > Registration.MAX_GPUS) {
+                errors.add(new FieldError("mig", "lists " + r.mig().size() + " MIG instances; at most "
+                        + Registration.MAX_GPUS + " are allowed"));
+            } else {
+                for (int i = 0; i < r.mig().size(); i++) {
+                    AgentProtocol.MigDevice m = r.mig().get(i);
+                    if (m == null) {
+                        errors.add(new FieldError("mig[" + i + "]", "is required"));
+                        continue;
+                    }
+                    if (m.gpu() < 0 || m.gpu() > Registration.MAX_GPU_INDEX) {
+                        errors.add(new FieldError("mig[" + i + "].gpu", "must be 0 to " + Registration.MAX_GPU_INDEX));
+                    }
+                    if (m.profile() == null || !FEATURE.matcher(m.profile()).matches()) {
+                        errors.add(new FieldError("mig[" + i + "].profile", wordError(m.profile())));
+                    }
+                    // Stored as profile=uuid,...: neither may hold a ',' or '='.
+                    if (m.uuid() != null && !MIG_UUID.matcher(m.uuid()).matches()) {
+                        errors.add(new FieldError("mig[" + i + "].uuid", "must be at most " + Registration.MAX_TEXT
+                                + " letters, digits, '-', '_', '.' or '/'"));
+                    }
+                }
+            }
+        }
+        runningJobs(errors, r.runningJobs());
+        if (!errors.isEmpty()) {
+            throw new GantryException(ProblemType.VALIDATION, errors.size() == 1
+                    ? "The registration is invalid: " + errors.get(0).field() + " " + errors.get(0).message()
+                    : "The registration is invalid (" + errors.size() + " fields)", errors);
+        }
+    }
+
+    /** A poll's lists and texts within the registration's bounds: 400 naming the field, before anything is applied. */
+    static void validate(Poll poll) {
+        if (poll == null) {
+            return;
+        }
+        List<FieldError> errors = new ArrayList<>();
+        runningJobs(errors, poll.runningJobs());
+        if (poll.health() != null) {
+            text(errors, "health.message", poll.health().message(), Registration.MAX_HEALTH_MESSAGE);
+        }
+        if (!errors.isEmpty()) {
+            throw new GantryException(ProblemType.VALIDATION, "The poll is invalid: " + errors.get(0).field() + " "
+                    + errors.get(0).message(), errors);
+        }
+    }
+
+    private static void runningJobs(List<FieldError> errors, List<String> running) {
+        if (running == null) {
+            return;
+        }
+        if (running.size() > Registration.MAX_RUNNING_JOBS) {
+            errors.add(new FieldError("runningJobs", "lists " + running.size() + " jobs; at most "
+                    + Registration.MAX_RUNNING_JOBS + " are allowed"));
+            return;
+        }
+        for (int i = 0; i < running.size(); i++) {
+            String id = running.get(i);
+            if (id == null || !JOB_ID.matcher(id).matches()) {
+                errors.add(new FieldError("runningJobs[" + i + "]", "must be a job id (digits, or digits_digits for "
+                        + "an array task) of at most " + Registration.MAX_JOB_ID + " characters"));
+                return; // one is enough: the agent sends them all alike
+            }
+        }
+    }
+
+    private static void text(List<FieldError> errors, String field, String value, int max) {
+        if (value != null && value.length() > max) {
+            errors.add(new FieldError(field, "is " + value.length() + " characters long; at most " + max
+                    + " are allowed"));
+        }
+    }
+
+    private static String wordError(String value) {
+        return value != null && value.length() > Registration.MAX_WORD
+                ? "is " + value.length() + " characters long; at most " + Registration.MAX_WORD + " are allowed"
+                : "must be a word of letters, digits, '_', '.', '+' or '-'";
     }
 
     private static List<String> orEmpty(List<String> list) {

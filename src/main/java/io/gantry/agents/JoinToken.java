@@ -8,13 +8,20 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Transactional;
 
 import io.gantry.api.GantryProperties;
+import io.gantry.audit.Actor;
+import io.gantry.audit.Audit;
+import io.gantry.audit.AuditAction;
+import io.gantry.audit.AuditEntity;
 import io.gantry.secrets.OwnerOnlyFiles;
 
 /**
@@ -30,13 +37,18 @@ class JoinToken {
     static final String FILE_NAME = "agent-join-token";
     private static final Logger log = LoggerFactory.getLogger(JoinToken.class);
 
+    /** The audit trail's key for the one join token. */
+    static final String AUDIT_KEY = "agents";
+
     private final String configured;
     private final JdbcTemplate jdbc;
+    private final Audit audit;
     private final SecureRandom random = new SecureRandom();
 
-    JoinToken(AgentsProperties properties, GantryProperties gantry, JdbcTemplate jdbc) {
+    JoinToken(AgentsProperties properties, GantryProperties gantry, JdbcTemplate jdbc, Audit audit) {
         this.configured = resolve(properties.joinToken(), gantry.dataDir(), random);
         this.jdbc = jdbc;
+        this.audit = audit;
     }
 
     static String resolve(String configured, Path dataDir, SecureRandom random) {
@@ -74,11 +86,24 @@ class JoinToken {
         return rotated != null ? rotated : configured;
     }
 
-    /** A new token for the whole cluster; the old one stops working at once. Nodes that joined keep their credentials. */
+    /**
+     * A new token for the whole cluster; the old one stops working at once. Nodes that joined keep their
+     * credentials. Audited (when and by whom, before and after; never the token itself).
+     */
+    @Transactional
     String rotate(String admin, Instant at) {
         String token = newSecret(random);
+        Map<String, Object> before = new LinkedHashMap<>();
+        org.springframework.jdbc.core.RowCallbackHandler last = rs -> {
+            OffsetDateTime when = rs.getObject(1, OffsetDateTime.class);
+            before.put("rotatedAt", when == null ? null : when.toInstant());
+            before.put("rotatedBy", rs.getString(2));
+        };
+        jdbc.query("SELECT rotated_at, rotated_by FROM agent_join_token WHERE id = 1", last);
         jdbc.update("UPDATE agent_join_token SET token = ?, rotated_at = ?, rotated_by = ? WHERE id = 1", token,
                 OffsetDateTime.ofInstant(at, ZoneOffset.UTC), admin);
+        audit.record(Actor.staff(admin, true), AuditAction.ROTATE, AuditEntity.JOIN_TOKEN, AUDIT_KEY, before,
+                Map.of("rotatedAt", at, "rotatedBy", admin));
         log.warn("The agents' join token was rotated by {}; the old one no longer lets machines join", admin);
         return token;
     }

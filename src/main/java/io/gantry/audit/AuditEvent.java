@@ -10,10 +10,13 @@ public record AuditEvent(
         long id,
         @Schema(description = "When the change was made") Instant at,
         @Schema(description = "Who made the change") String actor,
-        @Schema(description = "The authority it was made under", allowableValues = {"ADMIN", "OPERATOR", "COORDINATOR"})
+        @Schema(description = "The authority it was made under", allowableValues = {"ADMIN", "OPERATOR", "COORDINATOR",
+                "AGENT"})
         String actorRole,
-        @Schema(allowableValues = {"create", "update", "delete", "cancel", "hold", "release", "requeue"}) String action,
-        @Schema(allowableValues = {"user", "account", "association", "qos", "coordinators", "reservation", "node", "job"})
+        @Schema(allowableValues = {"create", "update", "delete", "cancel", "hold", "release", "requeue", "revoke",
+                "signal", "rotate", "join", "join_refused"}) String action,
+        @Schema(allowableValues = {"user", "account", "association", "qos", "coordinators", "reservation", "node", "job",
+                "join_token"})
         String entityType,
         @Schema(description = "The entity's name, id or job id") String entityKey,
         @Schema(description = "The entity before the change as the API shows it; null for a create", type = "object",

@@ -389,6 +389,28 @@ final class Sbatch {
         }
         out.remove(CliEnvironment.TOKEN_ENV);
         out.remove(CliEnvironment.JOB_TOKEN_ENV);
+        // As Slurm's sbatch: the job learns the host it was submitted from, whatever --export says
+        String host = hostName();
+        if (host != null) {
+            out.put("SLURM_SUBMIT_HOST", host);
+        }
         return out;
+    }
+
+    /** This machine's name as gethostname(2) gives it (what Slurm's sbatch sends), null when unknown. */
+    private static String hostName() {
+        try {
+            String name = java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+            if (!name.isEmpty()) {
+                return name;
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux: ask the resolver library
+        }
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return null;
+        }
     }
 }

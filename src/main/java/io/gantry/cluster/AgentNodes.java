@@ -67,13 +67,35 @@ public class AgentNodes {
     }
 
     /**
+     * A join with the join token alone under a name an agent has held, without an ADMIN's leave:
+     * refused (409), and recorded in the audit trail, for it is what someone holding a stolen join
+     * token does to receive another node's jobs.
+     */
+    public static final class JoinRefused extends GantryException {
+
+        JoinRefused(String detail) {
+            super(ProblemType.CONFLICT, detail);
+        }
+    }
+
+    /** An ADMIN's leave for one join with the join token under {@code node}, until {@code until}. */
+    public record RejoinLeave(String node, Instant until) {
+    }
+
+    /**
      * Registers an agent for {@code name}. {@code credentialHash} replaces the node's credential
      * (null keeps it). {@code joinPartitions} are where an unconfigured node joins; empty refuses it.
      * A configured node keeps its configured shape whatever its agent declares: more than configured
      * is capped (and logged), less drains it. With {@code approveNewNodes}, a node joining for the
      * first time stays DOWN "awaiting approval" until {@link #approve}.
+     * <p>
+     * A new credential (a join with the join token) for a name an agent has held before needs an
+     * ADMIN's leave ({@link #allowRejoin}), which this join uses up; without one it is refused with
+     * {@link JoinRefused}, and both are audited. Refusing commits (the audit row) and changes nothing else.
+     * The in-memory layout learns of a joined node only once its row is committed, so a registration
+     * that fails leaves no node behind in memory.
      */
-    @Transactional
+    @Transactional(noRollbackFor = JoinRefused.class)
     public Registered register(String name, Resources has, String credentialHash, List<String> joinPartitions,
             boolean approveNewNodes, Instant at) {
         NodeEntity node = nodes.findById(name).orElse(null);
@@ -83,6 +105,22 @@ public class AgentNodes {
         if (configured != null && configured.simulated() || node != null && node.simulated()) {
             throw GantryException.conflict("Node '" + name + "' is simulated in the configuration; set "
                     + "simulated: false on its node set for an agent to run it");
+        }
+        if (credentialHash != null && node != null && node.heldByAnAgent()) {
+            Map<String, Object> before = credentialView(node);
+            if (!node.takeRejoinLeave(at)) {
+                audit.record(Actor.joinToken(), AuditAction.JOIN_REFUSED, AuditEntity.NODE, name, before,
+                        Map.of("name", name, "refused", "joined before; no ADMIN leave to join again"));
+                log.warn("Refused a join with the join token under node '{}': an agent has held that name, and no "
+                        + "ADMIN allowed it to be taken again", name);
+                throw new JoinRefused("Node '" + name + "' has been joined by an agent before: only its node "
+                        + "credential registers it again. If its agent lost its credential (or an ADMIN revoked it), "
+                        + "an ADMIN must first allow one new join: POST /api/v1/agents/" + name + "/rejoin");
+            }
+            audit.record(Actor.joinToken(), AuditAction.JOIN, AuditEntity.NODE, name, before,
+                    Map.of("name", name, "credential", "replaced", "rejoinApprovedUntil", "used"));
+            log.warn("Node '{}' joined again with the join token, on an ADMIN's leave; its old credential no longer "
+                    + "works", name);
         }
         if (configured != null) {
             if (node == null) {
@@ -138,7 +176,47 @@ public class AgentNodes {
         return after;
     }
 
-    /** Forgets a node's credential (404 when there is no such node): its agent must join again with the join token. */
+    /**
+     * An ADMIN lets one agent take {@code name} again with the join token alone, within {@code window}:
+     * for a machine that lost its credential (or whose credential was revoked). 404 for no such node,
+     * 409 for a simulated one or one no agent has held (its first agent needs no leave).
+     */
+    @Transactional
+    public RejoinLeave allowRejoin(String name, String admin, Instant at, java.time.Duration window) {
+        NodeEntity node = nodes.findById(name).orElseThrow(() -> GantryException.notFound("Node", name));
+        if (node.simulated()) {
+            throw GantryException.conflict("Node '" + name + "' is simulated: no agent joins it");
+        }
+        if (!node.heldByAnAgent()) {
+            throw GantryException.conflict("No agent has joined node '" + name + "' yet: its first agent joins with "
+                    + "the join token alone");
+        }
+        Instant before = node.rejoinApprovedUntil();
+        Instant until = at.plus(window);
+        node.allowRejoin(until);
+        nodes.saveAndFlush(node);
+        Map<String, Object> was = new java.util.LinkedHashMap<>();
+        was.put("name", name);
+        was.put("rejoinApprovedUntil", before);
+        audit.record(Actor.staff(admin, true), AuditAction.UPDATE, AuditEntity.NODE, name, was,
+                Map.of("name", name, "rejoinApprovedUntil", until));
+        log.warn("{} allowed one agent to join node '{}' again with the join token until {}", admin, name, until);
+        return new RejoinLeave(name, until);
+    }
+
+    /** What the audit trail shows of a node's credential: whether it has one, never the hash. */
+    private static Map<String, Object> credentialView(NodeEntity node) {
+        Map<String, Object> view = new java.util.LinkedHashMap<>();
+        view.put("name", node.name());
+        view.put("credential", node.hasCredential());
+        view.put("rejoinApprovedUntil", node.rejoinApprovedUntil());
+        return view;
+    }
+
+    /**
+     * Forgets a node's credential (404 when there is no such node): its agent is refused until an ADMIN
+     * allows a new join ({@link #allowRejoin}) and it joins with the join token.
+     */
     @Transactional
     public void revokeCredential(String name, String admin) {
         NodeEntity node = nodes.findById(name).orElseThrow(() -> GantryException.notFound("Node", name));
@@ -154,7 +232,31 @@ public class AgentNodes {
                 has.gpus() > 0 ? has.gpuType() : null, List.copyOf(has.features()), false, List.copyOf(partitions),
                 null, null, has.mig(), 0);
         node.applyJoinedShape(spec);
-        cluster.adopt(spec);
+        adoptOnCommit(spec);
+    }
+
+    /**
+     * The layout in memory takes a joined node once its row is committed, and not if it is not: a
+     * registration the store refuses must leave no node in memory that the store does not have. Ordered
+     * first, so that the NodeStateChanged listeners (after commit too) already see the node.
+     */
+    private void adoptOnCommit(ClusterLayout.NodeSpec spec) {
+        if (!org.springframework.transaction.support.TransactionSynchronizationManager.isSynchronizationActive()) {
+            cluster.adopt(spec);
+            return;
+        }
+        org.springframework.transaction.support.TransactionSynchronizationManager.registerSynchronization(
+                new org.springframework.transaction.support.TransactionSynchronization() {
+                    @Override
+                    public void afterCommit() {
+                        cluster.adopt(spec);
+                    }
+
+                    @Override
+                    public int getOrder() {
+                        return org.springframework.core.Ordered.HIGHEST_PRECEDENCE;
+                    }
+                });
     }
 
     /** What an agent declares beyond its configured shape; it is not given to jobs. */

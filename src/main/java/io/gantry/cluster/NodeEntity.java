@@ -59,6 +59,8 @@ class NodeEntity {
     private boolean joined;
     /** Joined while new nodes needed an ADMIN's approval, and not approved yet (kept DOWN until then). */
     private boolean awaitingApproval;
+    /** Until when an ADMIN lets one agent take this name again with the join token alone; null: not at all. */
+    private Instant rejoinApprovedUntil;
     @Version
     private long version;
 
@@ -134,6 +136,31 @@ class NodeEntity {
 
     boolean hasCredential() {
         return agentCredential != null;
+    }
+
+    /**
+     * An agent has held this name: it has a credential, or had one (revoked). Such a name is taken
+     * again with the join token alone only with an ADMIN's leave ({@link #allowRejoin}); a name no
+     * agent held yet (a configured node's first agent, a new machine) is not.
+     */
+    boolean heldByAnAgent() {
+        return agentCredential != null || agentState != null;
+    }
+
+    /** One join with the join token may take this name until {@code until}. */
+    void allowRejoin(Instant until) {
+        this.rejoinApprovedUntil = until;
+    }
+
+    Instant rejoinApprovedUntil() {
+        return rejoinApprovedUntil;
+    }
+
+    /** Uses up the ADMIN's leave for a join with the join token: true when there was one still valid at {@code at}. */
+    boolean takeRejoinLeave(Instant at) {
+        boolean valid = rejoinApprovedUntil != null && at.isBefore(rejoinApprovedUntil);
+        rejoinApprovedUntil = null;
+        return valid;
     }
 
     NodeState state() {

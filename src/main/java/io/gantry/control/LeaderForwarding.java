@@ -7,6 +7,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -23,7 +24,9 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.http.MediaType;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import io.gantry.agent.protocol.AgentProtocol;
@@ -38,10 +41,18 @@ import tools.jackson.databind.json.JsonMapper;
  * with their tokens. Reads are served by the follower itself from the store. Agents are told to go
  * to the leader ({@code 421}, with its URL) rather than proxied, since their long polls would hold a
  * follower's thread each.
+ * <p>
+ * A forwarded write carries the client's address ({@link #CLIENT_HEADER}) and the controllers' shared
+ * forwarding secret ({@link #FORWARDED_HEADER}, kept in the store); the leader takes that address as
+ * the request's (for the audit trail, sign-in throttling and logs) only when the secret is right, so a
+ * client sending the headers itself changes nothing.
  */
 class LeaderForwarding extends OncePerRequestFilter {
 
     static final String FORWARDED_HEADER = "X-Gantry-Forwarded";
+    /** The address of the client a follower forwards for; trusted only with the forwarding secret. */
+    static final String CLIENT_HEADER = "X-Gantry-Client-Address";
+    private static final java.util.regex.Pattern ADDRESS = java.util.regex.Pattern.compile("[0-9A-Fa-f:.%a-zA-Z]{1,64}");
     private static final Logger log = LoggerFactory.getLogger(LeaderForwarding.class);
     private static final java.util.regex.Pattern AGENT_CALL = java.util.regex.Pattern.compile(
             java.util.regex.Pattern.quote(AgentProtocol.BASE) + "/[^/]+/(poll|reports|step-reports)");
@@ -58,15 +69,19 @@ class LeaderForwarding extends OncePerRequestFilter {
     // settings are complete, and these two need the datasource.
     private final ObjectProvider<LeaderLock> leaders;
     private final ObjectProvider<LeaderDirectory> directories;
+    private final ObjectProvider<JdbcTemplate> jdbc;
     private final ControlProperties properties;
+    private final java.security.SecureRandom random = new java.security.SecureRandom();
+    private volatile String secret;
     private final JsonMapper json;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(3)).build();
 
     LeaderForwarding(ObjectProvider<LeaderLock> leaders, ObjectProvider<LeaderDirectory> directories,
-            ControlProperties properties, JsonMapper json) {
+            ObjectProvider<JdbcTemplate> jdbc, ControlProperties properties, JsonMapper json) {
         this.leaders = leaders;
         this.directories = directories;
+        this.jdbc = jdbc;
         this.properties = properties;
         this.json = json;
     }
@@ -77,9 +92,10 @@ class LeaderForwarding extends OncePerRequestFilter {
         /** After the body-size cap, before security: the leader checks the caller's token itself. */
         @Bean
         FilterRegistrationBean<LeaderForwarding> leaderForwarding(ObjectProvider<LeaderLock> leader,
-                ObjectProvider<LeaderDirectory> directory, ControlProperties properties, JsonMapper json) {
+                ObjectProvider<LeaderDirectory> directory, ObjectProvider<JdbcTemplate> jdbc,
+                ControlProperties properties, JsonMapper json) {
             FilterRegistrationBean<LeaderForwarding> registration = new FilterRegistrationBean<>(
-                    new LeaderForwarding(leader, directory, properties, json));
+                    new LeaderForwarding(leader, directory, jdbc, properties, json));
             registration.setOrder(Ordered.HIGHEST_PRECEDENCE + 2);
             registration.addUrlPatterns("/api/v1/*");
             return registration;
@@ -87,8 +103,9 @@ class LeaderForwarding extends OncePerRequestFilter {
     }
 
     @Override
-    protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+    protected void doFilterInternal(HttpServletRequest received, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
+        HttpServletRequest request = withForwardedClient(received);
         String path = request.getRequestURI().substring(request.getContextPath().length());
         // The agents' own calls; ADMINs' writes under /agents (approve, rotate, revoke) are forwarded like any write.
         boolean agent = "POST".equals(request.getMethod()) && (AgentProtocol.REGISTER.equals(path)
@@ -121,7 +138,8 @@ class LeaderForwarding extends OncePerRequestFilter {
         HttpRequest.Builder out = HttpRequest.newBuilder(URI.create(url)).timeout(properties.forwardTimeout())
                 .method(request.getMethod(), body.length == 0 ? HttpRequest.BodyPublishers.noBody()
                         : HttpRequest.BodyPublishers.ofByteArray(body))
-                .header(FORWARDED_HEADER, "1");
+                .header(FORWARDED_HEADER, secret())
+                .header(CLIENT_HEADER, request.getRemoteAddr());
         for (String name : java.util.Collections.list(request.getHeaderNames())) {
             if (REQUEST_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
                 for (String value : java.util.Collections.list(request.getHeaders(name))) {
@@ -153,6 +171,61 @@ class LeaderForwarding extends OncePerRequestFilter {
             }
         });
         response.getOutputStream().write(answer.body());
+    }
+
+    /**
+     * The request as the client made it: for a write a follower forwarded with the right secret, with the
+     * client's address in place of the follower's; any other request as it came (its headers ignored).
+     */
+    private HttpServletRequest withForwardedClient(HttpServletRequest request) {
+        String presented = request.getHeader(FORWARDED_HEADER);
+        String client = request.getHeader(CLIENT_HEADER);
+        if (presented == null || client == null) {
+            return request;
+        }
+        if (!java.security.MessageDigest.isEqual(secret().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                presented.getBytes(java.nio.charset.StandardCharsets.UTF_8)) || !ADDRESS.matcher(client).matches()) {
+            log.warn("Ignored the client address {} claims to forward for: it is not a controller of this cluster "
+                    + "(wrong forwarding secret) or the address is malformed", request.getRemoteAddr());
+            return request;
+        }
+        return new jakarta.servlet.http.HttpServletRequestWrapper(request) {
+            @Override
+            public String getRemoteAddr() {
+                return client;
+            }
+
+            @Override
+            public String getRemoteHost() {
+                return client;
+            }
+        };
+    }
+
+    /**
+     * The forwarding secret every controller sharing the store shares: read from the store, created
+     * there by the first controller that needs it (another creating it at the same moment wins alike).
+     */
+    private String secret() {
+        String known = secret;
+        if (known != null) {
+            return known;
+        }
+        JdbcTemplate store = jdbc.getObject();
+        List<String> stored = store.queryForList("SELECT secret FROM control_forwarding WHERE id = 1", String.class);
+        if (stored.isEmpty()) {
+            byte[] bytes = new byte[32];
+            random.nextBytes(bytes);
+            try {
+                store.update("INSERT INTO control_forwarding (id, secret) VALUES (1, ?)",
+                        java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes));
+            } catch (DataIntegrityViolationException another) {
+                // another controller created it first: take theirs
+            }
+            stored = store.queryForList("SELECT secret FROM control_forwarding WHERE id = 1", String.class);
+        }
+        secret = stored.get(0);
+        return secret;
     }
 
     private void problem(HttpServletRequest request, HttpServletResponse response, int status, String detail)

@@ -51,9 +51,22 @@ class JobController {
     @ResponseStatus(HttpStatus.CREATED) // what ResponseEntity.created answers; tells the OpenAPI document so
     @PostMapping
     ResponseEntity<SubmitResponse> submitJob(@Valid @RequestBody JobSubmission submission,
-            CurrentUser caller) {
-        SubmitResponse response = jobs.submit(submission, caller);
+            CurrentUser caller, jakarta.servlet.http.HttpServletRequest request) {
+        SubmitResponse response = jobs.submit(submission, caller, submitHost(request));
         return ResponseEntity.created(URI.create("/api/v1/jobs/" + response.jobId())).body(response);
+    }
+
+    /**
+     * Where the submission came from, for the job's {@code SLURM_SUBMIT_HOST} when sbatch did not name
+     * its host: the client's address, or the first one a forwarding controller passed on. It is only
+     * informative (the submitter may set the variable itself), so the forwarded address is taken as given.
+     */
+    private static String submitHost(jakarta.servlet.http.HttpServletRequest request) {
+        String forwarded = request.getHeader("X-Forwarded-For");
+        if (forwarded != null && !forwarded.isBlank()) {
+            return forwarded.split(",")[0].strip();
+        }
+        return request.getRemoteAddr();
     }
 
     @Operation(operationId = "listJobs", summary = "List jobs, like squeue (pending by priority, others by id, "

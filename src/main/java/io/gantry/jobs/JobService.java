@@ -35,6 +35,9 @@ import io.gantry.security.CurrentUser;
 @Service
 public class JobService {
 
+    /** Slurm's variable for the host a job was submitted from. */
+    static final String SUBMIT_HOST = "SLURM_SUBMIT_HOST";
+
     private final JobRepository jobs;
     private final JobLists lists;
     private final JobScripts scripts;
@@ -68,10 +71,25 @@ public class JobService {
      * arrive meanwhile (group commit); answers only once they are in the store.
      */
     public SubmitResponse submit(JobSubmission submission, CurrentUser caller) {
+        return submit(submission, caller, null);
+    }
+
+    /**
+     * As {@link #submit(JobSubmission, CurrentUser)} from {@code submitHost}, which becomes the job's
+     * {@code SLURM_SUBMIT_HOST} unless its environment names one (sbatch puts its own host name there,
+     * as Slurm's does).
+     */
+    public SubmitResponse submit(JobSubmission submission, CurrentUser caller, String submitHost) {
         SubmissionResolver.Resolved resolved = resolver.resolve(submission, caller, id -> exists(id, caller));
         JobSpec spec = resolved.spec();
         Instant now = clock.instant();
-        String environment = EnvironmentText.encode(spec.environment());
+        Map<String, String> submitted = spec.environment();
+        if (submitHost != null && !submitHost.isBlank() && submitted != null
+                && !submitted.containsKey(SUBMIT_HOST)) {
+            submitted = new java.util.TreeMap<>(submitted);
+            submitted.put(SUBMIT_HOST, submitHost);
+        }
+        String environment = EnvironmentText.encode(submitted);
         List<Integer> tasks = spec.arrayTaskIds().isEmpty() ? List.of(JobIds.NO_TASK) : spec.arrayTaskIds();
         List<JobEntity> rows = new ArrayList<>(tasks.size());
         for (int task : tasks) {

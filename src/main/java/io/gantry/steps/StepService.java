@@ -34,6 +34,7 @@ import io.gantry.api.GantryException;
 import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.ProblemType;
 import io.gantry.engine.Hostlist;
+import io.gantry.engine.TaskCounts;
 import io.gantry.jobs.HostedJobs;
 import io.gantry.jobs.HostedJobs.HostedJob;
 import io.gantry.jobs.JobAllocation;
@@ -155,6 +156,8 @@ public class StepService {
         base.put("SLURM_JOB_NODELIST", jobNodelist);
         base.put("SLURM_NODELIST", jobNodelist);
         base.put("SLURM_JOB_NUM_NODES", Integer.toString(jobNodes.size()));
+        base.put("SLURM_JOB_CPUS_PER_NODE",
+                TaskCounts.compressed(job.allocation().stream().map(JobAllocation::cpus).toList()));
         base.put("SLURM_NNODES", Integer.toString(step.nodes().size()));
         base.put("SLURM_CPUS_PER_TASK", Integer.toString(step.cpusPerTask()));
         base.put("MASTER_ADDR", addresses.of(step.nodes().get(0)));
@@ -173,6 +176,7 @@ public class StepService {
             }
             Map<String, String> env = new LinkedHashMap<>(base);
             env.put("SLURM_NODEID", Integer.toString(nodeId));
+            slurmNodeShare(env, tasks, share.gpus());
             env.put("SLURM_GPUS_ON_NODE", Integer.toString(share.gpus().size()));
             // What this node holds of the job, not what the batch host's srun caller saw.
             JobAllocation held = job.allocation().stream().filter(a -> a.node().equals(share.node())).findFirst()
@@ -194,6 +198,24 @@ public class StepService {
                     tasks, workdir, nodeId, env, null))));
         }
         return byNode;
+    }
+
+    /**
+     * What Slurm 22.05 adds for a step's tasks on one node and launchers read: the global ranks on the
+     * node ({@code SLURM_GTIDS}), the distribution (Gantry lays out steps in blocks), the step's GPUs
+     * there, and the job's CPUs per node under the name of its (only) heterogeneous component.
+     */
+    private static void slurmNodeShare(Map<String, String> env, List<StepTask> tasks, List<Integer> gpus) {
+        env.put("SLURM_GTIDS", String.join(",", tasks.stream().map(t -> Integer.toString(t.procId())).toList()));
+        env.put("SLURM_DISTRIBUTION", "block");
+        env.remove("SLURM_STEP_GPUS");
+        if (gpus != null && !gpus.isEmpty()) {
+            env.put("SLURM_STEP_GPUS", joined(gpus));
+        }
+        String cpusPerNode = env.get("SLURM_JOB_CPUS_PER_NODE");
+        if (cpusPerNode != null) {
+            env.put("SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0", cpusPerNode);
+        }
     }
 
     private static String joined(List<Integer> numbers) {

@@ -22,7 +22,7 @@ class AgentOptionsTests {
 
     @Test
     void takesBothOptionForms() {
-        AgentOptions o = parse(Map.of(), "--controller", "http://ctl:8080/", "--join-token=secret", "--name=n1",
+        AgentOptions o = parse(Map.of("GANTRY_JOIN_TOKEN", "secret"), "--controller", "http://ctl:8080/", "--name=n1",
                 "--work-dir", "/tmp/agent", "--gpus", "2", "--gpu-type=a100", "--features", "ib, nvme",
                 "--cpus=8", "--memory-mb", "64000");
         assertThat(o.controller()).hasToString("http://ctl:8080");
@@ -39,7 +39,7 @@ class AgentOptionsTests {
 
     @Test
     void defaultsToTheShortHostNameAndALocalWorkDirAndDetection() {
-        AgentOptions o = parse(Map.of(), "--controller", "http://ctl:8080", "--join-token", "t");
+        AgentOptions o = parse(Map.of(), "--controller", "http://ctl:8080");
         assertThat(o.name()).isEqualTo("gpu07");
         assertThat(o.workDir()).isEqualTo(Path.of("gantry-agent").toAbsolutePath());
         assertThat(o.gpus()).isNull();
@@ -52,16 +52,59 @@ class AgentOptionsTests {
     void takesTheJoinTokenFromTheEnvironment() {
         AgentOptions o = parse(Map.of("GANTRY_JOIN_TOKEN", "from-env"), "--controller", "http://ctl");
         assertThat(o.joinToken()).isEqualTo("from-env");
-        AgentOptions explicit = parse(Map.of("GANTRY_JOIN_TOKEN", "from-env"), "--controller", "http://ctl",
-                "--join-token", "flag");
-        assertThat(explicit.joinToken()).isEqualTo("flag");
+    }
+
+    @Test
+    void refusesTheJoinTokenAsAnArgumentSinceEveryProcessReadsArguments() {
+        assertThatThrownBy(() -> parse(Map.of(), "--controller", "http://ctl", "--join-token", "flag"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--join-token is no longer accepted")
+                .hasMessageContaining("GANTRY_JOIN_TOKEN").hasMessageContaining("--join-token-file")
+                .hasMessageNotContaining("flag");
+        assertThatThrownBy(() -> parse(Map.of(), "--controller", "http://ctl", "--join-token=flag"))
+                .hasMessageContaining("--join-token is no longer accepted");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = AgentCommand.run(new String[] {"--controller", "http://c", "--join-token", "t"}, Map.of(),
+                new PrintStream(err, true, StandardCharsets.UTF_8), Clock.systemUTC());
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("GANTRY_JOIN_TOKEN").contains("--join-token-file");
+    }
+
+    @Test
+    void takesTheJoinTokenFromAFileOnlyItsOwnerReads(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("join-token");
+        java.nio.file.Files.writeString(file, "from-file\n");
+        java.nio.file.Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        AgentOptions o = parse(Map.of("GANTRY_JOIN_TOKEN", "from-env"), "--controller", "http://ctl",
+                "--join-token-file", file.toString());
+        assertThat(o.joinToken()).isEqualTo("from-file");
+        assertThat(o.toString()).doesNotContain("from-file");
+
+        java.nio.file.Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+        assertThatThrownBy(() -> parse(Map.of(), "--controller", "http://ctl", "--join-token-file", file.toString()))
+                .hasMessageContaining("readable or writable by its group or others").hasMessageContaining("chmod 600");
+        java.nio.file.Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw----r--"));
+        assertThatThrownBy(() -> parse(Map.of(), "--controller", "http://ctl", "--join-token-file", file.toString()))
+                .hasMessageContaining("chmod 600");
+
+        java.nio.file.Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        Path link = dir.resolve("link");
+        java.nio.file.Files.createSymbolicLink(link, file);
+        assertThatThrownBy(() -> parse(Map.of(), "--controller", "http://ctl", "--join-token-file", link.toString()))
+                .hasMessageContaining("symbolic link");
+        assertThatThrownBy(() -> parse(Map.of(), "--controller", "http://ctl", "--join-token-file",
+                dir.resolve("missing").toString())).hasMessageContaining("cannot be read");
+        Path empty = java.nio.file.Files.createFile(dir.resolve("empty"),
+                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        assertThatThrownBy(() -> parse(Map.of(), "--controller", "http://ctl", "--join-token-file", empty.toString()))
+                .hasMessageContaining("is empty");
     }
 
     @Test
     void requiresTheController() {
-        assertThatThrownBy(() -> parse(Map.of(), "--join-token", "t"))
+        assertThatThrownBy(() -> parse(Map.of(), "--name", "t"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--controller");
-        assertThatThrownBy(() -> parse(Map.of(), "--controller", "ftp://x", "--join-token", "t"))
+        assertThatThrownBy(() -> parse(Map.of(), "--controller", "ftp://x"))
                 .hasMessageContaining("--controller");
     }
 
@@ -95,7 +138,7 @@ class AgentOptionsTests {
         int code = AgentCommand.run(args, Map.of(), new PrintStream(err, true, StandardCharsets.UTF_8),
                 Clock.systemUTC());
         assertThat(code).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--join-token");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("GANTRY_JOIN_TOKEN or --join-token-file");
 
         new CredentialStore(dir).save(new CredentialStore.StoredCredential("http://elsewhere:1", "n1", "c"));
         assertThat(new CredentialStore(dir).forController(java.net.URI.create("http://127.0.0.1:1"))).isEmpty();
@@ -105,7 +148,7 @@ class AgentOptionsTests {
 
     @Test
     void declaredGpusWinAndTheTypeComesFromTheModelName() {
-        AgentOptions o = parse(Map.of(), "--controller", "http://c", "--join-token", "t", "--name", "n3",
+        AgentOptions o = parse(Map.of(), "--controller", "http://c", "--name", "n3",
                 "--gpus", "2", "--gpu-type", "h100", "--cpus", "4", "--memory-mb", "1000");
         NodeResources r = NodeResources.detect(o);
         assertThat(r.cpus()).isEqualTo(4);

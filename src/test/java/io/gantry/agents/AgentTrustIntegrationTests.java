@@ -59,6 +59,7 @@ class AgentTrustIntegrationTests {
     private String node1;
     private String node2;
     private String rotatedToken;
+    private String newbie;
 
     @BeforeAll
     void startController() throws Exception {
@@ -167,6 +168,7 @@ class AgentTrustIntegrationTests {
         assertThat(waiting.get("reason").asString()).isEqualTo("awaiting approval");
         // Restarting its agent does not let it in either, nor does an operator's RESUME.
         String credential = joined.json().get("credential").asString();
+        newbie = credential;
         assertThat(register(credential, "newbie", 8, 16000, 0).json().get("state").asString()).isEqualTo("DOWN");
         Response resume = api.send("PATCH", "/api/v1/nodes/newbie", admin, Map.of("state", "RESUME"));
         assertThat(resume.status()).isEqualTo(409);
@@ -190,13 +192,52 @@ class AgentTrustIntegrationTests {
 
     @Test
     @Order(4)
+    void aJoinedNodesNameIsNotTakenWithTheJoinTokenAloneOnlyWithItsCredential() {
+        // What a job that read the join token would do to receive node1's launches.
+        Response impostor = register(JOIN_TOKEN, "node1", 4, 4000, 2);
+        assertThat(impostor.status()).as(impostor.body()).isEqualTo(409);
+        assertThat(impostor.isProblem()).isTrue();
+        assertThat(impostor.body()).doesNotContain("credential\":\"gnc_");
+        assertThat(impostor.json().get("detail").asString()).contains("node credential")
+                .contains("POST /api/v1/agents/node1/rejoin");
+        // Nothing changed: node1's agent keeps its credential, and the name.
+        assertThat(poll(node1, "node1").status()).isEqualTo(200);
+        Response restarted = register(node1, "node1", 4, 4000, 2);
+        assertThat(restarted.status()).as(restarted.body()).isEqualTo(200);
+        assertThat(restarted.json().get("credential").isNull()).isTrue();
+        assertThat(poll(node1, "node1").status()).isEqualTo(200);
+
+        JsonNode refused = api.get("/api/v1/audit?entity=node&key=node1", admin).json().get("items").get(0);
+        assertThat(refused.get("action").asString()).isEqualTo("join_refused");
+        assertThat(refused.get("actor").asString()).isEqualTo("join-token");
+        assertThat(refused.get("actorRole").asString()).isEqualTo("AGENT");
+        assertThat(refused.get("before").get("credential").asBoolean()).isTrue();
+        assertThat(refused.get("clientAddress").asString()).isEqualTo("127.0.0.1");
+        assertThat(Files.exists(dir.resolve("controller/controller.log"))).isTrue();
+    }
+
+    @Test
+    @Order(5)
     void anAdminRotatesTheJoinTokenAndTheOldOneStopsWorkingAtOnce() {
         assertThat(api.send("POST", "/api/v1/agents/join-token/rotate", user, null).status()).isEqualTo(403);
         Response rotated = api.send("POST", "/api/v1/agents/join-token/rotate", admin, null);
         assertThat(rotated.status()).as(rotated.body()).isEqualTo(200);
         rotatedToken = rotated.json().get("joinToken").asString();
         assertThat(rotatedToken).isNotEqualTo(JOIN_TOKEN).hasSizeGreaterThanOrEqualTo(32);
-        assertThat(rotated.json().get("agentCommand").asString()).contains("--join-token " + rotatedToken);
+        // The command puts the token in a file only root reads, through shell builtins: in no process's arguments.
+        assertThat(rotated.json().get("agentCommand").asString())
+                .contains("(umask 077; printf '%s\\n' '" + rotatedToken + "' > /etc/gantry/join-token)")
+                .endsWith("java -jar gantry.jar agent --controller http://127.0.0.1:" + controller.port()
+                        + " --join-token-file /etc/gantry/join-token")
+                .doesNotContain("--join-token " + rotatedToken);
+        // The rotation is in the audit trail: who and when, never the token.
+        JsonNode rotation = api.get("/api/v1/audit?entity=join_token", admin).json().get("items");
+        assertThat(rotation).hasSize(1);
+        assertThat(rotation.get(0).get("action").asString()).isEqualTo("rotate");
+        assertThat(rotation.get(0).get("actor").asString()).isEqualTo("admin");
+        assertThat(rotation.get(0).get("actorRole").asString()).isEqualTo("ADMIN");
+        assertThat(rotation.get(0).get("after").get("rotatedBy").asString()).isEqualTo("admin");
+        assertThat(rotation.get(0).toString()).doesNotContain(rotatedToken).doesNotContain(JOIN_TOKEN);
         assertThat(api.get("/api/v1/agents/join-token", admin).json().get("joinToken").asString())
                 .isEqualTo(rotatedToken);
 
@@ -210,8 +251,8 @@ class AgentTrustIntegrationTests {
     }
 
     @Test
-    @Order(5)
-    void anAdminRevokesANodesCredentialAndItsAgentMustJoinAgain() {
+    @Order(6)
+    void anAdminRevokesANodesCredentialAndItsAgentJoinsAgainOnlyOnAnAdminsLeave() {
         assertThat(api.send("DELETE", "/api/v1/agents/node2/credential", user, null).status()).isEqualTo(403);
         assertThat(api.send("DELETE", "/api/v1/agents/nosuchnode/credential", admin, null).status()).isEqualTo(404);
         assertThat(poll(node2, "node2").status()).isEqualTo(200);
@@ -223,14 +264,40 @@ class AgentTrustIntegrationTests {
         assertThat(poll.isProblem()).isTrue();
         assertThat(report(node2, "node2").status()).isEqualTo(401);
         assertThat(register(node2, "node2", 4, 4000, 2).status()).isEqualTo(401);
+        // Revoking does not hand the name to whoever holds the join token: an ADMIN must allow the new join.
+        Response alone = register(rotatedToken, "node2", 4, 4000, 2);
+        assertThat(alone.status()).as(alone.body()).isEqualTo(409);
+        assertThat(alone.body()).contains("/api/v1/agents/node2/rejoin");
+
+        assertThat(api.send("POST", "/api/v1/agents/node2/rejoin", user, null).status()).isEqualTo(403);
+        assertThat(api.send("POST", "/api/v1/agents/nosuchnode/rejoin", admin, null).status()).isEqualTo(404);
+        Response leave = api.send("POST", "/api/v1/agents/node2/rejoin", admin, null);
+        assertThat(leave.status()).as(leave.body()).isEqualTo(200);
+        assertThat(leave.json().get("node").asString()).isEqualTo("node2");
+        Instant until = Instant.parse(leave.json().get("until").asString());
+        assertThat(until).isBetween(Instant.now().plusSeconds(3000), Instant.now().plusSeconds(3700));
+
         Response rejoined = register(rotatedToken, "node2", 4, 4000, 2);
         assertThat(rejoined.status()).as(rejoined.body()).isEqualTo(200);
         node2 = rejoined.json().get("credential").asString();
         assertThat(poll(node2, "node2").status()).isEqualTo(200);
+        // The leave is used up by that one join.
+        assertThat(register(rotatedToken, "node2", 4, 4000, 2).status()).isEqualTo(409);
+        assertThat(poll(node2, "node2").status()).isEqualTo(200);
+
+        // All of it is in the audit trail, newest first: the refused join, the leave, the join that used it.
+        JsonNode trail = api.get("/api/v1/audit?entity=node&key=node2", admin).json().get("items");
+        List<String> actions = new java.util.ArrayList<>();
+        trail.forEach(e -> actions.add(e.get("actor").asString() + " " + e.get("actorRole").asString() + " "
+                + e.get("action").asString()));
+        assertThat(actions).containsSubsequence("join-token AGENT join_refused", "join-token AGENT join",
+                "admin ADMIN update", "join-token AGENT join_refused", "admin ADMIN update");
+        assertThat(trail.get(1).get("after").get("credential").asString()).isEqualTo("replaced");
+        assertThat(trail.toString()).doesNotContain(node2).doesNotContain(rotatedToken);
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void agentsAreAuthenticatedBeforeTheirBodyIsReadAndTheirBodiesAreCapped() throws Exception {
         byte[] tenMb = json(TEN_MB);
         HttpResponse<String> stranger = post("/api/v1/agents/register", "not-the-join-token", tenMb);
@@ -249,7 +316,7 @@ class AgentTrustIntegrationTests {
     }
 
     @Test
-    @Order(7)
+    @Order(9)
     void theRotatedTokenAndApprovalsHoldOnAnotherControllerAndAfterTheFirstStops() throws Exception {
         standby = cluster.startController("standby");
         ApiClient other = standby.api();
@@ -265,13 +332,73 @@ class AgentTrustIntegrationTests {
                 .status()).isEqualTo(401);
         assertThat(other.get("/api/v1/nodes/newbie3", otherAdmin).json().get("reason").asString())
                 .isEqualTo("awaiting approval");
-        Response newbie = other.send("POST", "/api/v1/agents/register", rotatedToken,
+        Response restarted = other.send("POST", "/api/v1/agents/register", newbie,
                 registration("newbie", 8, 16000, 0));
-        assertThat(newbie.status()).as(newbie.body()).isEqualTo(200);
-        assertThat(newbie.json().get("state").asString()).isEqualTo("IDLE");
+        assertThat(restarted.status()).as(restarted.body()).isEqualTo(200);
+        assertThat(restarted.json().get("state").asString()).isEqualTo("IDLE");
         // The ADMIN's writes under /agents reach the leader from any controller.
         Response approved = other.send("POST", "/api/v1/agents/newbie3/approve", otherAdmin, null);
         assertThat(approved.status()).as(approved.body()).isEqualTo(200);
+    }
+
+    @Test
+    @Order(8)
+    void anOverLongRegistrationFieldIsRefusedWithNothingApplied() {
+        String partitionBefore = api.get("/api/v1/partitions/batch", admin).body();
+        List<String> nodesBefore = nodeNames();
+        Map<String, Object> sane = registration("ghost1", 2, 2000, 1);
+        for (Map.Entry<String, Object> wrong : List.<Map.Entry<String, Object>>of(
+                Map.entry("gpuType", "g".repeat(200)),
+                Map.entry("features", List.of("f".repeat(65))),
+                Map.entry("features", java.util.stream.IntStream.range(0, 65).mapToObj(i -> "f" + i).toList()),
+                // each a fine word, but 64 of 64 characters overflow the node's row
+                Map.entry("features", java.util.stream.IntStream.range(0, 64).mapToObj(i -> "f".repeat(60) + (1000 + i))
+                        .toList()),
+                Map.entry("agentVersion", "v".repeat(129)),
+                Map.entry("jobUser", "u".repeat(33)),
+                Map.entry("runningJobs", List.of("1".repeat(40))),
+                Map.entry("runningJobs", java.util.Collections.nCopies(20_001, "1")),
+                Map.entry("mig", List.of(Map.of("gpu", 0, "profile", "p".repeat(65), "uuid", "MIG-1"))),
+                Map.entry("mig", List.of(Map.of("gpu", 0, "profile", "1g.5gb", "uuid", "MIG-1,x=y"))),
+                Map.entry("mig", java.util.Collections.nCopies(65, Map.of("gpu", 0, "profile", "1g.5gb"))),
+                Map.entry("gpus", List.of(Map.of("index", 0, "uuid", "u".repeat(129)))),
+                Map.entry("gpus", java.util.stream.IntStream.range(0, 65).mapToObj(i -> Map.of("index", i)).toList()),
+                Map.entry("cpus", 65_537),
+                Map.entry("memoryMb", (1L << 30) + 1))) {
+            Map<String, Object> body = new java.util.HashMap<>(sane);
+            body.put(wrong.getKey(), wrong.getValue());
+            Response refused = api.send("POST", "/api/v1/agents/register", rotatedToken, body);
+            assertThat(refused.status()).as(wrong.getKey() + ": " + refused.body()).isEqualTo(400);
+            assertThat(refused.isProblem()).isTrue();
+            assertThat(refused.json().get("errors").get(0).get("field").asString()).startsWith(wrong.getKey());
+            // Nothing applied: no node, in the store or in memory, and the partition as it was.
+            assertThat(api.get("/api/v1/nodes/ghost1", admin).status()).isEqualTo(404);
+        }
+        assertThat(api.get("/api/v1/partitions/batch", admin).body()).isEqualTo(partitionBefore);
+        assertThat(nodeNames()).isEqualTo(nodesBefore).doesNotContain("ghost1");
+
+        // The same name then joins as usual, and its polls are bounded alike.
+        Response joined = api.send("POST", "/api/v1/agents/register", rotatedToken, sane);
+        assertThat(joined.status()).as(joined.body()).isEqualTo(200);
+        String ghost = joined.json().get("credential").asString();
+        assertThat(api.get("/api/v1/nodes/ghost1", admin).json().get("gpuType").asString()).isEqualTo("test");
+        assertThat(api.get("/api/v1/partitions/batch", admin).body()).contains("ghost1");
+        Response badPoll = api.send("POST", "/api/v1/agents/ghost1/poll", ghost, Map.of("runningJobs",
+                List.of("x".repeat(100)), "sync", true));
+        assertThat(badPoll.status()).as(badPoll.body()).isEqualTo(400);
+        assertThat(badPoll.json().get("errors").get(0).get("field").asString()).isEqualTo("runningJobs[0]");
+        Response longHealth = api.send("POST", "/api/v1/agents/ghost1/poll", ghost, Map.of("runningJobs", List.of(),
+                "sync", false, "health", Map.of("healthy", false, "message", "m".repeat(5000))));
+        assertThat(longHealth.status()).as(longHealth.body()).isEqualTo(400);
+        assertThat(longHealth.json().get("errors").get(0).get("field").asString()).isEqualTo("health.message");
+        assertThat(poll(ghost, "ghost1").status()).isEqualTo(200);
+    }
+
+    private List<String> nodeNames() {
+        JsonNode nodes = api.get("/api/v1/nodes?size=1000", admin).json();
+        List<String> names = new java.util.ArrayList<>();
+        (nodes.has("items") ? nodes.get("items") : nodes).forEach(n -> names.add(n.get("name").asString()));
+        return names;
     }
 
     private long submit(String node) {

@@ -164,13 +164,16 @@ class CliTests {
     }
 
     @Test
-    void exportAllNeverCarriesTheTokenOrTheJobCredentialIntoTheJob() {
+    void exportAllNeverCarriesTheTokenOrTheJobCredentialIntoTheJob() throws Exception {
         Recording api = new Recording();
         Cli.run(env(Map.of("PATH", "/bin", "GANTRY_TOKEN", "t", "GANTRY_JOB_TOKEN", "j", "BASH_FUNC_x%%", "() {}"), "",
                 api), "sbatch", List.of("--wrap", "true"));
-        assertThat(api.posted.get(0).path("environment").propertyNames()).containsExactly("PATH");
+        // SLURM_SUBMIT_HOST: sbatch's own host, which Slurm's sbatch passes whatever --export says
+        assertThat(api.posted.get(0).path("environment").propertyNames()).containsExactly("PATH", "SLURM_SUBMIT_HOST");
         Cli.run(env(Map.of("PATH", "/bin", "HOME", "/h"), "", api), "sbatch", List.of("--export=HOME,A=1", "--wrap", "true"));
-        assertThat(api.posted.get(1).path("environment").toString()).isEqualTo("{\"A\":\"1\",\"HOME\":\"/h\"}");
+        String host = java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+        assertThat(api.posted.get(1).path("environment").toString())
+                .isEqualTo("{\"A\":\"1\",\"HOME\":\"/h\",\"SLURM_SUBMIT_HOST\":\"" + host + "\"}");
     }
 
     @Test

@@ -9,7 +9,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A node agent as sites run it: {@code java -jar target/gantry.jar agent} in its own process, joining
- * a controller with its join token, its log appended to a file. Killed (not stopped) on close: the
+ * a controller with its join token (read from a 0600 file, as {@code agentCommand} has it), its log
+ * appended to a file. Killed (not stopped) on close: the
  * tests that use it end with their controller.
  */
 public final class AgentProcess implements AutoCloseable {
@@ -18,6 +19,11 @@ public final class AgentProcess implements AutoCloseable {
 
     private AgentProcess(Process process) {
         this.process = process;
+    }
+
+    /** The agent's process id, to read its {@code /proc} entries. */
+    public long pid() {
+        return process.pid();
     }
 
     /**
@@ -33,9 +39,15 @@ public final class AgentProcess implements AutoCloseable {
     public static AgentProcess start(String controllerUrls, String joinToken, String name, int cpus, long memoryMb,
             Path workDir, Path log, String... extraArgs) throws IOException {
         Files.createDirectories(workDir);
+        // As agentCommand does: the token in a file only its owner reads, never in the agent's arguments.
+        Path tokenFile = workDir.resolveSibling(workDir.getFileName() + ".join-token");
+        Files.deleteIfExists(tokenFile);
+        Files.createFile(tokenFile, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(tokenFile, joinToken + "\n");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-jar", ControllerProcess.JAR.toString(), "agent", "--controller", controllerUrls,
-                "--join-token", joinToken, "--name", name, "--work-dir", workDir.toString(), "--cpus",
+                "--join-token-file", tokenFile.toString(), "--name", name, "--work-dir", workDir.toString(), "--cpus",
                 Integer.toString(cpus), "--memory-mb", Long.toString(memoryMb)));
         command.addAll(List.of(extraArgs));
         return new AgentProcess(new ProcessBuilder(command).redirectErrorStream(true)

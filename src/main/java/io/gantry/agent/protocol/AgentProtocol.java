@@ -56,13 +56,42 @@ public final class AgentProtocol {
      * What an agent has, and the jobs it still runs (display ids). {@code gpus} are the whole GPUs;
      * GPUs split into MIG instances are not among them, their instances are in {@code mig}.
      */
-    @Schema(name = "AgentRegistration")
+    @Schema(name = "AgentRegistration", description = "Bounded: at most " + Registration.MAX_CPUS + " cpus, "
+            + Registration.MAX_MEMORY_MB + " memoryMb, " + Registration.MAX_GPUS + " gpus and mig instances, "
+            + Registration.MAX_FEATURES + " features (" + Registration.MAX_FEATURES_TEXT + " characters together), "
+            + Registration.MAX_RUNNING_JOBS + " runningJobs; names and "
+            + "words (gpuType, features, MIG profiles) " + Registration.MAX_WORD + " characters, UUIDs, models and "
+            + "agentVersion " + Registration.MAX_TEXT + "; past any of these the registration is refused (400 naming "
+            + "the field) and changes nothing")
     public record Registration(String name, int cpus, long memoryMb, List<Gpu> gpus, String gpuType,
             List<String> features, String agentVersion, List<String> runningJobs,
             @Schema(description = "Set when the agent does not run as root: the only Unix account it can run jobs as")
             String jobUser,
             @Schema(description = "Its MIG instances in nvidia-smi -L order; empty or null for none")
             List<MigDevice> mig) {
+
+        // The bounds the controller holds registrations and polls to, checked before anything is applied:
+        // each is far beyond any real machine, and well inside what the store's columns and the engine hold.
+        public static final int MAX_CPUS = 65_536;
+        /** 1 PiB. */
+        public static final long MAX_MEMORY_MB = 1L << 30;
+        /** Whole GPUs, and MIG instances: as many as a node may have (the engine's bound). */
+        public static final int MAX_GPUS = 64;
+        public static final int MAX_GPU_INDEX = 1023;
+        public static final int MAX_FEATURES = 64;
+        /** The features joined by commas (as the store keeps them). */
+        public static final int MAX_FEATURES_TEXT = 1_024;
+        /** Display ids of running jobs (each at most {@link #MAX_JOB_ID} characters). */
+        public static final int MAX_RUNNING_JOBS = 20_000;
+        public static final int MAX_JOB_ID = 32;
+        /** A node name, GPU type, feature or MIG profile (the store keeps 64 characters). */
+        public static final int MAX_WORD = 64;
+        /** A GPU's or MIG instance's UUID, a GPU model, the agent's version. */
+        public static final int MAX_TEXT = 128;
+        /** A Unix account name. */
+        public static final int MAX_USER = 32;
+        /** A poll's health message (the node's reason keeps the first 300 characters). */
+        public static final int MAX_HEALTH_MESSAGE = 4_096;
 
         public Registration(String name, int cpus, long memoryMb, List<Gpu> gpus, String gpuType,
                 List<String> features, String agentVersion, List<String> runningJobs, String jobUser) {
@@ -240,7 +269,19 @@ public final class AgentProtocol {
             List<Integer> gpuIndices, JobIdentity identity,
             @Schema(description = "The MIG instances it holds on this node, as indices into the node's MIG "
                     + "instances (nvidia-smi -L order); null or empty for none") List<Integer> migIndices,
-            @Schema(description = "The GPU its shards are on (--gres=shard:N); null for none") Integer shardGpu) {
+            @Schema(description = "The GPU its shards are on (--gres=shard:N); null for none") Integer shardGpu,
+            @Schema(description = "What Slurm tells a job about its allocation and where it comes from; null from "
+                    + "a controller that sends none") JobContext context) {
+
+        public Launch(String jobId, long arrayJobId, Integer arrayTaskId, String name, String user, String account,
+                String partition, String qos, String script, String workdir, Map<String, String> environment,
+                String stdout, String stderr, long timeLimitSeconds, Instant startTime, String nodelist,
+                List<String> nodes, int tasks, int cpusPerTask, int cpusOnNode, long memoryMbOnNode,
+                List<Integer> gpuIndices, JobIdentity identity, List<Integer> migIndices, Integer shardGpu) {
+            this(jobId, arrayJobId, arrayTaskId, name, user, account, partition, qos, script, workdir, environment,
+                    stdout, stderr, timeLimitSeconds, startTime, nodelist, nodes, tasks, cpusPerTask, cpusOnNode,
+                    memoryMbOnNode, gpuIndices, identity, migIndices, shardGpu, null);
+        }
 
         public Launch(String jobId, long arrayJobId, Integer arrayTaskId, String name, String user, String account,
                 String partition, String qos, String script, String workdir, Map<String, String> environment,
@@ -249,7 +290,7 @@ public final class AgentProtocol {
                 List<Integer> gpuIndices, JobIdentity identity) {
             this(jobId, arrayJobId, arrayTaskId, name, user, account, partition, qos, script, workdir, environment,
                     stdout, stderr, timeLimitSeconds, startTime, nodelist, nodes, tasks, cpusPerTask, cpusOnNode,
-                    memoryMbOnNode, gpuIndices, identity, null, null);
+                    memoryMbOnNode, gpuIndices, identity, null, null, null);
         }
 
         public Launch(String jobId, long arrayJobId, Integer arrayTaskId, String name, String user, String account,
@@ -259,13 +300,27 @@ public final class AgentProtocol {
                 List<Integer> gpuIndices) {
             this(jobId, arrayJobId, arrayTaskId, name, user, account, partition, qos, script, workdir, environment,
                     stdout, stderr, timeLimitSeconds, startTime, nodelist, nodes, tasks, cpusPerTask, cpusOnNode,
-                    memoryMbOnNode, gpuIndices, null, null, null);
+                    memoryMbOnNode, gpuIndices, null, null, null, null);
         }
 
         /** Who the job runs as and how it is signalled; never null on the agent (defaults when absent). */
         public JobIdentity identityOrDefault() {
             return identity != null ? identity : new JobIdentity(user, null, null);
         }
+    }
+
+    /**
+     * The rest of what Slurm 22.05 puts into a job's environment and launchers read
+     * ({@code SLURM_JOB_CPUS_PER_NODE}, {@code SLURM_TASKS_PER_NODE}, {@code SLURM_CLUSTER_NAME}, ...):
+     * {@code cpusPerNode} and {@code tasksPerNode} in Slurm's compressed form over the whole allocation
+     * ({@code 2(x2)}), {@code ntasksPerNode} and {@code gpusPerNode} as asked (null: not asked), how many
+     * times it was requeued, and for an array task its array's task count, lowest and highest index and
+     * step (null for a job that is no array task).
+     */
+    @Schema(name = "AgentJobContext")
+    public record JobContext(String clusterName, String cpusPerNode, String tasksPerNode, Integer ntasksPerNode,
+            Integer gpusPerNode, int restartCount, Integer arrayTaskCount, Integer arrayTaskMin,
+            Integer arrayTaskMax, Integer arrayTaskStep) {
     }
 
     /**

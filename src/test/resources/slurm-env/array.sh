@@ -1,0 +1,2 @@
+#!/bin/bash
+env | sort > array.$SLURM_ARRAY_TASK_ID.env

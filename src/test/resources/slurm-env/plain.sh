@@ -1,0 +1,3 @@
+#!/bin/bash
+env | sort > batch.env
+srun bash -c 'env | sort > step.$SLURM_PROCID.env'
