@@ -168,9 +168,10 @@ public final class Srun {
 
     /**
      * srun on a login node, as the user its login token names: with {@code --jobid=N} a step in one's own
-     * running job N; without, a job asked for from srun's own options whose batch work is exactly this
-     * step (an srun inside it, output discarded), relayed here. The job ends when its step does, with
-     * its exit code (COMPLETED, or FAILED with a non-zero one); SIGINT or SIGTERM here cancels it.
+     * running job N; without, a job asked for from srun's own options, in which this srun starts step 0
+     * and relays it. The job's batch work only waits for that step ({@code --gantry-await-step}) and exits
+     * with its code, so the job ends with it (COMPLETED, or FAILED with a non-zero one); SIGINT or SIGTERM
+     * here cancels the job.
      */
     private int outside(SrunOptions options) {
         SrunLogin login = SrunLogin.of(env);
