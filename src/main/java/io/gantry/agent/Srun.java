@@ -201,10 +201,18 @@ public final class Srun {
             jobId = submitted;
             slurmJobId = submitted;
             ownJob = submitted;
-            if (!awaitStart(options)) {
-                return 1;
+            StepCreated created = null;
+            try {
+                if (!awaitStart(options)) {
+                    return 1;
+                }
+                created = create(options);
+            } finally {
+                if (created == null) {
+                    // no step will come: the job must not hold its nodes until its batch work gives up
+                    cancel(submitted);
+                }
             }
-            StepCreated created = create(options);
             if (created == null) {
                 return 1;
             }
@@ -341,6 +349,21 @@ public final class Srun {
                 }
             }
             return 1;
+        }
+    }
+
+    /** Cancels the job this srun asked for (a job that already ended stays as it ended). */
+    private void cancel(String own) {
+        try {
+            Answer answer = call("DELETE", "/api/v1/jobs/" + own, null, CALL_TIMEOUT);
+            if (!answer.ok() && answer.status() != 409) {
+                err.println("srun: error: cannot cancel job " + own + ": HTTP " + answer.status() + " "
+                        + ControllerClient.problemDetail(answer.body()));
+            }
+        } catch (IOException e) {
+            err.println("srun: error: cannot cancel job " + own + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -576,15 +599,7 @@ public final class Srun {
         if (own != null && !finished) {
             // the job exists for this srun alone: it goes with it, waiting or running
             err.println("srun: Job allocation " + own + " has been revoked.");
-            try {
-                Answer answer = call("DELETE", "/api/v1/jobs/" + own, null, CALL_TIMEOUT);
-                if (!answer.ok()) {
-                    err.println("srun: error: cannot cancel job " + own + ": HTTP " + answer.status() + " "
-                            + ControllerClient.problemDetail(answer.body()));
-                }
-            } catch (IOException | InterruptedException e) {
-                err.println("srun: error: cannot cancel job " + own + ": " + e.getMessage());
-            }
+            cancel(own);
             return;
         }
         StepCreated created = step;
