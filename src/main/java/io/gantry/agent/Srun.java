@@ -70,6 +70,10 @@ public final class Srun {
     private String token;
     private volatile StepCreated step;
     private volatile boolean finished;
+    /** The job this srun asked for outside any job, which ends with it. */
+    private volatile String ownJob;
+    /** Whether srun acts with the user's login token (outside any job), not a job's credential. */
+    private boolean viaLogin;
 
     Srun(Map<String, String> env, OutputStream out, OutputStream err, Path cwd, Sleeper sleeper) {
         this.env = env;
@@ -118,17 +122,17 @@ public final class Srun {
             new PrintStream(out, true, StandardCharsets.UTF_8).println("slurm 22.05 (gantry srun)");
             return 0;
         }
-        if (options.command().isEmpty()) {
+        if (options.command().isEmpty() && options.awaitStep() == null) {
             err.println("srun: fatal: No command given to execute.");
             return 1;
         }
         token = env.get(StepProtocol.CREDENTIAL_ENV);
         slurmJobId = env.get("SLURM_JOB_ID");
         jobId = env.getOrDefault("GANTRY_JOB_ID", slurmJobId);
-        if (token == null || token.isBlank() || jobId == null || jobId.isBlank()) {
-            err.println("srun: error: not inside a Gantry job allocation (" + StepProtocol.CREDENTIAL_ENV
-                    + " is not set)");
-            return 1;
+        boolean inJob = token != null && !token.isBlank() && jobId != null && !jobId.isBlank();
+        if (!inJob || options.jobid() != null && !options.jobid().equals(jobId)
+                && !options.jobid().equals(slurmJobId)) {
+            return outside(options);
         }
         if (slurmJobId == null) {
             slurmJobId = jobId;
@@ -142,6 +146,9 @@ public final class Srun {
         controllers = Arrays.stream(urls.split(",")).map(String::strip).filter(s -> !s.isEmpty())
                 .map(s -> URI.create(s.replaceAll("/+$", ""))).toList();
         try {
+            if (options.awaitStep() != null) {
+                return awaitStep(options.awaitStep());
+            }
             StepCreated created = create(options);
             if (created == null) {
                 return 1;
@@ -157,6 +164,216 @@ public final class Srun {
         } finally {
             finished = true;
         }
+    }
+
+    /**
+     * srun on a login node, as the user its login token names: with {@code --jobid=N} a step in one's own
+     * running job N; without, a job asked for from srun's own options, in which this srun starts step 0
+     * and relays it. The job's batch work only waits for that step ({@code --gantry-await-step}) and exits
+     * with its code, so the job ends with it (COMPLETED, or FAILED with a non-zero one); SIGINT or SIGTERM
+     * here cancels the job.
+     */
+    private int outside(SrunOptions options) {
+        SrunLogin login = SrunLogin.of(env);
+        if (login == null) {
+            err.println("srun: error: not inside a job allocation, and not logged in: run 'gantry login' (or set "
+                    + "GANTRY_URL and GANTRY_TOKEN) to run srun from here");
+            return 1;
+        }
+        token = login.token();
+        controllers = login.controllers();
+        viaLogin = true;
+        try {
+            if (options.jobid() != null) {
+                jobId = options.jobid();
+                slurmJobId = jobId;
+                StepCreated created = create(options);
+                if (created == null) {
+                    return 1;
+                }
+                step = created;
+                return relay(options, created);
+            }
+            String submitted = submit(options);
+            if (submitted == null) {
+                return 1;
+            }
+            jobId = submitted;
+            slurmJobId = submitted;
+            ownJob = submitted;
+            StepCreated created = null;
+            try {
+                if (!awaitStart(options)) {
+                    return 1;
+                }
+                created = create(options);
+            } finally {
+                if (created == null) {
+                    // no step will come: the job must not hold its nodes until its batch work gives up
+                    cancel(submitted);
+                }
+            }
+            if (created == null) {
+                return 1;
+            }
+            step = created;
+            // the job's batch work (--gantry-await-step) ends it with the same code once it sees the step end
+            return relay(options, created);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 1;
+        } catch (IOException e) {
+            err.println("srun: error: " + e.getMessage());
+            return 1;
+        } finally {
+            finished = true;
+        }
+    }
+
+    /** Asks for the job; its id, or null when refused (said as Slurm says it). */
+    private String submit(SrunOptions options) throws IOException, InterruptedException {
+        StringBuilder script = new StringBuilder("#!/bin/sh\n# The job of an srun typed outside any job: its one step.\n");
+        for (String directive : options.allocation()) {
+            script.append("#SBATCH --").append(directive.replace("\n", " ")).append('\n');
+        }
+        // the step's output reaches the user through this srun, not through a file
+        script.append("#SBATCH --output=/dev/null\n");
+        // this srun starts the step itself (its JVM is already up); the batch work waits for it to end
+        // and exits with its exit code, which ends the job COMPLETED, or FAILED with that code
+        script.append("exec srun --gantry-await-step=0\n");
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("script", script.toString());
+        Map<String, String> environment = new java.util.TreeMap<>();
+        env.forEach((k, v) -> {
+            if (k != null && v != null && k.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                environment.put(k, v);
+            }
+        });
+        // a job never carries its submitter's login
+        environment.remove("GANTRY_TOKEN");
+        environment.remove(StepProtocol.CREDENTIAL_ENV);
+        body.put("environment", environment);
+        if (options.jobName() == null) {
+            body.put("name", options.command().get(0).substring(options.command().get(0).lastIndexOf('/') + 1));
+        }
+        body.put("workdir", cwd.toString());
+        Answer answer = call("POST", "/api/v1/jobs", AgentJson.MAPPER.writeValueAsBytes(body), CALL_TIMEOUT);
+        if (!answer.ok()) {
+            String detail = ControllerClient.problemDetail(answer.body());
+            err.println("srun: error: Unable to allocate resources: " + (answer.status() == 401
+                    ? "the controller refused the login token (run 'gantry login' again)"
+                    : detail.isBlank() ? "HTTP " + answer.status() : detail));
+            return null;
+        }
+        return AgentJson.MAPPER.readTree(answer.body()).path("jobId").asString();
+    }
+
+    /** Waits for the job to start, saying so as srun does when it waits; false when it ended first. */
+    private boolean awaitStart(SrunOptions options) throws IOException, InterruptedException {
+        long start = System.nanoTime();
+        boolean queued = false;
+        long pause = 10;
+        while (true) {
+            Answer job = call("GET", "/api/v1/jobs/" + jobId, null, CALL_TIMEOUT);
+            if (job.ok()) {
+                tools.jackson.databind.JsonNode view = AgentJson.MAPPER.readTree(job.body());
+                String state = view.path("state").asString();
+                if (state.equals("RUNNING")) {
+                    if (queued && !options.quiet()) {
+                        err.println("srun: job " + slurmJobId + " has been allocated resources");
+                    }
+                    return true;
+                }
+                if (!state.equals("PENDING") && !state.equals("CONFIGURING")) {
+                    String reason = view.path("reason").asString();
+                    err.println("srun: error: job " + slurmJobId + " ended " + state + " before its step started"
+                            + (reason.isBlank() || reason.equals("None") ? "" : " (" + reason + ")"));
+                    return false;
+                }
+            }
+            // Slurm says so when the allocation is not granted at once
+            if (!queued && System.nanoTime() - start > 1_000_000_000L && !options.quiet()) {
+                err.println("srun: job " + slurmJobId + " queued and waiting for resources");
+                queued = true;
+            }
+            sleeper.sleep(pause);
+            pause = Math.min(500, pause * 2);
+        }
+    }
+
+    /**
+     * The batch work of a job an srun outside any job asked for: waits, with the job's credential, until
+     * step {@code stepId} exists and has ended, and exits with its exit code, so the job ends with it. No
+     * output is read (that srun relays it); gives up, failing the job, when no step comes within a minute.
+     */
+    private int awaitStep(int stepId) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (true) {
+            Answer answer;
+            try {
+                answer = call("GET", StepProtocol.io(jobId, stepId) + "?after=" + (Long.MAX_VALUE / 2), null,
+                        POLL_TIMEOUT);
+            } catch (IOException e) {
+                sleeper.sleep(500);
+                continue;
+            }
+            if (answer.status() == 404) {
+                if (System.nanoTime() > deadline) {
+                    err.println("srun: error: no step " + slurmJobId + "." + stepId + " came: its srun is gone");
+                    return 1;
+                }
+                sleeper.sleep(50);
+                continue;
+            }
+            if (!answer.ok()) {
+                if (answer.status() >= 500) {
+                    sleeper.sleep(500);
+                    continue;
+                }
+                err.println("srun: error: StepId=" + slurmJobId + "." + stepId + ": HTTP " + answer.status() + " "
+                        + ControllerClient.problemDetail(answer.body()));
+                return 1;
+            }
+            StepIo io = read(answer, StepIo.class);
+            if (!io.done()) {
+                continue;
+            }
+            if (io.exits() != null && !io.exits().isEmpty()) {
+                return io.exits().stream().mapToInt(Srun::exitCode).max().orElse(0);
+            }
+            // ended before this controller led: the step's record keeps its code
+            Answer steps = call("GET", StepProtocol.steps(jobId), null, CALL_TIMEOUT);
+            for (tools.jackson.databind.JsonNode item : AgentJson.MAPPER.readTree(steps.body()).path("items")) {
+                if (item.path("stepId").asString().equals(Integer.toString(stepId))) {
+                    return item.path("exitCode").isNumber() ? item.path("exitCode").asInt() : 1;
+                }
+            }
+            return 1;
+        }
+    }
+
+    /** Cancels the job this srun asked for (a job that already ended stays as it ended). */
+    private void cancel(String own) {
+        try {
+            Answer answer = call("DELETE", "/api/v1/jobs/" + own, null, CALL_TIMEOUT);
+            if (!answer.ok() && answer.status() != 409) {
+                err.println("srun: error: cannot cancel job " + own + ": HTTP " + answer.status() + " "
+                        + ControllerClient.problemDetail(answer.body()));
+            }
+        } catch (IOException e) {
+            err.println("srun: error: cannot cancel job " + own + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** What the tasks inherit with --export=ALL: this environment, never the user's login token. */
+    private Map<String, String> environment() {
+        Map<String, String> environment = new LinkedHashMap<>(env);
+        if (viaLogin) {
+            environment.remove("GANTRY_TOKEN");
+        }
+        return environment;
     }
 
     /** A positive count from the environment, null when it holds none. */
@@ -179,7 +396,7 @@ public final class Srun {
         Integer ntasksPerNode = shaped ? options.ntasksPerNode() : count(env.get("SLURM_NTASKS_PER_NODE"));
         StepRequest request = new StepRequest(options.jobName(), options.command(), ntasks, options.nodes(),
                 ntasksPerNode, options.cpusPerTask(), options.gpusPerTask(), options.gpusPerNode(),
-                options.nodelist(), workdir, options.export(), new LinkedHashMap<>(env), options.overlap(),
+                options.nodelist(), workdir, options.export(), environment(), options.overlap(),
                 options.exact(), options.mpi());
         byte[] body = AgentJson.MAPPER.writeValueAsBytes(request);
         boolean waited = false;
@@ -202,6 +419,13 @@ public final class Srun {
                 long seconds = answer.retryAfterSeconds().orElse(1);
                 sleeper.sleep(Math.min(60, Math.max(1, seconds)) * 1000);
                 continue;
+            }
+            if (viaLogin && (answer.status() == 403 || answer.status() == 404)) {
+                // as Slurm's srun --jobid says it for a job that is not the caller's, or not there
+                err.println("srun: error: Unable to confirm allocation for job " + slurmJobId + ": "
+                        + (answer.status() == 403 ? "Access/permission denied" : "Invalid job id specified"));
+                err.println("srun: Check SLURM_JOB_ID environment variable. Expired or invalid job " + slurmJobId);
+                return null;
             }
             if (answer.status() == 400) {
                 // the controller words it as Slurm does, prefix included
@@ -371,6 +595,13 @@ public final class Srun {
 
     /** srun is being stopped (SIGINT, SIGTERM): its step's tasks get SIGTERM, then SIGKILL from their agents. */
     void interrupted() {
+        String own = ownJob;
+        if (own != null && !finished) {
+            // the job exists for this srun alone: it goes with it, waiting or running
+            err.println("srun: Job allocation " + own + " has been revoked.");
+            cancel(own);
+            return;
+        }
         StepCreated created = step;
         if (created == null || finished) {
             return;
@@ -415,7 +646,9 @@ public final class Srun {
                     .timeout(timeout)
                     .header("Authorization", "Bearer " + token)
                     .header("Accept", "application/json");
-            if (body == null) {
+            if (method.equals("DELETE")) {
+                request.DELETE();
+            } else if (body == null) {
                 request.GET();
             } else {
                 request.header("Content-Type", "application/json")

@@ -14,7 +14,8 @@ import java.util.function.BiConsumer;
 record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer cpusPerTask, Integer gpusPerTask,
         Integer gpusPerNode, boolean label, boolean killOnBadExit, String output, String error, String export,
         String jobName, String nodelist, String mpi, boolean overlap, boolean exact, String chdir, boolean quiet,
-        boolean unbuffered, boolean help, boolean version, List<String> command) {
+        boolean unbuffered, boolean help, boolean version, List<String> command, String jobid,
+        List<String> allocation, List<String> stepOptions, Integer awaitStep) {
 
     static final String USAGE = """
             Usage: srun [OPTIONS...] executable [args...]
@@ -38,6 +39,9 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
                   --cpu-bind=...        accepted and ignored
               -u, --unbuffered          pass output on as it comes, not line by line
               -Q, --quiet               no informational messages
+                  --jobid=N             run the step in one's own running job N (from outside it)
+            Outside a job srun first asks for a job from its options (-N -n -c --mem --gres --gpus -p -A -q
+            -t -J -w --exclusive ...), runs the step as that job's only work and ends the job with it.
             """;
 
     private enum Arg {
@@ -88,7 +92,28 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
             new Option("time", 't', Arg.REQUIRED, (b, v) -> { }),
             new Option("partition", 'p', Arg.REQUIRED, (b, v) -> { }),
             new Option("account", 'A', Arg.REQUIRED, (b, v) -> { }),
+            new Option("qos", 'q', Arg.REQUIRED, (b, v) -> { }),
+            new Option("gpus", 'G', Arg.REQUIRED, (b, v) -> { }),
+            new Option("constraint", 'C', Arg.REQUIRED, (b, v) -> { }),
+            new Option("reservation", '\0', Arg.REQUIRED, (b, v) -> { }),
+            new Option("jobid", '\0', Arg.REQUIRED, (b, v) -> b.jobid = jobid(v)),
+            // Gantry's own: the batch work of a job an srun outside any job asked for (see Srun#outside)
+            new Option("gantry-await-step", '\0', Arg.REQUIRED,
+                    (b, v) -> b.awaitStep = Integer.parseInt(jobid(v))),
             new Option("gres", '\0', Arg.REQUIRED, (b, v) -> { }));
+
+    /**
+     * Options that shape the job srun asks for when it runs outside one: passed to the controller as
+     * sbatch directives, which it checks with sbatch's own rules.
+     */
+    private static final java.util.Set<String> ALLOCATION = java.util.Set.of("ntasks", "nodes", "ntasks-per-node",
+            "cpus-per-task", "gpus-per-task", "gpus-per-node", "job-name", "nodelist", "exclusive", "mem",
+            "mem-per-cpu", "mem-per-gpu", "time", "partition", "account", "qos", "gpus", "constraint", "reservation",
+            "gres");
+
+    /** Options that only the srun the user typed acts on: where output goes, and which job. */
+    private static final java.util.Set<String> CLIENT_ONLY = java.util.Set.of("label", "output", "error",
+            "unbuffered", "jobid", "help", "usage", "version", "verbose", "gantry-await-step");
 
     private static final class Builder {
         Integer ntasks;
@@ -112,6 +137,20 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
         boolean unbuffered;
         boolean help;
         boolean version;
+        String jobid;
+        Integer awaitStep;
+        final List<String> allocation = new ArrayList<>();
+        final List<String> stepOptions = new ArrayList<>();
+
+        void record(Option option, String value) {
+            String word = "--" + option.name() + (value == null ? "" : "=" + value);
+            if (ALLOCATION.contains(option.name())) {
+                allocation.add(word.substring(2));
+            }
+            if (!CLIENT_ONLY.contains(option.name())) {
+                stepOptions.add(word);
+            }
+        }
     }
 
     static SrunOptions parse(List<String> args) {
@@ -153,6 +192,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
                     }
                 }
                 option.apply().accept(b, value);
+                b.record(option, value);
                 i++;
             } else if (a.startsWith("-") && a.length() > 1) {
                 for (int j = 1; j < a.length(); j++) {
@@ -161,6 +201,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
                             .orElseThrow(() -> new IllegalArgumentException("invalid option -- '" + c + "'"));
                     if (option.arg() == Arg.NONE) {
                         option.apply().accept(b, null);
+                        b.record(option, null);
                         continue;
                     }
                     String rest = a.substring(j + 1);
@@ -172,6 +213,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
                         value = args.get(++i);
                     }
                     option.apply().accept(b, value);
+                    b.record(option, value);
                     break;
                 }
                 i++;
@@ -182,7 +224,8 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
         List<String> command = List.copyOf(args.subList(i, args.size()));
         return new SrunOptions(b.ntasks, b.nodes, b.ntasksPerNode, b.cpusPerTask, b.gpusPerTask, b.gpusPerNode,
                 b.label, b.killOnBadExit, b.output, b.error, b.export, b.jobName, b.nodelist, b.mpi, b.overlap,
-                b.exact, b.chdir, b.quiet, b.unbuffered, b.help, b.version, command);
+                b.exact, b.chdir, b.quiet, b.unbuffered, b.help, b.version, command, b.jobid,
+                List.copyOf(b.allocation), List.copyOf(b.stepOptions), b.awaitStep);
     }
 
     /** An exact long name, else the one option it is an unambiguous prefix of. */
@@ -229,6 +272,14 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
     private static int gpus(String option, String value) {
         int colon = value.lastIndexOf(':');
         return positive(option, colon >= 0 ? value.substring(colon + 1) : value);
+    }
+
+    private static String jobid(String value) {
+        String id = value.strip();
+        if (!id.matches("[0-9]+(_[0-9]+)?")) {
+            throw new IllegalArgumentException("Invalid job id: " + value);
+        }
+        return id;
     }
 
     private static boolean killOnBadExit(String value) {

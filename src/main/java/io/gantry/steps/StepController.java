@@ -53,7 +53,7 @@ class StepController {
     }
 
     @Operation(operationId = "createJobStep", summary = "Start a step in the job's allocation, like srun inside a job "
-            + "(only with the job's own credential, GANTRY_JOB_TOKEN)",
+            + "(with the job's own credential, GANTRY_JOB_TOKEN), or srun --jobid=N by the job's owner",
             description = "400 with Slurm's message when the allocation cannot hold the step; 409 with Retry-After "
                     + "when it can but running steps hold what it needs (srun retries).")
     @ApiResponse(responseCode = "201", description = "Started: where its tasks run")
@@ -78,7 +78,7 @@ class StepController {
         }
         StepCreated created;
         try {
-            created = steps.create(id, request);
+            created = steps.create(id, request, caller);
         } catch (StepLayout.Refused refused) {
             if (!refused.busy()) {
                 throw new GantryException(ProblemType.VALIDATION, refused.getMessage());

@@ -83,9 +83,12 @@ public class StepService {
         this.clock = clock;
     }
 
-    /** A new step of job {@code id}; only its own credential may ask (srun inside the allocation). */
-    StepCreated create(String id, StepRequest request) {
-        HostedJob job = jobOfCredential(id);
+    /**
+     * A new step of job {@code id}: asked with the job's own credential (srun inside the allocation),
+     * or by the job's owner with their login token ({@code srun --jobid=N} from a login node).
+     */
+    StepCreated create(String id, StepRequest request, CurrentUser caller) {
+        HostedJob job = CurrentUser.credentialJob().isPresent() ? jobOfCredential(id) : jobOfOwner(id, caller);
         validate(request);
         if (job.state() != JobState.RUNNING) {
             throw GantryException.conflict("srun: error: Unable to create step for job " + job.id()
@@ -525,6 +528,20 @@ public class StepService {
         if (own == null || own.row() != job.row()) {
             throw new GantryException(ProblemType.FORBIDDEN, "This credential is job " + credential
                     + "'s: it creates steps in that job's allocation only, not in job " + job.id() + "'s");
+        }
+        return job;
+    }
+
+    /**
+     * The job {@code id}, when the caller is the user it runs as: a step runs as the job's user inside its
+     * allocation, so neither another user nor an operator may start one (Slurm's "Access/permission denied").
+     */
+    private HostedJob jobOfOwner(String id, CurrentUser caller) {
+        HostedJob job = find(id);
+        JobView view = hosted.views(List.of(job.row())).get(0);
+        if (caller == null || !caller.username().equals(view.user())) {
+            throw new GantryException(ProblemType.FORBIDDEN, "Access/permission denied: job " + job.id()
+                    + " is not yours: only its owner starts steps in it");
         }
         return job;
     }

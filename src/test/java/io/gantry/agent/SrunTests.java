@@ -257,10 +257,11 @@ class SrunTests {
     // --- exit codes and the controller
 
     @Test
-    void withoutAJobCredentialSrunSaysItIsNotInsideAnAllocation() {
-        assertThat(srun(Map.of("PATH", "/bin"), "hostname")).isEqualTo(1);
-        assertThat(err.toString()).isEqualTo(
-                "srun: error: not inside a Gantry job allocation (GANTRY_JOB_TOKEN is not set)\n");
+    void withoutAJobCredentialOrALoginSrunSaysHowToLogIn() {
+        // outside a job srun acts as the logged-in user (SrunOutsideJobIntegrationTests); here nobody is
+        assertThat(srun(Map.of("PATH", "/bin", "HOME", dir.toString()), "hostname")).isEqualTo(1);
+        assertThat(err.toString()).isEqualTo("srun: error: not inside a job allocation, and not logged in: run "
+                + "'gantry login' (or set GANTRY_URL and GANTRY_TOKEN) to run srun from here\n");
     }
 
     @Test
