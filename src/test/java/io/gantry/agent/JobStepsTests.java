@@ -302,7 +302,8 @@ class JobStepsTests {
         List<StepReport> task = untilEnded(0).get(0);
         assertThat(output(task, "stdout")).isEqualTo("slurm 22.05 (gantry srun)\nrc=1\n");
         assertThat(output(task, "stderr"))
-                .isEqualTo("srun: error: not inside a Gantry job allocation (GANTRY_JOB_TOKEN is not set)\n");
+                .isEqualTo("srun: error: not inside a job allocation, and not logged in: run 'gantry login' (or set "
+                        + "GANTRY_URL and GANTRY_TOKEN) to run srun from here\n");
     }
 
     @Test
