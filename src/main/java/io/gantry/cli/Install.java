@@ -51,11 +51,16 @@ final class Install {
         String java = line.has("java") ? line.value("java")
                 : ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         String runs = "-jar " + quote(jarPath.toString());
+        String srunRuns = runs;
         if (!line.has("no-cds")) {
             Path fast = fastStart(java, jarPath, prefix.resolve(".gantry-cli"));
             if (fast != null) {
                 runs = "-XX:SharedArchiveFile=" + quote(fast.resolveSibling("cli.jsa").toString()) + " -jar "
                         + quote(fast.toString());
+                Path srunArchive = fast.resolveSibling("srun.jsa");
+                srunRuns = Files.isRegularFile(srunArchive)
+                        ? "-XX:SharedArchiveFile=" + quote(srunArchive.toString()) + " -jar " + quote(fast.toString())
+                        : runs;
             }
         }
         List<String> written = new ArrayList<>();
@@ -66,7 +71,8 @@ final class Install {
             for (String name : names) {
                 String sub = name.equals("gantry") ? "" : " " + name;
                 String script = "#!/bin/sh\n# Written by 'java -jar gantry.jar cli install': Gantry's " + name + ".\n"
-                        + "exec " + quote(java) + " " + JVM_OPTIONS + " " + runs + sub + " \"$@\"\n";
+                        + "exec " + quote(java) + " " + JVM_OPTIONS + " " + (name.equals("srun") ? srunRuns : runs)
+                        + sub + " \"$@\"\n";
                 Path file = prefix.resolve(name);
                 Files.writeString(file, script);
                 Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -100,6 +106,14 @@ final class Install {
             record.addAll(List.of(JVM_OPTIONS.split(" ")));
             record.addAll(List.of("-jar", extracted.toString(), "squeue", "-h"));
             run(record, Map.of("GANTRY_URL", "http://127.0.0.1:1", "GANTRY_TOKEN", "none"));
+            // srun loads more of its own (its options, the job and step requests, the output relay) and
+            // lies on an interactive path: it gets an archive of its own run, used when it was made.
+            Path srunArchive = app.resolve("srun.jsa");
+            Files.deleteIfExists(srunArchive);
+            List<String> srun = new ArrayList<>(List.of(java, "-XX:ArchiveClassesAtExit=" + srunArchive));
+            srun.addAll(List.of(JVM_OPTIONS.split(" ")));
+            srun.addAll(List.of("-jar", extracted.toString(), "srun", "-N1", "true"));
+            run(srun, Map.of("GANTRY_URL", "http://127.0.0.1:1", "GANTRY_TOKEN", "none"));
             return Files.isRegularFile(extracted) && Files.isRegularFile(archive) ? extracted : null;
         } catch (IOException e) {
             return null;
