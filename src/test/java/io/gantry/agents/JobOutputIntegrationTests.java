@@ -270,10 +270,21 @@ class JobOutputIntegrationTests {
             if (Files.isDirectory(base)) {
                 Files.writeString(base.resolve("stop"), ""); // the job's loop ends, then its user can go
             }
-            Thread.sleep(500);
+            // the job's loop sees the stop file and ends: then no process of the user is left to userdel
+            try {
+                await().atMost(Duration.ofSeconds(30)).until(() -> !userHasProcesses(user));
+            } catch (org.awaitility.core.ConditionTimeoutException stillRunning) {
+                // the test has failed already (the job's loop never saw the stop file): userdel -f anyway
+            }
             run("userdel", "-f", user);
             run("rm", "-rf", "--", base.toString());
         }
+    }
+
+    private static boolean userHasProcesses(String user) throws Exception {
+        Process pgrep = new ProcessBuilder("pgrep", "-u", user).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        return pgrep.waitFor() == 0;
     }
 
     private static void run(String... command) throws Exception {

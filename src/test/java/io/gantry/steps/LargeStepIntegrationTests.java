@@ -1,6 +1,7 @@
 package io.gantry.steps;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -79,32 +80,29 @@ class LargeStepIntegrationTests {
                         echo "srun exit $?"
                         """.formatted(TASKS)));
 
+        // Sampled every 250 ms until the big job ends: each sample checks the node's last heartbeat.
         List<String> stale = new ArrayList<>();
-        long worst = 0;
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(120));
-        String bigState = "";
-        while (Instant.now().isBefore(deadline)) {
+        long[] worst = {0};
+        String[] bigState = {""};
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250)).until(() -> {
             JsonNode node = api.get("/api/v1/nodes/node1", admin).json();
             Instant now = Instant.now();
             if (node.hasNonNull("lastHeartbeat")) {
                 long age = Duration.between(Instant.parse(node.get("lastHeartbeat").asString()), now).toMillis();
-                worst = Math.max(worst, age);
+                worst[0] = Math.max(worst[0], age);
                 if (age > 4000) {
                     stale.add(now + ": last heartbeat " + age + " ms ago, node " + node.get("state").asString());
                 }
             }
             assertThat(node.get("state").asString()).as("node1 never goes DOWN (not responding)")
                     .isNotEqualTo("DOWN");
-            bigState = api.get("/api/v1/jobs/" + big, admin).json().get("state").asString();
-            if (!bigState.equals("PENDING") && !bigState.equals("RUNNING") && !bigState.equals("COMPLETING")) {
-                break;
-            }
-            Thread.sleep(250);
-        }
+            bigState[0] = api.get("/api/v1/jobs/" + big, admin).json().get("state").asString();
+            return !List.of("PENDING", "RUNNING", "COMPLETING").contains(bigState[0]);
+        });
         String out = Files.readString(work.resolve("gantry-" + big + ".out"));
-        assertThat(bigState).as(out).isEqualTo("COMPLETED");
+        assertThat(bigState[0]).as(out).isEqualTo("COMPLETED");
         assertThat(out.lines().filter(l -> l.matches("task \\d+ 100000"))).as(out).hasSize(TASKS);
-        assertThat(stale).as("heartbeats while the step started (worst gap %d ms)", worst).isEmpty();
+        assertThat(stale).as("heartbeats while the step started (worst gap %d ms)", worst[0]).isEmpty();
 
         JsonNode victimJob = api.get("/api/v1/jobs/" + victim, admin).json();
         assertThat(victimJob.get("state").asString()).isEqualTo("RUNNING");
