@@ -145,16 +145,18 @@ public final class Srun {
         }
         controllers = Arrays.stream(urls.split(",")).map(String::strip).filter(s -> !s.isEmpty())
                 .map(s -> URI.create(s.replaceAll("/+$", ""))).toList();
+        return guarded(() -> options.awaitStep() != null ? awaitStep(options.awaitStep()) : stepAndRelay(options));
+    }
+
+    /** What srun does once it knows its controller and job: its exit code. */
+    private interface Work {
+        int run() throws IOException, InterruptedException;
+    }
+
+    /** Runs {@code work}, saying an I/O failure as srun does; srun is finished afterwards in any case. */
+    private int guarded(Work work) {
         try {
-            if (options.awaitStep() != null) {
-                return awaitStep(options.awaitStep());
-            }
-            StepCreated created = create(options);
-            if (created == null) {
-                return 1;
-            }
-            step = created;
-            return relay(options, created);
+            return work.run();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return 1;
@@ -164,6 +166,16 @@ public final class Srun {
         } finally {
             finished = true;
         }
+    }
+
+    /** Creates the step in {@link #jobId} and relays it; 1 when it is refused (said already). */
+    private int stepAndRelay(SrunOptions options) throws IOException, InterruptedException {
+        StepCreated created = create(options);
+        if (created == null) {
+            return 1;
+        }
+        step = created;
+        return relay(options, created);
     }
 
     /**
@@ -183,16 +195,11 @@ public final class Srun {
         token = login.token();
         controllers = login.controllers();
         viaLogin = true;
-        try {
+        return guarded(() -> {
             if (options.jobid() != null) {
                 jobId = options.jobid();
                 slurmJobId = jobId;
-                StepCreated created = create(options);
-                if (created == null) {
-                    return 1;
-                }
-                step = created;
-                return relay(options, created);
+                return stepAndRelay(options);
             }
             String submitted = submit(options);
             if (submitted == null) {
@@ -219,15 +226,7 @@ public final class Srun {
             step = created;
             // the job's batch work (--gantry-await-step) ends it with the same code once it sees the step end
             return relay(options, created);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 1;
-        } catch (IOException e) {
-            err.println("srun: error: " + e.getMessage());
-            return 1;
-        } finally {
-            finished = true;
-        }
+        });
     }
 
     /** Asks for the job; its id, or null when refused (said as Slurm says it). */
