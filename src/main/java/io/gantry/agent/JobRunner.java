@@ -135,6 +135,13 @@ final class JobRunner implements AutoCloseable {
                         signal(command.jobId(), command.signal());
                     }
                 }
+                case STEP_INPUT -> {
+                    AgentProtocol.StepInput input = command.input();
+                    if (input != null) {
+                        // after the launch of its step, which may still be starting
+                        onStepLauncher(() -> steps.input(input));
+                    }
+                }
                 case STEP_SIGNAL -> {
                     if (command.step() != null) {
                         // after the launches asked for before it, which may still be starting

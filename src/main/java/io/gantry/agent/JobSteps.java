@@ -1,5 +1,6 @@
 package io.gantry.agent;
 
+import io.gantry.agent.protocol.AgentProtocol;
 import io.gantry.agent.protocol.AgentProtocol.StepReport;
 import io.gantry.agent.protocol.AgentProtocol.StepReportType;
 import io.gantry.agent.protocol.AgentProtocol.StepTask;
@@ -133,7 +134,7 @@ final class JobSteps {
             taskEnvironment(env, step, task, node, owner);
             JobEnvironment.tools(env, settings.dirs().bin(), settings.controllers());
             TaskProcess.Spec spec = new TaskProcess.Spec(step.jobId(), step.stepId(), task.procId(), owner, switchUser,
-                    umask, workdir, step.argv(), env);
+                    umask, workdir, step.argv(), env, task.stdin());
             try {
                 job.tasks.add(TaskProcess.start(spec, job.fence, timers, reports, this::ended));
             } catch (JobProcess.StartFailure e) {
@@ -169,6 +170,23 @@ final class JobSteps {
         List<TaskProcess> targets = job.tasks.stream().filter(t -> t.stepId() == stepId).toList();
         log.info("step {}.{}: SIG{} to {} task(s)", jobId, stepId, name, targets.size());
         terminate(targets, name, killWait);
+    }
+
+    /** Writes srun's input to the task it is for (a task that reads /dev/null, or is gone, takes none). */
+    synchronized void input(AgentProtocol.StepInput input) {
+        JobTasks job = jobs.get(input.jobId());
+        if (job == null) {
+            return;
+        }
+        byte[] data;
+        try {
+            data = input.data() == null ? new byte[0] : java.util.Base64.getDecoder().decode(input.data());
+        } catch (IllegalArgumentException e) {
+            log.warn("step {}.{}: ignoring input that is not base64", input.jobId(), input.stepId());
+            return;
+        }
+        job.tasks.stream().filter(t -> t.stepId() == input.stepId() && t.procId() == input.procId()).findFirst()
+                .ifPresent(t -> t.input(input.seq(), data, input.eof(), input.rows(), input.cols()));
     }
 
     /**

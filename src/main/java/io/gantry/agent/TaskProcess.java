@@ -1,5 +1,6 @@
 package io.gantry.agent;
 
+import io.gantry.agent.protocol.AgentProtocol;
 import io.gantry.agent.protocol.AgentProtocol.StepReport;
 import io.gantry.agent.protocol.AgentProtocol.StepReportType;
 import io.gantry.agent.protocol.StepProtocol;
@@ -44,35 +45,79 @@ final class TaskProcess {
     private static final long DRAIN_MILLIS = 2000;
 
     /**
-     * The second stage, run as the job's owner. Standard input carries {@code go} (once the task is in
-     * the job's fence) then the task's environment, NUL-separated {@code NAME=value}, to its end; so the
-     * environment is never on disk nor in the process table. The first line on standard output is
-     * {@code ready} just before the exec, or {@code failed <why>}. Arguments: umask, working
-     * directory, then the command.
+     * The second stage, run as the job's owner. Standard input carries {@code go N} (once the task is
+     * in the job's fence) then the task's N environment variables, NUL-terminated {@code NAME=value}; so
+     * the environment is never on disk nor in the process table. What follows on standard input is the
+     * task's own (mode {@code pipe} or {@code pty}); with mode {@code none} the task reads /dev/null. The
+     * first line on standard output is {@code ready} just before the exec, or {@code failed <why>}.
+     * Arguments: mode, umask, working directory, then the command. With mode {@code pty} the command
+     * runs on a new pseudo-terminal that util-linux's {@code script} makes (and relays between the
+     * terminal and the pipes): {@link #PTY_RUN} sets its size and execs the command there.
      */
     static final String STAGE = """
             fail() { printf 'failed %s\\n' "$*"; exit 1; }
-            read -r go || exit 1
-            mapfile -d '' -t vars || fail "cannot read the task's environment"
-            exec </dev/null
-            umask "$1" 2>/dev/null || fail "unusable umask $1"
+            read -r go count || exit 1
+            vars=()
+            if [ "${count:-0}" -gt 0 ]; then
+              mapfile -d '' -t -n "$count" vars || fail "cannot read the task's environment"
+            fi
+            mode=$1
+            [ "$mode" = none ] && exec </dev/null
+            umask "$2" 2>/dev/null || fail "unusable umask $2"
             me=$(id -un 2>/dev/null || id -u)
-            [ -d "$2" ] || fail "the working directory $2 does not exist"
-            cd -- "$2" 2>/dev/null || fail "user $me may not enter the working directory $2"
-            shift 2
+            [ -d "$3" ] || fail "the working directory $3 does not exist"
+            cd -- "$3" 2>/dev/null || fail "user $me may not enter the working directory $3"
+            shift 3
+            if [ "$mode" = pty ]; then
+              terminal=$(command -v script) || fail "this node has no 'script' (util-linux) to make a pseudo-terminal"
+              shell= has=0
+              for v in "${vars[@]}"; do case $v in SHELL=*) shell=${v#SHELL=} has=1;; esac; done
+              printf 'ready\\n'
+              exec env -i -- "${vars[@]}" GANTRY_PTY_ARGV="$(printf '%q ' "$@")" GANTRY_PTY_SHELL="$shell" \\
+                GANTRY_PTY_HAS_SHELL=$has SHELL=/bin/sh "$terminal" -qfec 'exec /bin/bash -c "$GANTRY_PTY_RUN"' /dev/null
+            fi
             printf 'ready\\n'
             exec env -i -- "${vars[@]}" "$@"
             """;
 
+    /**
+     * What runs on a task's pseudo-terminal ({@code GANTRY_PTY_RUN}, by bash): gives the terminal srun's
+     * size, puts back the user's SHELL (script ran with /bin/sh, whatever the user's login shell is),
+     * and execs the command, which {@code GANTRY_PTY_ARGV} holds quoted by bash's {@code printf %q}.
+     */
+    static final String PTY_RUN = """
+            stty rows "$GANTRY_PTY_ROWS" cols "$GANTRY_PTY_COLS" 2>/dev/null
+            command=$GANTRY_PTY_ARGV
+            if [ "$GANTRY_PTY_HAS_SHELL" = 1 ]; then export SHELL="$GANTRY_PTY_SHELL"; else unset SHELL; fi
+            unset GANTRY_PTY_ARGV GANTRY_PTY_RUN GANTRY_PTY_ROWS GANTRY_PTY_COLS GANTRY_PTY_SHELL GANTRY_PTY_HAS_SHELL
+            eval "exec $command"
+            """;
+
+    /** The most input that waits for a task to read it; more is dropped, with a warning. */
+    static final int MAX_PENDING_INPUT = 1024 * 1024;
+    /** A terminal's output goes back sooner than a pipe's: people type and wait for the echo. */
+    static final long TERMINAL_FLUSH_MILLIS = 20;
+
     /** What to start: the task's place in its step, its owner, command, directory and environment. */
     record Spec(String jobId, int stepId, int procId, UnixAccount owner, boolean switchUser, String umask,
-            String workdir, List<String> argv, Map<String, String> environment) {
+            String workdir, List<String> argv, Map<String, String> environment,
+            AgentProtocol.TaskStdin stdin) {
+
+        Spec(String jobId, int stepId, int procId, UnixAccount owner, boolean switchUser, String umask,
+                String workdir, List<String> argv, Map<String, String> environment) {
+            this(jobId, stepId, procId, owner, switchUser, umask, workdir, argv, environment, null);
+        }
+
+        String mode() {
+            return stdin == null ? "none" : stdin.terminal() ? "pty" : "pipe";
+        }
     }
 
     private final Spec spec;
     private final Process process;
     private final Consumer<StepReport> reports;
     private final ByteArrayOutputStream[] pending = {new ByteArrayOutputStream(), new ByteArrayOutputStream()};
+    private final TaskInput input;
     private long seq;
     private ScheduledFuture<?> flusher;
     private volatile boolean ended;
@@ -81,6 +126,7 @@ final class TaskProcess {
         this.spec = spec;
         this.process = process;
         this.reports = reports;
+        this.input = new TaskInput("task-" + spec.jobId() + "." + spec.stepId() + "." + spec.procId() + "-in");
     }
 
     /**
@@ -110,7 +156,7 @@ final class TaskProcess {
                     "--groups=" + String.join(",", owner.groups().stream().map(String::valueOf).toList()),
                     "--inh-caps=-all", "--"));
         }
-        command.addAll(List.of("/bin/bash", "-c", STAGE, "gantry-task", spec.umask(), spec.workdir()));
+        command.addAll(List.of("/bin/bash", "-c", STAGE, "gantry-task", spec.mode(), spec.umask(), spec.workdir()));
         command.addAll(spec.argv());
         ProcessBuilder builder = new ProcessBuilder(command).directory(Path.of("/").toFile());
         builder.environment().clear();
@@ -130,7 +176,8 @@ final class TaskProcess {
             throw new JobProcess.StartFailure("cannot put the task into the job's cgroup: " + e.getMessage());
         }
         TaskProcess task = new TaskProcess(spec, process, reports);
-        task.flusher = timers.scheduleWithFixedDelay(() -> task.flush(false), FLUSH_MILLIS, FLUSH_MILLIS,
+        long flushMillis = spec.mode().equals("pty") ? TERMINAL_FLUSH_MILLIS : FLUSH_MILLIS;
+        task.flusher = timers.scheduleWithFixedDelay(() -> task.flush(false), flushMillis, flushMillis,
                 TimeUnit.MILLISECONDS);
         Thread watcher = new Thread(() -> task.watch(onEnd), "task-" + spec.jobId() + "." + spec.stepId() + "."
                 + spec.procId());
@@ -178,11 +225,27 @@ final class TaskProcess {
         InputStream out = process.getInputStream();
         // Here, not in start(): the stage reads a large environment slowly (bash reads a pipe a byte
         // at a time), and start() runs while the agent's step launches wait for it.
-        try (OutputStream in = process.getOutputStream()) {
-            in.write("go\n".getBytes(StandardCharsets.US_ASCII));
-            in.write(environmentBytes(withTaskPid(spec.environment(), process.pid())));
+        OutputStream in = process.getOutputStream();
+        try {
+            Map<String, String> env = withTaskPid(spec.environment(), process.pid());
+            if (spec.stdin() != null && spec.stdin().terminal()) {
+                env.put("GANTRY_PTY_RUN", PTY_RUN);
+                env.put("GANTRY_PTY_ROWS", Integer.toString(spec.stdin().rows() == null ? 24 : spec.stdin().rows()));
+                env.put("GANTRY_PTY_COLS", Integer.toString(spec.stdin().cols() == null ? 80 : spec.stdin().cols()));
+            }
+            List<byte[]> variables = environmentEntries(env);
+            in.write(("go " + variables.size() + "\n").getBytes(StandardCharsets.US_ASCII));
+            for (byte[] variable : variables) {
+                in.write(variable);
+            }
+            in.flush();
         } catch (IOException e) {
             // the stage ended before it read everything: its first line or exit says why
+        }
+        if (spec.stdin() == null) {
+            close(in);
+        } else {
+            input.start(in);
         }
         try {
             String first = firstLine(out);
@@ -196,6 +259,7 @@ final class TaskProcess {
             failure = "cannot read from the task: " + e.getMessage();
         }
         int code = awaitExit();
+        input.stop();
         // whatever the task left running in its group ends with it, as a step's leftovers do in Slurm
         ProcessGroups.signal(process.pid(), "KILL");
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_MILLIS);
@@ -375,15 +439,73 @@ final class TaskProcess {
         return out;
     }
 
-    private static byte[] environmentBytes(Map<String, String> env) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
+    /** Each usable variable as {@code NAME=value} and its NUL. */
+    private static List<byte[]> environmentEntries(Map<String, String> env) {
+        List<byte[]> entries = new ArrayList<>();
         env.forEach((k, v) -> {
             if (k != null && v != null && !k.isEmpty() && k.indexOf('=') < 0 && k.indexOf('\0') < 0
                     && v.indexOf('\0') < 0) {
-                out.writeBytes((k + "=" + v).getBytes(StandardCharsets.UTF_8));
-                out.write(0);
+                entries.add((k + "=" + v + "\0").getBytes(StandardCharsets.UTF_8));
             }
         });
-        return out.toByteArray();
+        return entries;
+    }
+
+    private static void close(OutputStream stream) {
+        try {
+            stream.close();
+        } catch (IOException ignored) {
+            // the task is gone
+        }
+    }
+
+    /**
+     * Writes STEP_INPUT's bytes to the task's standard input, once each ({@code seq} only grows), and
+     * resizes its terminal. Never blocks the caller: the input waits here for the task to read it.
+     */
+    void input(long seq, byte[] data, boolean eof, Integer rows, Integer cols) {
+        if (spec.stdin() == null || ended) {
+            return;
+        }
+        if (!input.accept(seq, data, eof)) {
+            return;
+        }
+        if (rows != null && cols != null && spec.stdin().terminal()) {
+            resize(rows, cols);
+        }
+    }
+
+    /**
+     * Gives the task's terminal a new size: {@code stty -F} on the pseudo-terminal that the command
+     * (the child of {@code script}) has as its standard input; the kernel sends its foreground
+     * process group SIGWINCH, as on a local resize.
+     */
+    private void resize(int rows, int cols) {
+        java.util.Optional<ProcessHandle> child = process.toHandle().children().findFirst();
+        if (child.isEmpty()) {
+            return;
+        }
+        Path terminal;
+        try {
+            terminal = java.nio.file.Files.readSymbolicLink(Path.of("/proc", Long.toString(child.get().pid()), "fd", "0"));
+        } catch (IOException | UnsupportedOperationException e) {
+            return;
+        }
+        if (!terminal.toString().startsWith("/dev/pts/")) {
+            return;
+        }
+        try {
+            Process stty = new ProcessBuilder("stty", "-F", terminal.toString(), "rows", Integer.toString(rows),
+                    "cols", Integer.toString(cols)).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!stty.waitFor(5, TimeUnit.SECONDS)) {
+                stty.destroyForcibly();
+            }
+        } catch (IOException e) {
+            log.warn("task {} of step {}.{}: cannot resize its terminal: {}", spec.procId(), spec.jobId(),
+                    spec.stepId(), e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

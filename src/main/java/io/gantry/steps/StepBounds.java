@@ -113,7 +113,24 @@ final class StepBounds {
             errors.add("mpi", String.format("is %,d characters long; at most %,d are allowed", r.mpi().length(),
                     StepProtocol.MAX_MPI));
         }
+        terminalSize(errors, r.rows(), r.cols());
         return errors.list;
+    }
+
+    /** A terminal's size: both sides or neither, each from 1 to {@link StepProtocol#MAX_TERMINAL_SIDE}. */
+    static void terminalSize(Errors errors, Integer rows, Integer cols) {
+        if ((rows == null) != (cols == null)) {
+            errors.add(rows == null ? "rows" : "cols", "must be given with " + (rows == null ? "cols" : "rows")
+                    + ": a terminal's size is both");
+        }
+        side(errors, "rows", rows);
+        side(errors, "cols", cols);
+    }
+
+    private static void side(Errors errors, String field, Integer value) {
+        if (value != null && (value < 1 || value > StepProtocol.MAX_TERMINAL_SIDE)) {
+            errors.add(field, "must be from 1 to " + StepProtocol.MAX_TERMINAL_SIDE + " (it is " + value + ")");
+        }
     }
 
     /** One string the kernel gets in {@code execve}: no NUL, at most MAX_ARG_STRLEN with its NUL. */
@@ -130,7 +147,7 @@ final class StepBounds {
         }
     }
 
-    private static final class Errors {
+    static final class Errors {
         final List<FieldError> list = new ArrayList<>();
 
         void add(String field, String message) {

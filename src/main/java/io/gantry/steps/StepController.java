@@ -18,6 +18,7 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.request.async.DeferredResult;
 
+import io.gantry.agent.protocol.StepProtocol;
 import io.gantry.agent.protocol.StepProtocol.StepCreated;
 import io.gantry.agent.protocol.StepProtocol.StepIo;
 import io.gantry.agent.protocol.StepProtocol.StepRequest;
@@ -106,6 +107,17 @@ class StepController {
             @Parameter(description = "The last sequence number read (0 at first)") @RequestParam(defaultValue = "0")
             long after, CurrentUser caller) {
         return steps.io(id, step, after, caller);
+    }
+
+    @Operation(operationId = "writeJobStepInput", summary = "Input for task 0 of a running step: what srun reads "
+            + "from its standard input (base64 `data`, `eof` to close it) and, with --pty, the terminal's new size",
+            description = "Only the job's owner (or its own credential) may write: an operator may signal a step, "
+                    + "not type into it. 404 for no such step, 409 once it has ended.")
+    @ResponseStatus(HttpStatus.ACCEPTED)
+    @PostMapping("/{step}/input")
+    StepViews.InputAccepted writeJobStepInput(@PathVariable String id, @PathVariable int step,
+            @RequestBody StepProtocol.StepInput input, CurrentUser caller) {
+        return steps.input(id, step, input, caller);
     }
 
     @Operation(operationId = "signalJobStep", summary = "Signal every task of a running step on every node of it")

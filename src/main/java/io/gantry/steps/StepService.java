@@ -21,6 +21,7 @@ import org.springframework.transaction.event.TransactionPhase;
 import org.springframework.transaction.event.TransactionalEventListener;
 import org.springframework.web.context.request.async.DeferredResult;
 
+import io.gantry.agent.protocol.AgentProtocol;
 import io.gantry.agent.protocol.AgentProtocol.Command;
 import io.gantry.agent.protocol.AgentProtocol.StepReport;
 import io.gantry.agent.protocol.AgentProtocol.StepReportType;
@@ -72,6 +73,11 @@ public class StepService {
     private final Clock clock;
     /** job row -> step id -> its run; a job's entry exists once its running steps were loaded from the store. */
     private final Map<Long, Map<Integer, StepRun>> runs = new ConcurrentHashMap<>();
+    /**
+     * Numbers step input from the clock's microseconds on, so a new leader's numbers follow the old
+     * one's and the agent, which writes each number once, takes them.
+     */
+    private final java.util.concurrent.atomic.AtomicLong inputSeq = new java.util.concurrent.atomic.AtomicLong();
 
     StepService(HostedJobs hosted, JobService jobService, StepStore store, NodeAddresses addresses,
             ApplicationEventPublisher events, Clock clock) {
@@ -172,7 +178,11 @@ public class StepService {
             StepLayout.Share share = plan.shares().get(nodeId);
             List<StepTask> tasks = new ArrayList<>();
             for (int local = 0; local < share.tasks(); local++) {
-                tasks.add(new StepTask(rank++, local, share.taskGpus() == null ? null : share.taskGpus().get(local)));
+                // srun's standard input (and with --pty its terminal) reaches task 0 alone, as in Slurm
+                AgentProtocol.TaskStdin stdin = rank == 0 && (request.pty() || request.input())
+                        ? new AgentProtocol.TaskStdin(request.pty(), request.rows(), request.cols()) : null;
+                tasks.add(new StepTask(rank++, local, share.taskGpus() == null ? null : share.taskGpus().get(local),
+                        stdin));
             }
             Map<String, String> env = new LinkedHashMap<>(base);
             env.put("SLURM_NODEID", Integer.toString(nodeId));
@@ -354,6 +364,47 @@ public class StepService {
         result.onTimeout(() -> result.setResult(run.io(after)));
         run.poll(after, result);
         return result;
+    }
+
+    /**
+     * Input for task 0 of a running step (srun's standard input, or its terminal's new size), sent to
+     * the node that runs it, in the order it comes. Only the job's own credential or its owner may
+     * type into its tasks: an operator may signal them, not act as their user.
+     */
+    StepViews.InputAccepted input(String id, int stepId, StepProtocol.StepInput input, CurrentUser caller) {
+        HostedJob job = CurrentUser.credentialJob().isPresent() ? jobOfCredential(id) : jobOfOwner(id, caller);
+        if (input == null) {
+            throw GantryException.badRequest("body", "is required");
+        }
+        byte[] data;
+        try {
+            data = input.data() == null ? new byte[0] : java.util.Base64.getDecoder().decode(input.data());
+        } catch (IllegalArgumentException e) {
+            throw GantryException.badRequest("data", "is not base64: " + e.getMessage());
+        }
+        StepBounds.Errors errors = new StepBounds.Errors();
+        if (data.length > StepProtocol.MAX_INPUT_BYTES) {
+            errors.add("data", String.format("holds %,d bytes; at most %,d go in one request", data.length,
+                    StepProtocol.MAX_INPUT_BYTES));
+        }
+        StepBounds.terminalSize(errors, input.rows(), input.cols());
+        if (!errors.list.isEmpty()) {
+            throw new GantryException(ProblemType.VALIDATION, errors.list.get(0).field() + ": "
+                    + errors.list.get(0).message(), errors.list);
+        }
+        StepRun run = loaded(job.row()).get(stepId);
+        if (run == null || run.done()) {
+            if (run == null && store.ofJob(job.row()).stream().noneMatch(s -> s.stepId() == stepId)) {
+                throw GantryException.notFound("Step", job.id() + "." + stepId);
+            }
+            throw GantryException.conflict("Step " + job.id() + "." + stepId + " has ended: its tasks read no more");
+        }
+        long seq = inputSeq.updateAndGet(last -> Math.max(last + 1, clock.millis() * 1000));
+        String node = run.step.nodes().get(0);
+        events.publishEvent(new StepCommands(Map.of(node, List.of(Command.stepInput(new AgentProtocol.StepInput(
+                job.id(), stepId, 0, seq, data.length == 0 ? null : input.data(), input.eof(), input.rows(),
+                input.cols()))))));
+        return new StepViews.InputAccepted(job.id() + "." + stepId, data.length, input.eof());
     }
 
     /** Signals every task of a running step on every node of it. */

@@ -32,4 +32,8 @@ final class StepViews {
     @Schema(name = "StepSignalled")
     record Signalled(String step, String signal, List<String> nodes) {
     }
+
+    @Schema(name = "StepInputAccepted", description = "Input taken for the step's task 0: sent on to its node")
+    record InputAccepted(String step, int bytes, boolean eof) {
+    }
 }

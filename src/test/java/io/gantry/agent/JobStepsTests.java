@@ -346,4 +346,65 @@ class JobStepsTests {
         assertThat(TaskProcess.completeUtf8(euro)).isEqualTo(4);
         assertThat(TaskProcess.completeUtf8("abc".getBytes())).isEqualTo(3);
     }
+
+    private long inputSeq;
+
+    private void type(String jobId, int stepId, String text, boolean eof, Integer rows, Integer cols) {
+        String data = text == null ? null
+                : java.util.Base64.getEncoder().encodeToString(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        runner.apply(List.of(Command.stepInput(new io.gantry.agent.protocol.AgentProtocol.StepInput(jobId, stepId, 0,
+                ++inputSeq, data, eof, rows, cols))));
+    }
+
+    @Test
+    void task0ReadsWhatSrunSendsOnceEachAndTheOtherTasksReadNothing() throws Exception {
+        io.gantry.agent.protocol.AgentProtocol.TaskStdin pipe = new io.gantry.agent.protocol.AgentProtocol.TaskStdin(
+                false, null, null);
+        runner.apply(List.of(Command.stepLaunch(step("70", 0, List.of("bash", "-c", "echo start; cat; echo end"),
+                List.of(new StepTask(0, 0, null, pipe), new StepTask(1, 1, null)), owner()))));
+        type("70", 0, "first line\n", false, null, null);
+        // a repeat of a number already written (the controller sent it twice) is not written again
+        runner.apply(List.of(Command.stepInput(new io.gantry.agent.protocol.AgentProtocol.StepInput("70", 0, 0,
+                inputSeq, java.util.Base64.getEncoder().encodeToString("first line\n".getBytes()), false, null,
+                null))));
+        type("70", 0, "second\n", true, null, null);
+        Map<Integer, List<StepReport>> byTask = untilEnded(0, 1);
+        assertThat(output(byTask.get(0), "stdout")).isEqualTo("start\nfirst line\nsecond\nend\n");
+        assertThat(end(byTask.get(0)).exitCode()).isZero();
+        // task 1's cat read /dev/null: it ended at once, with nothing
+        assertThat(output(byTask.get(1), "stdout")).isEqualTo("start\nend\n");
+    }
+
+    @Test
+    void aPtyTaskRunsOnAPseudoTerminalOfTheAskedSizeFollowsResizesTakesKeysAndEndsWithItsCode() throws Exception {
+        io.gantry.agent.protocol.AgentProtocol.TaskStdin terminal =
+                new io.gantry.agent.protocol.AgentProtocol.TaskStdin(true, 31, 101);
+        String script = "tty; stty size; echo ready; read line; stty size; echo \"got:$line\"; "
+                + "trap 'echo caught-int' INT; sleep 30; echo after-sleep; exit 3";
+        runner.apply(List.of(Command.stepLaunch(step("71", 0, List.of("bash", "-c", script),
+                List.of(new StepTask(0, 0, null, terminal)), owner()))));
+        StringBuilder seen = new StringBuilder();
+        awaitOutputInto(seen, "ready");
+        assertThat(seen.toString()).contains("/dev/pts/").contains("31 101");
+        // a new size, then a line typed as a terminal sends it (Enter is a carriage return)
+        type("71", 0, null, false, 42, 120);
+        type("71", 0, "hello\r", false, null, null);
+        awaitOutputInto(seen, "got:hello");
+        assertThat(seen.toString()).contains("42 120");
+        // Ctrl-C as a key: the terminal sends SIGINT to the sleep in the foreground, the shell goes on
+        type("71", 0, "\u0003", false, null, null);
+        Map<Integer, List<StepReport>> byTask = untilEnded(0);
+        String rest = output(byTask.get(0), "stdout");
+        assertThat(rest).contains("caught-int").contains("after-sleep");
+        assertThat(end(byTask.get(0)).exitCode()).isEqualTo(3);
+    }
+
+    private void awaitOutputInto(StringBuilder seen, String text) throws InterruptedException {
+        while (!seen.toString().contains(text)) {
+            StepReport r = stepReports.poll(20, TimeUnit.SECONDS);
+            assertThat(r).as("output '%s' within 20 s (so far: %s)", text, seen).isNotNull();
+            assertThat(r.type()).as("the task ended before '%s': %s", text, seen).isEqualTo(StepReportType.OUTPUT);
+            seen.append(r.data());
+        }
+    }
 }

@@ -175,7 +175,12 @@ public final class AgentProtocol {
          * (scancel --signal); nothing more follows (no KILL after the kill wait). An agent that does not
          * know this command skips it.
          */
-        JOB_SIGNAL
+        JOB_SIGNAL,
+        /**
+         * Write {@code input} to a step task's standard input (or resize its terminal). An agent that
+         * does not know this command skips it.
+         */
+        STEP_INPUT
     }
 
     /** Which of a job's processes on a node a JOB_SIGNAL reaches. */
@@ -202,7 +207,16 @@ public final class AgentProtocol {
      */
     @Schema(name = "AgentCommand")
     public record Command(CommandType type, String jobId, Launch launch, String endState, String detail,
-            Long timeLimitSeconds, StepTasks step, OutputRead output, JobSignal signal) {
+            Long timeLimitSeconds, StepTasks step, OutputRead output, JobSignal signal, StepInput input) {
+
+        public Command(CommandType type, String jobId, Launch launch, String endState, String detail,
+                Long timeLimitSeconds, StepTasks step, OutputRead output, JobSignal signal) {
+            this(type, jobId, launch, endState, detail, timeLimitSeconds, step, output, signal, null);
+        }
+
+        public static Command stepInput(StepInput input) {
+            return new Command(CommandType.STEP_INPUT, input.jobId(), null, null, null, null, null, null, null, input);
+        }
 
         public Command(CommandType type, String jobId, Launch launch, String endState, String detail,
                 Long timeLimitSeconds, StepTasks step, OutputRead output) {
@@ -347,7 +361,30 @@ public final class AgentProtocol {
     }
 
     @Schema(name = "AgentStepTask")
-    public record StepTask(int procId, int localId, List<Integer> gpuIndices) {
+    public record StepTask(int procId, int localId, List<Integer> gpuIndices,
+            @Schema(description = "Where the task's standard input comes from: null for /dev/null") TaskStdin stdin) {
+
+        public StepTask(int procId, int localId, List<Integer> gpuIndices) {
+            this(procId, localId, gpuIndices, null);
+        }
+    }
+
+    /**
+     * A task whose standard input srun relays (STEP_INPUT commands): on a pseudo-terminal of
+     * {@code rows} x {@code cols} when {@code terminal}, else a pipe.
+     */
+    @Schema(name = "AgentTaskStdin")
+    public record TaskStdin(boolean terminal, Integer rows, Integer cols) {
+    }
+
+    /**
+     * Input for one task of a step (STEP_INPUT): {@code data} (base64) for its standard input, numbered
+     * per step by {@code seq} from 1 so a repeat is written once; {@code eof} closes it; {@code rows}
+     * and {@code cols} resize its terminal.
+     */
+    @Schema(name = "AgentStepInput")
+    public record StepInput(String jobId, int stepId, int procId, long seq, String data, boolean eof, Integer rows,
+            Integer cols) {
     }
 
     /**

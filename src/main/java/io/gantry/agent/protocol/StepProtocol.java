@@ -17,6 +17,9 @@ import io.swagger.v3.oas.annotations.media.Schema;
  * ended, {@code done} with each task's exit.</li>
  * <li>{@code POST /api/v1/jobs/{id}/steps/{step}/signal?signal=TERM}: signal every task of the step
  * (srun interrupted, or {@code --kill-on-bad-exit} after a task failed).</li>
+ * <li>{@code POST /api/v1/jobs/{id}/steps/{step}/input} with a {@link StepInput}: bytes for task 0's
+ * standard input (a step asked with {@code pty} or {@code input}), in order, and the terminal's size
+ * when it changed (srun --pty).</li>
  * </ol>
  * {@code GET /api/v1/jobs/{id}/steps} lists the batch step and every srun step (any user who may see the job).
  */
@@ -98,6 +101,15 @@ public final class StepProtocol {
         return steps(jobId) + "/" + step + "/signal";
     }
 
+    public static String input(String jobId, int step) {
+        return steps(jobId) + "/" + step + "/input";
+    }
+
+    /** The most bytes one {@link StepInput} carries (srun sends what it read, a keystroke or a pasted block). */
+    public static final int MAX_INPUT_BYTES = 64 * 1024;
+    /** The largest terminal side srun --pty passes on, in rows or columns. */
+    public static final int MAX_TERMINAL_SIDE = 10_000;
+
     /**
      * What srun asks for. Null counts take Slurm's defaults inside an allocation: {@code nodes} all
      * of the job's nodes (or as few as {@code ntasks} need), {@code ntasks} one per node (or
@@ -108,7 +120,31 @@ public final class StepProtocol {
     @Schema(name = "StepRequest")
     public record StepRequest(String name, List<String> argv, Integer ntasks, Integer nodes, Integer ntasksPerNode,
             Integer cpusPerTask, Integer gpusPerTask, Integer gpusPerNode, String nodelist, String workdir,
-            String export, Map<String, String> environment, boolean overlap, boolean exact, String mpi) {
+            String export, Map<String, String> environment, boolean overlap, boolean exact, String mpi,
+            @Schema(description = "srun --pty: task 0 runs on a pseudo-terminal of its node; its standard input "
+                    + "comes from srun (POST .../input) and its output, both streams in one, goes back as stdout")
+            boolean pty,
+            @Schema(description = "srun --input=0: task 0's standard input comes from srun (POST .../input); "
+                    + "without it (and without pty) every task reads /dev/null")
+            boolean input,
+            @Schema(description = "With pty: the terminal's rows and columns at the start") Integer rows,
+            Integer cols) {
+
+        /** A step whose tasks read /dev/null, as srun runs one without --pty. */
+        public StepRequest(String name, List<String> argv, Integer ntasks, Integer nodes, Integer ntasksPerNode,
+                Integer cpusPerTask, Integer gpusPerTask, Integer gpusPerNode, String nodelist, String workdir,
+                String export, Map<String, String> environment, boolean overlap, boolean exact, String mpi) {
+            this(name, argv, ntasks, nodes, ntasksPerNode, cpusPerTask, gpusPerTask, gpusPerNode, nodelist, workdir,
+                    export, environment, overlap, exact, mpi, false, false, null, null);
+        }
+    }
+
+    /**
+     * Input for task 0 of a step: {@code data} (base64) to write to its standard input, {@code eof} to
+     * close it after, and with a terminal its new size ({@code rows} and {@code cols}, both or neither).
+     */
+    @Schema(name = "StepInput")
+    public record StepInput(String data, boolean eof, Integer rows, Integer cols) {
     }
 
     /** Where a step runs: its node list and, per node in order, the global ranks of its tasks. */
