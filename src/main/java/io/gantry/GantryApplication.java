@@ -25,6 +25,7 @@ public class GantryApplication {
                 case "simulate-quotas" -> System.exit(io.gantry.simulation.QuotaDay.run(rest));
                 case "agent" -> System.exit(io.gantry.agent.AgentCommand.run(rest));
                 case "srun" -> System.exit(io.gantry.agent.Srun.run(rest));
+                case "salloc" -> System.exit(io.gantry.agent.Salloc.run(rest));
                 case "loadtest" -> {
                     LoadTest.main(rest);
                     return;

@@ -7,6 +7,7 @@ import io.gantry.agent.protocol.StepProtocol.StepOutputChunk;
 import io.gantry.agent.protocol.StepProtocol.StepRequest;
 import io.gantry.agent.protocol.StepProtocol.StepTaskExit;
 import java.io.FileDescriptor;
+import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -49,13 +50,6 @@ public final class Srun {
         void sleep(long millis) throws InterruptedException;
     }
 
-    /** A controller's answer other than 2xx. */
-    private record Answer(int status, String body, OptionalLong retryAfterSeconds) {
-        boolean ok() {
-            return status >= 200 && status < 300;
-        }
-    }
-
     private final Map<String, String> env;
     private final PrintStream err;
     private final OutputStream out;
@@ -63,13 +57,14 @@ public final class Srun {
     private final Path cwd;
     private final Sleeper sleeper;
     private final HttpClient http;
-    private List<URI> controllers;
-    private int current;
+    private ControllerCalls calls;
     private String jobId;
     private String slurmJobId;
     private String token;
     private volatile StepCreated step;
     private volatile boolean finished;
+    /** srun's own terminal in raw mode while a --pty step runs, to put back. */
+    private volatile SrunTerminal terminal;
     /** The job this srun asked for outside any job, which ends with it. */
     private volatile String ownJob;
     /** Whether srun acts with the user's login token (outside any job), not a job's credential. */
@@ -143,8 +138,8 @@ public final class Srun {
                     + "its controller is");
             return 1;
         }
-        controllers = Arrays.stream(urls.split(",")).map(String::strip).filter(s -> !s.isEmpty())
-                .map(s -> URI.create(s.replaceAll("/+$", ""))).toList();
+        calls = new ControllerCalls(http, Arrays.stream(urls.split(",")).map(String::strip)
+                .filter(s -> !s.isEmpty()).map(s -> URI.create(s.replaceAll("/+$", ""))).toList(), token);
         return guarded(() -> options.awaitStep() != null ? awaitStep(options.awaitStep()) : stepAndRelay(options));
     }
 
@@ -193,11 +188,13 @@ public final class Srun {
             return 1;
         }
         token = login.token();
-        controllers = login.controllers();
+        calls = new ControllerCalls(http, login.controllers(), token);
         viaLogin = true;
         return guarded(() -> {
-            if (options.jobid() != null) {
-                jobId = options.jobid();
+            // inside salloc's allocation (its SLURM_JOB_ID, no job credential): a step of that job, as in Slurm
+            String allocated = options.jobid() != null ? options.jobid() : allocationOfSalloc();
+            if (allocated != null) {
+                jobId = allocated;
                 slurmJobId = jobId;
                 return stepAndRelay(options);
             }
@@ -229,6 +226,12 @@ public final class Srun {
         });
     }
 
+    /** The job of the salloc this srun runs under (its SLURM_JOB_ID), or null. */
+    private String allocationOfSalloc() {
+        String id = env.get("SLURM_JOB_ID");
+        return id != null && id.strip().matches("[0-9]+(_[0-9]+)?") ? id.strip() : null;
+    }
+
     /** Asks for the job; its id, or null when refused (said as Slurm says it). */
     private String submit(SrunOptions options) throws IOException, InterruptedException {
         StringBuilder script = new StringBuilder("#!/bin/sh\n# The job of an srun typed outside any job: its one step.\n");
@@ -256,7 +259,7 @@ public final class Srun {
             body.put("name", options.command().get(0).substring(options.command().get(0).lastIndexOf('/') + 1));
         }
         body.put("workdir", cwd.toString());
-        Answer answer = call("POST", "/api/v1/jobs", AgentJson.MAPPER.writeValueAsBytes(body), CALL_TIMEOUT);
+        ControllerCalls.Answer answer = calls.call("POST", "/api/v1/jobs", AgentJson.MAPPER.writeValueAsBytes(body), CALL_TIMEOUT);
         if (!answer.ok()) {
             String detail = ControllerClient.problemDetail(answer.body());
             err.println("srun: error: Unable to allocate resources: " + (answer.status() == 401
@@ -273,7 +276,7 @@ public final class Srun {
         boolean queued = false;
         long pause = 10;
         while (true) {
-            Answer job = call("GET", "/api/v1/jobs/" + jobId, null, CALL_TIMEOUT);
+            ControllerCalls.Answer job = calls.call("GET", "/api/v1/jobs/" + jobId, null, CALL_TIMEOUT);
             if (job.ok()) {
                 tools.jackson.databind.JsonNode view = AgentJson.MAPPER.readTree(job.body());
                 String state = view.path("state").asString();
@@ -308,9 +311,9 @@ public final class Srun {
     private int awaitStep(int stepId) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
         while (true) {
-            Answer answer;
+            ControllerCalls.Answer answer;
             try {
-                answer = call("GET", StepProtocol.io(jobId, stepId) + "?after=" + (Long.MAX_VALUE / 2), null,
+                answer = calls.call("GET", StepProtocol.io(jobId, stepId) + "?after=" + (Long.MAX_VALUE / 2), null,
                         POLL_TIMEOUT);
             } catch (IOException e) {
                 sleeper.sleep(500);
@@ -341,7 +344,7 @@ public final class Srun {
                 return io.exits().stream().mapToInt(Srun::exitCode).max().orElse(0);
             }
             // ended before this controller led: the step's record keeps its code
-            Answer steps = call("GET", StepProtocol.steps(jobId), null, CALL_TIMEOUT);
+            ControllerCalls.Answer steps = calls.call("GET", StepProtocol.steps(jobId), null, CALL_TIMEOUT);
             for (tools.jackson.databind.JsonNode item : AgentJson.MAPPER.readTree(steps.body()).path("items")) {
                 if (item.path("stepId").asString().equals(Integer.toString(stepId))) {
                     return item.path("exitCode").isNumber() ? item.path("exitCode").asInt() : 1;
@@ -354,7 +357,7 @@ public final class Srun {
     /** Cancels the job this srun asked for (a job that already ended stays as it ended). */
     private void cancel(String own) {
         try {
-            Answer answer = call("DELETE", "/api/v1/jobs/" + own, null, CALL_TIMEOUT);
+            ControllerCalls.Answer answer = calls.call("DELETE", "/api/v1/jobs/" + own, null, CALL_TIMEOUT);
             if (!answer.ok() && answer.status() != 409) {
                 err.println("srun: error: cannot cancel job " + own + ": HTTP " + answer.status() + " "
                         + ControllerClient.problemDetail(answer.body()));
@@ -393,14 +396,23 @@ public final class Srun {
                 || (options.nodelist() != null && !options.nodelist().isBlank());
         Integer ntasks = shaped ? options.ntasks() : count(env.getOrDefault("SLURM_NTASKS", env.get("SLURM_NPROCS")));
         Integer ntasksPerNode = shaped ? options.ntasksPerNode() : count(env.get("SLURM_NTASKS_PER_NODE"));
-        StepRequest request = new StepRequest(options.jobName(), options.command(), ntasks, options.nodes(),
+        Integer nodes = options.nodes();
+        if (options.pty() && !shaped) {
+            // a terminal is one task's: srun --pty bash in a many-task allocation opens one shell
+            ntasks = 1;
+            ntasksPerNode = null;
+            nodes = 1;
+        }
+        int[] size = options.pty() ? SrunTerminal.size() : null;
+        StepRequest request = new StepRequest(options.jobName(), options.command(), ntasks, nodes,
                 ntasksPerNode, options.cpusPerTask(), options.gpusPerTask(), options.gpusPerNode(),
                 options.nodelist(), workdir, options.export(), environment(), options.overlap(),
-                options.exact(), options.mpi());
+                options.exact(), options.mpi(), options.pty(), options.relaysInput() && !options.pty(),
+                size == null ? null : size[0], size == null ? null : size[1]);
         byte[] body = AgentJson.MAPPER.writeValueAsBytes(request);
         boolean waited = false;
         while (true) {
-            Answer answer = call("POST", StepProtocol.steps(jobId), body, CALL_TIMEOUT);
+            ControllerCalls.Answer answer = calls.call("POST", StepProtocol.steps(jobId), body, CALL_TIMEOUT);
             if (answer.ok()) {
                 StepCreated created = read(answer, StepCreated.class);
                 if (waited && !options.quiet()) {
@@ -455,7 +467,7 @@ public final class Srun {
             }
         }
         Map<String, OutputStream> files = new HashMap<>();
-        SrunOutput output = new SrunOutput(options.label(), options.unbuffered(), tasks, (procId, stream) -> {
+        SrunOutput output = new SrunOutput(options.label(), options.unbuffered() || options.pty(), tasks, (procId, stream) -> {
             String pattern = stream.equals("stderr") && options.error() != null ? options.error() : options.output();
             if (pattern == null || (stream.equals("stdout") && options.output() == null)) {
                 return stream.equals("stderr") ? errStream : out;
@@ -468,11 +480,21 @@ public final class Srun {
         boolean killed = false;
         long after = 0;
         long retry = 0;
+        SrunTerminal terminal = options.pty() ? SrunTerminal.raw() : null;
+        if (terminal != null) {
+            this.terminal = terminal;
+            SrunTerminal.onResize(() -> resized(created.stepId()));
+        }
+        if (options.relaysInput()) {
+            Thread pump = new Thread(() -> pumpInput(created.stepId()), "srun-input");
+            pump.setDaemon(true);
+            pump.start();
+        }
         try {
             while (true) {
-                Answer answer;
+                ControllerCalls.Answer answer;
                 try {
-                    answer = call("GET", StepProtocol.io(jobId, created.stepId()) + "?after=" + after, null,
+                    answer = calls.call("GET", StepProtocol.io(jobId, created.stepId()) + "?after=" + after, null,
                             POLL_TIMEOUT);
                 } catch (IOException e) {
                     retry = Math.min(MAX_RETRY_MILLIS, Math.max(500, retry * 2));
@@ -498,6 +520,9 @@ public final class Srun {
                 StepIo io = read(answer, StepIo.class);
                 if (io.chunks() != null) {
                     for (StepOutputChunk chunk : io.chunks()) {
+                        if (options.pty() && chunk.procId() > 0) {
+                            continue; // as Slurm's srun --pty: only task 0's terminal is shown
+                        }
                         output.write(chunk.procId(), chunk.stream(), chunk.data());
                     }
                 }
@@ -523,6 +548,7 @@ public final class Srun {
                 }
             }
         } finally {
+            restoreTerminal();
             output.finish();
             for (OutputStream file : files.values()) {
                 if (file != out && file != errStream) {
@@ -592,8 +618,77 @@ public final class Srun {
         }
     }
 
+    /**
+     * Sends what srun reads from its standard input to task 0, as it comes (a keystroke at a time from
+     * a raw terminal), one request at a time, in order; its end closes the task's input.
+     */
+    private void pumpInput(int stepId) {
+        byte[] buffer = new byte[ControllerCalls.MAX_INPUT];
+        FileInputStream in = new FileInputStream(FileDescriptor.in);
+        try {
+            while (!finished) {
+                int n = in.read(buffer);
+                if (!sendInput(stepId, n < 0 ? null : Arrays.copyOf(buffer, n), n < 0, null) || n < 0) {
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            sendInputQuietly(stepId, true);
+        }
+    }
+
+    private void sendInputQuietly(int stepId, boolean eof) {
+        try {
+            sendInput(stepId, null, eof, null);
+        } catch (IOException e) {
+            // srun is going; the step ends with its tasks
+        }
+    }
+
+    /** The terminal changed size: the remote one follows. */
+    private void resized(int stepId) {
+        int[] size = SrunTerminal.size();
+        if (size != null && !finished) {
+            try {
+                sendInput(stepId, null, false, size);
+            } catch (IOException e) {
+                // the next resize tries again
+            }
+        }
+    }
+
+    /** One input request; false once the step no longer takes input (it ended). */
+    private boolean sendInput(int stepId, byte[] data, boolean eof, int[] size) throws IOException {
+        Map<String, Object> body = new LinkedHashMap<>();
+        if (data != null && data.length > 0) {
+            body.put("data", java.util.Base64.getEncoder().encodeToString(data));
+        }
+        body.put("eof", eof);
+        if (size != null) {
+            body.put("rows", size[0]);
+            body.put("cols", size[1]);
+        }
+        try {
+            ControllerCalls.Answer answer = calls.call("POST", StepProtocol.input(jobId, stepId),
+                    AgentJson.MAPPER.writeValueAsBytes(body), CALL_TIMEOUT);
+            return answer.ok();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private void restoreTerminal() {
+        SrunTerminal t = terminal;
+        terminal = null;
+        if (t != null) {
+            t.restore();
+        }
+    }
+
     /** srun is being stopped (SIGINT, SIGTERM): its step's tasks get SIGTERM, then SIGKILL from their agents. */
     void interrupted() {
+        restoreTerminal();
         String own = ownJob;
         if (own != null && !finished) {
             // the job exists for this srun alone: it goes with it, waiting or running
@@ -615,7 +710,7 @@ public final class Srun {
     }
 
     private void signal(int stepId, String signal) throws IOException, InterruptedException {
-        Answer answer = call("POST", StepProtocol.signal(jobId, stepId) + "?signal=" + signal, new byte[0],
+        ControllerCalls.Answer answer = calls.call("POST", StepProtocol.signal(jobId, stepId) + "?signal=" + signal, new byte[0],
                 CALL_TIMEOUT);
         if (!answer.ok()) {
             err.println("srun: error: cannot signal StepId=" + slurmJobId + "." + stepId + ": HTTP " + answer.status()
@@ -623,60 +718,8 @@ public final class Srun {
         }
     }
 
-    private <T> T read(Answer answer, Class<T> type) throws IOException {
-        try {
-            return AgentJson.MAPPER.readValue(answer.body(), type);
-        } catch (JacksonException e) {
-            throw new IOException("unreadable answer from the controller: " + e.getOriginalMessage(), e);
-        }
-    }
-
-    /**
-     * One call to the controller that answered last; when it cannot be reached, or says it does not
-     * lead (421, or 503 without Retry-After), the next one, once round.
-     */
-    private Answer call(String method, String path, byte[] body, Duration timeout)
-            throws IOException, InterruptedException {
-        int first = current;
-        for (int tried = 0;; tried++) {
-            int index = (first + tried) % controllers.size();
-            boolean last = tried + 1 >= controllers.size();
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(controllers.get(index) + path))
-                    .timeout(timeout)
-                    .header("Authorization", "Bearer " + token)
-                    .header("Accept", "application/json");
-            if (method.equals("DELETE")) {
-                request.DELETE();
-            } else if (body == null) {
-                request.GET();
-            } else {
-                request.header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-            }
-            HttpResponse<String> response;
-            try {
-                response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-            } catch (ConnectException | HttpConnectTimeoutException e) {
-                if (last) {
-                    throw new IOException("cannot reach the controller at " + controllers.get(index) + ": "
-                            + (e.getMessage() == null ? "connection refused" : e.getMessage()), e);
-                }
-                continue;
-            }
-            OptionalLong retryAfter = response.headers().firstValue("Retry-After").map(v -> {
-                try {
-                    return OptionalLong.of(Long.parseLong(v.strip()));
-                } catch (NumberFormatException e) {
-                    return OptionalLong.empty();
-                }
-            }).orElse(OptionalLong.empty());
-            int status = response.statusCode();
-            if (!last && (status == 421 || status == 503 && retryAfter.isEmpty())) {
-                continue;
-            }
-            current = index;
-            return new Answer(status, response.body(), retryAfter);
-        }
+    private static <T> T read(ControllerCalls.Answer answer, Class<T> type) throws IOException {
+        return answer.read(type);
     }
 
     /** For tests: the step srun created, once it has. */

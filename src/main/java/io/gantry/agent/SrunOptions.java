@@ -15,7 +15,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
         Integer gpusPerNode, boolean label, boolean killOnBadExit, String output, String error, String export,
         String jobName, String nodelist, String mpi, boolean overlap, boolean exact, String chdir, boolean quiet,
         boolean unbuffered, boolean help, boolean version, List<String> command, String jobid,
-        List<String> allocation, List<String> stepOptions, Integer awaitStep) {
+        List<String> allocation, List<String> stepOptions, Integer awaitStep, boolean pty, String input) {
 
     static final String USAGE = """
             Usage: srun [OPTIONS...] executable [args...]
@@ -40,6 +40,9 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
               -u, --unbuffered          pass output on as it comes, not line by line
               -Q, --quiet               no informational messages
                   --jobid=N             run the step in one's own running job N (from outside it)
+                  --pty                 run task 0 on a pseudo-terminal, relayed to this terminal (a shell:
+                                        srun --pty bash; inside one's running job: --jobid=N --overlap --pty)
+              -i, --input=none|0        task 0 reads srun's standard input (0), or every task /dev/null (none)
             Outside a job srun first asks for a job from its options (-N -n -c --mem --gres --gpus -p -A -q
             -t -J -w --exclusive ...), runs the step as that job's only work and ends the job with it.
             """;
@@ -100,7 +103,9 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
             // Gantry's own: the batch work of a job an srun outside any job asked for (see Srun#outside)
             new Option("gantry-await-step", '\0', Arg.REQUIRED,
                     (b, v) -> b.awaitStep = Integer.parseInt(jobid(v))),
-            new Option("gres", '\0', Arg.REQUIRED, (b, v) -> { }));
+            new Option("gres", '\0', Arg.REQUIRED, (b, v) -> { }),
+            new Option("pty", '\0', Arg.NONE, (b, v) -> b.pty = true),
+            new Option("input", 'i', Arg.REQUIRED, (b, v) -> b.input = input(v)));
 
     /**
      * Options that shape the job srun asks for when it runs outside one: passed to the controller as
@@ -113,7 +118,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
 
     /** Options that only the srun the user typed acts on: where output goes, and which job. */
     private static final java.util.Set<String> CLIENT_ONLY = java.util.Set.of("label", "output", "error",
-            "unbuffered", "jobid", "help", "usage", "version", "verbose", "gantry-await-step");
+            "unbuffered", "jobid", "help", "usage", "version", "verbose", "gantry-await-step", "pty", "input");
 
     private static final class Builder {
         Integer ntasks;
@@ -139,6 +144,8 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
         boolean version;
         String jobid;
         Integer awaitStep;
+        boolean pty;
+        String input;
         final List<String> allocation = new ArrayList<>();
         final List<String> stepOptions = new ArrayList<>();
 
@@ -225,7 +232,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
         return new SrunOptions(b.ntasks, b.nodes, b.ntasksPerNode, b.cpusPerTask, b.gpusPerTask, b.gpusPerNode,
                 b.label, b.killOnBadExit, b.output, b.error, b.export, b.jobName, b.nodelist, b.mpi, b.overlap,
                 b.exact, b.chdir, b.quiet, b.unbuffered, b.help, b.version, command, b.jobid,
-                List.copyOf(b.allocation), List.copyOf(b.stepOptions), b.awaitStep);
+                List.copyOf(b.allocation), List.copyOf(b.stepOptions), b.awaitStep, b.pty, b.input);
     }
 
     /** An exact long name, else the one option it is an unambiguous prefix of. */
@@ -280,6 +287,24 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
             throw new IllegalArgumentException("Invalid job id: " + value);
         }
         return id;
+    }
+
+    /**
+     * {@code none} (every task reads /dev/null) or {@code 0} (task 0 reads srun's standard input); Slurm's
+     * other modes (all tasks, a file pattern) are refused by name.
+     */
+    private static String input(String value) {
+        String mode = value.strip();
+        if (mode.equals("none") || mode.equals("0")) {
+            return mode;
+        }
+        throw new IllegalArgumentException("--input=" + value + " is not supported: --input=0 gives task 0 srun's "
+                + "standard input, --input=none gives every task /dev/null (the default)");
+    }
+
+    /** Whether task 0 reads srun's standard input: with --pty, or --input=0. */
+    boolean relaysInput() {
+        return pty || "0".equals(input);
     }
 
     private static boolean killOnBadExit(String value) {

@@ -72,8 +72,10 @@ final class TaskProcess {
               terminal=$(command -v script) || fail "this node has no 'script' (util-linux) to make a pseudo-terminal"
               shell= has=0
               for v in "${vars[@]}"; do case $v in SHELL=*) shell=${v#SHELL=} has=1;; esac; done
+              # keys are signals on a terminal: what the agent was started ignoring (nohup, &) must not stay ignored
+              reset=; env --default-signal=INT true 2>/dev/null && reset=--default-signal
               printf 'ready\\n'
-              exec env -i -- "${vars[@]}" GANTRY_PTY_ARGV="$(printf '%q ' "$@")" GANTRY_PTY_SHELL="$shell" \\
+              exec env -i $reset -- "${vars[@]}" GANTRY_PTY_ARGV="$(printf '%q ' "$@")" GANTRY_PTY_SHELL="$shell" \\
                 GANTRY_PTY_HAS_SHELL=$has SHELL=/bin/sh "$terminal" -qfec 'exec /bin/bash -c "$GANTRY_PTY_RUN"' /dev/null
             fi
             printf 'ready\\n'

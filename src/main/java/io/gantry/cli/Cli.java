@@ -21,14 +21,16 @@ public final class Cli {
 
     /** The Slurm names {@code cli install} writes launchers for. */
     public static final List<String> COMMANDS = List.of("sbatch", "squeue", "scancel", "sinfo", "sacct", "sacctmgr",
-            "scontrol", "sprio", "sshare", "sreport", "srun");
+            "scontrol", "sprio", "sshare", "sreport", "srun", "salloc");
 
     private Cli() {
     }
 
     /** Whether the jar's first argument is one of the command line's subcommands. */
     public static boolean handles(String word) {
-        return COMMANDS.contains(word) && !word.equals("srun") || word.equals("login") || word.equals("cli");
+        // srun and salloc start without the command line's machinery (see GantryApplication)
+        return COMMANDS.contains(word) && !word.equals("srun") && !word.equals("salloc") || word.equals("login")
+                || word.equals("cli");
     }
 
     public static int run(String command, String[] args) {

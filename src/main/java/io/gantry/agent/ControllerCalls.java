@@ -1,0 +1,99 @@
+package io.gantry.agent;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
+import tools.jackson.core.JacksonException;
+
+/**
+ * The calls srun and salloc make to the controllers, as one user or one job's credential: each to the
+ * controller that answered last, on to the next one when it cannot be reached or does not lead.
+ */
+final class ControllerCalls {
+
+    /** A controller's answer. */
+    record Answer(int status, String body, OptionalLong retryAfterSeconds) {
+        boolean ok() {
+            return status >= 200 && status < 300;
+        }
+
+        /** The body as {@code type}; an IOException when it is not one. */
+        <T> T read(Class<T> type) throws IOException {
+            try {
+                return AgentJson.MAPPER.readValue(body, type);
+            } catch (JacksonException e) {
+                throw new IOException("unreadable answer from the controller: " + e.getOriginalMessage(), e);
+            }
+        }
+    }
+
+    /** The most bytes of input one request carries (the controller's limit). */
+    static final int MAX_INPUT = io.gantry.agent.protocol.StepProtocol.MAX_INPUT_BYTES;
+
+    private final HttpClient http;
+    private final List<URI> controllers;
+    private final String token;
+    private volatile int current;
+
+    ControllerCalls(HttpClient http, List<URI> controllers, String token) {
+        this.http = http;
+        this.controllers = List.copyOf(controllers);
+        this.token = token;
+    }
+
+    /**
+     * One call to the controller that answered last; when it cannot be reached, or says it does not
+     * lead (421, or 503 without Retry-After), the next one, once round.
+     */
+    Answer call(String method, String path, byte[] body, Duration timeout)
+            throws IOException, InterruptedException {
+        int first = current;
+        for (int tried = 0;; tried++) {
+            int index = (first + tried) % controllers.size();
+            boolean last = tried + 1 >= controllers.size();
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(controllers.get(index) + path))
+                    .timeout(timeout)
+                    .header("Authorization", "Bearer " + token)
+                    .header("Accept", "application/json");
+            if (method.equals("DELETE")) {
+                request.DELETE();
+            } else if (body == null) {
+                request.GET();
+            } else {
+                request.header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+            }
+            HttpResponse<String> response;
+            try {
+                response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            } catch (ConnectException | HttpConnectTimeoutException e) {
+                if (last) {
+                    throw new IOException("cannot reach the controller at " + controllers.get(index) + ": "
+                            + (e.getMessage() == null ? "connection refused" : e.getMessage()), e);
+                }
+                continue;
+            }
+            OptionalLong retryAfter = response.headers().firstValue("Retry-After").map(v -> {
+                try {
+                    return OptionalLong.of(Long.parseLong(v.strip()));
+                } catch (NumberFormatException e) {
+                    return OptionalLong.empty();
+                }
+            }).orElse(OptionalLong.empty());
+            int status = response.statusCode();
+            if (!last && (status == 421 || status == 503 && retryAfter.isEmpty())) {
+                continue;
+            }
+            current = index;
+            return new Answer(status, response.body(), retryAfter);
+        }
+    }
+}
