@@ -135,6 +135,11 @@ final class JobRunner implements AutoCloseable {
                         signal(command.jobId(), command.signal());
                     }
                 }
+                case PMI_FENCE -> {
+                    if (command.step() != null) {
+                        steps.pmiFence(command.step());
+                    }
+                }
                 case STEP_SIGNAL -> {
                     if (command.step() != null) {
                         // after the launches asked for before it, which may still be starting

@@ -175,7 +175,13 @@ public final class AgentProtocol {
          * (scancel --signal); nothing more follows (no KILL after the kill wait). An agent that does not
          * know this command skips it.
          */
-        JOB_SIGNAL
+        JOB_SIGNAL,
+        /**
+         * A fence of an {@code srun --mpi=pmi2} step is complete on every node: {@code step.nodeId} is its
+         * number, {@code step.environment} every key-value pair its tasks put since the last one (see
+         * {@link PmiProtocol}).
+         */
+        PMI_FENCE
     }
 
     /** Which of a job's processes on a node a JOB_SIGNAL reaches. */
@@ -239,6 +245,12 @@ public final class AgentProtocol {
         public static Command stepSignal(String jobId, int stepId, String signal) {
             return new Command(CommandType.STEP_SIGNAL, jobId, null, null, null, null,
                     new StepTasks(jobId, stepId, null, List.of(), null, null, Map.of(), signal));
+        }
+
+        /** The merged pairs of fence {@code round} of step {@code jobId.stepId} (see {@link PmiProtocol}). */
+        public static Command pmiFence(String jobId, int stepId, int round, Map<String, String> pairs) {
+            return new Command(CommandType.PMI_FENCE, jobId, null, null, null, null,
+                    new StepTasks(jobId, stepId, null, List.of(), null, round, pairs, null));
         }
 
         public static Command launch(Launch launch) {
@@ -363,7 +375,11 @@ public final class AgentProtocol {
 
     @Schema(name = "AgentStepReportType")
     public enum StepReportType {
-        OUTPUT, ENDED
+        OUTPUT, ENDED,
+        /** A node's part of a fence of an {@code srun --mpi=pmi2} step (see {@link PmiProtocol}). */
+        PMI_FENCE,
+        /** A task of an {@code srun --mpi=pmi2} step aborted: the step is killed on every node (see {@link PmiProtocol}). */
+        PMI_ABORT
     }
 
     @Schema(name = "AgentStepReports")
