@@ -152,8 +152,8 @@ final class StepRun {
         if (endState != null) {
             return false;
         }
-        if (exitCode != null && exitCode != 0) {
-            abortCodes.putIfAbsent(procId, exitCode);
+        if (exitCode != null && (exitCode & 0xFF) != 0) {
+            abortCodes.putIfAbsent(procId, exitCode & 0xFF); // what the task's exit status would hold
         }
         if (failFast) {
             return false;
