@@ -112,6 +112,9 @@ class MpichIntegrationTests {
                     join-token: %s
                     default-partitions: [batch]
                     kill-wait: 2s
+                  # Slurm's MpiDefault=pmi2: an srun without --mpi starts MPICH programs directly (hydra's too)
+                  steps:
+                    mpi-default: pmi2
                 """.formatted(JOIN_TOKEN) + ClusterYaml.adminRunsJobsAsTester());
         ControllerProcess controller = cluster.startController("controller");
         api = controller.api();
@@ -202,17 +205,21 @@ class MpichIntegrationTests {
     }
 
     @Test
-    void srunListsTheMpiTypesAndRefusesPmix() throws Exception {
+    void srunListsTheMpiTypesRefusesPmixAndTakesTheConfiguredDefault() throws Exception {
         Path work = work("list");
         long id = api.submitJob(owner, Map.of("nodes", 1, "workdir", work.toString(), "script", SCRIPT.formatted(
-                "srun --mpi=list; srun --mpi=pmix true; echo \"pmix exit $?\"; srun printenv SLURM_MPI_TYPE; "
-                        + "srun --mpi=pmi2 printenv SLURM_MPI_TYPE PMI_RANK PMI_SIZE")));
+                "srun --mpi=list; srun --mpi=pmix true; echo \"pmix exit $?\"; "
+                        + "srun --mpi=none printenv SLURM_MPI_TYPE; echo \"none exit $?\"; "
+                        + "srun printenv SLURM_MPI_TYPE PMI_RANK PMI_SIZE")));
         awaitEnd(id, work, "COMPLETED");
         String out = output(id, work);
         assertThat(out).as(out).contains("MPI plugin types are...\n\tnone\n\tpmi2\n")
                 .contains("srun: error: --mpi=pmix is not supported: Gantry serves PMI to MPICH programs with "
                         + "--mpi=pmi2; start OpenMPI programs with mpirun inside the allocation")
                 .contains("pmix exit 1")
+                // none: no SLURM_MPI_TYPE (printenv exits 1), as in Slurm
+                .contains("none exit 1")
+                // no --mpi: the configured default, pmi2, with a PMI server for the task
                 .contains("pmi2\n0\n1\n");
     }
 

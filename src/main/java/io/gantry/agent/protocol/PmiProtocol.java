@@ -21,10 +21,11 @@ public final class PmiProtocol {
     public static final String PMI2 = "pmi2";
     /**
      * What a step's tasks may put into the key-value space, keys and values together, on a node and
-     * in one fence over all nodes: MPICH puts a few hundred bytes a rank; past this the step is aborted
-     * with a message that says so.
+     * in one fence over all nodes: MPICH puts a few hundred bytes a rank (tens of thousands of ranks fit),
+     * and a node's part stays well inside the controller's request size ({@code gantry.api.max-request-bytes},
+     * 16 MB); past this the step is aborted with a message that says so.
      */
-    public static final long MAX_KVS_BYTES = 16L * 1024 * 1024;
+    public static final long MAX_KVS_BYTES = 8L * 1024 * 1024;
 
     private PmiProtocol() {
     }
