@@ -142,6 +142,11 @@ final class JobRunner implements AutoCloseable {
                         onStepLauncher(() -> steps.input(input));
                     }
                 }
+                case PMI_FENCE -> {
+                    if (command.step() != null) {
+                        steps.pmiFence(command.step());
+                    }
+                }
                 case STEP_SIGNAL -> {
                     if (command.step() != null) {
                         // after the launches asked for before it, which may still be starting

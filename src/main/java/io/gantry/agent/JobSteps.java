@@ -5,6 +5,7 @@ import io.gantry.agent.protocol.AgentProtocol.StepReport;
 import io.gantry.agent.protocol.AgentProtocol.StepReportType;
 import io.gantry.agent.protocol.AgentProtocol.StepTask;
 import io.gantry.agent.protocol.AgentProtocol.StepTasks;
+import io.gantry.agent.protocol.PmiProtocol;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,6 +43,8 @@ final class JobSteps {
 
     private final ScheduledExecutorService timers;
     private final Consumer<StepReport> reports;
+    /** Serves PMI to the tasks of {@code srun --mpi=pmi2} steps; listens from the first such step on. */
+    private final PmiServer pmi;
     private final Map<String, JobTasks> jobs = new HashMap<>();
     private final Set<String> launched = new LinkedHashSet<>();
     private final Set<String> stepOnlyJobs = new LinkedHashSet<>();
@@ -67,6 +70,7 @@ final class JobSteps {
     JobSteps(ScheduledExecutorService timers, Consumer<StepReport> reports) {
         this.timers = timers;
         this.reports = reports;
+        this.pmi = new PmiServer(reports);
     }
 
     /**
@@ -124,6 +128,21 @@ final class JobSteps {
             return;
         }
         boolean switchUser = settings.agentAccount().root() && owner.uid() != settings.agentAccount().uid();
+        Map<Integer, Map<String, String>> pmiEnv = Map.of();
+        if (PmiProtocol.PMI2.equals(stepEnv.get("SLURM_MPI_TYPE"))) {
+            try {
+                pmiEnv = pmi.open(step.jobId(), step.stepId(), (int) number(stepEnv.get("SLURM_STEP_NUM_TASKS")),
+                        PmiWire.tasksPerNode(stepEnv.get("SLURM_STEP_TASKS_PER_NODE")),
+                        tasks.stream().map(StepTask::procId).toList(), owner.uid());
+            } catch (IOException e) {
+                tasks.forEach(t -> failed(step, t.procId(), "cannot serve PMI to the step's tasks: " + e.getMessage()
+                        + " (on " + node + ")"));
+                if (job.tasks.isEmpty()) {
+                    drop(step.jobId(), job);
+                }
+                return;
+            }
+        }
         for (StepTask task : tasks) {
             Map<String, String> env = new LinkedHashMap<>(base);
             stepEnv.forEach((k, v) -> {
@@ -132,6 +151,7 @@ final class JobSteps {
                 }
             });
             taskEnvironment(env, step, task, node, owner);
+            env.putAll(pmiEnv.getOrDefault(task.procId(), Map.of()));
             JobEnvironment.tools(env, settings.dirs().bin(), settings.controllers());
             TaskProcess.Spec spec = new TaskProcess.Spec(step.jobId(), step.stepId(), task.procId(), owner, switchUser,
                     umask, workdir, step.argv(), env, task.stdin());
@@ -144,6 +164,9 @@ final class JobSteps {
                         task.procId(), e);
                 failed(step, task.procId(), "the agent of " + node + " could not start it: " + e);
             }
+        }
+        if (job.tasks.stream().noneMatch(t -> t.stepId() == step.stepId())) {
+            pmi.release(step.jobId(), step.stepId());
         }
         if (job.tasks.isEmpty()) {
             drop(step.jobId(), job);
@@ -217,6 +240,14 @@ final class JobSteps {
     synchronized void killAll() {
         closed = true;
         jobs.values().forEach(job -> job.tasks.forEach(t -> t.signal("KILL")));
+        pmi.close();
+    }
+
+    /** A PMI_FENCE command: fence {@code step.nodeId} of an {@code srun --mpi=pmi2} step is complete everywhere. */
+    void pmiFence(StepTasks step) {
+        if (step.nodeId() != null) {
+            pmi.fenceDone(step.jobId(), step.stepId(), step.nodeId(), step.environment());
+        }
     }
 
     /**
@@ -294,8 +325,13 @@ final class JobSteps {
 
     private synchronized void ended(TaskProcess task) {
         JobTasks job = jobs.get(task.jobId());
-        if (job != null && job.tasks.remove(task) && job.tasks.isEmpty()) {
-            drop(task.jobId(), job);
+        if (job != null && job.tasks.remove(task)) {
+            if (job.tasks.stream().noneMatch(t -> t.stepId() == task.stepId())) {
+                pmi.release(task.jobId(), task.stepId());
+            }
+            if (job.tasks.isEmpty()) {
+                drop(task.jobId(), job);
+            }
         }
     }
 

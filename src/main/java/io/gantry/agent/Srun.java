@@ -117,6 +117,10 @@ public final class Srun {
             new PrintStream(out, true, StandardCharsets.UTF_8).println("slurm 22.05 (gantry srun)");
             return 0;
         }
+        if ("list".equals(options.mpi())) {
+            new PrintStream(out, true, StandardCharsets.UTF_8).print(SrunOptions.MPI_LIST);
+            return 0;
+        }
         if (options.command().isEmpty() && options.awaitStep() == null) {
             err.println("srun: fatal: No command given to execute.");
             return 1;

@@ -35,7 +35,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
               -D, --chdir=DIR           the tasks' working directory
                   --overlap             share resources with running steps
                   --exact               only the resources asked for
-                  --mpi=none            (PMI is not available: pmix and pmi2 are refused)
+                  --mpi=TYPE            none, or pmi2 to start MPICH programs directly (--mpi=list)
                   --cpu-bind=...        accepted and ignored
               -u, --unbuffered          pass output on as it comes, not line by line
               -Q, --quiet               no informational messages
@@ -105,6 +105,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
                     (b, v) -> b.awaitStep = Integer.parseInt(jobid(v))),
             new Option("gres", '\0', Arg.REQUIRED, (b, v) -> { }),
             new Option("pty", '\0', Arg.NONE, (b, v) -> b.pty = true),
+            // MPICH's mpiexec starts its proxies with --input none
             new Option("input", 'i', Arg.REQUIRED, (b, v) -> b.input = input(v)));
 
     /**
@@ -317,19 +318,25 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
         throw new IllegalArgumentException("Invalid --kill-on-bad-exit value \"" + value + "\": 0 or 1");
     }
 
+    /** What {@code srun --mpi=list} prints, in Slurm 22.05's words (to stdout). */
+    static final String MPI_LIST = "MPI plugin types are...\n\tnone\n\tpmi2\n";
+
+    /**
+     * The MPI type: none (also OpenMPI's old openmpi, as in Slurm), pmi2 (the agents serve PMI to MPICH's
+     * tasks), or list (srun prints {@link #MPI_LIST}). PMIx is refused with what works instead.
+     */
     private static String mpi(String value) {
         String type = value.strip().toLowerCase(Locale.ROOT);
-        if (type.equals("none")) {
+        if (type.equals("none") || type.equals("openmpi")) {
+            return "none";
+        }
+        if (type.equals("pmi2") || type.equals("list")) {
             return type;
         }
-        if (type.startsWith("pmix") || type.equals("pmi2") || type.equals("cray_shasta")) {
-            throw new IllegalArgumentException("--mpi=" + value + " is not supported: Gantry has no PMI yet. "
-                    + "Use --mpi=none, and start MPI programs with a launcher that does not need PMI "
-                    + "(mpirun inside the allocation, or torchrun)");
+        if (type.startsWith("pmix") || type.equals("cray_shasta")) {
+            throw new IllegalArgumentException("--mpi=" + value + " is not supported: Gantry serves PMI to MPICH "
+                    + "programs with --mpi=pmi2; start OpenMPI programs with mpirun inside the allocation");
         }
-        if (type.equals("list")) {
-            throw new IllegalArgumentException("MPI types available: none");
-        }
-        throw new IllegalArgumentException("MPI: Cannot create context for mpi/" + value + " (available: none)");
+        throw new IllegalArgumentException("Invalid MPI type '" + value + "', --mpi=list for acceptable types");
     }
 }

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
+import io.gantry.agent.protocol.PmiProtocol;
 import io.gantry.agent.protocol.StepProtocol.StepRequest;
 import io.gantry.engine.Hostlist;
 import io.gantry.engine.HostlistException;
@@ -65,10 +66,8 @@ final class StepLayout {
 
     static Plan plan(String jobId, List<JobAllocation> allocation, int jobCpusPerTask, StepRequest r,
             Map<String, Hold> held) {
-        String mpi = r.mpi() == null ? "none" : r.mpi().trim().toLowerCase(Locale.ROOT);
-        if (!mpi.isEmpty() && !mpi.equals("none")) {
-            throw new Refused("srun: error: Invalid MPI type '" + r.mpi() + "', --mpi=list for acceptable types "
-                    + "(Gantry has no PMI yet: use --mpi=none, or mpirun inside the allocation)", false);
+        if (r.mpi() != null) {
+            mpi(r.mpi());
         }
         String cannot = "srun: error: Unable to create step for job " + jobId + ": ";
         List<JobAllocation> candidates = candidates(allocation, r.nodelist(), cannot);
@@ -159,6 +158,24 @@ final class StepLayout {
             shares.add(new Share(a.node(), now[i], taskGpus, gpus, hold));
         }
         return new Plan(shares, n, c, warnings);
+    }
+
+    /**
+     * The MPI type a step runs with, as srun's {@code --mpi} (or the configured default) names it: {@code none},
+     * or {@code pmi2} (the agents serve PMI to MPICH's tasks); OpenMPI's old {@code openmpi} is {@code none}, as
+     * in Slurm. Anything else is refused with Slurm's message and what works instead.
+     */
+    static String mpi(String requested) {
+        String mpi = requested == null ? "" : requested.trim().toLowerCase(Locale.ROOT);
+        if (mpi.isEmpty() || mpi.equals(PmiProtocol.NONE) || mpi.equals("openmpi")) {
+            return PmiProtocol.NONE;
+        }
+        if (mpi.equals(PmiProtocol.PMI2)) {
+            return PmiProtocol.PMI2;
+        }
+        throw new Refused("srun: error: Invalid MPI type '" + requested + "', --mpi=list for acceptable types "
+                + "(Gantry has none and pmi2: start OpenMPI programs with mpirun inside the allocation, MPICH "
+                + "programs with srun --mpi=pmi2 or mpiexec)", false);
     }
 
     private static boolean fitsWithoutGpus(List<JobAllocation> candidates, int count, int n, int c, Integer perNode,

@@ -43,6 +43,12 @@ final class StepRun {
     private JobState endState;
     private Integer endExit;
     private long endedAtMillis;
+    /** Set for an {@code srun --mpi=pmi2} step: its key-value exchange between nodes. */
+    private PmiExchange pmi;
+    /** A task of an MPI step failed and the step was killed for it: the kill's signals are not the step's end. */
+    private boolean failFast;
+    /** Tasks that called PMI's abort, with the exit code they asked for. */
+    private final Map<Integer, Integer> abortCodes = new HashMap<>();
 
     StepRun(StepRecord step) {
         this.step = step;
@@ -84,10 +90,22 @@ final class StepRun {
         if (endState != null || exits.containsKey(procId)) {
             return false;
         }
+        if (abortCodes.containsKey(procId) && (signal != null || exitCode == null || exitCode == 0)) {
+            // killed after its PMI abort: it ends with the code it asked for, as under mpiexec
+            exitCode = abortCodes.get(procId);
+            signal = null;
+        }
         exits.put(procId, new StepTaskExit(procId, exitCode, signal));
         if (exits.size() < step.tasks()) {
             wake();
             return false;
+        }
+        if (failFast && failedWith() > 0) {
+            int code = failedWith();
+            // the tasks the failure's kill ended count for nothing: the step ends with the failed task's code
+            exits.replaceAll((p, e) -> e.signal() != null && e.signal() == 9 ? new StepTaskExit(p, null, null) : e);
+            finish(JobState.FAILED, code, nowMillis);
+            return true;
         }
         int highest = 0;
         for (StepTaskExit e : exits.values()) {
@@ -100,6 +118,48 @@ final class StepRun {
 
     synchronized void signalled() {
         signalled = true;
+    }
+
+    /** The highest exit code a task of it exited with (not counting signals). */
+    private int failedWith() {
+        int code = 0;
+        for (StepTaskExit e : exits.values()) {
+            if (e.exitCode() != null) {
+                code = Math.max(code, e.exitCode());
+            }
+        }
+        return code;
+    }
+
+    /** Makes it an {@code srun --mpi=pmi2} step (at its start, or from its first fence after a takeover). */
+    synchronized PmiExchange pmi() {
+        if (pmi == null) {
+            pmi = new PmiExchange(step.nodes());
+        }
+        return pmi;
+    }
+
+    synchronized boolean isPmi() {
+        return pmi != null;
+    }
+
+    /**
+     * A task of an MPI step failed ({@code exitCode} the code its PMI abort asked for, or null): true the
+     * first time, when the caller kills the step on every node. The step then ends FAILED with the
+     * failed task's code, not with the kill's signal (as mpiexec ends with it).
+     */
+    synchronized boolean failFast(int procId, Integer exitCode) {
+        if (endState != null) {
+            return false;
+        }
+        if (exitCode != null && (exitCode & 0xFF) != 0) {
+            abortCodes.putIfAbsent(procId, exitCode & 0xFF); // what the task's exit status would hold
+        }
+        if (failFast) {
+            return false;
+        }
+        failFast = true;
+        return true;
     }
 
     /**

@@ -15,6 +15,7 @@ import java.util.stream.Collectors;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.event.TransactionPhase;
@@ -27,6 +28,7 @@ import io.gantry.agent.protocol.AgentProtocol.StepReport;
 import io.gantry.agent.protocol.AgentProtocol.StepReportType;
 import io.gantry.agent.protocol.AgentProtocol.StepTask;
 import io.gantry.agent.protocol.AgentProtocol.StepTasks;
+import io.gantry.agent.protocol.PmiProtocol;
 import io.gantry.agent.protocol.StepProtocol;
 import io.gantry.agent.protocol.StepProtocol.StepCreated;
 import io.gantry.agent.protocol.StepProtocol.StepIo;
@@ -71,6 +73,8 @@ public class StepService {
     private final NodeAddresses addresses;
     private final ApplicationEventPublisher events;
     private final Clock clock;
+    /** Slurm's MpiDefault: the MPI type of a step whose srun names none ({@code gantry.steps.mpi-default}). */
+    private final String mpiDefault;
     /** job row -> step id -> its run; a job's entry exists once its running steps were loaded from the store. */
     private final Map<Long, Map<Integer, StepRun>> runs = new ConcurrentHashMap<>();
     /**
@@ -80,7 +84,9 @@ public class StepService {
     private final java.util.concurrent.atomic.AtomicLong inputSeq = new java.util.concurrent.atomic.AtomicLong();
 
     StepService(HostedJobs hosted, JobService jobService, StepStore store, NodeAddresses addresses,
-            ApplicationEventPublisher events, Clock clock) {
+            ApplicationEventPublisher events, Clock clock,
+            @Value("${gantry.steps.mpi-default:none}") String mpiDefault) {
+        this.mpiDefault = StepLayout.mpi(mpiDefault);
         this.hosted = hosted;
         this.jobService = jobService;
         this.store = store;
@@ -105,6 +111,7 @@ public class StepService {
             throw GantryException.conflict("srun: error: Unable to create step for job " + job.id()
                     + ": Job has no allocation");
         }
+        String mpi = StepLayout.mpi(request.mpi() != null ? request.mpi() : mpiDefault);
         StepRun run;
         StepLayout.Plan plan;
         synchronized (lock(job.row())) {
@@ -121,11 +128,14 @@ public class StepService {
                     resources(plan), request.overlap(), JobState.RUNNING, null, clock.instant(), null);
             store.insert(record);
             run = new StepRun(record);
+            if (PmiProtocol.PMI2.equals(mpi)) {
+                run.pmi();
+            }
             ofJob.put(stepId, run);
         }
         StepRecord step = run.step;
         plan.warnings().forEach(w -> log.info("Job {} step {}: {}", job.id(), step.stepId(), w));
-        events.publishEvent(new StepCommands(launches(view, step, plan, request)));
+        events.publishEvent(new StepCommands(launches(view, step, plan, request, mpi)));
         events.publishEvent(new StepChanged(job.id(), job.id() + "." + step.stepId(), JobState.RUNNING.name()));
         List<List<Integer>> ranks = new ArrayList<>();
         int first = 0;
@@ -142,8 +152,9 @@ public class StepService {
 
     /** The STEP_LAUNCH of each node: its tasks, and the environment Slurm gives a step's tasks. */
     private Map<String, List<Command>> launches(JobView job, StepRecord step, StepLayout.Plan plan,
-            StepRequest request) {
+            StepRequest request, String mpi) {
         Map<String, String> base = exported(request);
+        PmiRelay.environment(base, mpi);
         List<String> jobNodes = job.allocation().stream().map(JobAllocation::node).toList();
         String jobNodelist = Hostlist.of(jobNodes).toString();
         String stepNodelist = Hostlist.of(step.nodes()).toString();
@@ -334,7 +345,13 @@ public class StepService {
             if (r.type() == StepReportType.OUTPUT) {
                 run.output(r.procId(), r.stream(), r.seq(), r.data());
                 applied++;
+            } else if (r.type() == StepReportType.PMI_FENCE || r.type() == StepReportType.PMI_ABORT) {
+                events.publishEvent(new StepCommands(PmiRelay.report(run, node, r)));
+                applied++;
             } else {
+                if (run.isPmi() && (r.signal() != null || r.exitCode() != null && r.exitCode() != 0)) {
+                    events.publishEvent(new StepCommands(PmiRelay.failed(run, r.procId(), null)));
+                }
                 if (r.data() != null && !r.data().isEmpty()) {
                     run.output(r.procId(), "stderr", Long.MAX_VALUE, r.data());
                 }
@@ -425,7 +442,7 @@ public class StepService {
         return new StepViews.Signalled(job.id() + "." + stepId, name, run.step.nodes());
     }
 
-    private static Map<String, List<Command>> signals(StepRun run, String signal) {
+    static Map<String, List<Command>> signals(StepRun run, String signal) {
         Map<String, List<Command>> byNode = new LinkedHashMap<>();
         for (String node : run.step.nodes()) {
             byNode.put(node, List.of(Command.stepSignal(run.step.jobId(), run.step.stepId(), signal)));

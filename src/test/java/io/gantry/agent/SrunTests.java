@@ -179,6 +179,27 @@ class SrunTests {
     }
 
     @Test
+    void theSrunLineMpichsMpiexecStartsItsProxiesWithIsRead() {
+        // hydra's Slurm bootstrap (MPICH 4.0, slurm_launch.c) inside an allocation it read from SLURM_NODELIST
+        SrunOptions o = SrunOptions.parse(List.of("-N", "2", "-n", "2", "--input", "none",
+                "/usr/bin/hydra_pmi_proxy", "--control-port", "vm:37001", "--rmk", "slurm", "--launcher", "slurm",
+                "--demux", "poll", "--pgid", "0", "--retries", "10", "--usize", "-2", "--proxy-id", "-1"));
+        assertThat(o.nodes()).isEqualTo(2);
+        assertThat(o.ntasks()).isEqualTo(2);
+        assertThat(o.command()).startsWith("/usr/bin/hydra_pmi_proxy", "--control-port").endsWith("--proxy-id", "-1");
+        // and with a node list, when it is told not to use Slurm's resource manager
+        assertThat(SrunOptions.parse(List.of("--nodelist", "node[1-2]", "-N", "2", "-n", "2", "--input", "none",
+                "proxy")).nodelist()).isEqualTo("node[1-2]");
+    }
+
+    @Test
+    void mpiListPrintsTheTypesAsSlurmDoes() {
+        assertThat(srun("--mpi=list")).isZero();
+        assertThat(out.toString()).isEqualTo("MPI plugin types are...\n\tnone\n\tpmi2\n");
+        assertThat(controller.requests).isEmpty();
+    }
+
+    @Test
     void longFormsTakeTheirValueFromTheNextWordAndPrefixesThatAreUnambiguous() {
         SrunOptions o = SrunOptions.parse(List.of("--ntasks", "8", "--nodes=1-3", "--label", "--kill-on-bad-exit=0",
                 "--ntasks-per=4", "--", "-x"));
@@ -203,9 +224,12 @@ class SrunTests {
         assertThatThrownBy(() -> SrunOptions.parse(List.of("-n", "0", "x")))
                 .hasMessage("Invalid numeric value \"0\" for --ntasks.");
         assertThatThrownBy(() -> SrunOptions.parse(List.of("--nt=2", "x"))).hasMessage("option '--nt=2' is ambiguous");
-        assertThatThrownBy(() -> SrunOptions.parse(List.of("--mpi=pmix", "x"))).hasMessageContaining(
-                "--mpi=pmix is not supported: Gantry has no PMI yet");
-        assertThatThrownBy(() -> SrunOptions.parse(List.of("--mpi=pmi2", "x"))).hasMessageContaining("no PMI");
+        assertThatThrownBy(() -> SrunOptions.parse(List.of("--mpi=pmix", "x"))).hasMessage(
+                "--mpi=pmix is not supported: Gantry serves PMI to MPICH programs with --mpi=pmi2; start OpenMPI "
+                        + "programs with mpirun inside the allocation");
+        assertThatThrownBy(() -> SrunOptions.parse(List.of("--mpi=bogus", "x"))).hasMessage(
+                "Invalid MPI type 'bogus', --mpi=list for acceptable types");
+        assertThat(SrunOptions.parse(List.of("--mpi=pmi2", "x")).mpi()).isEqualTo("pmi2");
     }
 
     @Test
@@ -214,8 +238,8 @@ class SrunTests {
         assertThat(err.toString()).isEqualTo("srun: unrecognized option '--bogus'\nTry \"srun --help\" for more "
                 + "information\n");
         err.reset();
-        assertThat(srun("--mpi=pmi2", "hostname")).isEqualTo(1);
-        assertThat(err.toString()).startsWith("srun: error: --mpi=pmi2 is not supported");
+        assertThat(srun("--mpi=pmix", "hostname")).isEqualTo(1);
+        assertThat(err.toString()).startsWith("srun: error: --mpi=pmix is not supported");
         err.reset();
         assertThat(srun("-n", "2")).isEqualTo(1);
         assertThat(err.toString()).isEqualTo("srun: fatal: No command given to execute.\n");

@@ -180,7 +180,13 @@ public final class AgentProtocol {
          * Write {@code input} to a step task's standard input (or resize its terminal). An agent that
          * does not know this command skips it.
          */
-        STEP_INPUT
+        STEP_INPUT,
+        /**
+         * A fence of an {@code srun --mpi=pmi2} step is complete on every node: {@code step.nodeId} is its
+         * number, {@code step.environment} every key-value pair its tasks put since the last one (see
+         * {@link PmiProtocol}).
+         */
+        PMI_FENCE
     }
 
     /** Which of a job's processes on a node a JOB_SIGNAL reaches. */
@@ -253,6 +259,12 @@ public final class AgentProtocol {
         public static Command stepSignal(String jobId, int stepId, String signal) {
             return new Command(CommandType.STEP_SIGNAL, jobId, null, null, null, null,
                     new StepTasks(jobId, stepId, null, List.of(), null, null, Map.of(), signal));
+        }
+
+        /** The merged pairs of fence {@code round} of step {@code jobId.stepId} (see {@link PmiProtocol}). */
+        public static Command pmiFence(String jobId, int stepId, int round, Map<String, String> pairs) {
+            return new Command(CommandType.PMI_FENCE, jobId, null, null, null, null,
+                    new StepTasks(jobId, stepId, null, List.of(), null, round, pairs, null));
         }
 
         public static Command launch(Launch launch) {
@@ -400,7 +412,11 @@ public final class AgentProtocol {
 
     @Schema(name = "AgentStepReportType")
     public enum StepReportType {
-        OUTPUT, ENDED
+        OUTPUT, ENDED,
+        /** A node's part of a fence of an {@code srun --mpi=pmi2} step (see {@link PmiProtocol}). */
+        PMI_FENCE,
+        /** A task of an {@code srun --mpi=pmi2} step aborted: the step is killed on every node (see {@link PmiProtocol}). */
+        PMI_ABORT
     }
 
     @Schema(name = "AgentStepReports")
