@@ -86,8 +86,12 @@ public final class Salloc {
         try {
             options = SrunOptions.parse(rest);
         } catch (IllegalArgumentException e) {
-            err.println("salloc: " + (e.getMessage().startsWith("unrecognized") || e.getMessage().startsWith("invalid")
-                    ? e.getMessage() + "\nTry \"salloc --help\" for more information" : "error: " + e.getMessage()));
+            String message = e.getMessage();
+            // getopt's own words, as Slurm's salloc prints them
+            boolean getopt = message.startsWith("unrecognized") || message.startsWith("invalid option")
+                    || message.contains("argument") || message.contains("ambiguous");
+            err.println("salloc: " + (getopt ? message + "\nTry \"salloc --help\" for more information"
+                    : "error: " + message));
             return 1;
         }
         if (options.help()) {
