@@ -175,7 +175,12 @@ public final class AgentProtocol {
          * (scancel --signal); nothing more follows (no KILL after the kill wait). An agent that does not
          * know this command skips it.
          */
-        JOB_SIGNAL
+        JOB_SIGNAL,
+        /**
+         * Report the live usage of this node's tasks of step {@code step.stepId} (sstat) to
+         * {@code StepStatProtocol.stepStats(node)}, with the request's id from {@code detail}.
+         */
+        STEP_STAT
     }
 
     /** Which of a job's processes on a node a JOB_SIGNAL reaches. */
@@ -239,6 +244,12 @@ public final class AgentProtocol {
         public static Command stepSignal(String jobId, int stepId, String signal) {
             return new Command(CommandType.STEP_SIGNAL, jobId, null, null, null, null,
                     new StepTasks(jobId, stepId, null, List.of(), null, null, Map.of(), signal));
+        }
+
+        /** A STEP_STAT: the step's usage on the node, answered with {@code requestId}. */
+        public static Command stepStat(String jobId, int stepId, String requestId) {
+            return new Command(CommandType.STEP_STAT, jobId, null, null, requestId, null,
+                    new StepTasks(jobId, stepId, null, List.of(), null, null, Map.of(), null));
         }
 
         public static Command launch(Launch launch) {
