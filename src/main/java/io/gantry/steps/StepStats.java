@@ -160,7 +160,7 @@ public class StepStats {
     }
 
     /** The nodes' answers put together as sstat's one line for the step. */
-    static StepStat aggregate(String id, String stepId, Map<String, StepUsage> byNode, List<String> unanswered) {
+    public static StepStat aggregate(String id, String stepId, Map<String, StepUsage> byNode, List<String> unanswered) {
         List<Reading> readings = new ArrayList<>();
         List<NodePids> pids = new ArrayList<>();
         List<String> answered = new ArrayList<>();
