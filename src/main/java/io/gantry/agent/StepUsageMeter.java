@@ -59,6 +59,12 @@ final class StepUsageMeter {
      * tasks not among them, which have ended, are forgotten.
      */
     synchronized List<TaskUsage> read(List<Target> targets, boolean all) {
+        if (targets.isEmpty()) {
+            if (all) {
+                peaks.clear();
+            }
+            return List.of();
+        }
         Map<Long, Proc> procs = snapshot();
         Map<Long, List<Proc>> groups = new HashMap<>();
         for (Proc p : procs.values()) {
