@@ -53,11 +53,8 @@ final class ScontrolSteps {
             return 1;
         }
         if (printRunning(api, job, step, oneLiner) == 0) {
-            if (step == null) {
-                env.out().println("No job steps in the system");
-                return 0;
-            }
-            env.out().println("Job step " + jobId + "." + step + " not found");
+            // as Slurm 22.05 says it, the dot too when no step was named (recorded for a pending and an ended job)
+            env.out().println("Job step " + jobId + "." + (step == null ? "" : step) + " not found");
             return 1;
         }
         return 0;

@@ -193,6 +193,19 @@ class SstatTests {
     }
 
     @Test
+    void aJobWithoutRunningStepsHasNoneToShowAsSlurmSaysIt() {
+        Recorded ended = new Recorded(Set.of());
+        ended.answers.get("/api/v1/jobs/1/steps").get("items").forEach(s -> ((ObjectNode) s).put("state", "COMPLETED"));
+        // recorded from Slurm 22.05 for an ended (and a pending) job: scontrol show step 2
+        Run step = run("scontrol show step 1", ended);
+        assertThat(step.out()).isEqualTo("Job step 1. not found\n");
+        assertThat(step.exit()).isEqualTo(1);
+        Run stat = run("sstat -j 1 -n", ended);
+        assertThat(stat.err()).isEqualTo("sstat: error: No steps running for job 1\n");
+        assertThat(stat.exit()).isZero();
+    }
+
+    @Test
     void theBatchStepIsShownByItsName() {
         Run run = run("scontrol show step 1.batch", new Recorded(Set.of()));
         assertThat(run.out()).startsWith("StepId=1.batch UserId=0 StartTime=2026-12-04T23:35:37 TimeLimit=UNLIMITED\n"
