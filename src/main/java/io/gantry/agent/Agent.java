@@ -251,6 +251,10 @@ final class Agent implements AutoCloseable {
             return;
         }
         for (Command command : commands) {
+            if (command != null && command.type() == CommandType.STEP_STAT && command.step() != null) {
+                answerStepStat(current, command);
+                continue;
+            }
             if (command == null || command.type() != CommandType.OUTPUT_READ || command.output() == null) {
                 continue;
             }
@@ -269,6 +273,25 @@ final class Agent implements AutoCloseable {
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 log.warn("too many output reads waiting: dropping job {}'s", command.jobId());
             }
+        }
+    }
+
+    /** Reads a step's usage here for a STEP_STAT (sstat) and sends it, on the output reader's threads. */
+    private void answerStepStat(Session current, Command command) {
+        try {
+            outputReader.execute(() -> {
+                try {
+                    client.stepUsage(current.node(), jobs.stepUsage(command.jobId(), command.step().stepId(),
+                            command.detail()), current.credential());
+                } catch (IOException | ControllerClient.Refused e) {
+                    log.info("could not send step {}.{}'s usage to the controller: {}", command.jobId(),
+                            command.step().stepId(), e.getMessage());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.warn("too many reads waiting: dropping step {}.{}'s usage", command.jobId(), command.step().stepId());
         }
     }
 

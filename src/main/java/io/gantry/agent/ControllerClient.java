@@ -92,6 +92,13 @@ final class ControllerClient {
         post(AgentProtocol.output(node), chunk, credential, SHORT_TIMEOUT, JsonNode.class);
     }
 
+    /** The answer to a STEP_STAT command. */
+    void stepUsage(String node, io.gantry.agent.protocol.StepStatProtocol.StepUsage usage, String credential)
+            throws IOException, InterruptedException, Refused {
+        post(io.gantry.agent.protocol.StepStatProtocol.stepStats(node), usage, credential, SHORT_TIMEOUT,
+                JsonNode.class);
+    }
+
     /** The controller calls go to now. */
     URI controller() {
         return controllers.get(current);

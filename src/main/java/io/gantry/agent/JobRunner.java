@@ -8,6 +8,7 @@ import io.gantry.agent.protocol.AgentProtocol.Report;
 import io.gantry.agent.protocol.AgentProtocol.ReportType;
 import io.gantry.agent.protocol.AgentProtocol.StepReport;
 import io.gantry.agent.protocol.AgentProtocol.StepTasks;
+import io.gantry.agent.protocol.StepStatProtocol;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -46,6 +47,8 @@ final class JobRunner implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
     private static final Pattern JOB_ID = Pattern.compile("[0-9A-Za-z][0-9A-Za-z_.-]{0,63}");
+    /** How often running tasks' usage is read for sstat's peaks (Slurm's JobAcctGatherFrequency, 30 s, is coarser). */
+    private static final long USAGE_SECONDS = 5;
 
     private final AgentDirs dirs;
     private final Clock clock;
@@ -61,6 +64,13 @@ final class JobRunner implements AutoCloseable {
     private final ExecutorService stepLauncher;
     private final JobOutputFiles outputs = new JobOutputFiles();
     private final Map<String, JobProcess> running = new LinkedHashMap<>();
+    private final StepUsageMeter usage = new StepUsageMeter();
+    /** Reads the tasks' usage now and then, on a thread of its own so /proc scans never hold up the timers. */
+    private final ScheduledExecutorService usageSampler = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "step-usage");
+        t.setDaemon(true);
+        return t;
+    });
     private final Map<String, List<Integer>> pinned = new HashMap<>();
     /** The start time of the latest run of each job this agent was asked to start. */
     private final Map<String, Instant> latestRun = new HashMap<>();
@@ -92,6 +102,7 @@ final class JobRunner implements AutoCloseable {
             return t;
         });
         this.steps = new JobSteps(timers, stepReports);
+        usageSampler.scheduleWithFixedDelay(this::sampleUsage, USAGE_SECONDS, USAGE_SECONDS, TimeUnit.SECONDS);
         this.stepLauncher = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "step-launches");
             t.setDaemon(true);
@@ -130,6 +141,9 @@ final class JobRunner implements AutoCloseable {
                 case OUTPUT_READ -> {
                     // answered by the agent's output reader (Agent), off the poll loop
                 }
+                case STEP_STAT -> {
+                    // answered by the agent's output reader (Agent), off the poll loop
+                }
                 case JOB_SIGNAL -> {
                     if (command.signal() != null) {
                         signal(command.jobId(), command.signal());
@@ -157,6 +171,49 @@ final class JobRunner implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * The usage of this node's running tasks of a step, for a STEP_STAT command ({@code stepId}
+     * {@link StepStatProtocol#BATCH_STEP}: the batch script, when it runs here).
+     */
+    StepStatProtocol.StepUsage stepUsage(String jobId, int stepId, String requestId) {
+        List<StepUsageMeter.Target> targets = new ArrayList<>();
+        if (stepId == StepStatProtocol.BATCH_STEP) {
+            batchTarget(jobId).ifPresent(targets::add);
+        } else {
+            targets.addAll(steps.usageTargets(jobId, stepId));
+        }
+        return new StepStatProtocol.StepUsage(requestId, jobId, stepId, usage.read(targets, false));
+    }
+
+    /** Reads every running task's usage (and each batch script's), so sstat's maxima include peaks between reads. */
+    private void sampleUsage() {
+        try {
+            List<StepUsageMeter.Target> targets = new ArrayList<>(steps.usageTargets(null, null));
+            List<String> jobIds;
+            synchronized (this) {
+                jobIds = new ArrayList<>(running.keySet());
+            }
+            jobIds.forEach(id -> batchTarget(id).ifPresent(targets::add));
+            usage.read(targets, true);
+        } catch (RuntimeException e) {
+            log.warn("cannot read the step tasks' usage: {}", e.toString());
+        }
+    }
+
+    /** The batch script of a job running here: the job's processes that are not its srun tasks. */
+    private Optional<StepUsageMeter.Target> batchTarget(String jobId) {
+        JobProcess job;
+        synchronized (this) {
+            job = running.get(jobId);
+        }
+        if (job == null || job.fence() == null) {
+            return Optional.empty();
+        }
+        Set<Long> pids = new HashSet<>(job.fence().pids());
+        pids.removeAll(steps.taskPids(jobId));
+        return Optional.of(new StepUsageMeter.Target(jobId, StepStatProtocol.BATCH_STEP, 0, job.pid(), pids));
     }
 
     /** Part of a job's output or error file, for an OUTPUT_READ command. */
@@ -516,5 +573,6 @@ final class JobRunner implements AutoCloseable {
         stepLauncher.shutdownNow();
         steps.killAll();
         timers.shutdownNow();
+        usageSampler.shutdownNow();
     }
 }

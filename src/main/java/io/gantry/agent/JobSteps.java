@@ -275,6 +275,24 @@ final class JobSteps {
         return pids;
     }
 
+    /**
+     * This node's running tasks of step {@code stepId} of the job, or of every step of every job when
+     * {@code jobId} is null: what the usage meter reads.
+     */
+    synchronized List<StepUsageMeter.Target> usageTargets(String jobId, Integer stepId) {
+        List<StepUsageMeter.Target> targets = new ArrayList<>();
+        jobs.forEach((id, job) -> {
+            if (jobId == null || jobId.equals(id)) {
+                for (TaskProcess task : job.tasks) {
+                    if (task.running() && (stepId == null || task.stepId() == stepId)) {
+                        targets.add(new StepUsageMeter.Target(id, task.stepId(), task.procId(), task.pid(), null));
+                    }
+                }
+            }
+        });
+        return targets;
+    }
+
     /** The jobs with tasks running on this node. */
     synchronized Set<String> jobsWithTasks() {
         return Set.copyOf(jobs.keySet());

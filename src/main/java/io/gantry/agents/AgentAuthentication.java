@@ -46,7 +46,7 @@ class AgentAuthentication extends OncePerRequestFilter {
 
     private static final Logger log = LoggerFactory.getLogger(AgentAuthentication.class);
     private static final Pattern NODE_CALL = Pattern.compile(
-            Pattern.quote(AgentProtocol.BASE) + "/([^/]+)/(poll|reports|step-reports|output)");
+            Pattern.quote(AgentProtocol.BASE) + "/([^/]+)/(poll|reports|step-reports|output|step-stats)");
 
     /** Who an agent call comes from: {@code node} is null for a join with the join token. */
     record AgentCaller(String node) {

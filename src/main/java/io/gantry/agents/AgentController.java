@@ -35,6 +35,7 @@ import io.gantry.agent.protocol.AgentProtocol.Registration;
 import io.gantry.agent.protocol.AgentProtocol.Reports;
 import io.gantry.agent.protocol.AgentProtocol.ReportsAccepted;
 import io.gantry.agent.protocol.AgentProtocol.StepReports;
+import io.gantry.agent.protocol.StepStatProtocol;
 import io.gantry.agents.AgentAuthentication.AgentCaller;
 import io.gantry.api.GantryException;
 import io.gantry.api.InputBounds;
@@ -42,6 +43,7 @@ import io.gantry.api.ProblemType;
 import io.gantry.cluster.AgentNodes;
 import io.gantry.cluster.ClusterViews.NodeView;
 import io.gantry.steps.StepService;
+import io.gantry.steps.StepStats;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -69,10 +71,12 @@ class AgentController {
     private final AgentNodes nodes;
     private final Clock clock;
     private final JobOutputRequests outputs;
+    private final StepStats stepStats;
 
     AgentController(AgentService agents, StepService steps, AgentCredentials credentials, JoinToken joinToken, AgentNodes nodes,
-            Clock clock, JobOutputRequests outputs) {
+            Clock clock, JobOutputRequests outputs, StepStats stepStats) {
         this.outputs = outputs;
+        this.stepStats = stepStats;
         this.agents = agents;
         this.steps = steps;
         this.credentials = credentials;
@@ -147,6 +151,20 @@ class AgentController {
             throw GantryException.badRequest("requestId", "is required, with jobId");
         }
         return new ReportsAccepted(outputs.answer(node, chunk) ? 1 : 0);
+    }
+
+    @PostMapping(AgentProtocol.BASE + "/{node}/step-stats")
+    @Operation(operationId = "reportAgentStepUsage", summary = "An agent answers a STEP_STAT command with the usage of "
+            + "its tasks of a running step (Bearer node credential); applied 0 when no read of this node waits for it")
+    ReportsAccepted stepStats(@PathVariable String node,
+            @Parameter(hidden = true) @RequestAttribute(name = AgentAuthentication.CALLER, required = false)
+            AgentCaller caller, @RequestBody StepStatProtocol.StepUsage usage) {
+        checked(caller, node);
+        if (usage == null || usage.requestId() == null || usage.jobId() == null) {
+            throw GantryException.badRequest("requestId", "is required, with jobId");
+        }
+        InputBounds.noNulls("tasks", usage.tasks());
+        return new ReportsAccepted(stepStats.answer(node, usage) ? 1 : 0);
     }
 
     /** {@link AgentAuthentication} vouches for every agent call; without it (a misrouted request) nothing is trusted. */

@@ -12,7 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Gantry's command line: Slurm's commands ({@code sbatch squeue scancel sinfo sacct scontrol sacctmgr sshare
+ * Gantry's command line: Slurm's commands ({@code sbatch squeue scancel sinfo sacct sstat scontrol sacctmgr sshare
  * sprio sreport}) as
  * subcommands of the jar, plus {@code login} and {@code cli install}. Plain Java, no Spring context,
  * so a command answers in a fraction of a second; messages and exit codes follow Slurm 22.05.
@@ -21,7 +21,7 @@ public final class Cli {
 
     /** The Slurm names {@code cli install} writes launchers for. */
     public static final List<String> COMMANDS = List.of("sbatch", "squeue", "scancel", "sinfo", "sacct", "sacctmgr",
-            "scontrol", "sprio", "sshare", "sreport", "srun", "salloc");
+            "scontrol", "sprio", "sshare", "sreport", "srun", "salloc", "sstat");
 
     private Cli() {
     }
@@ -76,6 +76,7 @@ public final class Cli {
                 case "scancel" -> new Scancel(env).run(args);
                 case "sinfo" -> new Sinfo(env).run(args);
                 case "sacct" -> new Sacct(env).run(args);
+                case "sstat" -> new Sstat(env).run(args);
                 case "scontrol" -> new Scontrol(env).run(args);
                 case "sacctmgr" -> new Sacctmgr(env).run(args);
                 case "sshare" -> new Sshare(env).run(args);
@@ -113,7 +114,7 @@ public final class Cli {
                        java -jar gantry.jar simulate|bench|loadtest ...   the simulator and benchmarks
                        java -jar gantry.jar cli install --prefix DIR      write sbatch, squeue, ... launchers into DIR
                        java -jar gantry.jar login [--user NAME] [--password-stdin] [--url URL]
-                       java -jar gantry.jar sbatch|squeue|scancel|sinfo|sacct|scontrol|sacctmgr|sshare|sprio|sreport|srun ...
+                       java -jar gantry.jar sbatch|squeue|scancel|sinfo|sacct|sstat|scontrol|sacctmgr|sshare|sprio|sreport|srun ...
                 """;
     }
 }

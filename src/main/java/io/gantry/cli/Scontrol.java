@@ -10,7 +10,7 @@ import java.util.Map;
 import tools.jackson.databind.JsonNode;
 
 /**
- * {@code scontrol}: {@code show job|node|partition|reservation|hostnames|hostlist}, {@code hold}, {@code release},
+ * {@code scontrol}: {@code show job|step|node|partition|reservation|hostnames|hostlist}, {@code hold}, {@code release},
  * {@code requeue}, {@code update JobId=..|NodeName=..} and {@code ping}, printed in Slurm's key=value layout.
  */
 final class Scontrol {
@@ -100,6 +100,9 @@ final class Scontrol {
                     print(job(full == null ? job : full), oneLiner);
                 }
                 return 0;
+            }
+            case "step", "steps" -> {
+                return new ScontrolSteps(env, this::print).show(name, oneLiner);
             }
             case "node", "nodes" -> {
                 ControllerApi api = env.api().get();

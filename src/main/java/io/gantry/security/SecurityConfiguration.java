@@ -62,6 +62,7 @@ class SecurityConfiguration {
         http
                 .securityMatcher(AgentProtocol.REGISTER, AgentProtocol.BASE + "/*/poll", AgentProtocol.BASE + "/*/reports",
                         AgentProtocol.BASE + "/*/step-reports", AgentProtocol.BASE + "/*/output",
+                        AgentProtocol.BASE + "/*/step-stats",
                         AgentProtocol.BASE + "/gantry.jar")
                 .csrf(AbstractHttpConfigurer::disable)
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))

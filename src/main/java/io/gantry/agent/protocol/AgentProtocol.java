@@ -186,7 +186,12 @@ public final class AgentProtocol {
          * number, {@code step.environment} every key-value pair its tasks put since the last one (see
          * {@link PmiProtocol}).
          */
-        PMI_FENCE
+        PMI_FENCE,
+        /**
+         * Report the live usage of this node's tasks of step {@code step.stepId} (sstat) to
+         * {@code StepStatProtocol.stepStats(node)}, with the request's id from {@code detail}.
+         */
+        STEP_STAT
     }
 
     /** Which of a job's processes on a node a JOB_SIGNAL reaches. */
@@ -265,6 +270,12 @@ public final class AgentProtocol {
         public static Command pmiFence(String jobId, int stepId, int round, Map<String, String> pairs) {
             return new Command(CommandType.PMI_FENCE, jobId, null, null, null, null,
                     new StepTasks(jobId, stepId, null, List.of(), null, round, pairs, null));
+        }
+
+        /** A STEP_STAT: the step's usage on the node, answered with {@code requestId}. */
+        public static Command stepStat(String jobId, int stepId, String requestId) {
+            return new Command(CommandType.STEP_STAT, jobId, null, null, requestId, null,
+                    new StepTasks(jobId, stepId, null, List.of(), null, null, Map.of(), null));
         }
 
         public static Command launch(Launch launch) {
