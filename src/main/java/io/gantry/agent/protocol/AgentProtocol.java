@@ -308,7 +308,19 @@ public final class AgentProtocol {
                     + "instances (nvidia-smi -L order); null or empty for none") List<Integer> migIndices,
             @Schema(description = "The GPU its shards are on (--gres=shard:N); null for none") Integer shardGpu,
             @Schema(description = "What Slurm tells a job about its allocation and where it comes from; null from "
-                    + "a controller that sends none") JobContext context) {
+                    + "a controller that sends none") JobContext context,
+            @Schema(description = "The container its batch script runs in; null to run on the node") ContainerSpec container) {
+
+        public Launch(String jobId, long arrayJobId, Integer arrayTaskId, String name, String user, String account,
+                String partition, String qos, String script, String workdir, Map<String, String> environment,
+                String stdout, String stderr, long timeLimitSeconds, Instant startTime, String nodelist,
+                List<String> nodes, int tasks, int cpusPerTask, int cpusOnNode, long memoryMbOnNode,
+                List<Integer> gpuIndices, JobIdentity identity, List<Integer> migIndices, Integer shardGpu,
+                JobContext context) {
+            this(jobId, arrayJobId, arrayTaskId, name, user, account, partition, qos, script, workdir, environment,
+                    stdout, stderr, timeLimitSeconds, startTime, nodelist, nodes, tasks, cpusPerTask, cpusOnNode,
+                    memoryMbOnNode, gpuIndices, identity, migIndices, shardGpu, context, null);
+        }
 
         public Launch(String jobId, long arrayJobId, Integer arrayTaskId, String name, String user, String account,
                 String partition, String qos, String script, String workdir, Map<String, String> environment,
@@ -380,7 +392,14 @@ public final class AgentProtocol {
      */
     @Schema(name = "AgentStepTasks")
     public record StepTasks(String jobId, int stepId, List<String> argv, List<StepTask> tasks, String workdir,
-            Integer nodeId, Map<String, String> environment, String signal) {
+            Integer nodeId, Map<String, String> environment, String signal,
+            @Schema(description = "The container the step's tasks run in; null to run on the node")
+            ContainerSpec container) {
+
+        public StepTasks(String jobId, int stepId, List<String> argv, List<StepTask> tasks, String workdir,
+                Integer nodeId, Map<String, String> environment, String signal) {
+            this(jobId, stepId, argv, tasks, workdir, nodeId, environment, signal, null);
+        }
     }
 
     @Schema(name = "AgentStepTask")
@@ -474,7 +493,22 @@ public final class AgentProtocol {
 
     @Schema(name = "AgentReportType")
     public enum ReportType {
-        STARTED, ENDED
+        STARTED, ENDED,
+        /**
+         * The image of the job's container (or of one of its steps, {@code image.stepId}) is on the node:
+         * pulled now, or found in the node's cache; {@code detail} says so for the job's events. Sent
+         * before STARTED for the batch script's image. An agent's controller that does not know it skips it.
+         */
+        IMAGE
+    }
+
+    /**
+     * A container image as a node has it: what was asked ({@code reference}), the digest it resolved to,
+     * whether this node pulled it now ({@code pulled}, else it was in its cache) and in how many seconds,
+     * and the step it is for (null: the batch script).
+     */
+    @Schema(name = "AgentContainerImage")
+    public record ContainerImage(String reference, String digest, boolean pulled, double seconds, Integer stepId) {
     }
 
     /**
@@ -487,7 +521,13 @@ public final class AgentProtocol {
             String detail, Usage usage,
             @Schema(description = "The start time of the run reported on, as its launch gave it: a report about an "
                     + "earlier run of a requeued job is acknowledged and ignored")
-            Instant runStart) {
+            Instant runStart,
+            @Schema(description = "For IMAGE: the image the node has") ContainerImage image) {
+
+        public Report(String jobId, ReportType type, Instant time, String state, Integer exitCode, Integer signal,
+                String detail, Usage usage, Instant runStart) {
+            this(jobId, type, time, state, exitCode, signal, detail, usage, runStart, null);
+        }
 
         public Report(String jobId, ReportType type, Instant time, String state, Integer exitCode, Integer signal,
                 String detail) {
