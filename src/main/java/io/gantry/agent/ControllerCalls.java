@@ -9,8 +9,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.OptionalLong;
+import io.gantry.agent.protocol.StepProtocol;
 import tools.jackson.core.JacksonException;
 
 /**
@@ -94,6 +98,46 @@ final class ControllerCalls {
             }
             current = index;
             return new Answer(status, response.body(), retryAfter);
+        }
+    }
+
+    /**
+     * Submits a job of {@code script} for the login's user, from {@code workdir}, with the submitter's
+     * environment (never its login token nor a job's credential); {@code name} null leaves the name to
+     * the script's directives.
+     */
+    Answer submitJob(String script, Map<String, String> environment, String name, String workdir, Duration timeout)
+            throws IOException, InterruptedException {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("script", script);
+        Map<String, String> exported = new TreeMap<>();
+        environment.forEach((k, v) -> {
+            if (k != null && v != null && k.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                exported.put(k, v);
+            }
+        });
+        // a job never carries its submitter's login
+        exported.remove("GANTRY_TOKEN");
+        exported.remove(StepProtocol.CREDENTIAL_ENV);
+        body.put("environment", exported);
+        if (name != null) {
+            body.put("name", name);
+        }
+        body.put("workdir", workdir);
+        return call("POST", "/api/v1/jobs", AgentJson.MAPPER.writeValueAsBytes(body), timeout);
+    }
+
+    /** Cancels job {@code id}; null when it is cancelled or had ended, else why not. */
+    String cancelJob(String id, Duration timeout) {
+        try {
+            Answer answer = call("DELETE", "/api/v1/jobs/" + id, null, timeout);
+            return answer.ok() || answer.status() == 409 ? null
+                    : "HTTP " + answer.status() + " " + ControllerClient.problemDetail(answer.body());
+        } catch (IOException e) {
+            return e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
         }
     }
 }

@@ -15,7 +15,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -154,15 +153,8 @@ public final class Salloc {
         }
         script.append("#SBATCH --output=/dev/null\n");
         script.append("exec srun --gantry-await-step=0\n");
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("script", script.toString());
-        body.put("environment", exported());
-        if (options.jobName() == null) {
-            body.put("name", "interactive");
-        }
-        body.put("workdir", cwd.toString());
-        ControllerCalls.Answer answer = calls.call("POST", "/api/v1/jobs", AgentJson.MAPPER.writeValueAsBytes(body),
-                CALL_TIMEOUT);
+        ControllerCalls.Answer answer = calls.submitJob(script.toString(), env,
+                options.jobName() == null ? "interactive" : null, cwd.toString(), CALL_TIMEOUT);
         if (!answer.ok()) {
             String detail = ControllerClient.problemDetail(answer.body());
             err.println("salloc: error: Job submit/allocate failed: " + (answer.status() == 401
@@ -171,19 +163,6 @@ public final class Salloc {
             return null;
         }
         return AgentJson.MAPPER.readTree(answer.body()).path("jobId").asString();
-    }
-
-    /** The submitter's environment as a job carries it: never the login token. */
-    private Map<String, String> exported() {
-        Map<String, String> environment = new TreeMap<>();
-        env.forEach((k, v) -> {
-            if (k != null && v != null && k.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-                environment.put(k, v);
-            }
-        });
-        environment.remove("GANTRY_TOKEN");
-        environment.remove(StepProtocol.CREDENTIAL_ENV);
-        return environment;
     }
 
     /** Waits for the job to run, saying so as salloc does; its view, or null when it ended first. */
@@ -349,16 +328,9 @@ public final class Salloc {
     }
 
     private void cancel() {
-        try {
-            ControllerCalls.Answer answer = calls.call("DELETE", "/api/v1/jobs/" + jobId, null, CALL_TIMEOUT);
-            if (!answer.ok() && answer.status() != 409) {
-                err.println("salloc: error: cannot cancel job " + jobId + ": HTTP " + answer.status() + " "
-                        + ControllerClient.problemDetail(answer.body()));
-            }
-        } catch (IOException e) {
-            err.println("salloc: error: cannot cancel job " + jobId + ": " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        String failure = calls.cancelJob(jobId, CALL_TIMEOUT);
+        if (failure != null) {
+            err.println("salloc: error: cannot cancel job " + jobId + ": " + failure);
         }
     }
 

@@ -12,12 +12,8 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,8 +23,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
-import tools.jackson.core.JacksonException;
 
 /**
  * {@code srun} inside a job: creates a step in the job's allocation through the controller (with
@@ -247,23 +241,9 @@ public final class Srun {
         // this srun starts the step itself (its JVM is already up); the batch work waits for it to end
         // and exits with its exit code, which ends the job COMPLETED, or FAILED with that code
         script.append("exec srun --gantry-await-step=0\n");
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("script", script.toString());
-        Map<String, String> environment = new java.util.TreeMap<>();
-        env.forEach((k, v) -> {
-            if (k != null && v != null && k.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-                environment.put(k, v);
-            }
-        });
-        // a job never carries its submitter's login
-        environment.remove("GANTRY_TOKEN");
-        environment.remove(StepProtocol.CREDENTIAL_ENV);
-        body.put("environment", environment);
-        if (options.jobName() == null) {
-            body.put("name", options.command().get(0).substring(options.command().get(0).lastIndexOf('/') + 1));
-        }
-        body.put("workdir", cwd.toString());
-        ControllerCalls.Answer answer = calls.call("POST", "/api/v1/jobs", AgentJson.MAPPER.writeValueAsBytes(body), CALL_TIMEOUT);
+        String name = options.jobName() != null ? null
+                : options.command().get(0).substring(options.command().get(0).lastIndexOf('/') + 1);
+        ControllerCalls.Answer answer = calls.submitJob(script.toString(), env, name, cwd.toString(), CALL_TIMEOUT);
         if (!answer.ok()) {
             String detail = ControllerClient.problemDetail(answer.body());
             err.println("srun: error: Unable to allocate resources: " + (answer.status() == 401
@@ -360,16 +340,9 @@ public final class Srun {
 
     /** Cancels the job this srun asked for (a job that already ended stays as it ended). */
     private void cancel(String own) {
-        try {
-            ControllerCalls.Answer answer = calls.call("DELETE", "/api/v1/jobs/" + own, null, CALL_TIMEOUT);
-            if (!answer.ok() && answer.status() != 409) {
-                err.println("srun: error: cannot cancel job " + own + ": HTTP " + answer.status() + " "
-                        + ControllerClient.problemDetail(answer.body()));
-            }
-        } catch (IOException e) {
-            err.println("srun: error: cannot cancel job " + own + ": " + e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        String failure = calls.cancelJob(own, CALL_TIMEOUT);
+        if (failure != null) {
+            err.println("srun: error: cannot cancel job " + own + ": " + failure);
         }
     }
 
