@@ -90,6 +90,36 @@ public class ClusterService {
         engineView = null;
     }
 
+    /**
+     * Takes into the layout every node the store says joined through its agent, as the store has it:
+     * a controller that followed while agents joined the leader has them only in the store, and a new
+     * leader must check submissions and plan with the nodes the cluster has (not only those its own
+     * start read). The number of nodes it took or reshaped.
+     */
+    @Transactional(readOnly = true)
+    public int adoptJoinedNodes() {
+        int changed = 0;
+        for (NodeEntity node : nodes.findAll()) {
+            if (!node.joined()) {
+                continue;
+            }
+            ClusterLayout current = layout;
+            ClusterLayout.NodeSpec spec = joinedSpec(node, current);
+            if (!spec.equals(current.nodes().get(node.name()))) {
+                adopt(spec);
+                changed++;
+            }
+        }
+        return changed;
+    }
+
+    /** A joined node's shape as its row keeps it, in the partitions of {@code layout} it is still in. */
+    static ClusterLayout.NodeSpec joinedSpec(NodeEntity node, ClusterLayout layout) {
+        List<String> partitionsLeft = node.partitions().stream().filter(layout.partitions()::containsKey).toList();
+        return new ClusterLayout.NodeSpec(node.name(), node.cpus(), node.memoryMb(), node.gpus(), node.gpuType(),
+                node.features(), false, partitionsLeft, null, null, node.mig(), node.shardsPerGpu());
+    }
+
     /** CPUs, memory and GPUs a job holds on one node. */
     public record NodeUse(String node, int cpus, long memoryMb, int gpus) {
     }

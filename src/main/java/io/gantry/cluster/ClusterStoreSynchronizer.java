@@ -51,11 +51,7 @@ class ClusterStoreSynchronizer implements SmartInitializingSingleton {
         for (NodeEntity node : stored.values()) {
             // Nodes that joined through their agents stay, in the partitions that still exist.
             if (node.joined() && removed.remove(node.name())) {
-                List<String> partitionsLeft = node.partitions().stream()
-                        .filter(layout.partitions()::containsKey).toList();
-                ClusterLayout.NodeSpec spec = new ClusterLayout.NodeSpec(node.name(), node.cpus(), node.memoryMb(),
-                        node.gpus(), node.gpuType(), node.features(), false, partitionsLeft, null, null, node.mig(),
-                        node.shardsPerGpu());
+                ClusterLayout.NodeSpec spec = ClusterService.joinedSpec(node, layout);
                 node.applyJoinedShape(spec);
                 cluster.adopt(spec);
                 joined++;

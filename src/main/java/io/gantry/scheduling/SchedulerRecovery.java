@@ -12,7 +12,10 @@ import io.gantry.cluster.ClusterService.NodeUse;
 import io.gantry.jobs.ActiveJob;
 import io.gantry.jobs.JobAllocation;
 
-/** At start, derives what nodes hold from the jobs the store says run: the store is the truth. */
+/**
+ * At start, derives what nodes hold from the jobs the store says run, and takes the nodes that joined
+ * through their agents while this controller followed: the store is the truth.
+ */
 @Component
 class SchedulerRecovery {
 
@@ -31,6 +34,10 @@ class SchedulerRecovery {
     /** {@code holding}: the running and completing jobs, as the new leader just loaded them. */
     void recover(List<ActiveJob> holding) {
         transaction.executeWithoutResult(status -> {
+            int joined = cluster.adoptJoinedNodes();
+            if (joined > 0) {
+                log.info("Took {} nodes that joined through their agents from the store", joined);
+            }
             List<NodeUse> uses = holding.stream().flatMap(j -> j.allocation().stream())
                     .map(JobAllocation::use).toList();
             cluster.resetAllocations(uses);

@@ -93,7 +93,10 @@ class FailoverIntegrationTests {
         for (String node : List.of("node1", "node2")) {
             cluster.startAgent(urls, JOIN_TOKEN, node, 4, 4000, "--gpus", "2", "--gpu-type", "test");
         }
-        for (String node : List.of("node1", "node2")) {
+        // A node the configuration does not name joins through its agent with a feature of its own, after
+        // both controllers started: only the store (and the leader's memory) has it.
+        cluster.startAgent(urls, JOIN_TOKEN, "extra1", 2, 2000, "--features", "real");
+        for (String node : List.of("node1", "node2", "extra1")) {
             leader.api().awaitNodeState(node, admin, Duration.ofSeconds(90), "IDLE");
         }
 
@@ -143,6 +146,17 @@ class FailoverIntegrationTests {
                 .until(() -> String.valueOf(leaderUrl(db)).endsWith(":" + standby.port()));
         System.out.printf("failover: the standby advertised itself as the leader %d ms after the kill%n",
                 Duration.between(killedAt, Instant.now()).toMillis());
+        // The new leader knows the node that joined while it followed: a job for its feature is taken at
+        // once and starts there within 10 s (it was refused as "could never run" for minutes).
+        Instant led = Instant.now();
+        Response featured = standby.api().send("POST", "/api/v1/jobs", admin,
+                Map.of("script", "#!/bin/bash\nsleep 5\n", "constraints", "real", "timeLimitSeconds", 600));
+        assertThat(featured.status()).as(featured.body()).isEqualTo(201);
+        JsonNode onExtra = awaitState(standby.api(), admin, featured.json().get("jobId").asLong(), "RUNNING",
+                Duration.ofSeconds(10));
+        assertThat(onExtra.get("allocation").get(0).get("node").asString()).isEqualTo("extra1");
+        System.out.printf("failover: a job for the joined node's feature started %d ms after the new leader led%n",
+                Duration.between(led, Instant.now()).toMillis());
         await().atMost(Duration.ofSeconds(60)).until(() -> accepted.size() >= atKill + 100);
         stop.set(true);
         for (Thread t : clients) {
