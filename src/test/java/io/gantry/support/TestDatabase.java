@@ -5,8 +5,9 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
 
 /**
  * The PostgreSQL that integration tests run on: {@code TEST_DATABASE_URL} (+ {@code _USER},
- * {@code _PASSWORD}) when set, else a Testcontainers container when a Docker engine answers.
- * With neither, tests fail loudly: CI must never skip the database silently.
+ * {@code _PASSWORD}) when set, else a Testcontainers container when a Docker engine answers, else
+ * an embedded PostgreSQL of the tests' own ({@link EmbeddedPostgres}), so README's test command
+ * works on a machine with only a JDK. When none can be had, tests fail loudly, never skip.
  */
 public record TestDatabase(String url, String username, String password) {
 
@@ -57,9 +58,7 @@ public record TestDatabase(String url, String username, String password) {
             container.start();
             return new TestDatabase(container.getJdbcUrl(), container.getUsername(), container.getPassword());
         }
-        throw new IllegalStateException("Integration tests need PostgreSQL: set TEST_DATABASE_URL "
-                + "(e.g. jdbc:postgresql://127.0.0.1:5432/gantry_test, with TEST_DATABASE_USER and "
-                + "TEST_DATABASE_PASSWORD as needed), or run a Docker engine for Testcontainers.");
+        return EmbeddedPostgres.start();
     }
 
     private static boolean dockerAnswers() {
