@@ -412,7 +412,7 @@ public final class Srun {
                 ntasksPerNode, options.cpusPerTask(), options.gpusPerTask(), options.gpusPerNode(),
                 options.nodelist(), workdir, options.export(), environment(), options.overlap(),
                 options.exact(), options.mpi(), options.pty(), options.relaysInput() && !options.pty(),
-                size == null ? null : size[0], size == null ? null : size[1]);
+                size == null ? null : size[0], size == null ? null : size[1], options.container());
         byte[] body = AgentJson.MAPPER.writeValueAsBytes(request);
         boolean waited = false;
         while (true) {
