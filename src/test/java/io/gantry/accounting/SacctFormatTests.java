@@ -94,7 +94,7 @@ class SacctFormatTests {
         SacctCsv.writeRow(out, new JobAccountingRecord("43", "n", "alice", "physics", "gpu", "normal",
                 JobState.PENDING, null, NOW, null, null, 0, 60, null, 0, 0, null, null, null, null, null, null, null,
                 null));
-        assertThat(out.toString()).endsWith(",0,0,,,,,,,,\r\n");
+        assertThat(out.toString()).endsWith(",0,0,,,,,,,,,,\r\n");
     }
 
     @Test
