@@ -26,11 +26,13 @@ public class HostedJobs {
     private final JobRepository jobs;
     private final JobScripts scripts;
     private final JobEventRepository events;
+    private final org.springframework.context.ApplicationEventPublisher publisher;
     private final io.gantry.cluster.ClusterService cluster;
 
     HostedJobs(JobRepository jobs, JobScripts scripts, io.gantry.cluster.ClusterService cluster,
-            JobEventRepository events) {
+            JobEventRepository events, org.springframework.context.ApplicationEventPublisher publisher) {
         this.events = events;
+        this.publisher = publisher;
         this.jobs = jobs;
         this.scripts = scripts;
         this.cluster = cluster;
@@ -119,6 +121,8 @@ public class HostedJobs {
                 job.recordImageDigest(digest);
             }
             events.save(new JobEventEntity(row, at, "IMAGE", detail));
+            // the job's page re-reads its history when the event stream names it
+            publisher.publishEvent(new JobsChanged(job.jobId(), "IMAGE"));
         });
     }
 
