@@ -127,7 +127,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
             {j.container && <><dt>Container</dt><dd className="mono" data-testid="job-container">
               {j.container.image ?? (j.container.bundle ? `bundle ${j.container.bundle}` : j.container.name)}
               {j.container.image && <div className="muted" data-testid="job-container-digest"
-                title="The digest its image resolved to on its batch host">{j.containerImageDigest ?? 'not pulled yet'}</div>}
+                title="The digest its image resolved to on its batch host">{j.containerImageDigest ?? (isActive(j.state) ? 'digest not known yet' : '—')}</div>}
             </dd></>}
             <dt>Output</dt><dd className="mono">{j.stdout ?? '—'}</dd>
             <dt>Errors</dt><dd className="mono">{j.stderr ?? '—'}</dd>
