@@ -1,6 +1,7 @@
 package io.gantry.agent;
 
 import io.gantry.agent.protocol.StepProtocol;
+import io.gantry.jobs.ContainerFlags;
 import io.gantry.agent.protocol.StepProtocol.StepCreated;
 import io.gantry.agent.protocol.StepProtocol.StepIo;
 import io.gantry.agent.protocol.StepProtocol.StepOutputChunk;
@@ -98,7 +99,9 @@ public final class Srun {
     int run(List<String> args) {
         SrunOptions options;
         try {
-            options = SrunOptions.parse(args);
+            SrunOptions given = SrunOptions.parse(args);
+            // pyxis's PYXIS_CONTAINER_* variables give what no --container-* option gave
+            options = given.withContainer(ContainerFlags.withEnvironment(given.container(), env));
         } catch (IllegalArgumentException e) {
             if (e.getMessage().startsWith("unrecognized") || e.getMessage().startsWith("invalid option")
                     || e.getMessage().contains("argument")) {

@@ -339,6 +339,13 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
                 + "standard input, --input=none gives every task /dev/null (the default)");
     }
 
+    /** The same options with this container for the step. */
+    SrunOptions withContainer(ContainerSpec spec) {
+        return spec == container ? this : new SrunOptions(ntasks, nodes, ntasksPerNode, cpusPerTask, gpusPerTask,
+                gpusPerNode, label, killOnBadExit, output, error, export, jobName, nodelist, mpi, overlap, exact, chdir,
+                quiet, unbuffered, help, version, command, jobid, allocation, stepOptions, awaitStep, pty, input, spec);
+    }
+
     /** Whether task 0 reads srun's standard input: with --pty, or --input=0. */
     boolean relaysInput() {
         return pty || "0".equals(input);

@@ -77,6 +77,77 @@ public final class ContainerFlags {
     private ContainerFlags() {
     }
 
+    /**
+     * pyxis's environment variables, each the default of one option (or of a pair of flags: true
+     * sets the first, false the second); an option given on the command line or in the script wins.
+     */
+    private static final Map<String, String[]> ENVIRONMENT = new LinkedHashMap<>();
+
+    static {
+        ENVIRONMENT.put("PYXIS_CONTAINER_IMAGE", new String[] {"container-image"});
+        ENVIRONMENT.put("PYXIS_CONTAINER_MOUNTS", new String[] {"container-mounts"});
+        ENVIRONMENT.put("PYXIS_CONTAINER_WORKDIR", new String[] {"container-workdir"});
+        ENVIRONMENT.put("PYXIS_CONTAINER_NAME", new String[] {"container-name"});
+        ENVIRONMENT.put("PYXIS_CONTAINER_ENV", new String[] {"container-env"});
+        ENVIRONMENT.put("PYXIS_CONTAINER_MOUNT_HOME", new String[] {"container-mount-home", "no-container-mount-home"});
+        ENVIRONMENT.put("PYXIS_CONTAINER_REMAP_ROOT", new String[] {"container-remap-root", "no-container-remap-root"});
+        ENVIRONMENT.put("PYXIS_CONTAINER_ENTRYPOINT", new String[] {"container-entrypoint", "no-container-entrypoint"});
+        ENVIRONMENT.put("PYXIS_CONTAINER_WRITABLE", new String[] {"container-writable", "container-readonly"});
+        ENVIRONMENT.put("PYXIS_CONTAINER_READONLY", new String[] {"container-readonly", "container-writable"});
+    }
+
+    /**
+     * {@code given} with what pyxis's {@code PYXIS_CONTAINER_*} variables in {@code environment} add, as
+     * pyxis reads them in sbatch and srun: each fills only a field no option gave (a variable alone can
+     * ask for a container); a boolean one takes 1/true/yes/y or 0/false/no/n and is ignored otherwise.
+     * @return {@code given} itself when no variable adds anything
+     * @throws IllegalArgumentException naming the variable whose value is malformed
+     */
+    public static ContainerSpec withEnvironment(ContainerSpec given, Map<String, String> environment) {
+        Builder fromEnvironment = new Builder();
+        for (Map.Entry<String, String[]> variable : ENVIRONMENT.entrySet()) {
+            String value = environment.get(variable.getKey());
+            if (value == null) {
+                continue;
+            }
+            String[] options = variable.getValue();
+            try {
+                if (options.length == 1) {
+                    fromEnvironment.apply(options[0], value);
+                } else {
+                    Boolean on = switch (value) {
+                        case "1", "true", "yes", "y" -> true;
+                        case "0", "false", "no", "n" -> false;
+                        default -> null;
+                    };
+                    // READONLY only when WRITABLE said nothing, as pyxis reads them in that order
+                    if (on != null && (!variable.getKey().equals("PYXIS_CONTAINER_READONLY")
+                            || fromEnvironment.writable == null)) {
+                        fromEnvironment.apply(on ? options[0] : options[1], null);
+                    }
+                }
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(variable.getKey() + ": " + e.getMessage());
+            }
+        }
+        ContainerSpec defaults = fromEnvironment.build();
+        if (defaults == null) {
+            return given;
+        }
+        if (given == null) {
+            return defaults;
+        }
+        return new ContainerSpec(first(given.image(), defaults.image()), first(given.bundle(), defaults.bundle()),
+                first(given.mounts(), defaults.mounts()), first(given.workdir(), defaults.workdir()),
+                first(given.name(), defaults.name()), first(given.env(), defaults.env()),
+                first(given.mountHome(), defaults.mountHome()), first(given.remapRoot(), defaults.remapRoot()),
+                first(given.writable(), defaults.writable()), first(given.entrypoint(), defaults.entrypoint()));
+    }
+
+    private static <T> T first(T given, T fallback) {
+        return given != null ? given : fallback;
+    }
+
     /** Whether {@code longName} is one of the container options this class reads. */
     public static boolean reads(String longName) {
         return OPTIONS.containsKey(longName);

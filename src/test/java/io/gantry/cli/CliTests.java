@@ -123,6 +123,23 @@ class CliTests {
     }
 
     @Test
+    void pyxisVariablesInSbatchsEnvironmentGiveWhatNoOptionGave() throws Exception {
+        Files.writeString(dir.resolve("job.sh"), "#!/bin/bash\n#SBATCH --container-workdir=/w\necho hi\n");
+        Recording api = new Recording();
+        int exit = Cli.run(env(Map.of("PYXIS_CONTAINER_IMAGE", "ubuntu:22.04", "PYXIS_CONTAINER_WORKDIR", "/env"), "",
+                api), "sbatch", List.of("--container-remap-root", "job.sh"));
+        assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        JsonNode container = api.posted.get(0).path("container");
+        assertThat(container.path("image").asString()).isEqualTo("ubuntu:22.04");
+        assertThat(container.path("workdir").asString()).as("the script's directive wins").isEqualTo("/w");
+        assertThat(container.path("remapRoot").asBoolean()).isTrue();
+
+        Recording without = new Recording();
+        assertThat(Cli.run(env(Map.of(), "", without), "sbatch", List.of("job.sh"))).isZero();
+        assertThat(without.posted.get(0).has("container")).as("the directives speak for themselves").isFalse();
+    }
+
+    @Test
     void aRelativeChdirIsSentResolvedAgainstWhereSbatchRuns() throws Exception {
         // The controller refuses a relative workdir: it means nothing on the job's node.
         Files.writeString(dir.resolve("job.sh"), "#!/bin/bash\n#SBATCH -D ../from-script\necho hi\n");
