@@ -53,6 +53,17 @@ export interface Job {
   exclusiveMode?: string | null; exclusive?: boolean | null;
   /** The blocks its nodes are in (empty while it holds none). */
   blocks?: string[] | null;
+  /** The container its batch script runs in (pyxis's --container-image..., Slurm's --container). */
+  container?: ContainerSpec | null;
+  /** The digest its image resolved to on its batch host; null until the node has it. */
+  containerImageDigest?: string | null;
+}
+
+/** An OCI image (pyxis) or bundle (Slurm's --container) to run in; null fields take pyxis's defaults. */
+export interface ContainerSpec {
+  image?: string | null; bundle?: string | null; mounts?: string[] | null; workdir?: string | null;
+  name?: string | null; env?: string[] | null; mountHome?: boolean | null; remapRoot?: boolean | null;
+  writable?: boolean | null; entrypoint?: boolean | null;
 }
 
 export interface JobEvent { time: string; type: string; detail?: string | null }
@@ -62,6 +73,8 @@ export interface JobStep {
   stepId: string; id: string; name?: string | null; argv?: string[] | null; nodelist?: string | null;
   nodes: number; tasks: number; cpusPerTask?: number | null; state: JobState; exitCode?: number | null;
   startTime?: string | null; endTime?: string | null;
+  /** The image (else bundle or container name) it runs in, and the digest its node resolved; null for none. */
+  containerImage?: string | null; containerImageDigest?: string | null;
 }
 
 export interface JobSubmission {

@@ -124,6 +124,11 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
             {(j.exclusive || j.exclusiveMode) && <><dt>Exclusive</dt><dd data-testid="job-exclusive">{j.exclusiveMode ? `--exclusive=${j.exclusiveMode}${j.exclusiveMode === 'topo' ? ' (its blocks to itself)' : ''}` : 'whole nodes'}</dd></>}
             {j.blocks && j.blocks.length > 0 && <><dt>Blocks</dt><dd className="mono" data-testid="job-blocks">{j.blocks.join(', ')}</dd></>}
             {j.arrayJobId != null && <><dt>Array</dt><dd><a href={href('/jobs', { arrayJobId: j.arrayJobId, all: 1 })}>{j.arrayJobId}</a> task {j.arrayTaskId}</dd></>}
+            {j.container && <><dt>Container</dt><dd className="mono" data-testid="job-container">
+              {j.container.image ?? (j.container.bundle ? `bundle ${j.container.bundle}` : j.container.name)}
+              {j.container.image && <div className="muted" data-testid="job-container-digest"
+                title="The digest its image resolved to on its batch host">{j.containerImageDigest ?? (isActive(j.state) ? 'digest not known yet' : '—')}</div>}
+            </dd></>}
             <dt>Output</dt><dd className="mono">{j.stdout ?? '—'}</dd>
             <dt>Errors</dt><dd className="mono">{j.stderr ?? '—'}</dd>
           </dl>
@@ -176,7 +181,9 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
                 {sortSteps(steps.data ?? []).map((s) => (
                   <tr key={s.stepId} data-testid="job-step" data-step={s.stepId}>
                     <td className="mono">{s.id}</td>
-                    <td title={stepCommand(s)}>{s.name ?? '—'}</td>
+                    <td title={stepCommand(s)}>{s.name ?? '—'}
+                      {s.containerImage ? <div className="muted mono" data-testid="job-step-image"
+                        title={s.containerImageDigest ?? undefined}>{s.containerImage}</div> : null}</td>
                     <td>{s.nodes}{s.nodelist ? <span className="muted"> ({s.nodelist})</span> : null}</td>
                     <td>{s.tasks}</td>
                     <td><StateBadge state={s.state} /></td>

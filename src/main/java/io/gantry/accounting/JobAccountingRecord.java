@@ -43,13 +43,30 @@ public record JobAccountingRecord(
         @Schema(description = "When a reclaim stopped it for the owner of the GPUs it borrowed (it was then "
                 + "requeued or ended PREEMPTED); null when none did") Instant reclaimedAt,
         @Schema(description = "The owner's job it was reclaimed for; null when none", example = "43")
-        String reclaimedFor) {
+        String reclaimedFor,
+        @Schema(description = "The container image its batch script (or, on a step line, the step) ran in "
+                + "(--container-image), else its OCI bundle (--container); null when none",
+                example = "nvcr.io#nvidia/pytorch:24.05-py3") String containerImage,
+        @Schema(description = "The digest that image resolved to on its node; null when not known",
+                example = "sha256:6e3b1e4c0f7d...") String containerImageDigest) {
+
+    /** A line without a container. */
+    public JobAccountingRecord(String jobId, String name, String user, String account, String partition, String qos,
+            JobState state, Integer exitCode, Instant submitTime, Instant startTime, Instant endTime,
+            long elapsedSeconds, long timeLimitSeconds, String allocTres, long cpuSeconds, long gpuSeconds,
+            String nodeList, Long maxRssBytes, String maxRss, Long totalCpuMillis, String totalCpu, Boolean borrowed,
+            Instant reclaimedAt, String reclaimedFor) {
+        this(jobId, name, user, account, partition, qos, state, exitCode, submitTime, startTime, endTime,
+                elapsedSeconds, timeLimitSeconds, allocTres, cpuSeconds, gpuSeconds, nodeList, maxRssBytes, maxRss,
+                totalCpuMillis, totalCpu, borrowed, reclaimedAt, reclaimedFor, null, null);
+    }
 
     /** The same line with the borrowed marker (issue 16). */
     JobAccountingRecord withQuota(boolean borrowedNow, Instant reclaimed, String forJob) {
         return new JobAccountingRecord(jobId, name, user, account, partition, qos, state, exitCode, submitTime,
                 startTime, endTime, elapsedSeconds, timeLimitSeconds, allocTres, cpuSeconds, gpuSeconds, nodeList,
-                maxRssBytes, maxRss, totalCpuMillis, totalCpu, borrowedNow, reclaimed, forJob);
+                maxRssBytes, maxRss, totalCpuMillis, totalCpu, borrowedNow, reclaimed, forJob, containerImage,
+                containerImageDigest);
     }
 
     /** A page of {@link JobAccountingRecord}s in the envelope every list has. */

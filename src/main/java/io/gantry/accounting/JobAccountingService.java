@@ -90,7 +90,8 @@ class JobAccountingService {
         JobState state = job.state() == JobState.COMPLETING ? JobState.RUNNING : job.state();
         return new JobAccountingRecord(job.jobId() + ".batch", "batch", job.user(), job.account(), job.partition(),
                 job.qos(), state, job.exitCode(), job.submitTime(), job.startTime(), job.endTime(),
-                job.elapsedSeconds(), job.timeLimitSeconds(), null, 0, 0, host, null, null, null, null, null, null, null);
+                job.elapsedSeconds(), job.timeLimitSeconds(), null, 0, 0, host, null, null, null, null, null, null, null,
+                job.containerImage(), job.containerImageDigest());
     }
 
     private static JobAccountingRecord stepLine(JobAccountingRecord job, JobStepSource.StepLine step, Instant now) {
@@ -99,7 +100,7 @@ class JobAccountingService {
                 job.partition(), job.qos(), step.state(), step.exitCode(), job.submitTime(), step.startTime(),
                 step.endTime(), elapsed, job.timeLimitSeconds(), "cpu=" + step.cpus() + ",node=" + step.nodes(),
                 Math.multiplyExact((long) step.cpus(), elapsed), 0, step.nodeList(), null, null, null, null, null, null,
-                null);
+                null, step.containerImage(), step.containerImageDigest());
     }
 
     /** Every matching row, as CSV, streamed so a year's export never sits in memory. */
@@ -183,7 +184,8 @@ class JobAccountingService {
                 Math.multiplyExact(held.gpus(), elapsed),
                 e.allocatedNodes(),
                 e.usage().maxRssBytes(), SacctUsage.maxRss(e.usage().maxRssBytes()),
-                e.usage().totalCpuMillis(), SacctUsage.totalCpu(e.usage().totalCpuMillis()), false, null, null);
+                e.usage().totalCpuMillis(), SacctUsage.totalCpu(e.usage().totalCpuMillis()), false, null, null,
+                e.containerImage(), e.containerImageDigest());
     }
 
     /** Slurm's AllocTRES, e.g. {@code cpu=64,mem=256G,gres/gpu=8,node=1}; null when nothing was allocated. */

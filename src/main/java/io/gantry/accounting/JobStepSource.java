@@ -15,7 +15,13 @@ public interface JobStepSource {
 
     /** One srun step: {@code stepId} 0, 1, ...; {@code cpus} what its tasks were given in all. */
     record StepLine(int stepId, String name, JobState state, Integer exitCode, Instant startTime, Instant endTime,
-            String nodeList, int nodes, int tasks, int cpus) {
+            String nodeList, int nodes, int tasks, int cpus, String containerImage, String containerImageDigest) {
+
+        /** A step without a container. */
+        public StepLine(int stepId, String name, JobState state, Integer exitCode, Instant startTime, Instant endTime,
+                String nodeList, int nodes, int tasks, int cpus) {
+            this(stepId, name, state, exitCode, startTime, endTime, nodeList, nodes, tasks, cpus, null, null);
+        }
     }
 
     /** The batch host of each job that ran, and each job's srun steps in order; by job id as users write it. */

@@ -1,6 +1,7 @@
 package io.gantry.agent;
 
 import io.gantry.agent.protocol.StepProtocol;
+import io.gantry.jobs.ContainerFlags;
 import io.gantry.agent.protocol.StepProtocol.StepCreated;
 import io.gantry.agent.protocol.StepProtocol.StepIo;
 import io.gantry.agent.protocol.StepProtocol.StepOutputChunk;
@@ -92,7 +93,9 @@ public final class Srun {
     int run(List<String> args) {
         SrunOptions options;
         try {
-            options = SrunOptions.parse(args);
+            SrunOptions given = SrunOptions.parse(args);
+            // pyxis's PYXIS_CONTAINER_* variables give what no --container-* option gave
+            options = given.withContainer(ContainerFlags.withEnvironment(given.container(), env));
         } catch (IllegalArgumentException e) {
             if (e.getMessage().startsWith("unrecognized") || e.getMessage().startsWith("invalid option")
                     || e.getMessage().contains("argument")) {
@@ -385,7 +388,7 @@ public final class Srun {
                 ntasksPerNode, options.cpusPerTask(), options.gpusPerTask(), options.gpusPerNode(),
                 options.nodelist(), workdir, options.export(), environment(), options.overlap(),
                 options.exact(), options.mpi(), options.pty(), options.relaysInput() && !options.pty(),
-                size == null ? null : size[0], size == null ? null : size[1]);
+                size == null ? null : size[0], size == null ? null : size[1], options.container());
         byte[] body = AgentJson.MAPPER.writeValueAsBytes(request);
         boolean waited = false;
         while (true) {

@@ -5,6 +5,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.BiConsumer;
 
+import io.gantry.agent.protocol.ContainerSpec;
+import io.gantry.jobs.ContainerFlags;
+
 /**
  * srun's command line, read as Slurm's getopt does: long options as {@code --opt=value} or
  * {@code --opt value} (or an unambiguous prefix), short ones as {@code -n4}, {@code -n 4} or
@@ -15,7 +18,8 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
         Integer gpusPerNode, boolean label, boolean killOnBadExit, String output, String error, String export,
         String jobName, String nodelist, String mpi, boolean overlap, boolean exact, String chdir, boolean quiet,
         boolean unbuffered, boolean help, boolean version, List<String> command, String jobid,
-        List<String> allocation, List<String> stepOptions, Integer awaitStep, boolean pty, String input) {
+        List<String> allocation, List<String> stepOptions, Integer awaitStep, boolean pty, String input,
+        ContainerSpec container) {
 
     static final String USAGE = """
             Usage: srun [OPTIONS...] executable [args...]
@@ -43,6 +47,14 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
                   --pty                 run task 0 on a pseudo-terminal, relayed to this terminal (a shell:
                                         srun --pty bash; inside one's running job: --jobid=N --overlap --pty)
               -i, --input=none|0        task 0 reads srun's standard input (0), or every task /dev/null (none)
+                  --container-image=[USER@][REGISTRY#]IMAGE[:TAG]|PATH  run the tasks in this image (pyxis)
+                  --container-mounts=SRC:DST[:ro|rw][,...]  bind mounts inside the container
+                  --container-workdir=PATH  the tasks' working directory inside
+                  --container-name=NAME     keep the container for the job's later steps, or reuse it
+                  --container-env=NAME[,...]  variables whose host values win over the image's
+                  --[no-]container-mount-home, --[no-]container-remap-root, --[no-]container-entrypoint,
+                  --container-writable, --container-readonly  as pyxis
+                  --container=PATH          run the tasks in this OCI bundle (Slurm)
             Outside a job srun first asks for a job from its options (-N -n -c --mem --gres --gpus -p -A -q
             -t -J -w --exclusive ...), runs the step as that job's only work and ends the job with it.
             """;
@@ -55,7 +67,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
     }
 
     /** Slurm's options srun accepts, with what each sets; the ones that do not apply here are accepted and ignored. */
-    private static final List<Option> OPTIONS = List.of(
+    private static final List<Option> OPTIONS = java.util.stream.Stream.concat(java.util.stream.Stream.of(
             new Option("ntasks", 'n', Arg.REQUIRED, (b, v) -> b.ntasks = positive("--ntasks", v)),
             new Option("nodes", 'N', Arg.REQUIRED, (b, v) -> b.nodes = nodes(v)),
             new Option("ntasks-per-node", '\0', Arg.REQUIRED,
@@ -106,7 +118,29 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
             new Option("gres", '\0', Arg.REQUIRED, (b, v) -> { }),
             new Option("pty", '\0', Arg.NONE, (b, v) -> b.pty = true),
             // MPICH's mpiexec starts its proxies with --input none
-            new Option("input", 'i', Arg.REQUIRED, (b, v) -> b.input = input(v)));
+            new Option("input", 'i', Arg.REQUIRED, (b, v) -> b.input = input(v))),
+            containerOptions()).toList();
+
+    /**
+     * pyxis's {@code --container-*} and Slurm's {@code --container}, read as sbatch reads them (the step
+     * runs in that container on every node); pyxis's save, entrypoint-log and unshare are accepted and ignored.
+     */
+    private static java.util.stream.Stream<Option> containerOptions() {
+        List<Option> options = new ArrayList<>();
+        ContainerFlags.OPTIONS.forEach((name, takesValue) -> options.add(new Option(name, '\0',
+                takesValue ? Arg.REQUIRED : Arg.NONE, (b, v) -> {
+                    try {
+                        b.container.apply(name, v);
+                    } catch (IllegalArgumentException e) {
+                        throw new IllegalArgumentException("--" + name + ": " + e.getMessage());
+                    }
+                })));
+        for (String name : ContainerFlags.IGNORED) {
+            options.add(new Option(name, '\0', ContainerFlags.IGNORED_FLAGS.contains(name) ? Arg.NONE : Arg.REQUIRED,
+                    (b, v) -> { }));
+        }
+        return options.stream();
+    }
 
     /**
      * Options that shape the job srun asks for when it runs outside one: passed to the controller as
@@ -147,6 +181,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
         Integer awaitStep;
         boolean pty;
         String input;
+        final ContainerFlags.Builder container = new ContainerFlags.Builder();
         final List<String> allocation = new ArrayList<>();
         final List<String> stepOptions = new ArrayList<>();
 
@@ -233,7 +268,8 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
         return new SrunOptions(b.ntasks, b.nodes, b.ntasksPerNode, b.cpusPerTask, b.gpusPerTask, b.gpusPerNode,
                 b.label, b.killOnBadExit, b.output, b.error, b.export, b.jobName, b.nodelist, b.mpi, b.overlap,
                 b.exact, b.chdir, b.quiet, b.unbuffered, b.help, b.version, command, b.jobid,
-                List.copyOf(b.allocation), List.copyOf(b.stepOptions), b.awaitStep, b.pty, b.input);
+                List.copyOf(b.allocation), List.copyOf(b.stepOptions), b.awaitStep, b.pty, b.input,
+                b.container.build());
     }
 
     /** An exact long name, else the one option it is an unambiguous prefix of. */
@@ -301,6 +337,13 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
         }
         throw new IllegalArgumentException("--input=" + value + " is not supported: --input=0 gives task 0 srun's "
                 + "standard input, --input=none gives every task /dev/null (the default)");
+    }
+
+    /** The same options with this container for the step. */
+    SrunOptions withContainer(ContainerSpec spec) {
+        return spec == container ? this : new SrunOptions(ntasks, nodes, ntasksPerNode, cpusPerTask, gpusPerTask,
+                gpusPerNode, label, killOnBadExit, output, error, export, jobName, nodelist, mpi, overlap, exact, chdir,
+                quiet, unbuffered, help, version, command, jobid, allocation, stepOptions, awaitStep, pty, input, spec);
     }
 
     /** Whether task 0 reads srun's standard input: with --pty, or --input=0. */

@@ -53,6 +53,7 @@ import io.gantry.scheduling.JobsPreempted;
 import io.gantry.security.JobCredentials;
 import io.gantry.steps.NodeAddresses;
 import io.gantry.steps.StepCommands;
+import io.gantry.steps.StepImages;
 
 /**
  * The controller's side of the agent protocol ({@link AgentProtocol}): registering agents,
@@ -76,6 +77,7 @@ class AgentService {
     private final AgentNodes nodes;
     private final ClusterService cluster;
     private final HostedJobs jobs;
+    private final StepImages stepImages;
     private final JobCompletion completion;
     private final AgentHub hub;
     private final JobCredentials jobCredentials;
@@ -86,7 +88,8 @@ class AgentService {
 
     AgentService(AgentsProperties properties, AgentCredentials credentials, AgentNodes nodes,
             ClusterService cluster, HostedJobs jobs, JobCompletion completion, AgentHub hub,
-            JobCredentials jobCredentials, NodeAddresses addresses, Clock clock) {
+            JobCredentials jobCredentials, NodeAddresses addresses, Clock clock, StepImages stepImages) {
+        this.stepImages = stepImages;
         this.properties = properties;
         this.credentials = credentials;
         this.nodes = nodes;
@@ -237,7 +240,12 @@ class AgentService {
             if (!job.state().isActive() || earlierRun(r, job)) {
                 continue; // a repeat (the job ended already), or about an earlier run of a requeued job
             }
-            if (r.type() == AgentProtocol.ReportType.STARTED) {
+            if (r.type() == AgentProtocol.ReportType.IMAGE) {
+                // never an end: the node has the image its job or step is about to run in
+                if (image(node, job, r)) {
+                    applied++;
+                }
+            } else if (r.type() == AgentProtocol.ReportType.STARTED) {
                 started.add(job.row());
             } else {
                 String detail = r.detail() != null ? r.detail()
@@ -254,6 +262,50 @@ class AgentService {
             applied += jobs.markLaunched(started);
         }
         return applied;
+    }
+
+    /**
+     * Records an IMAGE report: the digest on the job (its batch script's image) or on its step, and a
+     * job event that says which image, whether the node pulled it now and how long that took, so the
+     * job's history shows a slow pull or a second job that found the image in the node's cache.
+     */
+    private boolean image(String node, HostedJob job, Report r) {
+        AgentProtocol.ContainerImage image = r.image();
+        Integer stepId = image.stepId();
+        StringBuilder detail = new StringBuilder(stepId == null ? "" : "step " + stepId + ": ").append("image ")
+                .append(image.reference()).append(" (").append(image.digest()).append(") ")
+                .append(image.pulled() ? String.format(java.util.Locale.ROOT, "pulled on %s in %.1f s", node,
+                        image.seconds()) : "found in " + node + "'s image cache");
+        if (r.detail() != null && !r.detail().isBlank()) {
+            detail.append(": ").append(r.detail().strip());
+        }
+        String text = detail.length() <= 4000 ? detail.toString() : detail.substring(0, 3999) + "…";
+        boolean first = stepId == null || stepImages.record(job.row(), stepId, image.digest());
+        jobs.recordImage(job.row(), stepId, image.digest(), r.time(), text);
+        return first;
+    }
+
+    /** A digest as registries write one: algorithm:hex. */
+    private static final Pattern DIGEST = Pattern.compile("[a-z0-9]+(?:[+._-][a-z0-9]+)*:[a-fA-F0-9]{32,128}");
+
+    /** Why an IMAGE report's image cannot be taken, or null when it can. */
+    private static FieldError imageRefusal(String field, AgentProtocol.ContainerImage image) {
+        if (image == null) {
+            return new FieldError(field, "is required for IMAGE");
+        }
+        if (image.reference() == null || image.reference().isBlank() || image.reference().length() > 1024) {
+            return new FieldError(field + ".reference", "is required: 1 to 1024 characters");
+        }
+        if (image.digest() == null || !DIGEST.matcher(image.digest()).matches()) {
+            return new FieldError(field + ".digest", "must be a digest such as sha256:<64 hex digits>");
+        }
+        if (image.stepId() != null && image.stepId() < 0) {
+            return new FieldError(field + ".stepId", "must be a step number (0 or more), or null for the batch script");
+        }
+        if (!Double.isFinite(image.seconds()) || image.seconds() < 0) {
+            return new FieldError(field + ".seconds", "must be 0 or more");
+        }
+        return null;
     }
 
     /**
@@ -277,7 +329,13 @@ class AgentService {
             return new FieldError(field + ".jobId", "is required");
         }
         if (r.type() == null) {
-            return new FieldError(field + ".type", "is required: STARTED or ENDED");
+            return new FieldError(field + ".type", "is required: STARTED, ENDED or IMAGE");
+        }
+        if (r.type() == AgentProtocol.ReportType.IMAGE) {
+            FieldError refused = imageRefusal(field + ".image", r.image());
+            if (refused != null) {
+                return refused;
+            }
         }
         if (r.type() == AgentProtocol.ReportType.ENDED && !END_STATES.contains(r.state())) {
             return new FieldError(field + ".state", "must be one of " + END_STATES + " for ENDED");
@@ -292,7 +350,11 @@ class AgentService {
         if (earlierRun(r, job)) {
             return null; // acknowledged and ignored: the job was requeued since (it may run elsewhere now)
         }
-        if (!node.equals(job.batchHost())) {
+        boolean ofStep = r.type() == AgentProtocol.ReportType.IMAGE && r.image().stepId() != null;
+        if (ofStep && !job.runsOn(node)) {
+            return new FieldError(field + ".image.stepId", "job " + r.jobId() + " has no nodes on node '" + node + "'");
+        }
+        if (!ofStep && !node.equals(job.batchHost())) {
             return new FieldError(field + ".jobId", "job " + r.jobId() + " was not launched on node '" + node + "'");
         }
         if (r.time().isAfter(latest)) {
@@ -426,7 +488,7 @@ class AgentService {
                     Hostlist.of(hosts).toString(), hosts, job.tasks(), job.cpusPerTask(), batch.cpus(),
                     batch.memoryMb(), batch.gpuIndices(),
                     new AgentProtocol.JobIdentity(properties.unixUser(job.user()), job.umask(), job.signal()),
-                    batch.migIndices(), batch.shardGpu(), context(layout.name(), job))));
+                    batch.migIndices(), batch.shardGpu(), context(layout.name(), job), job.container())));
         }
         return commands;
     }

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
+import io.gantry.jobs.ContainerFlags;
 import io.gantry.jobs.SbatchDirectives;
 import io.gantry.jobs.SbatchException;
 import io.gantry.jobs.SbatchOptions;
@@ -157,6 +158,12 @@ final class Sbatch {
             chdir((String) body.get("script")).filter(d -> !d.startsWith("/"))
                     .ifPresent(d -> body.put("workdir", env.cwd().resolve(d).normalize().toString()));
         }
+        try {
+            containerFromEnvironment(body);
+        } catch (IllegalArgumentException e) {
+            env.err().println("sbatch: error: " + e.getMessage());
+            return 1;
+        }
         if (local.containsKey("test-only")) {
             return testOnly(body, local.containsKey("quiet"));
         }
@@ -298,6 +305,28 @@ final class Sbatch {
             return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
         }
         return value;
+    }
+
+    /**
+     * pyxis's {@code PYXIS_CONTAINER_*} variables in sbatch's environment, as pyxis reads them there:
+     * each gives what neither the command line nor the script's directives gave. When they add
+     * anything, the container is sent whole as JSON (which the controller takes instead of the
+     * directives'); otherwise the directives speak for themselves.
+     */
+    private void containerFromEnvironment(Map<String, Object> body) {
+        SbatchOptions options;
+        try {
+            options = SbatchDirectives.parse((String) body.get("script"));
+        } catch (SbatchException e) {
+            options = e.usable();
+        }
+        if (options == null) {
+            return; // the controller names the script's mistakes
+        }
+        io.gantry.agent.protocol.ContainerSpec merged = ContainerFlags.withEnvironment(options.container(), env.env());
+        if (merged != options.container()) {
+            body.put("container", merged);
+        }
     }
 
     /**

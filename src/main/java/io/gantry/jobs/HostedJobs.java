@@ -25,9 +25,14 @@ public class HostedJobs {
 
     private final JobRepository jobs;
     private final JobScripts scripts;
+    private final JobEventRepository events;
+    private final org.springframework.context.ApplicationEventPublisher publisher;
     private final io.gantry.cluster.ClusterService cluster;
 
-    HostedJobs(JobRepository jobs, JobScripts scripts, io.gantry.cluster.ClusterService cluster) {
+    HostedJobs(JobRepository jobs, JobScripts scripts, io.gantry.cluster.ClusterService cluster,
+            JobEventRepository events, org.springframework.context.ApplicationEventPublisher publisher) {
+        this.events = events;
+        this.publisher = publisher;
         this.jobs = jobs;
         this.scripts = scripts;
         this.cluster = cluster;
@@ -35,7 +40,20 @@ public class HostedJobs {
 
     /** A running or ended job with the node that runs its batch script. */
     public record HostedJob(long row, String id, JobState state, String batchHost, boolean launched,
-            java.time.Instant startTime) {
+            java.time.Instant startTime, String allocatedNodes) {
+
+        /** Whether the job holds {@code node} (its steps may run there). */
+        public boolean runsOn(String node) {
+            if (allocatedNodes == null || allocatedNodes.isEmpty()) {
+                return false;
+            }
+            try {
+                return io.gantry.engine.Hostlist.parse(allocatedNodes, SubmissionResolver.MAX_HOSTS).hosts()
+                        .contains(node);
+            } catch (RuntimeException unreadable) {
+                return false;
+            }
+        }
     }
 
     /** Running and completing jobs whose batch script runs on {@code node}. */
@@ -91,6 +109,23 @@ public class HostedJobs {
         return changed;
     }
 
+    /**
+     * Records what an agent's IMAGE report says: for the batch script's image ({@code stepId} null) the
+     * digest it resolved to, on the job; for any image, an IMAGE event in the job's history. The job
+     * goes on running: an image on its node is no end.
+     */
+    @Transactional(propagation = Propagation.REQUIRED)
+    public void recordImage(long row, Integer stepId, String digest, java.time.Instant at, String detail) {
+        jobs.findById(row).filter(j -> j.state().isActive()).ifPresent(job -> {
+            if (stepId == null) {
+                job.recordImageDigest(digest);
+            }
+            events.save(new JobEventEntity(row, at, "IMAGE", detail));
+            // the job's page re-reads its history when the event stream names it
+            publisher.publishEvent(new JobsChanged(job.jobId(), "IMAGE"));
+        });
+    }
+
     private static Optional<JobIds.Parsed> parse(String id) {
         try {
             return Optional.of(JobIds.parse(id));
@@ -101,6 +136,6 @@ public class HostedJobs {
 
     private static HostedJob hosted(JobEntity j) {
         return new HostedJob(j.id(), JobIds.format(j.jobId(), j.arrayTaskId()), j.state(), j.batchHost(), j.launched(),
-                j.startTime());
+                j.startTime(), j.allocatedNodes());
     }
 }

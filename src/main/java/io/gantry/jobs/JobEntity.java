@@ -95,6 +95,10 @@ class JobEntity {
     private Integer segment;
     private String exclusiveMode;
     private Integer shards;
+    /** The container its batch script runs in, as {@link ContainerJson} writes it; null for none. */
+    private String containerSpec;
+    /** The digest its batch host resolved the container's image to (the agent's IMAGE report); null before. */
+    private String containerImageDigest;
     private Integer exitCode;
     private String allocatedNodes;
     private String allocation;
@@ -169,6 +173,7 @@ class JobEntity {
         this.segment = spec.segment();
         this.exclusiveMode = spec.exclusiveMode();
         this.shards = spec.shards();
+        this.containerSpec = ContainerJson.write(spec.container());
         this.defaultMemoryMb = spec.defaultMemoryMb();
     }
 
@@ -230,6 +235,14 @@ class JobEntity {
 
     String exclusiveMode() { return exclusiveMode; }
     Integer shards() { return shards; }
+    String containerSpec() { return containerSpec; }
+    io.gantry.agent.protocol.ContainerSpec container() { return ContainerJson.read(containerSpec); }
+    String containerImageDigest() { return containerImageDigest; }
+
+    /** The digest the batch host resolved the container's image to: the image this run really has. */
+    void recordImageDigest(String digest) {
+        this.containerImageDigest = digest;
+    }
     Long defaultMemoryMb() { return defaultMemoryMb; }
     Integer exitCode() { return exitCode; }
     String allocatedNodes() { return allocatedNodes; }
@@ -330,6 +343,8 @@ class JobEntity {
         this.exitCode = null;
         this.maxRssBytes = null;
         this.totalCpuMillis = null;
+        // the next run resolves its image again, maybe on another node, maybe to a newer digest
+        this.containerImageDigest = null;
         this.allocatedNodes = null;
         this.allocation = null;
         this.partition = null;

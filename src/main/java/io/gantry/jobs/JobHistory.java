@@ -32,7 +32,7 @@ public class JobHistory {
 
     private static final String COLUMNS = "job_id, array_task_id, name, user_name, account, partition, partitions, "
             + "qos, state, exit_code, submit_time, start_time, end_time, time_limit_seconds, allocation, allocated_nodes, "
-            + "max_rss_bytes, total_cpu_millis";
+            + "max_rss_bytes, total_cpu_millis, container_spec, container_image_digest";
     private static final int FETCH_SIZE = 1000;
 
     private final NamedParameterJdbcTemplate jdbc;
@@ -70,7 +70,8 @@ public class JobHistory {
      */
     public record Entry(long jobId, int arrayTaskId, String name, String user, String account, String partition,
             String partitions, String qos, JobState state, Integer exitCode, Instant submitTime, Instant startTime,
-            Instant endTime, long timeLimitSeconds, Tres allocated, String allocatedNodes, MeasuredUsage usage) {
+            Instant endTime, long timeLimitSeconds, Tres allocated, String allocatedNodes, MeasuredUsage usage,
+            String containerImage, String containerImageDigest) {
     }
 
     /** A page of entries and how many match in all, read in one transaction. */
@@ -225,7 +226,14 @@ public class JobHistory {
                 rs.getObject("exit_code", Integer.class), instant(rs, "submit_time"), instant(rs, "start_time"),
                 instant(rs, "end_time"), rs.getLong("time_limit_seconds"), JobAllocation.totals(rs.getString("allocation")),
                 rs.getString("allocated_nodes"),
-                new MeasuredUsage(rs.getObject("max_rss_bytes", Long.class), rs.getObject("total_cpu_millis", Long.class)));
+                new MeasuredUsage(rs.getObject("max_rss_bytes", Long.class), rs.getObject("total_cpu_millis", Long.class)),
+                containerImage(ContainerJson.read(rs.getString("container_spec"))),
+                rs.getString("container_image_digest"));
+    }
+
+    /** What accounting names of a container: its image, else its bundle; null for none. */
+    static String containerImage(io.gantry.agent.protocol.ContainerSpec container) {
+        return container == null ? null : container.image() != null ? container.image() : container.bundle();
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {

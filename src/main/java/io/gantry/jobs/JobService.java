@@ -461,6 +461,6 @@ public class JobService {
                 j.simulatedRunSeconds(), j.simulatedExitCode(), j.umask(), j.signal(), j.switches(), j.timeMinSeconds(), j.segment(),
                 j.exclusiveMode(), j.shards(), blocksOf.apply(j.allocatedNodes()),
                 j.maxRssBytes(),
-                j.totalCpuMillis());
+                j.totalCpuMillis(), j.container(), j.containerImageDigest());
     }
 }

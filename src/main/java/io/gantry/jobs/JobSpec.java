@@ -18,7 +18,24 @@ public record JobSpec(String name, String script, List<String> partitions, Strin
         String workdir, Map<String, String> environment, String stdout, String stderr, boolean requeue,
         String reservation, Instant beginTime, String nodelist, String exclude, String comment,
         Long simulatedRunSeconds, Integer simulatedExitCode, String umask, String signal, String switches,
-        Long timeMinSeconds, Integer segment, Long defaultMemoryMb, String exclusiveMode, Integer shards) {
+        Long timeMinSeconds, Integer segment, Long defaultMemoryMb, String exclusiveMode, Integer shards,
+        io.gantry.agent.protocol.ContainerSpec container) {
+
+    /** A spec without a container. */
+    public JobSpec(String name, String script, List<String> partitions, String account, String qos,
+            int minNodes, Integer maxNodes, int tasks, int cpusPerTask, Integer ntasksPerNode, long memoryMb,
+            int gpus, int gpusPerNode, String gpuType, long timeLimitSeconds, String constraints, boolean exclusive,
+            String dependency, String array, Integer arrayMaxRunning, List<Integer> arrayTaskIds, Hold hold, int nice,
+            String workdir, Map<String, String> environment, String stdout, String stderr, boolean requeue,
+            String reservation, Instant beginTime, String nodelist, String exclude, String comment,
+            Long simulatedRunSeconds, Integer simulatedExitCode, String umask, String signal, String switches,
+            Long timeMinSeconds, Integer segment, Long defaultMemoryMb, String exclusiveMode, Integer shards) {
+        this(name, script, partitions, account, qos, minNodes, maxNodes, tasks, cpusPerTask, ntasksPerNode, memoryMb,
+                gpus, gpusPerNode, gpuType, timeLimitSeconds, constraints, exclusive, dependency, array,
+                arrayMaxRunning, arrayTaskIds, hold, nice, workdir, environment, stdout, stderr, requeue, reservation,
+                beginTime, nodelist, exclude, comment, simulatedRunSeconds, simulatedExitCode, umask, signal, switches,
+                timeMinSeconds, segment, defaultMemoryMb, exclusiveMode, shards, null);
+    }
 
     public JobSpec {
         partitions = List.copyOf(partitions);

@@ -5,6 +5,8 @@ import java.util.Map;
 
 import jakarta.validation.constraints.Size;
 
+import io.gantry.agent.protocol.ContainerSpec;
+
 import io.swagger.v3.oas.annotations.media.Schema;
 
 /**
@@ -76,5 +78,26 @@ public record JobSubmission(
         @Size(max = 8) String exclusiveMode,
         @Schema(description = "GPU shards on one node (--gres=shard:N, Slurm's sharding): a share of one GPU that "
                 + "other shard jobs use too; not with whole GPUs, MIG instances or more than one node",
-                example = "2", minimum = "1") Integer shards) {
+                example = "2", minimum = "1") Integer shards,
+        @Schema(description = "The container the batch script runs in: an image as pyxis's --container-image and "
+                + "its other --container-* options, or an OCI bundle as Slurm's --container; #SBATCH --container-* "
+                + "lines fill it when absent (the JSON's, when given, is taken whole). Its srun steps run on the node "
+                + "unless they ask for a container of their own, as with pyxis") ContainerSpec container) {
+
+    /** A submission without a container, as every one was before containers. */
+    public JobSubmission(String name, String script, String partition, String account, String qos, Integer nodes,
+            Integer maxNodes, Integer tasks, Integer cpusPerTask, Integer ntasksPerNode, Long memoryMb,
+            Long memPerCpuMb, Long memPerGpuMb, Integer gpus, Integer gpusPerNode, Integer gpusPerTask,
+            Integer cpusPerGpu, String gpuType, Long timeLimitSeconds, String constraints, Boolean exclusive,
+            String dependency, String array, Boolean hold, Integer nice, String workdir,
+            Map<String, String> environment, String stdout, String stderr, Boolean requeue, String reservation,
+            Instant beginTime, String nodelist, String exclude, String comment, Long simulatedRunSeconds,
+            Integer simulatedExitCode, String umask, String signal, String switches, Long timeMinSeconds,
+            Integer segment, String exclusiveMode, Integer shards) {
+        this(name, script, partition, account, qos, nodes, maxNodes, tasks, cpusPerTask, ntasksPerNode, memoryMb,
+                memPerCpuMb, memPerGpuMb, gpus, gpusPerNode, gpusPerTask, cpusPerGpu, gpuType, timeLimitSeconds,
+                constraints, exclusive, dependency, array, hold, nice, workdir, environment, stdout, stderr, requeue,
+                reservation, beginTime, nodelist, exclude, comment, simulatedRunSeconds, simulatedExitCode, umask,
+                signal, switches, timeMinSeconds, segment, exclusiveMode, shards, null);
+    }
 }

@@ -55,7 +55,13 @@ public final class JobViews {
                     + "null when not known (still running, never started, simulated node, node without cgroups)",
                     example = "126418944") Long maxRssBytes,
             @Schema(description = "CPU time of all its run's processes as its node measured it, in milliseconds; "
-                    + "null when not known", example = "62345") Long totalCpuMillis) {
+                    + "null when not known", example = "62345") Long totalCpuMillis,
+            @Schema(description = "The container its batch script runs in (--container-image and the other "
+                    + "--container-* options, or --container); null when it runs on the node")
+            io.gantry.agent.protocol.ContainerSpec container,
+            @Schema(description = "The digest the container's image resolved to on its batch host (the image the "
+                    + "job really ran); null before its node has the image, and for a bundle or no container",
+                    example = "sha256:6e3b1e4c0f7d...") String containerImageDigest) {
     }
 
     @Schema(name = "JobSubmitted")

@@ -94,6 +94,12 @@ public final class SbatchDirectives {
         acted("switches", null, Arg.VALUE, (p, o, v) -> p.switches = JobSwitches.parse(v).toString());
         acted("time-min", null, Arg.VALUE, (p, o, v) -> p.timeMinSeconds = timeMin(v));
         acted("segment", null, Arg.VALUE, (p, o, v) -> p.segment = positive(v, "a segment size"));
+        // pyxis's --container-* and Slurm's --container: the batch script runs in that container
+        ContainerFlags.OPTIONS.forEach((name, takesValue) -> acted(name, null, takesValue ? Arg.VALUE : Arg.NO_VALUE,
+                (p, o, v) -> p.container.apply(name, v)));
+        for (String name : ContainerFlags.IGNORED) {
+            ignored(name, null, ContainerFlags.IGNORED_FLAGS.contains(name) ? Arg.NO_VALUE : Arg.VALUE);
+        }
         acted("wrap", null, Arg.VALUE, (p, o, v) -> {
             throw new IllegalArgumentException("wraps a command line into a script, which makes no sense inside a script");
         });
@@ -105,7 +111,6 @@ public final class SbatchDirectives {
         ignored("bbf", null, Arg.VALUE);
         ignored("cluster-constraint", null, Arg.VALUE);
         ignored("clusters", 'M', Arg.VALUE);
-        ignored("container", null, Arg.VALUE);
         ignored("contiguous", null, Arg.NO_VALUE);
         ignored("core-spec", 'S', Arg.VALUE);
         ignored("cores-per-socket", null, Arg.VALUE);
@@ -437,6 +442,7 @@ public final class SbatchDirectives {
         Integer segment;
         String exclusiveMode;
         Integer shards;
+        final ContainerFlags.Builder container = new ContainerFlags.Builder();
 
         /** The memory option given so far, for sbatch's rule that only one kind may be. */
         Memory memoryKind;
@@ -710,7 +716,7 @@ public final class SbatchDirectives {
                     this.constraints, this.exclusive, this.dependency, this.array, this.hold, this.nice, this.workdir,
                     this.stdout, this.stderr, this.requeue, this.ntasksPerNode, this.nodelist, this.exclude,
                     this.beginTime, this.reservation, this.export, this.comment, this.signal, this.switches, this.timeMinSeconds, this.segment,
-                    this.exclusiveMode, this.shards, this.warnings,
+                    this.exclusiveMode, this.shards, this.container.build(), this.warnings,
                     this.lines);
         }
     }

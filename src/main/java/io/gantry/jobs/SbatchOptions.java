@@ -33,6 +33,9 @@ import java.util.Map;
  * @param timeMinSeconds {@code --time-min}, in seconds
  * @param segment {@code --segment}: nodes per group that shares one block
  * @param exclusiveMode the mode of {@code --exclusive=mode} (user, mcs or topo), null for plain {@code --exclusive}
+ * @param shards {@code --gres=shard:N}
+ * @param container pyxis's {@code --container-*} and Slurm's {@code --container}, as given (checked by the
+ *     submission with {@link ContainerFlags#check}); null when none was given
  * @param warnings options that were accepted but that Gantry does not act on, with their
  *     lines; never null
  * @param lines the line each option was last given on, by its long name ({@code "nodelist"} for
@@ -79,6 +82,7 @@ public record SbatchOptions(
         Integer segment,
         String exclusiveMode,
         Integer shards,
+        io.gantry.agent.protocol.ContainerSpec container,
         List<String> warnings,
         Map<String, Integer> lines) {
 

@@ -337,6 +337,7 @@ class SubmissionResolver {
         } catch (IllegalArgumentException e) {
             errors.add(new FieldError("switches", e.getMessage()));
         }
+        io.gantry.agent.protocol.ContainerSpec container = container(json, directives, errors);
         Long simulatedRun = json.simulatedRunSeconds();
         if (simulatedRun != null && (simulatedRun < 0 || simulatedRun > InputBounds.MAX_DURATION.toSeconds())) {
             errors.add(new FieldError("simulatedRunSeconds", "must be 0 to " + InputBounds.MAX_DURATION.toSeconds()));
@@ -398,7 +399,7 @@ class SubmissionResolver {
                 workdir, environment, stdout, stderr, first(json.requeue(), directives.requeue(), true), reservation,
                 beginTime, nodelist, exclude, comment, simulatedRun, json.simulatedExitCode(), umask, signal,
                 switches, timeMin, segment, memoryMb > 0 ? null : defaultMemory(partitions, layout, minNodes, tasks, cpusPerTask, ntasksPerNode,
-                        exclusive), exclusiveMode, shards);
+                        exclusive), exclusiveMode, shards, container);
         return new Resolved(spec, warnings);
     }
 
@@ -533,6 +534,39 @@ class SubmissionResolver {
         }
     }
 
+    /** The {@code #SBATCH} option each container field comes from, for errors about a directive's value. */
+    private static final Map<String, String> CONTAINER_OPTIONS = Map.of("image", "container-image", "bundle",
+            "container", "mounts", "container-mounts", "workdir", "container-workdir", "name", "container-name",
+            "env", "container-env");
+
+    /**
+     * The container the batch script runs in: the JSON's whole when it gives one (as the JSON wins over
+     * directives field by field elsewhere, and a container's fields only make sense together), else the
+     * {@code #SBATCH --container*} lines'. Its mistakes name the JSON field ({@code container.mounts[1]})
+     * or the script line of the directive that gave the value.
+     */
+    private static io.gantry.agent.protocol.ContainerSpec container(JobSubmission json, SbatchOptions directives,
+            List<FieldError> errors) {
+        io.gantry.agent.protocol.ContainerSpec container = json.container() != null ? json.container()
+                : directives.container();
+        for (FieldError error : ContainerFlags.check(container, "container", true)) {
+            if (json.container() != null) {
+                errors.add(error);
+                continue;
+            }
+            String field = error.field().substring("container.".length()).replaceFirst("\\[.*", "");
+            String option = CONTAINER_OPTIONS.getOrDefault(field, "container-image");
+            Integer line = directives.lineOf(option);
+            if (line == null) {
+                // the fault is one of the flags given without an image: the first container line names it
+                line = ContainerFlags.OPTIONS.keySet().stream().map(directives::lineOf)
+                        .filter(java.util.Objects::nonNull).min(Integer::compare).orElse(null);
+            }
+            errors.add(line == null ? error : new FieldError("script:" + line, "--" + option + ": " + error.message()));
+        }
+        return container;
+    }
+
     /** The account and QOS the job is charged to, or null with the reasons added to {@code errors}. */
     private Charge charge(String user, String account, String qos, List<FieldError> errors) {
         try {
@@ -594,6 +628,11 @@ class SubmissionResolver {
     private static final java.util.Set<String> BESIDE_THE_REQUEST = java.util.Set.of("account", "qos", "name",
             "dependency", "array", "workdir", "stdout", "stderr", "comment", "reservation", "beginTime", "signal",
             "umask", "environment", "simulatedRunSeconds", "simulatedExitCode", "nice", "hold", "requeue");
+
+    /** Whether {@code field} names part of the container, which leaves the resource request as asked. */
+    private static boolean container(String field) {
+        return field.equals("container") || field.startsWith("container.");
+    }
     /** Directives, as scripts spell them, whose mistakes leave the resource request as asked. */
     private static final java.util.Set<String> DIRECTIVES_BESIDE_THE_REQUEST = java.util.Set.of("-A", "--account",
             "-q", "--qos", "-J", "--job-name", "-d", "--dependency", "-a", "--array", "-o", "--output", "-e", "--error",
@@ -604,9 +643,10 @@ class SubmissionResolver {
     private static boolean leavesRequestWhole(FieldError error) {
         if (error.field().startsWith("script:")) {
             int colon = error.message().indexOf(':');
-            return colon > 0 && DIRECTIVES_BESIDE_THE_REQUEST.contains(error.message().substring(0, colon));
+            return colon > 0 && (DIRECTIVES_BESIDE_THE_REQUEST.contains(error.message().substring(0, colon))
+                    || error.message().startsWith("--container"));
         }
-        return BESIDE_THE_REQUEST.contains(error.field());
+        return BESIDE_THE_REQUEST.contains(error.field()) || container(error.field());
     }
 
     /** The GPU types of the partitions' nodes. */

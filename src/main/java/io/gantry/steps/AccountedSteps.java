@@ -39,7 +39,9 @@ class AccountedSteps implements JobStepSource {
         for (StepRecord s : store.ofJobs(idOfRow.keySet())) {
             steps.computeIfAbsent(idOfRow.get(s.jobRow()), id -> new ArrayList<>()).add(new StepLine(s.stepId(),
                     s.name(), s.state(), s.exitCode(), s.startTime(), s.endTime(), Hostlist.of(s.nodes()).toString(),
-                    s.nodes().size(), s.tasks(), s.tasks() * s.cpusPerTask()));
+                    s.nodes().size(), s.tasks(), s.tasks() * s.cpusPerTask(),
+                    s.container() == null ? null : s.container().image() != null ? s.container().image()
+                            : s.container().bundle(), s.containerImageDigest()));
         }
         return new Steps(batchHosts, steps);
     }

@@ -38,6 +38,7 @@ import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.ProblemType;
 import io.gantry.engine.Hostlist;
 import io.gantry.engine.TaskCounts;
+import io.gantry.jobs.ContainerFlags;
 import io.gantry.jobs.HostedJobs;
 import io.gantry.jobs.HostedJobs.HostedJob;
 import io.gantry.jobs.JobAllocation;
@@ -125,7 +126,8 @@ public class StepService {
                     : defaultName(argv.get(0));
             StepRecord record = new StepRecord(job.row(), job.id(), stepId, name, argv, plan.nodes(),
                     plan.tasks(), plan.cpusPerTask(), plan.shares().stream().map(StepLayout.Share::tasks).toList(),
-                    resources(plan), request.overlap(), JobState.RUNNING, null, clock.instant(), null);
+                    resources(plan), request.overlap(), JobState.RUNNING, null, clock.instant(), null,
+                    request.container(), null);
             store.insert(record);
             run = new StepRun(record);
             if (PmiProtocol.PMI2.equals(mpi)) {
@@ -216,7 +218,7 @@ public class StepService {
                 env.put("GPU_DEVICE_ORDINAL", joined(share.gpus()));
             }
             byNode.put(share.node(), List.of(Command.stepLaunch(new StepTasks(job.id(), step.stepId(), step.argv(),
-                    tasks, workdir, nodeId, env, null))));
+                    tasks, workdir, nodeId, env, null, request.container()))));
         }
         return byNode;
     }
@@ -475,14 +477,20 @@ public class StepService {
         String host = job.allocation().get(0).node();
         return java.util.Optional.of(new StepView("batch", job.id() + ".batch", "batch", null, host, 1, 1,
                 job.allocation().get(0).cpus(), job.state() == JobState.COMPLETING ? JobState.RUNNING : job.state(),
-                job.exitCode(), job.startTime(), job.endTime()));
+                job.exitCode(), job.startTime(), job.endTime(), image(job.container()), job.containerImageDigest()));
     }
 
     static StepView view(StepRecord s, boolean showArgv) {
         return new StepView(Integer.toString(s.stepId()), s.jobId() + "." + s.stepId(), s.name(),
                 showArgv ? s.argv() : null,
                 Hostlist.of(s.nodes()).toString(), s.nodes().size(), s.tasks(), s.cpusPerTask(), s.state(),
-                s.exitCode(), s.startTime(), s.endTime());
+                s.exitCode(), s.startTime(), s.endTime(), image(s.container()), s.containerImageDigest());
+    }
+
+    /** What a step view names of a container: its image, else its bundle, else its name. */
+    static String image(io.gantry.agent.protocol.ContainerSpec container) {
+        return container == null ? null : container.image() != null ? container.image()
+                : container.bundle() != null ? container.bundle() : container.name();
     }
 
     /** The srun steps of these jobs (by row), for accounting. */
@@ -659,6 +667,9 @@ public class StepService {
         positive(errors, "cpusPerTask", r.cpusPerTask());
         positive(errors, "gpusPerTask", r.gpusPerTask());
         positive(errors, "gpusPerNode", r.gpusPerNode());
+        // As pyxis: a step runs in a container only when it asks for one (an image, a bundle, or the name
+        // of a container an earlier step of the job made), even inside a job whose batch script runs in one.
+        errors.addAll(ContainerFlags.check(r.container(), "container", false));
         if (!errors.isEmpty()) {
             throw new GantryException(ProblemType.VALIDATION, errors.size() == 1
                     ? errors.get(0).field() + ": " + errors.get(0).message() : "The step request is invalid", errors);

@@ -14,6 +14,7 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.stereotype.Component;
 
+import io.gantry.jobs.ContainerJson;
 import io.gantry.jobs.JobState;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
@@ -23,7 +24,8 @@ import tools.jackson.databind.json.JsonMapper;
 class StepStore {
 
     private static final String COLUMNS = "job_row, step_id, job_id, name, argv, nodelist, node_count, task_count, "
-            + "cpus_per_task, layout, resources, overlap, state, exit_code, start_time, end_time";
+            + "cpus_per_task, layout, resources, overlap, state, exit_code, start_time, end_time, container_spec, "
+            + "container_image_digest";
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final NamedParameterJdbcTemplate jdbc;
@@ -41,7 +43,8 @@ class StepStore {
 
     void insert(StepRecord s) {
         jdbc.update("INSERT INTO job_steps (" + COLUMNS + ") VALUES (:row, :step, :jobId, :name, :argv, :nodelist, "
-                + ":nodeCount, :taskCount, :cpus, :layout, :resources, :overlap, :state, :exitCode, :start, :end)",
+                + ":nodeCount, :taskCount, :cpus, :layout, :resources, :overlap, :state, :exitCode, :start, :end, :container, "
+                + ":digest)",
                 new MapSqlParameterSource()
                         .addValue("row", s.jobRow()).addValue("step", s.stepId()).addValue("jobId", s.jobId())
                         .addValue("name", s.name()).addValue("argv", JSON.writeValueAsString(s.argv()))
@@ -51,7 +54,9 @@ class StepStore {
                                 .orElse(""))
                         .addValue("resources", s.resources()).addValue("overlap", s.overlap())
                         .addValue("state", s.state().name()).addValue("exitCode", s.exitCode())
-                        .addValue("start", timestamp(s.startTime())).addValue("end", timestamp(s.endTime())));
+                        .addValue("start", timestamp(s.startTime())).addValue("end", timestamp(s.endTime()))
+                        .addValue("container", ContainerJson.write(s.container()))
+                        .addValue("digest", s.containerImageDigest()));
     }
 
     /** Ends a running step; false when it had ended already. */
@@ -60,6 +65,16 @@ class StepStore {
                 + "WHERE job_row = :row AND step_id = :step AND state = 'RUNNING'", new MapSqlParameterSource()
                 .addValue("state", state.name()).addValue("exitCode", exitCode).addValue("end", timestamp(at))
                 .addValue("row", jobRow).addValue("step", stepId)) == 1;
+    }
+
+    /**
+     * Records the digest a step's image resolved to, as the first of its nodes reported it (the others
+     * pulled the same reference; a registry that moved a tag between them is the rare case this hides).
+     */
+    boolean recordImage(long jobRow, int stepId, String digest) {
+        return jdbc.update("UPDATE job_steps SET container_image_digest = :digest WHERE job_row = :row "
+                + "AND step_id = :step AND container_image_digest IS NULL", new MapSqlParameterSource()
+                .addValue("digest", digest).addValue("row", jobRow).addValue("step", stepId)) == 1;
     }
 
     List<StepRecord> ofJob(long jobRow) {
@@ -99,7 +114,8 @@ class StepStore {
                 rs.getInt("cpus_per_task"),
                 layout.isEmpty() ? List.of() : Arrays.stream(layout.split(",")).map(Integer::valueOf).toList(),
                 rs.getString("resources"), rs.getBoolean("overlap"), JobState.valueOf(rs.getString("state")), exitCode,
-                rs.getObject("start_time", java.time.OffsetDateTime.class).toInstant(), end == null ? null : end.toInstant());
+                rs.getObject("start_time", java.time.OffsetDateTime.class).toInstant(), end == null ? null : end.toInstant(),
+                ContainerJson.read(rs.getString("container_spec")), rs.getString("container_image_digest"));
     }
 
     private static java.time.OffsetDateTime timestamp(Instant at) {

@@ -22,7 +22,11 @@ final class StepViews {
             @Schema(description = "Hostlist of its nodes", example = "gpu[001-002]") String nodelist,
             int nodes, int tasks, Integer cpusPerTask, JobState state,
             @Schema(description = "Highest exit code of its tasks (the script's for batch), once ended") Integer exitCode,
-            Instant startTime, Instant endTime) {
+            Instant startTime, Instant endTime,
+            @Schema(description = "The container image it runs in (--container-image), else its OCI bundle "
+                    + "(--container) or container name; null when it runs on the node") String containerImage,
+            @Schema(description = "The digest that image resolved to on its (first) node; null before, and for "
+                    + "none") String containerImageDigest) {
     }
 
     @Schema(name = "JobStepList")

@@ -151,7 +151,7 @@ class JobAccountingIntegrationTests {
         assertThat(lines).hasSize(3);
         assertThat(lines[0]).isEqualTo("jobId,name,user,account,partition,qos,state,exitCode,submitTime,startTime,"
                 + "endTime,elapsedSeconds,timeLimitSeconds,allocTres,cpuSeconds,gpuSeconds,nodeList,maxRssBytes,maxRss,"
-                + "totalCpuMillis,totalCpu,borrowed,reclaimedAt,reclaimedFor");
+                + "totalCpuMillis,totalCpu,borrowed,reclaimedAt,reclaimedFor,containerImage,containerImageDigest");
         for (int i = 0; i < rows.size(); i++) {
             JsonNode r = rows.get(i);
             String name = r.get("name").asString();
@@ -165,7 +165,9 @@ class JobAccountingIntegrationTests {
                     // Simulated nodes measure nothing: MaxRSS and TotalCPU are empty, as sacct leaves them.
                     "", "", "", "",
                     // No guarantees here: nothing ran on borrowed GPUs, nothing was reclaimed.
-                    "false", "", "");
+                    "false", "", "",
+                    // No containers here.
+                    "", "");
             assertThat(r.get("maxRss").isNull()).as(r.toString()).isTrue();
             assertThat(r.get("totalCpu").isNull()).as(r.toString()).isTrue();
             assertThat(lines[i + 1]).isEqualTo(expected);

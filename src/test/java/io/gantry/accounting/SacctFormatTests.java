@@ -64,7 +64,7 @@ class SacctFormatTests {
                 62345L, "01:02.345", null, null, null));
         assertThat(out.toString().split(",", -1)).hasSize(SacctCsv.HEADER.size() + 1); // allocTres holds a comma
         assertThat(out.toString()).startsWith("42_7,n,alice,physics,gpu,normal,COMPLETED,0,2026-03-10T12:00:00Z,")
-                .endsWith(",gpu001,126418944,123456K,62345,01:02.345,,,\r\n");
+                .endsWith(",gpu001,126418944,123456K,62345,01:02.345,,,,,\r\n");
     }
 
     @Test
@@ -73,8 +73,19 @@ class SacctFormatTests {
         SacctCsv.writeRow(out, new JobAccountingRecord("44", "n", "bob", "vision", "gpu", "lowgrace",
                 JobState.PREEMPTED, 0, NOW, NOW, NOW, 0, 60, "cpu=1,node=1", 0, 0, "gpu001", null, null, null, null,
                 true, NOW, "45"));
-        assertThat(SacctCsv.HEADER).endsWith("borrowed", "reclaimedAt", "reclaimedFor");
-        assertThat(out.toString()).endsWith(",gpu001,,,,,true,2026-03-10T12:00:00Z,45\r\n");
+        assertThat(SacctCsv.HEADER).endsWith("borrowed", "reclaimedAt", "reclaimedFor", "containerImage",
+                "containerImageDigest");
+        assertThat(out.toString()).endsWith(",gpu001,,,,,true,2026-03-10T12:00:00Z,45,,\r\n");
+    }
+
+    @Test
+    void aCsvRowCarriesTheContainerImageAndItsDigest() throws Exception {
+        StringWriter out = new StringWriter();
+        SacctCsv.writeRow(out, new JobAccountingRecord("46", "n", "bob", "vision", "gpu", "normal",
+                JobState.COMPLETED, 0, NOW, NOW, NOW, 0, 60, "cpu=1,node=1", 0, 0, "gpu001", null, null, null, null,
+                false, null, null, "nvcr.io#nvidia/pytorch:24.05-py3", "sha256:" + "ab".repeat(32)));
+        assertThat(out.toString()).endsWith(",false,,,nvcr.io#nvidia/pytorch:24.05-py3,sha256:" + "ab".repeat(32)
+                + "\r\n");
     }
 
     @Test
@@ -83,7 +94,7 @@ class SacctFormatTests {
         SacctCsv.writeRow(out, new JobAccountingRecord("43", "n", "alice", "physics", "gpu", "normal",
                 JobState.PENDING, null, NOW, null, null, 0, 60, null, 0, 0, null, null, null, null, null, null, null,
                 null));
-        assertThat(out.toString()).endsWith(",0,0,,,,,,,,\r\n");
+        assertThat(out.toString()).endsWith(",0,0,,,,,,,,,,\r\n");
     }
 
     @Test

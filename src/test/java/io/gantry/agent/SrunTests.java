@@ -159,6 +159,33 @@ class SrunTests {
     }
 
     @Test
+    void pyxisContainerOptionsGiveTheStepItsContainer() {
+        SrunOptions o = SrunOptions.parse(List.of("-N2", "--container-image=127.0.0.1:5000/test:1",
+                "--container-mounts=/data:/data:ro,/scratch", "--container-workdir", "/data", "--container-name=c1",
+                "--container-env=A,B", "--no-container-mount-home", "--container-remap-root", "--container-readonly",
+                "--no-container-entrypoint", "--container-save=/tmp/x.sqsh", "hostname"));
+        io.gantry.agent.protocol.ContainerSpec c = o.container();
+        assertThat(c.image()).isEqualTo("127.0.0.1:5000/test:1");
+        assertThat(c.mounts()).containsExactly("/data:/data:ro", "/scratch:/scratch");
+        assertThat(c.workdir()).isEqualTo("/data");
+        assertThat(c.name()).isEqualTo("c1");
+        assertThat(c.env()).containsExactly("A", "B");
+        assertThat(c.mountHome()).isFalse();
+        assertThat(c.remapRoot()).isTrue();
+        assertThat(c.writable()).isFalse();
+        assertThat(c.entrypoint()).isFalse();
+        assertThat(o.command()).containsExactly("hostname");
+        // not part of the job srun asks for outside one: the step's own
+        assertThat(o.allocation()).containsExactly("nodes=2");
+
+        assertThat(SrunOptions.parse(List.of("--container=/srv/bundle", "true")).container().bundle())
+                .isEqualTo("/srv/bundle");
+        assertThat(SrunOptions.parse(List.of("hostname")).container()).isNull();
+        assertThatThrownBy(() -> SrunOptions.parse(List.of("--container-mounts=/a:/b:rshared", "true")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("--container-mounts: ");
+    }
+
+    @Test
     void theSrunLinesOpenMpiStartsItsDaemonsWithAreRead() {
         // OpenMPI 4.1 (Debian's openmpi-bin) on one node of a two-node allocation; --nodes and --nodelist
         // come only when it needs fewer daemons than the allocation has nodes

@@ -115,7 +115,7 @@ class JobUsageIntegrationTests {
         assertThat(row.get("maxRss").asString()).isEqualTo("123456K");
         assertThat(row.get("totalCpuMillis").asLong()).isEqualTo(62_345L);
         assertThat(row.get("totalCpu").asString()).isEqualTo("01:02.345");
-        assertThat(csvRow(id)).endsWith("," + row.get("nodeList").asString() + ",126418944,123456K,62345,01:02.345,false,,");
+        assertThat(csvRow(id)).endsWith("," + row.get("nodeList").asString() + ",126418944,123456K,62345,01:02.345,false,,,,");
 
         // A repeated end report changes nothing, not even with other figures.
         Response again = report(ended(id, start, Map.of("maxRssBytes", 1L, "cpuTimeMillis", 1L)));
@@ -164,7 +164,7 @@ class JobUsageIntegrationTests {
         for (String field : List.of("maxRssBytes", "maxRss", "totalCpuMillis", "totalCpu")) {
             assertThat(row.get(field).isNull()).as(field + " in " + row).isTrue();
         }
-        assertThat(csvRow(id)).endsWith(",,,,,false,,");
+        assertThat(csvRow(id)).endsWith(",,,,,false,,,,");
     }
 
     private long submit(String name) {
@@ -199,7 +199,7 @@ class JobUsageIntegrationTests {
         assertThat(csv.statusCode()).as(csv.body()).isEqualTo(200);
         String[] lines = csv.body().split("\r\n");
         assertThat(lines).hasSize(2);
-        assertThat(lines[0]).endsWith(",nodeList,maxRssBytes,maxRss,totalCpuMillis,totalCpu,borrowed,reclaimedAt,reclaimedFor");
+        assertThat(lines[0]).endsWith(",nodeList,maxRssBytes,maxRss,totalCpuMillis,totalCpu,borrowed,reclaimedAt,reclaimedFor,containerImage,containerImageDigest");
         return lines[1];
     }
 

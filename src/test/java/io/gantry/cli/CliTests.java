@@ -97,6 +97,49 @@ class CliTests {
     }
 
     @Test
+    void pyxisContainerOptionsOnTheCommandLineReachTheControllerAsDirectives() throws Exception {
+        Files.writeString(dir.resolve("job.sh"), "#!/bin/bash\n#SBATCH --container-image=ubuntu:22.04\necho hi\n");
+        Recording api = new Recording();
+        int exit = Cli.run(env(Map.of(), "", api), "sbatch", List.of("--container-image=nvcr.io#nvidia/pytorch:24.05-py3",
+                "--container-mounts", "/data:/data:ro", "--no-container-mount-home", "--container-remap-root",
+                "--container=/srv/bundle", "job.sh"));
+        assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        String script = api.posted.get(0).path("script").asString();
+        assertThat(script).contains("""
+                # Options given on sbatch's command line:
+                #SBATCH --container-image="nvcr.io#nvidia/pytorch:24.05-py3"
+                #SBATCH --container-mounts=/data:/data:ro
+                #SBATCH --no-container-mount-home
+                #SBATCH --container-remap-root
+                #SBATCH --container=/srv/bundle
+                """);
+        // the controller reads them with the script's own, the command line's last
+        io.gantry.agent.protocol.ContainerSpec c = io.gantry.jobs.SbatchDirectives.parse(script).container();
+        assertThat(c.image()).isEqualTo("nvcr.io#nvidia/pytorch:24.05-py3");
+        assertThat(c.mounts()).containsExactly("/data:/data:ro");
+        assertThat(c.mountHome()).isFalse();
+        assertThat(c.remapRoot()).isTrue();
+        assertThat(c.bundle()).isEqualTo("/srv/bundle");
+    }
+
+    @Test
+    void pyxisVariablesInSbatchsEnvironmentGiveWhatNoOptionGave() throws Exception {
+        Files.writeString(dir.resolve("job.sh"), "#!/bin/bash\n#SBATCH --container-workdir=/w\necho hi\n");
+        Recording api = new Recording();
+        int exit = Cli.run(env(Map.of("PYXIS_CONTAINER_IMAGE", "ubuntu:22.04", "PYXIS_CONTAINER_WORKDIR", "/env"), "",
+                api), "sbatch", List.of("--container-remap-root", "job.sh"));
+        assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        JsonNode container = api.posted.get(0).path("container");
+        assertThat(container.path("image").asString()).isEqualTo("ubuntu:22.04");
+        assertThat(container.path("workdir").asString()).as("the script's directive wins").isEqualTo("/w");
+        assertThat(container.path("remapRoot").asBoolean()).isTrue();
+
+        Recording without = new Recording();
+        assertThat(Cli.run(env(Map.of(), "", without), "sbatch", List.of("job.sh"))).isZero();
+        assertThat(without.posted.get(0).has("container")).as("the directives speak for themselves").isFalse();
+    }
+
+    @Test
     void aRelativeChdirIsSentResolvedAgainstWhereSbatchRuns() throws Exception {
         // The controller refuses a relative workdir: it means nothing on the job's node.
         Files.writeString(dir.resolve("job.sh"), "#!/bin/bash\n#SBATCH -D ../from-script\necho hi\n");

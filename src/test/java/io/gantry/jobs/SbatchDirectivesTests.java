@@ -310,7 +310,8 @@ class SbatchDirectivesTests {
             --cluster-constraint=east   | --cluster-constraint
             -M east                     | -M
             --clusters=east             | --clusters
-            --container=/opt/bundle     | --container
+            --container-save=/tmp/c.sqsh | --container-save
+            --container-unshare=net     | --container-unshare
             --contiguous                | --contiguous
             -S 2                        | -S
             --core-spec=2               | --core-spec

@@ -138,9 +138,9 @@ class QuotaIntegrationTests {
             assertThat(sacct(jobs.get(0)).get("borrowed").asBoolean()).as("the first job ran within its guarantee")
                     .isFalse();
             assertThat(sacct(owner).get("borrowed").asBoolean()).isFalse();
-            // sacct -P's form says the same: the last three columns are borrowed, reclaimedAt, reclaimedFor.
-            assertThat(csvLine(victim)).endsWith(",true," + line.get("reclaimedAt").asString() + "," + owner);
-            assertThat(csvLine(owner)).endsWith(",false,,");
+            // sacct -P's form says the same: borrowed, reclaimedAt, reclaimedFor come before the container's two.
+            assertThat(csvLine(victim)).endsWith(",true," + line.get("reclaimedAt").asString() + "," + owner + ",,");
+            assertThat(csvLine(owner)).endsWith(",false,,,,");
         } finally {
             for (long id : jobs) {
                 api.send("DELETE", "/api/v1/jobs/" + id, admin, null);

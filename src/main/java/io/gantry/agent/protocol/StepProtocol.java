@@ -128,14 +128,26 @@ public final class StepProtocol {
                     + "without it (and without pty) every task reads /dev/null")
             boolean input,
             @Schema(description = "With pty: the terminal's rows and columns at the start") Integer rows,
-            Integer cols) {
+            Integer cols,
+            @Schema(description = "srun's --container-* (pyxis) or --container (Slurm): the container the step's "
+                    + "tasks run in on every node; null runs them on the node, also inside a job whose batch "
+                    + "script runs in a container, as pyxis does") ContainerSpec container) {
+
+        /** A step with no container of its own, as srun asks for one without --container-*. */
+        public StepRequest(String name, List<String> argv, Integer ntasks, Integer nodes, Integer ntasksPerNode,
+                Integer cpusPerTask, Integer gpusPerTask, Integer gpusPerNode, String nodelist, String workdir,
+                String export, Map<String, String> environment, boolean overlap, boolean exact, String mpi,
+                boolean pty, boolean input, Integer rows, Integer cols) {
+            this(name, argv, ntasks, nodes, ntasksPerNode, cpusPerTask, gpusPerTask, gpusPerNode, nodelist, workdir,
+                    export, environment, overlap, exact, mpi, pty, input, rows, cols, null);
+        }
 
         /** A step whose tasks read /dev/null, as srun runs one without --pty. */
         public StepRequest(String name, List<String> argv, Integer ntasks, Integer nodes, Integer ntasksPerNode,
                 Integer cpusPerTask, Integer gpusPerTask, Integer gpusPerNode, String nodelist, String workdir,
                 String export, Map<String, String> environment, boolean overlap, boolean exact, String mpi) {
             this(name, argv, ntasks, nodes, ntasksPerNode, cpusPerTask, gpusPerTask, gpusPerNode, nodelist, workdir,
-                    export, environment, overlap, exact, mpi, false, false, null, null);
+                    export, environment, overlap, exact, mpi, false, false, null, null, null);
         }
     }
 
