@@ -93,6 +93,12 @@ public final class Salloc {
                     : "error: " + message));
             return 1;
         }
+        if (options.container() != null) {
+            // pyxis's flags mean a container for srun's tasks; salloc's command runs on this machine
+            err.println("salloc: error: --container-* runs nothing here: salloc's command runs on this machine. "
+                    + "Give the container to the steps instead: srun --container-image=... inside the allocation");
+            return 1;
+        }
         if (options.help()) {
             err.print("""
                     Usage: salloc [OPTIONS...] [command [args...]]

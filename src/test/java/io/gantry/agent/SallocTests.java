@@ -66,4 +66,14 @@ class SallocTests {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("salloc: unrecognized option '--bogus-option'")
                 .contains("Try \"salloc --help\"");
     }
+
+    @Test
+    void containerFlagsAreRefusedSinceSallocsCommandRunsHere() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Salloc salloc = new Salloc(Map.of(), new PrintStream(err, true, StandardCharsets.UTF_8), Path.of("/tmp"),
+                millis -> { });
+        assertThat(salloc.run(List.of("-N1", "--container-image=ubuntu:24.04"))).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("salloc: error: --container-* runs nothing here")
+                .contains("srun --container-image");
+    }
 }
