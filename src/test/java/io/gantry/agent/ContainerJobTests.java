@@ -196,6 +196,85 @@ class ContainerJobTests {
     }
 
     @Test
+    void twoJobsStartingAtOnceShareOnePullAndACancelledContainerLeavesNoProcessBehind() throws Exception {
+        String script = "#!/bin/sh\necho started; exec sleep 300\n";
+        runner.apply(List.of(Command.launch(launch("111", script, spec(image, null, null, null, null), null)),
+                Command.launch(launch("112", script, spec(image, null, null, null, null), null))));
+        List<Report> images = new ArrayList<>();
+        while (images.size() < 2) {
+            Report r = reports.poll(60, TimeUnit.SECONDS);
+            assertThat(r).as("both jobs' images within 60 s").isNotNull();
+            if (r.type() == ReportType.IMAGE) {
+                images.add(r);
+            }
+        }
+        assertThat(images).extracting(r -> r.image().pulled()).containsExactlyInAnyOrder(true, false);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> userProcesses().size() >= 2);
+        runner.apply(List.of(Command.kill("111", "CANCELLED", "cancelled"), Command.kill("112", "CANCELLED",
+                "cancelled")));
+        List<Report> ends = new ArrayList<>();
+        while (ends.size() < 2) {
+            Report r = reports.poll(30, TimeUnit.SECONDS);
+            assertThat(r).as("both jobs end within 30 s").isNotNull();
+            if (r.type() == ReportType.ENDED) {
+                ends.add(r);
+            }
+        }
+        assertThat(ends).extracting(Report::state).containsOnly("CANCELLED");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> userProcesses().isEmpty());
+        assertThat(dir.resolve("work/containers/run/111")).doesNotExist();
+    }
+
+    @Test
+    void pastTheCacheLimitAnImageNoContainerUsesIsEvictedAndPulledAgain() throws Exception {
+        runner.useContainers(new ContainerRuntime.Settings("runc", ContainerRuntime.Settings.DEFAULT_OCI_RUN,
+                Path.of("/bin/busybox"), devDir, GpuDevices.none(), 1));
+        for (String job : List.of("113", "114")) {
+            runner.apply(List.of(Command.launch(launch(job, "#!/bin/sh\ncat /marker\n", spec(image, null, null,
+                    null, null), null))));
+            List<Report> seen = untilEnded(job, 60);
+            assertThat(seen.get(0).image().pulled()).as("job %s pulls", job).isTrue();
+            assertThat(seen.get(seen.size() - 1).state()).isEqualTo("COMPLETED");
+            assertThat(output(job)).contains(MARKER);
+        }
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+            try (var images = Files.list(dir.resolve("work/containers/images"))) {
+                return images.findAny().isEmpty();
+            }
+        });
+    }
+
+    @Test
+    void theContainerStaysInTheJobsCgroup() throws Exception {
+        Cgroups cgroups = Cgroups.detect();
+        Assumptions.assumeTrue(cgroups.available(), "needs writable cgroups");
+        String node = "ctrtest" + ThreadLocalRandom.current().nextInt(1000, 9999);
+        JobRunner fenced = new JobRunner(node, AgentDirs.prepare(dir.resolve("work2")),
+                Clock.fixed(NOW, ZoneOffset.UTC), reports::add, stepReports::add, ME,
+                CgroupFence.of(cgroups, () -> node, 0), List.of());
+        try {
+            fenced.configure(node, Duration.ofSeconds(1), NodeSettings.DEFAULTS);
+            fenced.useContainers(new ContainerRuntime.Settings("runc", ContainerRuntime.Settings.DEFAULT_OCI_RUN,
+                    Path.of("/bin/busybox"), devDir, GpuDevices.none(), ContainerRuntime.Settings.DEFAULT_CACHE_BYTES));
+            fenced.apply(List.of(Command.launch(launch("115", "#!/bin/sh\ncat /marker; cat /proc/self/cgroup\n",
+                    spec(image, null, null, null, null), null))));
+            List<Report> seen = untilEnded("115", 60);
+            assertThat(seen.get(seen.size() - 1).state()).as(seen.get(seen.size() - 1).detail()).isEqualTo("COMPLETED");
+            String out = output("115");
+            assertThat(out).contains(MARKER);
+            assertThat(out.lines().filter(l -> l.contains("memory")).findFirst().orElse(out))
+                    .contains("/" + Cgroups.TOP + "/" + node + "/job_115");
+        } finally {
+            fenced.close();
+        }
+    }
+
+    /** The processes of the test's user still running. */
+    private List<ProcessHandle> userProcesses() {
+        return ProcessHandle.allProcesses().filter(p -> p.info().user().map(user::equals).orElse(false)).toList();
+    }
+
+    @Test
     void anImageThatDoesNotExistFailsItsJobWithinSecondsWithTheRegistrysAnswer() throws Exception {
         long start = System.nanoTime();
         String missing = registry.host() + "/nope:1";
