@@ -96,6 +96,41 @@ final class ContainerRuntime {
             return new Settings("runc", DEFAULT_OCI_RUN, Path.of("/bin/busybox"), Path.of("/dev"), GpuDevices.none(),
                     DEFAULT_CACHE_BYTES);
         }
+
+        /**
+         * This node's settings from the agent's options: {@code --container-runtime} (default
+         * {@code auto}: crun where the node has it and a cgroup v2-only layout, which crun 1.8 needs,
+         * else runc), {@code --oci-run-command} and {@code --image-cache-mb}.
+         */
+        static Settings forNode(AgentOptions options, GpuDevices gpus) {
+            String runtime = options.containerRuntime();
+            if (runtime == null || runtime.equals("auto")) {
+                runtime = cgroupV2Only() && onPath("crun") ? "crun" : "runc";
+            }
+            long cache = options.imageCacheMb() == null ? DEFAULT_CACHE_BYTES : options.imageCacheMb() * 1024 * 1024;
+            return new Settings(runtime, options.ociRunCommand() == null ? DEFAULT_OCI_RUN : options.ociRunCommand(),
+                    Path.of("/bin/busybox"), Path.of("/dev"), gpus, cache);
+        }
+
+        /** Whether this machine has the unified hierarchy alone (no v1 controllers), as crun wants it. */
+        static boolean cgroupV2Only() {
+            try {
+                List<String> lines = Files.readAllLines(Path.of("/proc/self/cgroup"));
+                return Files.exists(Path.of("/sys/fs/cgroup/cgroup.controllers")) && lines.size() == 1
+                        && lines.get(0).startsWith("0::");
+            } catch (IOException e) {
+                return false;
+            }
+        }
+
+        private static boolean onPath(String tool) {
+            for (String d : ContainerFiles.PATH.split(":")) {
+                if (Files.isExecutable(Path.of(d, tool))) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     /** A container's root file system ready for a job on this node (or a user's bundle). */
