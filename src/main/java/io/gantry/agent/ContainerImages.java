@@ -122,7 +122,9 @@ final class ContainerImages {
                 if (authFile != null) {
                     auth = List.of("--authfile", authFile.toString());
                 }
-                digest = ref.digest() != null ? ref.digest() : inspectDigest(ref.source(), auth, ref, node);
+                // asked even for a pinned digest: the cache gives an image only to whom the registry would
+                String resolved = inspectDigest(ref.source(), auth, ref, node);
+                digest = ref.digest() != null ? ref.digest() : resolved;
                 source = ref.pinned(digest);
             }
             String key = digest.substring("sha256:".length());

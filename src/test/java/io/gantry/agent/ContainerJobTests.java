@@ -269,6 +269,37 @@ class ContainerJobTests {
         }
     }
 
+    @Test
+    void aPrivateRegistryTakesTheOwnersOwnCredentialsAndTheCacheGivesTheImageOnlyToWhomTheRegistryWould()
+            throws Exception {
+        Path auth = home.resolve(".config/containers/auth.json");
+        try (TestRegistry locked = TestRegistry.start(dir.resolve("private-registry"), "alice", "s3cret")) {
+            locked.pushBusyboxImage("private:1", MARKER);
+            String privateImage = locked.host() + "/private:1";
+            Files.createDirectories(auth.getParent());
+            Files.writeString(auth, "{\"auths\": {\"" + locked.host() + "\": {\"auth\": \""
+                    + java.util.Base64.getEncoder().encodeToString("alice:s3cret".getBytes(StandardCharsets.UTF_8))
+                    + "\"}}}\n");
+            TestRegistry.run(Duration.ofSeconds(10), "chown", "-R", user + ":", home.resolve(".config").toString());
+            Files.setPosixFilePermissions(auth, PosixFilePermissions.fromString("rw-------"));
+            runner.apply(List.of(Command.launch(launch("116", "#!/bin/sh\ncat /marker\n", spec(privateImage, null,
+                    null, null, null), null))));
+            List<Report> seen = untilEnded("116", 60);
+            assertThat(seen.get(seen.size() - 1).state()).as(seen.get(seen.size() - 1).detail())
+                    .isEqualTo("COMPLETED");
+            assertThat(seen.get(0).image().pulled()).isTrue();
+            assertThat(output("116")).contains(MARKER);
+
+            // without them the registry says no, and so does the node's cache that has the image
+            Files.delete(auth);
+            runner.apply(List.of(Command.launch(launch("117", "#!/bin/sh\ncat /marker\n", spec(privateImage, null,
+                    null, null, null), null))));
+            Report refused = untilEnded("117", 30).get(0);
+            assertThat(refused.state()).isEqualTo("FAILED");
+            assertThat(refused.detail()).contains(privateImage).containsIgnoringCase("unauthorized");
+        }
+    }
+
     /** The processes of the test's user still running. */
     private List<ProcessHandle> userProcesses() {
         return ProcessHandle.allProcesses().filter(p -> p.info().user().map(user::equals).orElse(false)).toList();

@@ -28,11 +28,14 @@ public final class TestRegistry implements AutoCloseable {
     private final Process process;
     private final int port;
     private final Path dir;
+    /** {@code login:password} when the registry wants a login, else null. */
+    private final String credentials;
 
-    private TestRegistry(Process process, int port, Path dir) {
+    private TestRegistry(Process process, int port, Path dir, String credentials) {
         this.process = process;
         this.port = port;
         this.dir = dir;
+        this.credentials = credentials;
     }
 
     /** The tools these tests need that this machine has not, or "" when it has them all. */
@@ -51,6 +54,15 @@ public final class TestRegistry implements AutoCloseable {
 
     /** Starts a registry on a free port of 127.0.0.1, its storage under {@code dir}; ready when returned. */
     public static TestRegistry start(Path dir) throws IOException, InterruptedException {
+        return start(dir, null, null);
+    }
+
+    /**
+     * As {@link #start(Path)}, for a registry that lets only {@code login} with {@code password} in
+     * (htpasswd, bcrypt), when {@code login} is not null.
+     */
+    public static TestRegistry start(Path dir, String login, String password) throws IOException,
+            InterruptedException {
         int port;
         try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
             port = socket.getLocalPort();
@@ -69,16 +81,27 @@ public final class TestRegistry implements AutoCloseable {
                 http:
                   addr: 127.0.0.1:%d
                 """.formatted(dir.resolve("storage"), port), StandardCharsets.UTF_8);
+        if (login != null) {
+            Path htpasswd = dir.resolve("htpasswd");
+            Files.writeString(htpasswd, login + ":" + org.springframework.security.crypto.bcrypt.BCrypt.hashpw(
+                    password, org.springframework.security.crypto.bcrypt.BCrypt.gensalt(6)) + "\n");
+            Files.writeString(config, """
+                    auth:
+                      htpasswd:
+                        realm: gantry-test
+                        path: %s
+                    """.formatted(htpasswd), StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND);
+        }
         Process process = new ProcessBuilder("docker-registry", "serve", config.toString())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("registry.log").toFile()).start();
-        TestRegistry registry = new TestRegistry(process, port, dir);
+        TestRegistry registry = new TestRegistry(process, port, dir, login == null ? null : login + ":" + password);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             try {
                 HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/v2/").toURL()
                         .openConnection();
                 c.setConnectTimeout(500);
-                if (c.getResponseCode() == 200) {
+                if (c.getResponseCode() == 200 || (login != null && c.getResponseCode() == 401)) {
                     return registry;
                 }
             } catch (IOException notYet) {
@@ -126,13 +149,19 @@ public final class TestRegistry implements AutoCloseable {
         run(Duration.ofMinutes(1), "umoci", "config", "--image", layout + ":t", "--config.cmd", "/bin/sh",
                 "--config.env", "IMAGE_VAR=from-image", "--config.env", "PATH=/bin:/usr/bin",
                 "--config.entrypoint", "/bin/echo", "--config.entrypoint", "entrypoint-says");
-        run(Duration.ofMinutes(1), "skopeo", "copy", "--quiet", "--dest-tls-verify=false", "oci:" + layout + ":t",
-                "docker://" + host() + "/" + repoTag);
-        String inspect = run(Duration.ofMinutes(1), "skopeo", "inspect", "--tls-verify=false",
-                "docker://" + host() + "/" + repoTag);
-        Matcher m = DIGEST.matcher(inspect);
+        List<String> copy = new ArrayList<>(List.of("skopeo", "copy", "--quiet", "--dest-tls-verify=false"));
+        List<String> inspect = new ArrayList<>(List.of("skopeo", "inspect", "--tls-verify=false"));
+        if (credentials != null) {
+            copy.addAll(List.of("--dest-creds", credentials));
+            inspect.addAll(List.of("--creds", credentials));
+        }
+        copy.addAll(List.of("oci:" + layout + ":t", "docker://" + host() + "/" + repoTag));
+        inspect.add("docker://" + host() + "/" + repoTag);
+        run(Duration.ofMinutes(1), copy.toArray(String[]::new));
+        String inspected = run(Duration.ofMinutes(1), inspect.toArray(String[]::new));
+        Matcher m = DIGEST.matcher(inspected);
         if (!m.find()) {
-            throw new IOException("no digest in " + inspect);
+            throw new IOException("no digest in " + inspected);
         }
         return m.group();
     }
