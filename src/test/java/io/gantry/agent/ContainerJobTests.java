@@ -300,6 +300,50 @@ class ContainerJobTests {
         }
     }
 
+    @Test
+    void imageArchivesOnTheNodeReadOnlyRootsTheImagesEnvironmentAndItsEntrypoint() throws Exception {
+        Path oci = home.resolve("image-oci.tar");
+        Path docker = home.resolve("image-docker.tar");
+        registry.saveArchive("test:1", oci, false);
+        registry.saveArchive("test:1", docker, true);
+        TestRegistry.run(Duration.ofSeconds(10), "chown", user + ":", oci.toString(), docker.toString());
+        String script = "#!/bin/sh\ncat /marker; echo \"var=$IMAGE_VAR\"; touch /new 2>/dev/null || echo read-only\n";
+        runner.apply(List.of(Command.launch(launch("118", script,
+                new ContainerSpec(oci.toString(), null, null, null, null, null, null, null, false, null), null))));
+        List<Report> seen = untilEnded("118", 60);
+        assertThat(seen.get(seen.size() - 1).state()).as(seen.get(seen.size() - 1).detail()).isEqualTo("COMPLETED");
+        assertThat(seen.get(0).image().reference()).isEqualTo(oci.toString());
+        assertThat(output("118")).contains(MARKER, "var=from-image", "read-only");
+
+        // the job's value of a variable the image sets, when --container-env names it; the image's entrypoint
+        Launch withEnv = launch("119", script, new ContainerSpec(docker.toString(), null, null, null, null,
+                List.of("IMAGE_VAR"), null, null, null, null), null);
+        withEnv = new Launch(withEnv.jobId(), 0, null, "ctr", user, "physics", "batch", "normal", script,
+                home.toString(), Map.of("IMAGE_VAR", "from-the-job"), withEnv.stdout(), null, 60, NOW, "node1",
+                List.of("node1"), 1, 1, 1, 256, null, new JobIdentity(user, null, null), null, null, null,
+                withEnv.container());
+        runner.apply(List.of(Command.launch(withEnv)));
+        seen = untilEnded("119", 60);
+        assertThat(seen.get(seen.size() - 1).state()).as(seen.get(seen.size() - 1).detail()).isEqualTo("COMPLETED");
+        assertThat(output("119")).contains(MARKER, "var=from-the-job").doesNotContain("read-only");
+        runner.apply(List.of(Command.launch(launch("121", script, new ContainerSpec(docker.toString(), null, null,
+                null, null, null, null, null, null, true), null))));
+        seen = untilEnded("121", 60);
+        assertThat(seen.get(seen.size() - 1).state()).as(seen.get(seen.size() - 1).detail()).isEqualTo("COMPLETED");
+        // /bin/echo entrypoint-says, then the script as its arguments
+        assertThat(output("121")).contains("entrypoint-says " + ContainerRuntime.SCRIPT).doesNotContain(MARKER);
+
+        // an archive its owner may not read is refused
+        Path hidden = dir.resolve("hidden.tar");
+        Files.copy(oci, hidden);
+        Files.setPosixFilePermissions(hidden, PosixFilePermissions.fromString("rw-------"));
+        runner.apply(List.of(Command.launch(launch("120", script, spec(hidden.toString(), null, null, null, null),
+                null))));
+        Report refused = untilEnded("120", 30).get(0);
+        assertThat(refused.state()).isEqualTo("FAILED");
+        assertThat(refused.detail()).contains("user " + user + " may not read the image archive " + hidden);
+    }
+
     /** The processes of the test's user still running. */
     private List<ProcessHandle> userProcesses() {
         return ProcessHandle.allProcesses().filter(p -> p.info().user().map(user::equals).orElse(false)).toList();

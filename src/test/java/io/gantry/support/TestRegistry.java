@@ -166,6 +166,20 @@ public final class TestRegistry implements AutoCloseable {
         return m.group();
     }
 
+    /**
+     * Saves {@code host()/repoTag} as an image archive at {@code target}: an OCI archive, or a
+     * {@code docker save} one when {@code docker} is true.
+     */
+    public void saveArchive(String repoTag, Path target, boolean docker) throws IOException, InterruptedException {
+        List<String> copy = new ArrayList<>(List.of("skopeo", "copy", "--quiet", "--src-tls-verify=false"));
+        if (credentials != null) {
+            copy.addAll(List.of("--src-creds", credentials));
+        }
+        copy.add("docker://" + host() + "/" + repoTag);
+        copy.add((docker ? "docker-archive:" : "oci-archive:") + target + (docker ? ":" + repoTag : ""));
+        run(Duration.ofMinutes(1), copy.toArray(String[]::new));
+    }
+
     /** Runs a tool, failing with its output unless it succeeds; returns its output. */
     public static String run(Duration timeout, String... command) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
