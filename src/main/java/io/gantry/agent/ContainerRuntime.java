@@ -487,6 +487,21 @@ final class ContainerRuntime {
         return devices;
     }
 
+    /**
+     * A step's tasks here are over: its own container (not a named one, which lives for the job) and
+     * its processes' bundles go.
+     */
+    void endStep(String jobId, int stepId) {
+        Path jobDir = runDir.resolve(jobId);
+        ContainerFiles.deleteTree(jobDir.resolve("s" + stepId));
+        try (java.util.stream.Stream<Path> bundles = Files.list(jobDir.resolve("bundles"))) {
+            String prefix = jobId + "-" + stepId + "-";
+            bundles.filter(b -> b.getFileName().toString().startsWith(prefix)).forEach(ContainerFiles::deleteTree);
+        } catch (IOException e) {
+            // no bundles (no container for this step)
+        }
+    }
+
     /** The job's containers here are over: their files go, their images may be evicted. */
     void endJob(String jobId) {
         List<ContainerImages.Image> used;

@@ -89,7 +89,7 @@ final class JobRunner implements AutoCloseable {
         return t;
     });
     private ContainerRuntime.Settings containerSettings = ContainerRuntime.Settings.defaults();
-    private ContainerRuntime containers;
+    private volatile ContainerRuntime containers;
 
     /**
      * @param stepReports where step tasks' output and exits go
@@ -112,6 +112,7 @@ final class JobRunner implements AutoCloseable {
             return t;
         });
         this.steps = new JobSteps(timers, stepReports);
+        this.steps.onStepOver(this::stepOver);
         usageSampler.scheduleWithFixedDelay(this::sampleUsage, USAGE_SECONDS, USAGE_SECONDS, TimeUnit.SECONDS);
         this.stepLauncher = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "step-launches");
@@ -193,6 +194,18 @@ final class JobRunner implements AutoCloseable {
                                 command.step().signal(), wait));
                     }
                 }
+            }
+        }
+    }
+
+    /** A step's last task here ended: its own (unnamed) container here goes, off the caller's lock. */
+    private void stepOver(String jobId, int stepId) {
+        ContainerRuntime runtime = containers; // not under this lock: the steps' lock is held here
+        if (runtime != null) {
+            try {
+                containerPreparer.execute(() -> runtime.endStep(jobId, stepId));
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // the agent is stopping
             }
         }
     }
@@ -655,6 +668,9 @@ final class JobRunner implements AutoCloseable {
                 }
                 Files.deleteIfExists(record);
                 Files.deleteIfExists(launchFile);
+                if (Files.isDirectory(dirs.root().resolve("containers/run").resolve(jobId))) {
+                    containers().endJob(jobId); // the containers of a job that ended while no agent watched
+                }
             }
         } catch (IOException e) {
             log.warn("cannot look for jobs left by a previous agent run in {}: {}", records, e.toString());

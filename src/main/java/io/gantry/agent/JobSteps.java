@@ -358,11 +358,19 @@ final class JobSteps {
         return job;
     }
 
+    /** Told of each step whose last task here ended (its unnamed container can go). */
+    void onStepOver(java.util.function.BiConsumer<String, Integer> listener) {
+        this.stepOver = listener;
+    }
+
+    private volatile java.util.function.BiConsumer<String, Integer> stepOver = (jobId, stepId) -> { };
+
     private synchronized void ended(TaskProcess task) {
         JobTasks job = jobs.get(task.jobId());
         if (job != null && job.tasks.remove(task)) {
             if (job.tasks.stream().noneMatch(t -> t.stepId() == task.stepId())) {
                 pmi.release(task.jobId(), task.stepId());
+                stepOver.accept(task.jobId(), task.stepId());
             }
             if (job.tasks.isEmpty()) {
                 drop(task.jobId(), job);

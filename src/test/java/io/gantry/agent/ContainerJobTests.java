@@ -389,11 +389,21 @@ class ContainerJobTests {
                 "cat /kept; cat /marker; id -u"), List.of(new StepTask(0, 0, null)), home.toString(), 0, env, null,
                 named))));
         assertThat(stepOutput(1)).contains("kept-", MARKER, Long.toString(owner.uid()));
+        // a step of its own container: a fresh copy without the named one's file, gone when the step is
+        runner.apply(List.of(Command.stepLaunch(new StepTasks("105", 2, List.of("/bin/sh", "-c",
+                "cat /kept 2>/dev/null || echo no-kept-file"), List.of(new StepTask(0, 0, null)), home.toString(), 0,
+                env, null, spec(image, null, null, null, null)))));
+        assertThat(stepOutput(2)).contains("no-kept-file");
+        Path jobContainers = dir.resolve("work/containers/run/105");
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> !Files.exists(jobContainers.resolve("s2")));
+        assertThat(jobContainers.resolve("c-keep/rootfs/kept")).exists();
         // the image was reported once, for the step that made the container
         List<Report> images = new ArrayList<>();
         reports.drainTo(images);
-        assertThat(images).extracting(Report::type).containsExactly(ReportType.IMAGE);
-        assertThat(images.get(0).image().stepId()).isEqualTo(0);
+        assertThat(images).extracting(Report::type).containsExactly(ReportType.IMAGE, ReportType.IMAGE);
+        assertThat(images).extracting(r -> r.image().stepId()).containsExactly(0, 2);
+        assertThat(images).extracting(r -> r.image().pulled()).containsExactly(true, false);
     }
 
     /** The output of task 0 of step {@code stepId} up to its end, which must be exit 0. */
