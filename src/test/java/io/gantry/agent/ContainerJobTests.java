@@ -406,6 +406,31 @@ class ContainerJobTests {
         assertThat(images).extracting(r -> r.image().pulled()).containsExactly(true, false);
     }
 
+    @Test
+    void everyTaskOfAStepRunsInsideWithItsOwnRank() throws Exception {
+        Map<String, String> env = Map.of("SLURM_JOB_USER", user, "SLURM_MEM_PER_NODE", "256");
+        runner.apply(List.of(Command.stepLaunch(new StepTasks("108", 0, List.of("/bin/sh", "-c",
+                "echo \"rank $SLURM_PROCID of $(cat /marker) as $(id -u)\""), List.of(new StepTask(0, 0, null),
+                new StepTask(1, 1, null), new StepTask(2, 2, null)), home.toString(), 0, env, null,
+                spec(image, null, null, null, null)))));
+        Map<Integer, StringBuilder> out = new java.util.HashMap<>();
+        int ended = 0;
+        while (ended < 3) {
+            StepReport r = stepReports.poll(60, TimeUnit.SECONDS);
+            assertThat(r).as("the step's tasks end within 60 s (so far %s)", out).isNotNull();
+            if (r.type() == StepReportType.OUTPUT) {
+                out.computeIfAbsent(r.procId(), p -> new StringBuilder()).append(r.data());
+            } else if (r.type() == StepReportType.ENDED) {
+                assertThat(r.exitCode()).as("task %d: %s %s", r.procId(), out.get(r.procId()), r.data()).isZero();
+                ended++;
+            }
+        }
+        for (int rank = 0; rank < 3; rank++) {
+            assertThat(out.get(rank)).as("task %d", rank).hasToString("rank " + rank + " of " + MARKER + " as "
+                    + owner.uid() + "\n");
+        }
+    }
+
     /** The output of task 0 of step {@code stepId} up to its end, which must be exit 0. */
     private String stepOutput(int stepId) throws InterruptedException {
         StringBuilder text = new StringBuilder();
