@@ -92,7 +92,6 @@ final class JobProcess {
             if [ -n "$3" ]; then exec 2>>"$3"; else exec 2>&1; fi
             trap 'stopped=143' TERM; trap 'stopped=130' INT; trap : HUP QUIT USR1 USR2 ALRM
             [ -z "$stopped" ] || exit "$stopped"
-            # a subshell that execs into the script, so the script knows its own pid (SLURM_TASK_PID)
             if [ -n "$8" ]; then
               # the container's runtime, rootless: the script runs inside (the bundle mounts it)
               ( exec env -i -- "${vars[@]}" "${ctr[@]}" )
@@ -103,6 +102,7 @@ final class JobProcess {
               printf '%s\n' "$rc" > "$7" 2>/dev/null
               exit "$rc"
             fi
+            # a subshell that execs into the script, so the script knows its own pid (SLURM_TASK_PID)
             if [ "$(head -c 2 -- "$6")" = "#!" ]; then
               ( exec env -i -- "${vars[@]}" SLURM_TASK_PID="$BASHPID" "$6" )
             else
