@@ -103,6 +103,13 @@ final class Agent implements AutoCloseable {
         this.jobs = new JobRunner(options.name(), dirs, clock, this::queue, stepSender, account, fences,
                 options.controllers());
         this.jobs.useMigDevices(resources.mig().stream().map(AgentProtocol.MigDevice::uuid).toList());
+        ContainerRuntime.Settings containers = ContainerRuntime.Settings.forNode(options,
+                options.gpus() == null && resources.gpus().isEmpty() ? GpuDevices.none()
+                        : GpuDevices.detect(Path.of("/proc"), Path.of("/dev"), options.gpus() == null ? -1
+                                : options.gpus(), resources.mig()));
+        this.jobs.useContainers(containers);
+        log.info("containers run with {} (image cache of at most {} MiB)", containers.runtime(),
+                containers.cacheLimitBytes() / 1024 / 1024);
         this.sender = new ReportSender(reports, client, () -> session);
         // GPUs declared on the command line have no nvidia-smi to answer for them
         this.health = new HealthChecks(options.gpus() == null ? resources.gpus() : List.of(), "nvidia-smi",

@@ -18,10 +18,18 @@ import java.util.function.Supplier;
  * {@code gpus}, {@code cpus} and {@code memoryMb} are null when not given (then they are detected).
  */
 public record AgentOptions(URI controller, String joinToken, String name, Path workDir, Integer gpus,
-        String gpuType, List<String> features, Integer cpus, Long memoryMb, List<URI> controllers) {
+        String gpuType, List<String> features, Integer cpus, Long memoryMb, List<URI> controllers,
+        String containerRuntime, String ociRunCommand, Long imageCacheMb) {
 
     public AgentOptions {
         controllers = controllers == null || controllers.isEmpty() ? List.of(controller) : List.copyOf(controllers);
+    }
+
+    /** Containers run with the runtime this node can use, users' bundles with it, a 20 GiB image cache. */
+    public AgentOptions(URI controller, String joinToken, String name, Path workDir, Integer gpus, String gpuType,
+            List<String> features, Integer cpus, Long memoryMb, List<URI> controllers) {
+        this(controller, joinToken, name, workDir, gpus, gpuType, features, cpus, memoryMb, controllers, null, null,
+                null);
     }
 
     /** One controller only. */
@@ -34,12 +42,15 @@ public record AgentOptions(URI controller, String joinToken, String name, Path w
 
     public static final String USAGE = "usage: agent --controller URL[,URL...] [--join-token-file FILE] [--name NAME] "
             + "[--work-dir DIR] [--gpus N] [--gpu-type T] [--features a,b] [--cpus N] [--memory-mb M]\n"
+            + "       [--container-runtime auto|runc|crun|PATH] [--oci-run-command 'runc --root %r run --bundle %b %n'] "
+            + "[--image-cache-mb M]\n"
             + "       the join token comes from the environment variable " + JOIN_TOKEN_ENV + " or from FILE (mode "
             + "0600: readable by its owner alone); it is not needed when the work dir holds a credential for the "
             + "controller";
 
     private static final Set<String> OPTIONS = Set.of("--controller", "--join-token", "--join-token-file", "--name",
-            "--work-dir", "--gpus", "--gpu-type", "--features", "--cpus", "--memory-mb");
+            "--work-dir", "--gpus", "--gpu-type", "--features", "--cpus", "--memory-mb", "--container-runtime",
+            "--oci-run-command", "--image-cache-mb");
 
     /**
      * Parses {@code args}; {@code env} supplies {@code GANTRY_JOIN_TOKEN}, {@code hostname} the
@@ -112,7 +123,13 @@ public record AgentOptions(URI controller, String joinToken, String name, Path w
         String gpuType = values.get("--gpu-type");
         return new AgentOptions(controller, joinToken, name, workDir,
                 positiveInt(values, "--gpus", true), gpuType == null || gpuType.isBlank() ? null : gpuType.strip(),
-                features, positiveInt(values, "--cpus", false), positiveLong(values, "--memory-mb"), controllers);
+                features, positiveInt(values, "--cpus", false), positiveLong(values, "--memory-mb"), controllers,
+                blankToNull(values.get("--container-runtime")), blankToNull(values.get("--oci-run-command")),
+                positiveLong(values, "--image-cache-mb"));
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value.strip();
     }
 
     /**
@@ -218,6 +235,7 @@ public record AgentOptions(URI controller, String joinToken, String name, Path w
     public String toString() {
         return "AgentOptions[controller=" + controller + ", joinToken=" + (joinToken == null ? "none" : "(given)")
                 + ", name=" + name + ", workDir=" + workDir + ", gpus=" + gpus + ", gpuType=" + gpuType
-                + ", features=" + features + ", cpus=" + cpus + ", memoryMb=" + memoryMb + "]";
+                + ", features=" + features + ", cpus=" + cpus + ", memoryMb=" + memoryMb + ", containerRuntime="
+                + containerRuntime + ", ociRunCommand=" + ociRunCommand + ", imageCacheMb=" + imageCacheMb + "]";
     }
 }

@@ -63,7 +63,9 @@ final class JobProcess {
     /**
      * The second stage, run as the job's owner. Arguments: working directory, output file, error
      * file (empty: with the output), umask, environment file (NUL-separated NAME=value), script,
-     * status file. It stays the script's parent, as slurmstepd does, and writes the script's exit
+     * status file; for a container, the runtime's command (a NUL-separated file), the paths the owner
+     * must be able to read for it (likewise) and the runtime's log, whose errors are copied to the
+     * job's error file when the container fails. It stays the script's parent, as slurmstepd does, and writes the script's exit
      * status to the status file, so an agent that restarted meanwhile still learns how the job
      * ended; signals it outlives (its traps do nothing) so the script gets its kill wait.
      */
@@ -81,10 +83,25 @@ final class JobProcess {
             fi
             mapfile -d '' -t vars < "$5" || fail "cannot read the job's environment"
             rm -f -- "$5"
+            if [ -n "$8" ]; then
+              mapfile -d '' -t need < "$9" || fail "cannot read the container's paths"
+              for p in "${need[@]}"; do [ -r "$p" ] || fail "user $me may not read $p (for the container)"; done
+              mapfile -d '' -t ctr < "$8" || fail "cannot read the container's command"
+            fi
             exec 1>>"$2"
             if [ -n "$3" ]; then exec 2>>"$3"; else exec 2>&1; fi
             trap 'stopped=143' TERM; trap 'stopped=130' INT; trap : HUP QUIT USR1 USR2 ALRM
             [ -z "$stopped" ] || exit "$stopped"
+            if [ -n "$8" ]; then
+              # the container's runtime, rootless: the script runs inside (the bundle mounts it)
+              ( exec env -i -- "${vars[@]}" "${ctr[@]}" )
+              rc=$?
+              if [ "$rc" -ne 0 ] && [ -s "${10}" ]; then
+                sed -n 's/.*level=error msg="\\(.*\\)".*/gantry: container: \\1/p' -- "${10}" >&2
+              fi
+              printf '%s\n' "$rc" > "$7" 2>/dev/null
+              exit "$rc"
+            fi
             # a subshell that execs into the script, so the script knows its own pid (SLURM_TASK_PID)
             if [ "$(head -c 2 -- "$6")" = "#!" ]; then
               ( exec env -i -- "${vars[@]}" SLURM_TASK_PID="$BASHPID" "$6" )
@@ -188,6 +205,22 @@ final class JobProcess {
      */
     static JobProcess start(Launch launch, Settings settings, List<Integer> cpus, ScheduledExecutorService timers,
             Consumer<Report> reports, Consumer<JobProcess> onEnd) throws StartFailure {
+        return start(launch, settings, cpus, timers, reports, onEnd, null);
+    }
+
+    /**
+     * How a batch script runs in a container: the runtime command that runs it (the script mounted
+     * inside), made once the job's environment and directory are known.
+     */
+    @FunctionalInterface
+    interface InContainer {
+        ContainerRuntime.Command command(UnixAccount owner, Map<String, String> env, String workdir, Path script)
+                throws StartFailure;
+    }
+
+    /** As {@link #start(Launch, Settings, List, ScheduledExecutorService, Consumer, Consumer)}, in {@code container} when not null. */
+    static JobProcess start(Launch launch, Settings settings, List<Integer> cpus, ScheduledExecutorService timers,
+            Consumer<Report> reports, Consumer<JobProcess> onEnd, InContainer container) throws StartFailure {
         String node = settings.node();
         NodeSettings nodeSettings = settings.nodeSettings() == null ? NodeSettings.DEFAULTS : settings.nodeSettings();
         JobIdentity identity = launch.identityOrDefault();
@@ -213,21 +246,38 @@ final class JobProcess {
         Path jobDir;
         Path script;
         Path environment;
+        Path containerCommand = null;
+        Path containerReads = null;
+        String containerLog = "";
         try {
             jobDir = settings.dirs().freshJobDir(launch.jobId());
             script = jobDir.resolve("script.sh");
             environment = jobDir.resolve("environment");
             writePrivate(script, (launch.script() == null ? "" : launch.script()).getBytes(StandardCharsets.UTF_8),
                     "rwx------");
-            writePrivate(environment, environmentFile(environment(launch, settings, workdir, owner)), "rw-------");
+            Map<String, String> env = environment(launch, settings, workdir, owner);
+            writePrivate(environment, environmentFile(env), "rw-------");
+            List<Path> files = new ArrayList<>(List.of(script, environment, jobDir));
+            if (container != null) {
+                ContainerRuntime.Command run = container.command(owner, env, workdir, script);
+                containerCommand = jobDir.resolve("container");
+                containerReads = jobDir.resolve("container-reads");
+                writePrivate(containerCommand, nulSeparated(run.argv()), "rw-------");
+                writePrivate(containerReads, nulSeparated(run.mustRead()), "rw-------");
+                int log = run.argv().indexOf("--log");
+                containerLog = log >= 0 && log + 1 < run.argv().size() ? run.argv().get(log + 1) : "";
+                files.addAll(List.of(containerCommand, containerReads));
+            }
             if (switchUser) {
-                for (Path p : List.of(script, environment, jobDir)) {
+                for (Path p : files) {
                     Files.setAttribute(p, "unix:gid", (int) owner.gid(), LinkOption.NOFOLLOW_LINKS);
                     Files.setAttribute(p, "unix:uid", (int) owner.uid(), LinkOption.NOFOLLOW_LINKS);
                 }
             }
         } catch (IOException | RuntimeException e) {
             throw new StartFailure("cannot prepare the job's directory on " + node + ": " + e);
+        } catch (StartFailure e) {
+            throw new StartFailure(e.getMessage() + " (on " + node + ")");
         }
 
         runAsRoot(nodeSettings.prolog(), "prolog", launch, owner, node, true);
@@ -251,7 +301,9 @@ final class JobProcess {
         }
         command.addAll(List.of("/bin/bash", "-c", STAGE, "gantry-job", workingDir.toString(), stdout.toString(),
                 stderr == null || stderr.equals(stdout) ? "" : stderr.toString(), umask(identity.umask()),
-                environment.toString(), script.toString(), jobDir.resolve("status").toString()));
+                environment.toString(), script.toString(), jobDir.resolve("status").toString(),
+                containerCommand == null ? "" : containerCommand.toString(),
+                containerReads == null ? "" : containerReads.toString(), containerLog));
         ProcessBuilder builder = new ProcessBuilder(command)
                 .directory(Path.of("/").toFile())
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD);
@@ -692,6 +744,15 @@ final class JobProcess {
         env.put("SLURM_UMASK", umask(launch.identityOrDefault().umask()));
         JobEnvironment.tools(env, settings.dirs().bin(), settings.controllers());
         return env;
+    }
+
+    private static byte[] nulSeparated(List<String> words) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (String w : words) {
+            out.writeBytes(w.getBytes(StandardCharsets.UTF_8));
+            out.write(0);
+        }
+        return out.toByteArray();
     }
 
     /** The job's environment as the second stage reads it: NUL-separated {@code NAME=value} entries. */

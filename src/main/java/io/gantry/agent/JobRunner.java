@@ -80,6 +80,16 @@ final class JobRunner implements AutoCloseable {
     private volatile List<String> migUuids = List.of();
     private volatile Duration killWait = Duration.ofSeconds(30);
     private volatile NodeSettings nodeSettings = NodeSettings.DEFAULTS;
+    /** Jobs whose container is being made ready (their image pulled) before their script starts. */
+    private final Map<String, Launch> preparing = new HashMap<>();
+    /** Pulls images and copies root file systems off the poll loop, several jobs at once. */
+    private final ExecutorService containerPreparer = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "container-prepare");
+        t.setDaemon(true);
+        return t;
+    });
+    private ContainerRuntime.Settings containerSettings = ContainerRuntime.Settings.defaults();
+    private volatile ContainerRuntime containers;
 
     /**
      * @param stepReports where step tasks' output and exits go
@@ -102,12 +112,27 @@ final class JobRunner implements AutoCloseable {
             return t;
         });
         this.steps = new JobSteps(timers, stepReports);
+        this.steps.onStepOver(this::stepOver);
         usageSampler.scheduleWithFixedDelay(this::sampleUsage, USAGE_SECONDS, USAGE_SECONDS, TimeUnit.SECONDS);
         this.stepLauncher = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "step-launches");
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /** How this node runs containers (its runtime, image cache limit, GPU device files); before any job. */
+    synchronized void useContainers(ContainerRuntime.Settings settings) {
+        this.containerSettings = settings;
+        this.containers = null;
+    }
+
+    /** The node's container runtime, made on first use (its cache directory is root's alone). */
+    synchronized ContainerRuntime containers() {
+        if (containers == null) {
+            containers = new ContainerRuntime(dirs.root().resolve("containers"), containerSettings);
+        }
+        return containers;
     }
 
     /** The node name, kill wait and settings from the controller's latest Registered answer. */
@@ -169,6 +194,18 @@ final class JobRunner implements AutoCloseable {
                                 command.step().signal(), wait));
                     }
                 }
+            }
+        }
+    }
+
+    /** A step's last task here ended: its own (unnamed) container here goes, off the caller's lock. */
+    private void stepOver(String jobId, int stepId) {
+        ContainerRuntime runtime = containers; // not under this lock: the steps' lock is held here
+        if (runtime != null) {
+            try {
+                containerPreparer.execute(() -> runtime.endStep(jobId, stepId));
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // the agent is stopping
             }
         }
     }
@@ -246,21 +283,96 @@ final class JobRunner implements AutoCloseable {
             }
             return;
         }
+        if (preparing.containsKey(id)) {
+            if (!sameRun(preparing.get(id).startTime(), launch.startTime()) && newRun(id, launch.startTime())) {
+                preparing.put(id, launch); // the run being prepared is obsolete: the newer one starts instead
+            }
+            return;
+        }
         if (!newRun(id, launch.startTime())) {
             return;
         }
-        List<Integer> cpus = freeCpus(launch.cpusOnNode());
+        if (launch.container() != null) {
+            preparing.put(id, launch);
+            containerPreparer.execute(() -> startInContainer(launch));
+            return;
+        }
+        start(launch, null);
+    }
+
+    /**
+     * Makes the job's container ready (its image pulled, or found in the node's cache, and reported
+     * IMAGE), then starts the script in it, unless the job was stopped or replaced meanwhile.
+     */
+    private void startInContainer(Launch launch) {
+        String id = launch.jobId();
+        ContainerRuntime runtime = containers();
+        ContainerRuntime.Prepared prepared;
         try {
-            JobProcess job = JobProcess.start(launch, settings(), cpus, timers, reports, this::ended);
+            JobProcess.Settings settings = settings();
+            UnixAccount owner = JobProcess.owner(launch.identityOrDefault().unixUser(), agentAccount,
+                    settings.nodeSettingsOrDefault(), settings.node());
+            prepared = runtime.prepare(id, "batch", launch.container(), owner, settings.node());
+        } catch (JobProcess.StartFailure | RuntimeException e) {
+            String detail = e instanceof JobProcess.StartFailure ? e.getMessage()
+                    : "the agent of " + node + " could not prepare its container: " + e;
+            runtime.endJob(id);
+            synchronized (this) {
+                if (preparing.remove(id, launch)) {
+                    failed(launch, detail);
+                }
+            }
+            return;
+        }
+        AgentProtocol.ContainerImage image = prepared.report(null);
+        if (image != null) {
+            reports.accept(new Report(id, ReportType.IMAGE, clock.instant(), null, null, null,
+                    prepared.detail(node), null, launch.startTime(), image));
+        }
+        synchronized (this) {
+            if (!preparing.remove(id, launch)) {
+                runtime.endJob(id); // stopped while its image came, or replaced by a newer run
+                Launch newer = preparing.get(id);
+                if (newer != null) {
+                    containerPreparer.execute(() -> startInContainer(newer));
+                }
+                return;
+            }
+            start(launch, prepared);
+        }
+    }
+
+    /** Starts the script, in {@code container} when not null; a job that cannot start is reported FAILED. */
+    private synchronized void start(Launch launch, ContainerRuntime.Prepared container) {
+        String id = launch.jobId();
+        List<Integer> cpus = freeCpus(launch.cpusOnNode());
+        JobProcess.InContainer inContainer = container == null ? null
+                : (owner, env, workdir, script) -> containers().command(container, new ContainerRuntime.Process(
+                        id + "-batch", batchArgs(launch.script()), env, workdir, launch.memoryMbOnNode(),
+                        GpuDevices.Grant.of(launch), script), owner);
+        try {
+            JobProcess job = JobProcess.start(launch, settings(), cpus, timers, reports, this::ended, inContainer);
             running.put(id, job); // its end, even if it came already, waits for this lock to remove it
             job.outputFiles().ifPresent(f -> outputs.remember(id, f));
             pinned.put(id, cpus);
         } catch (JobProcess.StartFailure e) {
             failed(launch, e.getMessage());
+            if (container != null) {
+                containers().endJob(id);
+            }
         } catch (RuntimeException e) {
             log.error("job {}: unexpected failure while starting it", id, e);
             failed(launch, "the agent of " + node + " could not start it: " + e);
+            if (container != null) {
+                containers().endJob(id);
+            }
         }
+    }
+
+    /** The batch script as the container runs it: itself when it names its interpreter, else with /bin/sh. */
+    static List<String> batchArgs(String script) {
+        return script != null && script.startsWith("#!") ? List.of(ContainerRuntime.SCRIPT)
+                : List.of("/bin/sh", ContainerRuntime.SCRIPT);
     }
 
     /**
@@ -278,7 +390,53 @@ final class JobRunner implements AutoCloseable {
         JobProcess batch = running.get(id);
         JobProcess.Settings settings = settings();
         long ticket = steps.ticket();
+        if (step.container() != null) {
+            onStepLauncher(() -> steps.launch(step, batch, settings, ticket, stepContainer(step, batch, settings)));
+            return;
+        }
         onStepLauncher(() -> steps.launch(step, batch, settings, ticket));
+    }
+
+    /**
+     * The container a step's tasks run in here, made ready (and its image reported IMAGE for the
+     * step); when it cannot be, every task fails with the reason.
+     */
+    private JobSteps.InContainer stepContainer(StepTasks step, JobProcess batch, JobProcess.Settings settings) {
+        ContainerRuntime runtime = containers();
+        Map<String, String> stepEnv = step.environment() == null ? Map.of() : step.environment();
+        ContainerRuntime.Prepared prepared;
+        try {
+            UnixAccount owner = batch != null ? batch.owner() : JobProcess.owner(stepEnv.get("SLURM_JOB_USER"),
+                    agentAccount, settings.nodeSettingsOrDefault(), settings.node());
+            prepared = runtime.prepare(step.jobId(), "s" + step.stepId(), step.container(), owner, settings.node());
+        } catch (JobProcess.StartFailure e) {
+            String detail = e.getMessage();
+            return (spec, task) -> {
+                throw new JobProcess.StartFailure(detail);
+            };
+        }
+        AgentProtocol.ContainerImage image = prepared.report(step.stepId());
+        if (image != null) {
+            Instant runStart = batch == null ? null : batch.launch().startTime();
+            reports.accept(new Report(step.jobId(), ReportType.IMAGE, clock.instant(), null, null, null,
+                    prepared.detail(settings.node()), null, runStart, image));
+        }
+        long memoryMb = batch != null ? batch.launch().memoryMbOnNode() : memoryMb(stepEnv.get("SLURM_MEM_PER_NODE"));
+        return (spec, task) -> {
+            ContainerRuntime.Command command = runtime.command(prepared, new ContainerRuntime.Process(
+                    step.jobId() + "-" + step.stepId() + "-" + task.procId(), spec.argv(), spec.environment(),
+                    spec.workdir(), memoryMb, GpuDevices.Grant.whole(task.gpuIndices() == null ? List.of()
+                            : task.gpuIndices()), null), spec.owner());
+            return ContainerRuntime.taskArgv(command);
+        };
+    }
+
+    private static long memoryMb(String value) {
+        try {
+            return value == null ? 0 : Long.parseLong(value.strip());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     private void onStepLauncher(Runnable work) {
@@ -358,9 +516,23 @@ final class JobRunner implements AutoCloseable {
         String state = endState == null || endState.isBlank() ? "CANCELLED" : endState;
         JobProcess job = running.get(jobId);
         deferred.remove(jobId);
+        Launch waiting = preparing.remove(jobId);
+        if (waiting != null) {
+            steps.kill(jobId, killWait);
+            log.info("job {} ended: {} while its container was being prepared on {}", jobId, state, node);
+            reports.accept(new Report(jobId, ReportType.ENDED, clock.instant(), state, null, null,
+                    detail == null ? "stopped before its container was ready on " + node : detail, null,
+                    waiting.startTime()));
+            return;
+        }
         boolean onlyTasksHere = steps.kill(jobId, killWait);
         if (job == null && onlyTasksHere) {
             log.info("job {}: stopping its step tasks on {} ({})", jobId, node, state);
+            if (containers != null) {
+                // its containers go once its tasks had their kill wait
+                ContainerRuntime runtime = containers;
+                timers.schedule(() -> runtime.endJob(jobId), killWait.toMillis() + 5000, TimeUnit.MILLISECONDS);
+            }
             return;
         }
         if (job == null) {
@@ -415,13 +587,18 @@ final class JobRunner implements AutoCloseable {
 
     /** The display ids of the jobs whose scripts still run. */
     synchronized List<String> runningJobs() {
-        return new ArrayList<>(running.keySet());
+        List<String> ids = new ArrayList<>(running.keySet());
+        preparing.keySet().stream().filter(id -> !running.containsKey(id)).forEach(ids::add);
+        return ids;
     }
 
     private synchronized void ended(JobProcess job) {
         if (running.remove(job.jobId(), job)) {
             pinned.remove(job.jobId());
             steps.killNow(job.jobId()); // a job's steps end with its script, as in Slurm
+            if (containers != null) {
+                containers.endJob(job.jobId());
+            }
             Launch next = deferred.remove(job.jobId());
             if (next != null) {
                 latestRun.remove(next.jobId());
@@ -491,6 +668,9 @@ final class JobRunner implements AutoCloseable {
                 }
                 Files.deleteIfExists(record);
                 Files.deleteIfExists(launchFile);
+                if (Files.isDirectory(dirs.root().resolve("containers/run").resolve(jobId))) {
+                    containers().endJob(jobId); // the containers of a job that ended while no agent watched
+                }
             }
         } catch (IOException e) {
             log.warn("cannot look for jobs left by a previous agent run in {}: {}", records, e.toString());
@@ -570,6 +750,7 @@ final class JobRunner implements AutoCloseable {
             jobs = new ArrayList<>(running.values());
         }
         jobs.forEach(JobProcess::killNow);
+        containerPreparer.shutdownNow();
         stepLauncher.shutdownNow();
         steps.killAll();
         timers.shutdownNow();

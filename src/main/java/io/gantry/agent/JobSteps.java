@@ -90,6 +90,18 @@ final class JobSteps {
      * @param batch the job's batch script when it runs on this node, else null
      */
     synchronized void launch(StepTasks step, JobProcess batch, JobProcess.Settings settings, long ticket) {
+        launch(step, batch, settings, ticket, null);
+    }
+
+    /** How a step's tasks run in a container: the command each task's second stage execs instead of its own. */
+    @FunctionalInterface
+    interface InContainer {
+        List<String> argv(TaskProcess.Spec spec, StepTask task) throws JobProcess.StartFailure;
+    }
+
+    /** As {@link #launch(StepTasks, JobProcess, JobProcess.Settings, long)}, each task in {@code container} when not null. */
+    synchronized void launch(StepTasks step, JobProcess batch, JobProcess.Settings settings, long ticket,
+            InContainer container) {
         List<StepTask> tasks = step.tasks() == null ? List.of() : step.tasks();
         if (tasks.isEmpty() || !remember(launched, step.jobId() + "." + step.stepId())) {
             return;
@@ -156,6 +168,11 @@ final class JobSteps {
             TaskProcess.Spec spec = new TaskProcess.Spec(step.jobId(), step.stepId(), task.procId(), owner, switchUser,
                     umask, workdir, step.argv(), env, task.stdin());
             try {
+                if (container != null) {
+                    spec = new TaskProcess.Spec(spec.jobId(), spec.stepId(), spec.procId(), spec.owner(),
+                            spec.switchUser(), spec.umask(), spec.workdir(), container.argv(spec, task),
+                            spec.environment(), spec.stdin());
+                }
                 job.tasks.add(TaskProcess.start(spec, job.fence, timers, reports, this::ended));
             } catch (JobProcess.StartFailure e) {
                 failed(step, task.procId(), e.getMessage() + " (on " + node + ")");
@@ -341,11 +358,19 @@ final class JobSteps {
         return job;
     }
 
+    /** Told of each step whose last task here ended (its unnamed container can go). */
+    void onStepOver(java.util.function.BiConsumer<String, Integer> listener) {
+        this.stepOver = listener;
+    }
+
+    private volatile java.util.function.BiConsumer<String, Integer> stepOver = (jobId, stepId) -> { };
+
     private synchronized void ended(TaskProcess task) {
         JobTasks job = jobs.get(task.jobId());
         if (job != null && job.tasks.remove(task)) {
             if (job.tasks.stream().noneMatch(t -> t.stepId() == task.stepId())) {
                 pmi.release(task.jobId(), task.stepId());
+                stepOver.accept(task.jobId(), task.stepId());
             }
             if (job.tasks.isEmpty()) {
                 drop(task.jobId(), job);

@@ -191,4 +191,23 @@ class AgentOptionsTests {
         assertThat(NodeResources.parseMig("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-aaa)\n")).isEmpty();
         assertThat(NodeResources.parseMig("No devices were found\n")).isEmpty();
     }
+
+    @Test
+    void containerOptionsPickTheRuntimeTheOciCommandAndTheImageCacheLimit() {
+        AgentOptions o = parse(Map.of(), "--controller", "http://ctl", "--container-runtime", "crun",
+                "--oci-run-command", "runc --rootless=true --root %r run %n -b %b", "--image-cache-mb", "512");
+        ContainerRuntime.Settings settings = ContainerRuntime.Settings.forNode(o, GpuDevices.none());
+        assertThat(settings.runtime()).isEqualTo("crun");
+        assertThat(settings.ociRunCommand()).isEqualTo("runc --rootless=true --root %r run %n -b %b");
+        assertThat(settings.cacheLimitBytes()).isEqualTo(512L * 1024 * 1024);
+
+        ContainerRuntime.Settings auto = ContainerRuntime.Settings.forNode(parse(Map.of(), "--controller",
+                "http://ctl"), GpuDevices.none());
+        // crun 1.8 refuses a hybrid cgroup layout: runc there
+        assertThat(auto.runtime()).isEqualTo(ContainerRuntime.Settings.cgroupV2Only()
+                && java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/crun")) ? "crun" : "runc");
+        assertThat(auto.cacheLimitBytes()).isEqualTo(20L * 1024 * 1024 * 1024);
+        assertThatThrownBy(() -> parse(Map.of(), "--controller", "http://ctl", "--image-cache-mb", "0"))
+                .hasMessageContaining("--image-cache-mb");
+    }
 }
