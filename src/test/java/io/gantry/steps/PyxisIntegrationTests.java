@@ -1,0 +1,186 @@
+package io.gantry.steps;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.gantry.support.ApiClient;
+import io.gantry.support.ClusterYaml;
+import io.gantry.support.ControllerProcess;
+import io.gantry.support.OwnCluster;
+import io.gantry.support.TestRegistry;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Containers end to end, as a user of pyxis on Slurm works: an image built in the test (Debian's static
+ * busybox and a marker file) pushed to a real registry on 127.0.0.1, and {@code sbatch} and {@code srun}
+ * typed with pyxis's flags against the packaged controller and two real agents. The batch script runs
+ * inside the image as its owner (root inside only with --container-remap-root), with a bind mount and a
+ * working directory; a 2-node srun runs ranks 0-3 inside on both nodes; a named container keeps a file
+ * from one step for the next; a second job on the node does not pull again; an image that is not there
+ * fails its job within 30 s with the registry's answer.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PyxisIntegrationTests {
+
+    private static final String JOIN_TOKEN = "container-join-token-0123456789";
+    private static final String DATABASE = "gantry_container_it_" + ProcessHandle.current().pid();
+    private static final String PASSWORD = "container-password";
+    private static final Duration WAIT = Duration.ofSeconds(120);
+
+    @TempDir
+    static Path dir;
+
+    private final String alice = "g30ca" + ProcessHandle.current().pid() % 100000;
+    private OwnCluster cluster;
+    private ControllerProcess controller;
+    private ApiClient api;
+    private String admin;
+    private String token;
+    private Path shared;
+    private Path bin;
+    private TestRegistry registry;
+    private String image;
+    private boolean userCreated;
+
+    @BeforeAll
+    void start() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "runs jobs as another Unix user: needs root");
+        assumeTrue(TestRegistry.missingTools().isEmpty(), "containers need " + TestRegistry.missingTools() + ": "
+                + TestRegistry.APT);
+        run("useradd", "-m", "-s", "/bin/bash", alice);
+        userCreated = true;
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
+        shared = Files.createDirectories(dir.resolve("shared"));
+        run("chmod", "1777", shared.toString());
+        registry = TestRegistry.start(Files.createDirectories(dir.resolve("registry")));
+        image = registry.host() + "/test:1";
+        registry.pushBusyboxImage("test:1", "marker-from-the-image");
+        bin = dir.resolve("bin");
+        run(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                ControllerProcess.JAR.toAbsolutePath().toString(), "cli", "install", "--prefix", bin.toString(),
+                "--no-cds");
+        cluster = OwnCluster.create(dir, DATABASE, ClusterYaml.twoGpuNodes("containers", 2, 500) + """
+                  agents:
+                    join-token: %s
+                    default-partitions: [batch]
+                    kill-wait: 2s
+                """.formatted(JOIN_TOKEN) + ClusterYaml.adminRunsJobsAsTester());
+        controller = cluster.startController("controller");
+        api = controller.api();
+        admin = api.adminToken();
+        api.createUser(admin, alice, PASSWORD);
+        token = api.token(alice, PASSWORD);
+        for (String node : List.of("node1", "node2")) {
+            cluster.startAgent(controller, JOIN_TOKEN, node, 2, 4000, "--gpus", "2", "--gpu-type", "test");
+        }
+        for (String node : List.of("node1", "node2")) {
+            api.awaitNodeState(node, admin, Duration.ofSeconds(60), "IDLE");
+        }
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+        if (registry != null) {
+            registry.close();
+        }
+        if (userCreated) {
+            new ProcessBuilder("pkill", "-KILL", "-u", alice).start().waitFor(10, TimeUnit.SECONDS);
+            new ProcessBuilder("userdel", "-r", alice).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void sbatchWithAContainerImageRunsItsScriptInsideAsItsOwnerWithAMountAndAWorkdir() throws Exception {
+        Path data = Files.createDirectories(shared.resolve("data"));
+        Files.writeString(data.resolve("input.txt"), "from-the-host\n");
+        run("chown", "-R", alice, data.toString());
+        long id = sbatch("--container-image=" + image, "--container-mounts=" + data + ":/data",
+                "--container-workdir=/data", "-w", "node1", "--output=" + shared.resolve("inside-%j.out"),
+                "--wrap", "cat /marker; id -u; pwd; cat input.txt; echo $SLURM_JOB_ID");
+        JsonNode job = api.awaitJobState(id, admin, "COMPLETED", WAIT);
+        String out = Files.readString(shared.resolve("inside-" + id + ".out"));
+        String uid = output("id", "-u", alice).strip();
+        assertThat(out).contains("marker-from-the-image").contains("\n" + uid + "\n").contains("/data\n")
+                .contains("from-the-host").contains(Long.toString(id));
+        assertThat(job.get("container").get("image").asString()).isEqualTo(image);
+        assertThat(job.get("containerImageDigest").asString()).startsWith("sha256:");
+
+        long remapped = sbatch("--container-image=" + image, "--container-remap-root", "-w", "node1",
+                "--output=" + shared.resolve("root-%j.out"), "--wrap", "id -u");
+        api.awaitJobState(remapped, admin, "COMPLETED", WAIT);
+        assertThat(Files.readString(shared.resolve("root-" + remapped + ".out")).strip()).isEqualTo("0");
+        // the second job of the image on node1 found it in the node's cache
+        JsonNode events = api.get("/api/v1/jobs/" + remapped + "/events", admin).json();
+        assertThat(events.toString()).containsIgnoringCase("cache");
+    }
+
+    @Test
+    void srunWithAContainerImageRunsRanksZeroToThreeInsideOnBothNodesAndANamedContainerKeepsItsFiles()
+            throws Exception {
+        long id = sbatch("-N2", "--ntasks-per-node=2", "--output=" + shared.resolve("ranks-%j.out"), "--wrap",
+                "srun --container-image=" + image + " sh -c 'echo rank=$SLURM_PROCID node=$SLURMD_NODENAME "
+                        + "$(cat /marker)'; "
+                        + "srun -N1 -n1 --container-image=" + image + " --container-name=keep sh -c "
+                        + "'echo kept > /kept-file'; "
+                        + "srun -N1 -n1 --container-name=keep cat /kept-file");
+        api.awaitJobState(id, admin, "COMPLETED", WAIT);
+        String out = Files.readString(shared.resolve("ranks-" + id + ".out"));
+        for (int rank = 0; rank < 4; rank++) {
+            assertThat(out).contains("rank=" + rank + " node=node" + (rank < 2 ? 1 : 2) + " marker-from-the-image");
+        }
+        assertThat(out).contains("kept\n");
+    }
+
+    @Test
+    void anImageThatIsNotThereFailsItsJobWithinThirtySecondsWithTheRegistrysAnswer() throws Exception {
+        Instant started = Instant.now();
+        long id = sbatch("--container-image=" + registry.host() + "/no-such-image:1", "--wrap", "true");
+        JsonNode failed = api.awaitJobState(id, admin, "FAILED", Duration.ofSeconds(30));
+        assertThat(Duration.between(started, Instant.now())).isLessThan(Duration.ofSeconds(30));
+        String said = failed.toString() + api.get("/api/v1/jobs/" + id + "/events", admin).body();
+        assertThat(said).contains("no-such-image").containsIgnoringCase("manifest unknown");
+    }
+
+    /** sbatch as alice on a login node: the installed command, her login in the environment. */
+    private long sbatch(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("runuser", "-u", alice, "--", "env",
+                "GANTRY_URL=http://127.0.0.1:" + controller.port(), "GANTRY_TOKEN=" + token,
+                "HOME=/home/" + alice, "PATH=" + bin + ":/usr/bin:/bin", bin.resolve("sbatch").toString(),
+                "--parsable", "-D", shared.toString()));
+        command.addAll(List.of(args));
+        String out = output(command.toArray(String[]::new)).strip();
+        return Long.parseLong(out.split(";")[0]);
+    }
+
+    private static String output(String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(String.join(" ", command) + ": " + output).isZero();
+        return output;
+    }
+
+    private static void run(String... command) throws IOException, InterruptedException {
+        output(command);
+    }
+}
