@@ -206,15 +206,6 @@ final class ContainerRuntime {
             }
             return new Prepared(jobId, spec, Path.of(spec.bundle()), null, false);
         }
-        if (spec.image() == null || spec.image().isBlank()) {
-            throw new JobProcess.StartFailure("the container names no image and no bundle");
-        }
-        ContainerImageRef ref;
-        try {
-            ref = ContainerImageRef.parse(spec.image());
-        } catch (IllegalArgumentException e) {
-            throw new JobProcess.StartFailure("unusable container image: " + e.getMessage());
-        }
         String dirName;
         if (spec.name() != null && !spec.name().isBlank()) {
             if (!NAME.matcher(spec.name()).matches()) {
@@ -227,6 +218,7 @@ final class ContainerRuntime {
         }
         Path jobDir = runDir.resolve(jobId);
         Path dir = jobDir.resolve(dirName);
+        // a named container the job made here before is reused as it is, whatever image the step names (pyxis)
         if (spec.name() != null && Files.isDirectory(dir.resolve("rootfs"), LinkOption.NOFOLLOW_LINKS)
                 && Files.isRegularFile(dir.resolve("image.json"))) {
             try {
@@ -237,6 +229,17 @@ final class ContainerRuntime {
                 throw new JobProcess.StartFailure("cannot reuse the container " + spec.name() + " on " + node + ": "
                         + e.getMessage());
             }
+        }
+        if (spec.image() == null || spec.image().isBlank()) {
+            throw new JobProcess.StartFailure(spec.name() != null && !spec.name().isBlank()
+                    ? "the job has no container named " + spec.name() + " on " + node + " yet, and no image to make it from"
+                    : "the container names no image and no bundle");
+        }
+        ContainerImageRef ref;
+        try {
+            ref = ContainerImageRef.parse(spec.image());
+        } catch (IllegalArgumentException e) {
+            throw new JobProcess.StartFailure("unusable container image: " + e.getMessage());
         }
         ContainerImages.Image image;
         try {

@@ -144,8 +144,9 @@ class PyxisIntegrationTests {
                         + "srun -N1 -n1 --container-image=" + image + " --container-name=keep sh -c "
                         + "'echo kept > /kept-file'; "
                         + "srun -N1 -n1 --container-name=keep cat /kept-file");
-        api.awaitJobState(id, admin, "COMPLETED", WAIT);
+        JsonNode ended = awaitEnd(id);
         String out = Files.readString(shared.resolve("ranks-" + id + ".out"));
+        assertThat(ended.get("state").asString()).as(out).isEqualTo("COMPLETED");
         for (int rank = 0; rank < 4; rank++) {
             assertThat(out).contains("rank=" + rank + " node=node" + (rank < 2 ? 1 : 2) + " marker-from-the-image");
         }
@@ -160,6 +161,18 @@ class PyxisIntegrationTests {
         assertThat(Duration.between(started, Instant.now())).isLessThan(Duration.ofSeconds(30));
         String said = failed.toString() + api.get("/api/v1/jobs/" + id + "/events", admin).body();
         assertThat(said).contains("no-such-image").containsIgnoringCase("manifest unknown");
+    }
+
+    /** The job once it has ended, whichever way. */
+    private JsonNode awaitEnd(long id) {
+        JsonNode[] last = new JsonNode[1];
+        org.awaitility.Awaitility.await("job " + id + " ends").atMost(WAIT).pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    last[0] = api.get("/api/v1/jobs/" + id, admin).json();
+                    return List.of("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY")
+                            .contains(last[0].get("state").asString());
+                });
+        return last[0];
     }
 
     /** sbatch as alice on a login node: the installed command, her login in the environment. */
