@@ -64,6 +64,8 @@ final class ContainerImages {
     }
 
     private final Path dir;
+    /** When an image was last used, for the least-recently-used eviction. */
+    private final java.time.Clock clock;
     private final long limitBytes;
     private final Object lock = new Object();
     /** Pulls under way or done, by digest hex. */
@@ -71,7 +73,8 @@ final class ContainerImages {
     /** How many running containers use each image, by digest hex. */
     private final Map<String, Integer> inUse = new HashMap<>();
 
-    ContainerImages(Path dir, long limitBytes) {
+    ContainerImages(Path dir, long limitBytes, java.time.Clock clock) {
+        this.clock = clock;
         this.dir = dir;
         this.limitBytes = limitBytes;
         try {
@@ -351,9 +354,9 @@ final class ContainerImages {
         }
     }
 
-    private static void touch(Path image) {
+    private void touch(Path image) {
         try {
-            Files.setLastModifiedTime(image.resolve("size"), FileTime.fromMillis(System.currentTimeMillis()));
+            Files.setLastModifiedTime(image.resolve("size"), FileTime.fromMillis(clock.millis()));
         } catch (IOException e) {
             // its age only orders evictions
         }

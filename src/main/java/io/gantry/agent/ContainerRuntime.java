@@ -169,10 +169,10 @@ final class ContainerRuntime {
     /** The images each job's containers here use, by job id. */
     private final Map<String, List<ContainerImages.Image>> held = new HashMap<>();
 
-    ContainerRuntime(Path containersDir, Settings settings) {
+    ContainerRuntime(Path containersDir, Settings settings, java.time.Clock clock) {
         this.settings = settings;
         this.runDir = containersDir.resolve("run");
-        this.images = new ContainerImages(containersDir.resolve("images"), settings.cacheLimitBytes());
+        this.images = new ContainerImages(containersDir.resolve("images"), settings.cacheLimitBytes(), clock);
         try {
             Files.createDirectories(runDir);
             Files.setPosixFilePermissions(containersDir, PosixFilePermissions.fromString("rwx--x--x"));

@@ -130,7 +130,7 @@ final class JobRunner implements AutoCloseable {
     /** The node's container runtime, made on first use (its cache directory is root's alone). */
     synchronized ContainerRuntime containers() {
         if (containers == null) {
-            containers = new ContainerRuntime(dirs.root().resolve("containers"), containerSettings);
+            containers = new ContainerRuntime(dirs.root().resolve("containers"), containerSettings, clock);
         }
         return containers;
     }

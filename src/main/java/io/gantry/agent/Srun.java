@@ -1,7 +1,6 @@
 package io.gantry.agent;
 
 import io.gantry.agent.protocol.StepProtocol;
-import io.gantry.jobs.ContainerFlags;
 import io.gantry.agent.protocol.StepProtocol.StepCreated;
 import io.gantry.agent.protocol.StepProtocol.StepIo;
 import io.gantry.agent.protocol.StepProtocol.StepOutputChunk;
@@ -95,7 +94,7 @@ public final class Srun {
         try {
             SrunOptions given = SrunOptions.parse(args);
             // pyxis's PYXIS_CONTAINER_* variables give what no --container-* option gave
-            options = given.withContainer(ContainerFlags.withEnvironment(given.container(), env));
+            options = given.withContainer(io.gantry.agent.protocol.ContainerOptions.withEnvironment(given.container(), env));
         } catch (IllegalArgumentException e) {
             if (e.getMessage().startsWith("unrecognized") || e.getMessage().startsWith("invalid option")
                     || e.getMessage().contains("argument")) {

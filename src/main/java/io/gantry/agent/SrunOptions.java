@@ -6,7 +6,6 @@ import java.util.Locale;
 import java.util.function.BiConsumer;
 
 import io.gantry.agent.protocol.ContainerSpec;
-import io.gantry.jobs.ContainerFlags;
 
 /**
  * srun's command line, read as Slurm's getopt does: long options as {@code --opt=value} or
@@ -127,7 +126,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
      */
     private static java.util.stream.Stream<Option> containerOptions() {
         List<Option> options = new ArrayList<>();
-        ContainerFlags.OPTIONS.forEach((name, takesValue) -> options.add(new Option(name, '\0',
+        io.gantry.agent.protocol.ContainerOptions.OPTIONS.forEach((name, takesValue) -> options.add(new Option(name, '\0',
                 takesValue ? Arg.REQUIRED : Arg.NONE, (b, v) -> {
                     try {
                         b.container.apply(name, v);
@@ -135,8 +134,8 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
                         throw new IllegalArgumentException("--" + name + ": " + e.getMessage());
                     }
                 })));
-        for (String name : ContainerFlags.IGNORED) {
-            options.add(new Option(name, '\0', ContainerFlags.IGNORED_FLAGS.contains(name) ? Arg.NONE : Arg.REQUIRED,
+        for (String name : io.gantry.agent.protocol.ContainerOptions.IGNORED) {
+            options.add(new Option(name, '\0', io.gantry.agent.protocol.ContainerOptions.IGNORED_FLAGS.contains(name) ? Arg.NONE : Arg.REQUIRED,
                     (b, v) -> { }));
         }
         return options.stream();
@@ -181,7 +180,7 @@ record SrunOptions(Integer ntasks, Integer nodes, Integer ntasksPerNode, Integer
         Integer awaitStep;
         boolean pty;
         String input;
-        final ContainerFlags.Builder container = new ContainerFlags.Builder();
+        final io.gantry.agent.protocol.ContainerOptions.Builder container = new io.gantry.agent.protocol.ContainerOptions.Builder();
         final List<String> allocation = new ArrayList<>();
         final List<String> stepOptions = new ArrayList<>();
 

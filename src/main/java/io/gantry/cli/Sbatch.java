@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
-import io.gantry.jobs.ContainerFlags;
 import io.gantry.jobs.SbatchDirectives;
 import io.gantry.jobs.SbatchException;
 import io.gantry.jobs.SbatchOptions;
@@ -323,7 +322,7 @@ final class Sbatch {
         if (options == null) {
             return; // the controller names the script's mistakes
         }
-        io.gantry.agent.protocol.ContainerSpec merged = ContainerFlags.withEnvironment(options.container(), env.env());
+        io.gantry.agent.protocol.ContainerSpec merged = io.gantry.agent.protocol.ContainerOptions.withEnvironment(options.container(), env.env());
         if (merged != options.container()) {
             body.put("container", merged);
         }

@@ -559,7 +559,7 @@ class SubmissionResolver {
             Integer line = directives.lineOf(option);
             if (line == null) {
                 // the fault is one of the flags given without an image: the first container line names it
-                line = ContainerFlags.OPTIONS.keySet().stream().map(directives::lineOf)
+                line = io.gantry.agent.protocol.ContainerOptions.OPTIONS.keySet().stream().map(directives::lineOf)
                         .filter(java.util.Objects::nonNull).min(Integer::compare).orElse(null);
             }
             errors.add(line == null ? error : new FieldError("script:" + line, "--" + option + ": " + error.message()));
