@@ -95,23 +95,30 @@ public final class TestRegistry implements AutoCloseable {
         Process process = new ProcessBuilder("docker-registry", "serve", config.toString())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("registry.log").toFile()).start();
         TestRegistry registry = new TestRegistry(process, port, dir, login == null ? null : login + ":" + password);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
-            try {
-                HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/v2/").toURL()
-                        .openConnection();
-                c.setConnectTimeout(500);
-                if (c.getResponseCode() == 200 || (login != null && c.getResponseCode() == 401)) {
-                    return registry;
-                }
-            } catch (IOException notYet) {
-                // still starting
-            }
-            if (!process.isAlive() || System.nanoTime() > deadline) {
-                registry.close();
-                throw new IOException("docker-registry did not start: " + Files.readString(dir.resolve("registry.log")));
-            }
-            Thread.sleep(50);
+        try {
+            org.awaitility.Awaitility.await("docker-registry answers").atMost(java.time.Duration.ofSeconds(30))
+                    .pollInterval(java.time.Duration.ofMillis(50)).until(() -> {
+                        if (!process.isAlive()) {
+                            throw new IOException("docker-registry ended at its start");
+                        }
+                        return answers(port, login != null);
+                    });
+        } catch (RuntimeException e) {
+            registry.close();
+            throw new IOException("docker-registry did not start: " + Files.readString(dir.resolve("registry.log")), e);
+        }
+        return registry;
+    }
+
+    /** Whether the registry on {@code port} answers its API root (401 when it wants a login). */
+    private static boolean answers(int port, boolean withLogin) {
+        try {
+            HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/v2/").toURL()
+                    .openConnection();
+            c.setConnectTimeout(500);
+            return c.getResponseCode() == 200 || withLogin && c.getResponseCode() == 401;
+        } catch (IOException notYet) {
+            return false;
         }
     }
 
