@@ -27,6 +27,8 @@ public class LeaderLock {
     private final long key;
     private volatile Connection held;
     private volatile Boolean postgres;
+    /** Set while the scheduler is stopped: nothing in this process may take the lock then. */
+    private volatile boolean resigned;
 
     /** {@code key}: the advisory lock every controller of one cluster contends for. */
     public LeaderLock(DataSource dataSource, long key) {
@@ -39,6 +41,9 @@ public class LeaderLock {
         try {
             if (!detectStore()) {
                 return true;
+            }
+            if (resigned) {
+                return false;
             }
             if (held != null && held.isValid(2)) {
                 return true;
@@ -87,7 +92,23 @@ public class LeaderLock {
         return postgres;
     }
 
-    /** Gives the lock up (on shutdown), so a standby takes over at once. */
+    /**
+     * Gives the lock up and keeps this process from taking it again until {@link #resume()}: when the
+     * scheduler stops (shutdown, or a test context paused), the periodic leader-only tasks that also ask
+     * {@link #isLeader()} must not take the lock back, or no controller would schedule and followers
+     * would forward their writes to a leader that does not lead.
+     */
+    public synchronized void resign() {
+        resigned = true;
+        close();
+    }
+
+    /** Lets this process contend for the lock again, after {@link #resign()}. */
+    public synchronized void resume() {
+        resigned = false;
+    }
+
+    /** Gives the lock up now; the next {@link #isLeader()} may take it again. */
     public synchronized void close() {
         if (held != null) {
             try {

@@ -185,6 +185,7 @@ class SchedulerWorker implements SmartLifecycle {
             return;
         }
         running = true;
+        leader.resume();
         thread = new Thread(this::loop, "gantry-scheduler");
         thread.setDaemon(true);
         thread.start();
@@ -201,7 +202,7 @@ class SchedulerWorker implements SmartLifecycle {
                 Thread.currentThread().interrupt();
             }
         }
-        leader.close();
+        leader.resign();
     }
 
     @Override

@@ -8,22 +8,34 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.test.context.TestPropertySource;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 
 import io.gantry.support.ApiClient;
-import io.gantry.support.GantryIntegrationTest;
+import io.gantry.support.OwnDatabase;
 
 /**
  * Guessing from one client address is slowed down whichever usernames it tries. A context of its
- * own: the shared one turns address throttling off, since every test signs in from 127.0.0.1.
+ * own, on a database of its own (so that it never shares the shared context's leader lock): the
+ * shared one turns address throttling off, since every test signs in from 127.0.0.1.
  */
-@GantryIntegrationTest
-@TestPropertySource(properties = {"gantry.security.sign-in.address-throttling=true",
-        "gantry.security.sign-in.address-free-failures=3"})
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
+        "gantry.security.sign-in.address-throttling=true", "gantry.security.sign-in.address-free-failures=3"})
+@ActiveProfiles("postgres")
+@DirtiesContext
 class SignInAddressThrottlingIntegrationTests {
 
     private static final String RUN = Long.toString(System.nanoTime() % 1_000_000_000L, 36);
+    private static final String DATABASE = "gantry_sign_in_it_" + ProcessHandle.current().pid();
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        OwnDatabase.register(registry, DATABASE);
+    }
 
     @LocalServerPort
     int port;
