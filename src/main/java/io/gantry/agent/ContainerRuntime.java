@@ -301,7 +301,8 @@ final class ContainerRuntime {
         }
         Path state = jobDir.resolve("state");
         if (container.image() == null) {
-            Map<String, String> values = Map.of("%R", settings.runtime(), "%b", container.dir().toString(),
+            Path own = writeBundle(jobDir, process, userBundle(container, process, owner), owner);
+            Map<String, String> values = Map.of("%R", settings.runtime(), "%b", own.toString(),
                     "%n", process.id(), "%r", state.toString(), "%u", owner.name(), "%U", Long.toString(owner.uid()),
                     "%j", container.jobId(), "%s", process.id());
             List<String> argv = new ArrayList<>();
@@ -312,7 +313,7 @@ final class ContainerRuntime {
                 }
                 argv.add(w);
             }
-            return new Command(argv, List.of(container.dir().resolve("config.json").toString()));
+            return new Command(argv, List.of());
         }
         ContainerSpec spec = container.spec();
         List<String> mounts = new ArrayList<>();
@@ -423,6 +424,83 @@ final class ContainerRuntime {
                 "namespaces", List.of(Map.of("type", "user"), Map.of("type", "mount")),
                 "maskedPaths", List.of(), "readonlyPaths", List.of()));
 
+        Path bundle = writeBundle(jobDir, process, config, owner);
+        List<String> argv = List.of(settings.runtime(), "--root", state.toString(), "--log",
+                state.resolve(process.id() + ".log").toString(), "run", "--bundle", bundle.toString(), process.id());
+        return new Command(argv, mounts);
+    }
+
+    /**
+     * Slurm's {@code --container=BUNDLE}: the user's bundle as its {@code config.json} says, with the job's
+     * command in place of the bundle's own (the batch script bound in at {@link #SCRIPT}), the job's
+     * environment added to the bundle's (the bundle's values win, as an image's do), the job's GPUs, and
+     * its root file system found from the user's bundle. The configuration is read as the owner, so a
+     * bundle they may not read is refused naming it, and nothing of it reaches the node's own copy.
+     */
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> userBundle(Prepared container, Process process, UnixAccount owner)
+            throws JobProcess.StartFailure {
+        Path configFile = container.dir().resolve("config.json");
+        List<String> cat = new ArrayList<>(ContainerFiles.asUser(owner));
+        cat.addAll(List.of("cat", "--", configFile.toString()));
+        ContainerFiles.Result read = ContainerFiles.run(cat, Duration.ofSeconds(30));
+        if (!read.ok()) {
+            throw new JobProcess.StartFailure("user " + owner.name() + " may not read " + configFile
+                    + " (for the container): " + read.output().strip());
+        }
+        Map<String, Object> config;
+        try {
+            config = AgentJson.MAPPER.readValue(read.output(), LinkedHashMap.class);
+        } catch (RuntimeException e) {
+            throw new JobProcess.StartFailure("the container bundle's " + configFile + " is not an OCI configuration: "
+                    + e.getMessage());
+        }
+        if (!(config.get("process") instanceof Map<?, ?> p) || !(config.get("root") instanceof Map<?, ?> r)
+                || !(r.get("path") instanceof String rootPath)) {
+            throw new JobProcess.StartFailure("the container bundle's " + configFile + " has no process or root.path");
+        }
+        Map<String, Object> proc = new LinkedHashMap<>((Map<String, Object>) p);
+        Map<String, Object> root = new LinkedHashMap<>((Map<String, Object>) r);
+        root.put("path", container.dir().resolve(rootPath).normalize().toString());
+        config.put("root", root);
+        proc.put("terminal", false);
+        if (!process.args().isEmpty()) {
+            proc.put("args", process.args());
+        }
+        Map<String, String> env = new LinkedHashMap<>();
+        if (proc.get("env") instanceof List<?> bundleEnv) {
+            for (Object e : bundleEnv) {
+                String text = String.valueOf(e);
+                int eq = text.indexOf('=');
+                if (eq > 0) {
+                    env.put(text.substring(0, eq), text.substring(eq + 1));
+                }
+            }
+        }
+        process.env().forEach((k, v) -> {
+            if (k != null && v != null) {
+                env.putIfAbsent(k, v);
+            }
+        });
+        proc.put("env", env.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
+        config.put("process", proc);
+        List<Object> mounts = config.get("mounts") instanceof List<?> m ? new ArrayList<>(m) : new ArrayList<>();
+        if (process.script() != null) {
+            mounts.add(bind(process.script().toString(), SCRIPT, true));
+        }
+        for (Path device : devices(process.gpus())) {
+            mounts.add(bind(device.toString(), "/dev/" + settings.devDir().relativize(device), false));
+        }
+        config.put("mounts", mounts);
+        return config;
+    }
+
+    /**
+     * Writes {@code config} as the bundle of one process under the job's {@code bundles/}, readable by the
+     * owner alone (it holds the job's environment); returns its directory.
+     */
+    private static Path writeBundle(Path jobDir, Process process, Map<String, Object> config, UnixAccount owner)
+            throws JobProcess.StartFailure {
         Path bundle = jobDir.resolve("bundles").resolve(process.id());
         try {
             ContainerFiles.deleteTree(bundle);
@@ -430,13 +508,16 @@ final class ContainerRuntime {
             Files.setPosixFilePermissions(bundle, PosixFilePermissions.fromString("rwxr-xr-x"));
             Files.writeString(bundle.resolve("config.json"), AgentJson.MAPPER.writeValueAsString(config),
                     StandardCharsets.UTF_8);
-            Files.setPosixFilePermissions(bundle.resolve("config.json"), PosixFilePermissions.fromString("rw-r--r--"));
+            Path file = bundle.resolve("config.json");
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+            if (ContainerFiles.currentUid() != owner.uid()) {
+                Files.setAttribute(file, "unix:gid", (int) owner.gid(), LinkOption.NOFOLLOW_LINKS);
+                Files.setAttribute(file, "unix:uid", (int) owner.uid(), LinkOption.NOFOLLOW_LINKS);
+            }
         } catch (IOException | RuntimeException e) {
             throw new JobProcess.StartFailure("cannot write the container's bundle: " + e.getMessage());
         }
-        List<String> argv = List.of(settings.runtime(), "--root", state.toString(), "--log",
-                state.resolve(process.id() + ".log").toString(), "run", "--bundle", bundle.toString(), process.id());
-        return new Command(argv, mounts);
+        return bundle;
     }
 
     /**

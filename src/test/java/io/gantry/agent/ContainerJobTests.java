@@ -450,7 +450,7 @@ class ContainerJobTests {
     }
 
     @Test
-    void aPreparedOciBundleRunsAsItsOwner() throws Exception {
+    void aPreparedOciBundleRunsTheJobsScriptAndStepsInsideAsItsOwner() throws Exception {
         Path bundle = home.resolve("bundle");
         Files.createDirectories(bundle.resolve("rootfs"));
         TestRegistry.run(Duration.ofSeconds(30), "cp", "-a", "/bin/busybox", bundle.resolve("rootfs").toString());
@@ -458,17 +458,30 @@ class ContainerJobTests {
         TestRegistry.run(Duration.ofSeconds(30), "runc", "spec", "--rootless", "--bundle", bundle.toString());
         String config = Files.readString(bundle.resolve("config.json"))
                 .replace("\"terminal\": true", "\"terminal\": false")
-                .replace("\"sh\"", "\"/busybox\", \"sh\", \"-c\", \"/busybox cat /marker; /busybox id -u\"")
+                .replace("\"sh\"", "\"/busybox\", \"echo\", \"the-bundles-own-command\"")
+                .replace("\"PATH=", "\"FROM_BUNDLE=yes\", \"PATH=")
                 .replace("\"hostID\": 0", "\"hostID\": " + owner.uid());
         Files.writeString(bundle.resolve("config.json"), config);
         TestRegistry.run(Duration.ofSeconds(30), "chown", "-R", user + ":", bundle.toString());
-        runner.apply(List.of(Command.launch(launch("106", "#!/bin/sh\nexit 3\n",
-                new ContainerSpec(null, bundle.toString(), null, null, null, null, null, null, null, null), null))));
+        ContainerSpec bundled = new ContainerSpec(null, bundle.toString(), null, null, null, null, null, null, null,
+                null);
+        // as in Slurm, the job's script runs in the bundle instead of the bundle's own command
+        runner.apply(List.of(Command.launch(launch("106", "#!/busybox sh\n/busybox cat /marker\n"
+                + "echo uid=$(/busybox id -u) bundle-env=$FROM_BUNDLE job=$SLURM_JOB_ID\n", bundled, null))));
         List<Report> seen = untilEnded("106", 60);
         assertThat(seen).extracting(Report::type).doesNotContain(ReportType.IMAGE);
         Report end = seen.get(seen.size() - 1);
         assertThat(end.state()).as(end.detail() + "\n" + output("106")).isEqualTo("COMPLETED");
-        assertThat(output("106")).contains("bundle-" + MARKER, "0");
+        assertThat(output("106")).contains("bundle-" + MARKER, "uid=0 bundle-env=yes job=106")
+                .doesNotContain("the-bundles-own-command");
+        // and a step's command, with the job's environment added to the bundle's
+        Map<String, String> env = Map.of("SLURM_JOB_USER", user, "SLURM_MEM_PER_NODE", "256", "FROM_BUNDLE", "no");
+        runner.apply(List.of(Command.stepLaunch(new StepTasks("109", 0, List.of("/busybox", "sh", "-c",
+                "echo step-in-bundle $(/busybox cat /marker) $FROM_BUNDLE"),
+                List.of(new StepTask(0, 0, null)), home.toString(), 0, env, null, bundled))));
+        assertThat(stepOutput(0)).contains("step-in-bundle bundle-" + MARKER + " yes");
+        assertThat(Files.readString(bundle.resolve("config.json"))).as("the user's bundle is left as it was")
+                .contains("the-bundles-own-command");
 
         // a bundle its owner may not read is refused, naming it
         Path locked = dir.resolve("locked");
@@ -480,5 +493,7 @@ class ContainerJobTests {
         Report refused = untilEnded("107", 30).get(0);
         assertThat(refused.state()).isEqualTo("FAILED");
         assertThat(refused.detail()).contains(user, locked.resolve("config.json").toString());
+        assertThat(dir.resolve("work/containers/run/107/bundles/107-batch/config.json")).as("nothing of it copied")
+                .doesNotExist();
     }
 }
