@@ -25,6 +25,7 @@ import io.gantry.support.ApiClient;
 import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
+import io.gantry.support.TestRegistry;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -206,6 +207,57 @@ class MpirunIntegrationTests {
 
         // the daemons end cleanly when mpirun tells them to, as under Slurm: the batch step carries the 5
         assertThat(steps(id)).as(out).containsExactly("batch FAILED 5 node1 1", "0 COMPLETED 0 node[1-2] 2");
+    }
+
+    /**
+     * The MPI hello in a container under {@code mpirun}, as pyxis users run it: OpenMPI passes
+     * {@code plm_slurm_args} to the {@code srun} that starts its daemons, so each node's {@code orted},
+     * and the ranks it forks, run in the image. The image carries OpenMPI (copied from this host's
+     * packages, with the libraries they need) and the hello, which is nowhere on the host's path.
+     */
+    @Test
+    void mpirunStartsItsDaemonsAndRanksInContainersOfAnImage() throws Exception {
+        String missing = TestRegistry.missingTools();
+        assumeTrue(missing.isEmpty(), missing);
+        try (TestRegistry registry = TestRegistry.start(Files.createDirectories(dir.resolve("registry")))) {
+            Map<Path, String> files = new java.util.LinkedHashMap<>();
+            for (String path : List.of("/usr/lib/x86_64-linux-gnu/openmpi", "/usr/lib/x86_64-linux-gnu/pmix2",
+                    "/usr/lib/x86_64-linux-gnu/hwloc", "/usr/share/openmpi", "/usr/share/pmix", "/etc/openmpi",
+                    "/usr/bin/orted")) {
+                if (Files.exists(Path.of(path))) {
+                    files.put(Path.of(path), path);
+                }
+            }
+            files.put(hello, "/opt/mpi/hello");
+            registry.pushBusyboxImage("mpi:1", "mpi-image", files);
+            Path work = work("container");
+            long id = api.submitJob(owner, Map.of("nodes", 2, "ntasksPerNode", 2, "workdir", work.toString(),
+                    "script", """
+                            #!/bin/bash
+                            export OMPI_MCA_btl=tcp,self
+                            export OMPI_MCA_plm_slurm_args="--container-image=%s/mpi:1"
+                            mpirun.openmpi /opt/mpi/hello
+                            code=$?
+                            echo "mpirun exit $code"
+                            exit $code
+                            """.formatted(registry.host())));
+            JsonNode job = awaitEnd(id, work, "COMPLETED");
+            String out = output(id, work);
+            assertThat(job.get("exitCode").asInt()).as(out).isZero();
+            assertThat(out.lines().filter(l -> l.startsWith("rank ")).sorted().toList()).as(out).containsExactly(
+                    "rank 0 size 4 sum 6 node node1",
+                    "rank 1 size 4 sum 6 node node1",
+                    "rank 2 size 4 sum 6 node node2",
+                    "rank 3 size 4 sum 6 node node2");
+            assertThat(Path.of("/opt/mpi/hello")).as("the hello is in the image only").doesNotExist();
+            // one orted a node as step 0 (the daemons' containers may still be going when mpirun, then the
+            // batch script, ends: the job's end then stops them, so their step's end state is not asserted)
+            List<String> steps = steps(id);
+            assertThat(steps).as(out).hasSize(2).first().isEqualTo("batch COMPLETED 0 node1 1");
+            assertThat(steps.get(1)).as(out).startsWith("0 ").endsWith(" node[1-2] 2");
+            JsonNode step = api.get("/api/v1/jobs/" + id + "/steps", admin).json().get("items").get(1);
+            assertThat(step.toString()).as("the daemons' step records its image").contains(registry.host() + "/mpi:1");
+        }
     }
 
     /** A working directory of the jobs' owner, in its home. */

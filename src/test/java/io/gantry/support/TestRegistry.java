@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -135,6 +136,16 @@ public final class TestRegistry implements AutoCloseable {
      * @return its digest in the registry
      */
     public String pushBusyboxImage(String repoTag, String marker) throws IOException, InterruptedException {
+        return pushBusyboxImage(repoTag, marker, Map.of());
+    }
+
+    /**
+     * As {@link #pushBusyboxImage(String, String)}, with host files and directories in it too: each
+     * {@code host path -> path in the image}, and every shared library the ELF files among them need
+     * (as {@code ldd} finds them on this host), so that the programs run in the image alone.
+     */
+    public String pushBusyboxImage(String repoTag, String marker, Map<Path, String> hostFiles)
+            throws IOException, InterruptedException {
         Path work = Files.createTempDirectory(dir, "image-");
         Path layout = work.resolve("layout");
         Path bundle = work.resolve("bundle");
@@ -152,6 +163,7 @@ public final class TestRegistry implements AutoCloseable {
         }
         Files.writeString(rootfs.resolve("marker"), marker + "\n");
         Files.writeString(rootfs.resolve("etc/passwd"), "root:x:0:0:root:/root:/bin/sh\n");
+        copyWithLibraries(hostFiles, rootfs);
         run(Duration.ofMinutes(1), "umoci", "repack", "--image", layout + ":t", bundle.toString());
         run(Duration.ofMinutes(1), "umoci", "config", "--image", layout + ":t", "--config.cmd", "/bin/sh",
                 "--config.env", "IMAGE_VAR=from-image", "--config.env", "PATH=/bin:/usr/bin",
@@ -171,6 +183,47 @@ public final class TestRegistry implements AutoCloseable {
             throw new IOException("no digest in " + inspected);
         }
         return m.group();
+    }
+
+    private static void copyWithLibraries(Map<Path, String> hostFiles, Path rootfs) throws IOException,
+            InterruptedException {
+        java.util.Set<String> libraries = new java.util.TreeSet<>();
+        for (Map.Entry<Path, String> e : hostFiles.entrySet()) {
+            Path target = rootfs.resolve(e.getValue().replaceFirst("^/+", ""));
+            Files.createDirectories(target.getParent());
+            run(Duration.ofMinutes(2), "cp", "-a", e.getKey().toString(), target.toString());
+            try (java.util.stream.Stream<Path> files = Files.walk(e.getKey())) {
+                for (Path f : files.filter(Files::isRegularFile).toList()) {
+                    if (isElf(f)) {
+                        Process ldd = new ProcessBuilder("ldd", f.toString()).redirectErrorStream(true).start();
+                        String out = new String(ldd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                        ldd.waitFor(30, TimeUnit.SECONDS);
+                        Matcher m = LIBRARY.matcher(out);
+                        while (m.find()) {
+                            libraries.add(m.group(1));
+                        }
+                    }
+                }
+            }
+        }
+        for (String library : libraries) {
+            Path target = rootfs.resolve(library.substring(1));
+            if (!Files.exists(target)) {
+                Files.createDirectories(target.getParent());
+                Files.copy(Path.of(library), target);
+            }
+        }
+    }
+
+    private static final Pattern LIBRARY = Pattern.compile("(?m)(?:=> |^\\s+)(/\\S+) \\(0x");
+
+    private static boolean isElf(Path file) {
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            byte[] magic = in.readNBytes(4);
+            return magic.length == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /**
