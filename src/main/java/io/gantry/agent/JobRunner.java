@@ -181,6 +181,11 @@ final class JobRunner implements AutoCloseable {
                         onStepLauncher(() -> steps.input(input));
                     }
                 }
+                case JOB_ENDED -> {
+                    String jobId = command.jobId();
+                    // after the launches asked for before it, which may still be starting
+                    onStepLauncher(() -> jobEnded(jobId));
+                }
                 case PMI_FENCE -> {
                     if (command.step() != null) {
                         steps.pmiFence(command.step());
@@ -373,6 +378,21 @@ final class JobRunner implements AutoCloseable {
     static List<String> batchArgs(String script) {
         return script != null && script.startsWith("#!") ? List.of(ContainerRuntime.SCRIPT)
                 : List.of("/bin/sh", ContainerRuntime.SCRIPT);
+    }
+
+    /**
+     * A job whose batch script ran elsewhere is over: what its steps left here goes (their tasks were
+     * killed by their steps' end; the containers wait for the kill wait, as after a KILL).
+     */
+    private synchronized void jobEnded(String jobId) {
+        if (jobId == null || running.containsKey(jobId) || preparing.containsKey(jobId)) {
+            return; // its batch script runs here: its end takes care of it
+        }
+        steps.kill(jobId, killWait);
+        if (containers != null) {
+            ContainerRuntime runtime = containers;
+            timers.schedule(() -> runtime.endJob(jobId), killWait.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        }
     }
 
     /**

@@ -48,6 +48,7 @@ import io.gantry.jobs.MeasuredUsage;
 import io.gantry.engine.Hostlist;
 import io.gantry.engine.TaskCounts;
 import io.gantry.scheduling.JobCompletion;
+import io.gantry.scheduling.JobEnded;
 import io.gantry.scheduling.JobStarted;
 import io.gantry.scheduling.JobsPreempted;
 import io.gantry.security.JobCredentials;
@@ -424,6 +425,19 @@ class AgentService {
             byNode.computeIfAbsent(c.launch().nodes().get(0), n -> new ArrayList<>()).add(c);
         }
         byNode.forEach(hub::deliver);
+    }
+
+    /**
+     * The nodes of a multi-node job besides its batch host learn that its run is over, so that they drop
+     * what it left (its named containers live for the job's life there); the batch host knows by itself.
+     */
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(JobEnded event) {
+        for (String node : event.nodes().subList(Math.min(1, event.nodes().size()), event.nodes().size())) {
+            if (hub.connected(node)) {
+                hub.deliver(node, List.of(Command.jobEnded(event.jobId())));
+            }
+        }
     }
 
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)

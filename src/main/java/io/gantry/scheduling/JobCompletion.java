@@ -12,7 +12,6 @@ import io.gantry.cluster.ClusterService;
 import io.gantry.cluster.ClusterService.NodeUse;
 import io.gantry.jobs.ActiveJob;
 import io.gantry.jobs.JobAllocation;
-import io.gantry.jobs.JobIds;
 import io.gantry.jobs.JobState;
 import io.gantry.jobs.MeasuredUsage;
 import io.gantry.jobs.SchedulerJobs;
@@ -51,7 +50,7 @@ public class JobCompletion {
         Optional<ActiveJob> ended = jobs.end(row, state, exitCode, at, detail, usage);
         ended.ifPresent(job -> {
             release(job);
-            events.publishEvent(new JobEnded(row, JobIds.format(job.jobId(), job.arrayTaskId()), state));
+            events.publishEvent(JobEnded.of(job, state));
         });
         return ended.isPresent();
     }
@@ -70,7 +69,7 @@ public class JobCompletion {
         for (Ending e : endings) {
             jobs.end(e.row(), e.state(), e.exitCode(), e.at(), e.detail()).ifPresent(job -> {
                 ended.add(job);
-                events.publishEvent(new JobEnded(e.row(), JobIds.format(job.jobId(), job.arrayTaskId()), e.state()));
+                events.publishEvent(JobEnded.of(job, e.state()));
             });
         }
         gpus.release(ended.stream().map(ActiveJob::row).toList());
@@ -92,7 +91,7 @@ public class JobCompletion {
         if (mode == io.gantry.engine.Preemption.Mode.REQUEUE) {
             release(job.get());
             jobs.requeueAfterFailure(row, at, detail);
-            events.publishEvent(new JobEnded(row, job.get().displayId(), JobState.PENDING));
+            events.publishEvent(JobEnded.of(job.get(), JobState.PENDING));
             return true;
         }
         return end(row, JobState.PREEMPTED, null, at, detail);
@@ -108,7 +107,7 @@ public class JobCompletion {
         if (job.get().requeue()) {
             release(job.get());
             jobs.requeueAfterFailure(row, at, detail);
-            events.publishEvent(new JobEnded(row, job.get().displayId(), JobState.PENDING));
+            events.publishEvent(JobEnded.of(job.get(), JobState.PENDING));
         } else {
             end(row, JobState.NODE_FAIL, null, at, detail);
         }

@@ -154,6 +154,24 @@ class PyxisIntegrationTests {
     }
 
     @Test
+    void aNamedContainerOnANodeBesidesTheBatchHostLastsTheJobAndGoesWithIt() throws Exception {
+        long id = sbatch("-N2", "--ntasks-per-node=1", "--output=" + shared.resolve("other-%j.out"), "--wrap",
+                "for n in node1 node2; do [ $n != $SLURMD_NODENAME ] && other=$n; done; echo other=$other; "
+                        + "srun -N1 -n1 -w $other --container-image=" + image + " --container-name=far sh -c "
+                        + "'echo far-kept > /kept-file'; "
+                        + "srun -N1 -n1 -w $other --container-name=far cat /kept-file");
+        JsonNode ended = awaitEnd(id);
+        String out = Files.readString(shared.resolve("other-" + id + ".out"));
+        assertThat(ended.get("state").asString()).as(out).isEqualTo("COMPLETED");
+        assertThat(out).as("the second step found the first one's file there").contains("far-kept\n");
+        String other = out.lines().filter(l -> l.startsWith("other=")).findFirst().orElseThrow().substring(6);
+        Path containers = dir.resolve("agent-" + other).resolve("containers/run").resolve(Long.toString(id));
+        // the controller tells the node the job is over; its containers go after the kill wait (2 s)
+        org.awaitility.Awaitility.await("the job's containers on " + other + " are removed")
+                .atMost(Duration.ofSeconds(30)).until(() -> !Files.exists(containers));
+    }
+
+    @Test
     void anImageThatIsNotThereFailsItsJobWithinThirtySecondsWithTheRegistrysAnswer() throws Exception {
         Instant started = Instant.now();
         long id = sbatch("--container-image=" + registry.host() + "/no-such-image:1", "--wrap", "true");

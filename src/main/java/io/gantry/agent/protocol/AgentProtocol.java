@@ -191,7 +191,13 @@ public final class AgentProtocol {
          * Report the live usage of this node's tasks of step {@code step.stepId} (sstat) to
          * {@code StepStatProtocol.stepStats(node)}, with the request's id from {@code detail}.
          */
-        STEP_STAT
+        STEP_STAT,
+        /**
+         * The job's run is over (it ended, or went back to the queue): a node that is not its batch host
+         * drops what the job left there (its named containers); its tasks were killed already. An agent
+         * that does not know this command skips it.
+         */
+        JOB_ENDED
     }
 
     /** Which of a job's processes on a node a JOB_SIGNAL reaches. */
@@ -280,6 +286,10 @@ public final class AgentProtocol {
 
         public static Command launch(Launch launch) {
             return new Command(CommandType.LAUNCH, launch.jobId(), launch, null, null, null);
+        }
+
+        public static Command jobEnded(String jobId) {
+            return new Command(CommandType.JOB_ENDED, jobId, null, null, null, null);
         }
 
         public static Command kill(String jobId, String endState, String detail) {
