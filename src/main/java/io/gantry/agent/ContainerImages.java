@@ -56,6 +56,25 @@ final class ContainerImages {
             List<String> cmd, String workdir, boolean pulled, double seconds) {
     }
 
+    /**
+     * Hears how a pull this node makes goes: once when it starts ({@code bytes} 0), then every
+     * {@link #PROGRESS_EVERY} with the bytes it has so far, as the job's events show it.
+     */
+    interface Progress {
+        Progress NONE = (digest, bytes, seconds) -> { };
+
+        void pulling(String digest, long bytes, double seconds);
+    }
+
+    /** How often a pull under way is reported. */
+    static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
+    private static final java.util.concurrent.ScheduledExecutorService PROGRESS =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "image-pull-progress");
+                t.setDaemon(true);
+                return t;
+            });
+
     /** Why an image cannot be had: the detail names the image and what skopeo or the registry said. */
     static final class ImageFailure extends Exception {
         ImageFailure(String detail) {
@@ -104,6 +123,11 @@ final class ContainerImages {
      * {@link #release(Image)} it when its container is gone.
      */
     Image acquire(ContainerImageRef ref, UnixAccount owner, String node) throws ImageFailure {
+        return acquire(ref, owner, node, Progress.NONE);
+    }
+
+    /** As {@link #acquire(ContainerImageRef, UnixAccount, String)}, telling {@code progress} how a pull goes. */
+    Image acquire(ContainerImageRef ref, UnixAccount owner, String node, Progress progress) throws ImageFailure {
         long started = System.nanoTime();
         Path scratch;
         try {
@@ -147,6 +171,16 @@ final class ContainerImages {
                 inUse.merge(key, 1, Integer::sum);
             }
             if (mine) {
+                Path layout = scratch.resolve("layout");
+                progress.pulling(digest, 0, (System.nanoTime() - started) / 1e9);
+                java.util.concurrent.ScheduledFuture<?> reporter = PROGRESS.scheduleAtFixedRate(() -> {
+                    try {
+                        progress.pulling(digest, Files.isDirectory(layout) ? ContainerFiles.size(layout) : 0,
+                                (System.nanoTime() - started) / 1e9);
+                    } catch (IOException | RuntimeException e) {
+                        log.debug("cannot tell how far the pull of {} is: {}", ref, e.toString());
+                    }
+                }, PROGRESS_EVERY.toMillis(), PROGRESS_EVERY.toMillis(), TimeUnit.MILLISECONDS);
                 try {
                     pull.complete(pull(source, auth, ref, key, scratch, node));
                 } catch (ImageFailure | RuntimeException e) {
@@ -154,6 +188,8 @@ final class ContainerImages {
                         pulls.remove(key);
                     }
                     pull.completeExceptionally(e);
+                } finally {
+                    reporter.cancel(false);
                 }
             }
             Path image;

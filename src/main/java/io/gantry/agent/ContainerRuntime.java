@@ -197,6 +197,12 @@ final class ContainerRuntime {
      */
     Prepared prepare(String jobId, String key, ContainerSpec spec, UnixAccount owner, String node)
             throws JobProcess.StartFailure {
+        return prepare(jobId, key, spec, owner, node, ContainerImages.Progress.NONE);
+    }
+
+    /** As {@link #prepare(String, String, ContainerSpec, UnixAccount, String)}, telling {@code progress} how a pull goes. */
+    Prepared prepare(String jobId, String key, ContainerSpec spec, UnixAccount owner, String node,
+            ContainerImages.Progress progress) throws JobProcess.StartFailure {
         if (spec.bundle() != null && !spec.bundle().isBlank()) {
             if (spec.image() != null && !spec.image().isBlank()) {
                 throw new JobProcess.StartFailure("a container is either an image or a bundle, not both");
@@ -243,7 +249,7 @@ final class ContainerRuntime {
         }
         ContainerImages.Image image;
         try {
-            image = images.acquire(ref, owner, node);
+            image = images.acquire(ref, owner, node, progress);
         } catch (ContainerImages.ImageFailure e) {
             throw new JobProcess.StartFailure(e.getMessage());
         }

@@ -317,7 +317,8 @@ final class JobRunner implements AutoCloseable {
             JobProcess.Settings settings = settings();
             UnixAccount owner = JobProcess.owner(launch.identityOrDefault().unixUser(), agentAccount,
                     settings.nodeSettingsOrDefault(), settings.node());
-            prepared = runtime.prepare(id, "batch", launch.container(), owner, settings.node());
+            prepared = runtime.prepare(id, "batch", launch.container(), owner, settings.node(),
+                    pullProgress(id, null, launch.container(), launch.startTime()));
         } catch (JobProcess.StartFailure | RuntimeException e) {
             String detail = e instanceof JobProcess.StartFailure ? e.getMessage()
                     : "the agent of " + node + " could not prepare its container: " + e;
@@ -380,6 +381,14 @@ final class JobRunner implements AutoCloseable {
                 : List.of("/bin/sh", ContainerRuntime.SCRIPT);
     }
 
+    /** IMAGE reports of a pull under way for the job's events: its start, then how far it is. */
+    private ContainerImages.Progress pullProgress(String jobId, Integer stepId, io.gantry.agent.protocol.ContainerSpec spec,
+            Instant runStart) {
+        return (digest, bytes, seconds) -> reports.accept(new Report(jobId, ReportType.IMAGE, clock.instant(), null,
+                null, null, null, null, runStart, new AgentProtocol.ContainerImage(spec.image(), digest, false,
+                        Math.round(seconds * 1000) / 1000.0, stepId, bytes)));
+    }
+
     /**
      * A job whose batch script ran elsewhere is over: what its steps left here goes (their tasks were
      * killed by their steps' end; the containers wait for the kill wait, as after a KILL).
@@ -428,7 +437,9 @@ final class JobRunner implements AutoCloseable {
         try {
             UnixAccount owner = batch != null ? batch.owner() : JobProcess.owner(stepEnv.get("SLURM_JOB_USER"),
                     agentAccount, settings.nodeSettingsOrDefault(), settings.node());
-            prepared = runtime.prepare(step.jobId(), "s" + step.stepId(), step.container(), owner, settings.node());
+            prepared = runtime.prepare(step.jobId(), "s" + step.stepId(), step.container(), owner, settings.node(),
+                    pullProgress(step.jobId(), step.stepId(), step.container(), batch == null ? null
+                            : batch.launch().startTime()));
         } catch (JobProcess.StartFailure e) {
             String detail = e.getMessage();
             return (spec, task) -> {

@@ -273,6 +273,15 @@ class AgentService {
     private boolean image(String node, HostedJob job, Report r) {
         AgentProtocol.ContainerImage image = r.image();
         Integer stepId = image.stepId();
+        if (image.pullingBytes() != null) {
+            // a pull under way: an event for the job's history, nothing recorded of the image yet
+            String text = (stepId == null ? "" : "step " + stepId + ": ") + "image " + image.reference() + " ("
+                    + image.digest() + ") " + (image.pullingBytes() == 0 ? "being pulled on " + node
+                    : String.format(java.util.Locale.ROOT, "still being pulled on %s: %.1f MB in %.0f s", node,
+                            image.pullingBytes() / 1e6, image.seconds()));
+            jobs.recordImage(job.row(), stepId, null, r.time(), text.length() <= 4000 ? text : text.substring(0, 3999) + "…");
+            return true;
+        }
         StringBuilder detail = new StringBuilder(stepId == null ? "" : "step " + stepId + ": ").append("image ")
                 .append(image.reference()).append(" (").append(image.digest()).append(") ")
                 .append(image.pulled() ? String.format(java.util.Locale.ROOT, "pulled on %s in %.1f s", node,
@@ -305,6 +314,9 @@ class AgentService {
         }
         if (!Double.isFinite(image.seconds()) || image.seconds() < 0) {
             return new FieldError(field + ".seconds", "must be 0 or more");
+        }
+        if (image.pullingBytes() != null && image.pullingBytes() < 0) {
+            return new FieldError(field + ".pullingBytes", "must be 0 or more, or null once the image is there");
         }
         return null;
     }

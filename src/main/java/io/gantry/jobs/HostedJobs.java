@@ -111,13 +111,14 @@ public class HostedJobs {
 
     /**
      * Records what an agent's IMAGE report says: for the batch script's image ({@code stepId} null) the
-     * digest it resolved to, on the job; for any image, an IMAGE event in the job's history. The job
+     * digest it resolved to, on the job (none while a pull is under way: {@code digest} null); for any
+     * image, an IMAGE event in the job's history. The job
      * goes on running: an image on its node is no end.
      */
     @Transactional(propagation = Propagation.REQUIRED)
     public void recordImage(long row, Integer stepId, String digest, java.time.Instant at, String detail) {
         jobs.findById(row).filter(j -> j.state().isActive()).ifPresent(job -> {
-            if (stepId == null) {
+            if (stepId == null && digest != null) {
                 job.recordImageDigest(digest);
             }
             events.save(new JobEventEntity(row, at, "IMAGE", detail));

@@ -133,6 +133,17 @@ class PyxisIntegrationTests {
         // the second job of the image on node1 found it in the node's cache
         JsonNode events = api.get("/api/v1/jobs/" + remapped + "/events", admin).json();
         assertThat(events.toString()).containsIgnoringCase("cache");
+
+        // an image no node has: the job's history says when the pull began and how long it took
+        registry.pushBusyboxImage("fresh:1", "marker-of-a-fresh-image");
+        long fresh = sbatch("--container-image=" + registry.host() + "/fresh:1", "-w", "node1",
+                "--output=" + shared.resolve("fresh-%j.out"), "--wrap", "cat /marker");
+        api.awaitJobState(fresh, admin, "COMPLETED", WAIT);
+        List<String> history = new java.util.ArrayList<>();
+        api.get("/api/v1/jobs/" + fresh + "/events", admin).json().forEach(e -> history.add(e.path("detail").asString()));
+        assertThat(history).as(history.toString())
+                .anySatisfy(d -> assertThat(d).contains("/fresh:1 (sha256:").endsWith("being pulled on node1"))
+                .anySatisfy(d -> assertThat(d).contains("/fresh:1 (sha256:").contains("pulled on node1 in"));
     }
 
     @Test

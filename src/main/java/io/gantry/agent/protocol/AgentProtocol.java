@@ -518,7 +518,13 @@ public final class AgentProtocol {
      * and the step it is for (null: the batch script).
      */
     @Schema(name = "AgentContainerImage")
-    public record ContainerImage(String reference, String digest, boolean pulled, double seconds, Integer stepId) {
+    public record ContainerImage(String reference, String digest, boolean pulled, double seconds, Integer stepId,
+            @Schema(description = "Set while the node is still pulling the image: the bytes it has so far "
+                    + "(0 when the pull starts); null when the image is there") Long pullingBytes) {
+
+        public ContainerImage(String reference, String digest, boolean pulled, double seconds, Integer stepId) {
+            this(reference, digest, pulled, seconds, stepId, null);
+        }
     }
 
     /**
