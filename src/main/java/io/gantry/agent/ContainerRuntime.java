@@ -59,14 +59,17 @@ final class ContainerRuntime {
      * The first process of a container that runs as the owner's uid: a nested user namespace where
      * that uid is the outer namespace's 0 (the owner outside). Writing another process's map needs
      * CAP_SETFCAP in the outer namespace, the one capability it is given; the command keeps none.
-     * Arguments: uid, gid, command.
+     * The command keeps the container's standard input (a shell gives a background command /dev/null
+     * instead): a step's terminal ({@code srun --pty}) or its input pipe. Arguments: uid, gid, command.
      */
     static final String SWITCH = """
             B=/.gantry/busybox
             u=$1 g=$2; shift 2
             f=/dev/.gantry-go; $B rm -f $f; $B mkfifo -m 600 $f || exit 125
-            $B unshare -U -- $B sh -c 'read x < /dev/.gantry-go; exec "$@"' gantry "$@" &
+            exec 3<&0
+            $B unshare -U -- $B sh -c 'read x < /dev/.gantry-go; exec "$@"' gantry "$@" <&3 3<&- &
             c=$!
+            exec 3<&-
             trap '$B kill -TERM $c' TERM; trap '$B kill -INT $c' INT; trap '$B kill -HUP $c' HUP
             trap '$B kill -USR1 $c' USR1; trap '$B kill -USR2 $c' USR2
             me=$($B readlink /proc/self/ns/user)
@@ -160,7 +163,12 @@ final class ContainerRuntime {
 
     /** What a process in a container is: its id, command, environment and the job's place on this node. */
     record Process(String id, List<String> args, Map<String, String> env, String hostWorkdir, long memoryMb,
-            GpuDevices.Grant gpus, Path script) {
+            GpuDevices.Grant gpus, Path script, boolean terminal) {
+
+        Process(String id, List<String> args, Map<String, String> env, String hostWorkdir, long memoryMb,
+                GpuDevices.Grant gpus, Path script) {
+            this(id, args, env, hostWorkdir, memoryMb, gpus, script, false);
+        }
     }
 
     private final Settings settings;
@@ -404,7 +412,9 @@ final class ContainerRuntime {
         Map<String, Object> config = new LinkedHashMap<>();
         config.put("ociVersion", "1.0.2");
         List<String> caps = remap ? ROOT_CAPS : List.of("CAP_SETFCAP");
-        config.put("process", ordered("terminal", false, "user", ordered("uid", 0, "gid", 0),
+        // a task on a terminal (srun --pty): the runtime gives the container a terminal of its own, sized as
+        // the task's and following its resizes, and copies between the two
+        config.put("process", ordered("terminal", process.terminal(), "user", ordered("uid", 0, "gid", 0),
                 "args", processArgs, "env", env.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList(),
                 "cwd", cwd, "noNewPrivileges", true,
                 "capabilities", ordered("bounding", caps, "effective", caps, "permitted", caps,
@@ -469,7 +479,7 @@ final class ContainerRuntime {
         Map<String, Object> root = new LinkedHashMap<>((Map<String, Object>) r);
         root.put("path", container.dir().resolve(rootPath).normalize().toString());
         config.put("root", root);
-        proc.put("terminal", false);
+        proc.put("terminal", process.terminal());
         if (!process.args().isEmpty()) {
             proc.put("args", process.args());
         }

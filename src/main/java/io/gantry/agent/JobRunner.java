@@ -457,7 +457,8 @@ final class JobRunner implements AutoCloseable {
             ContainerRuntime.Command command = runtime.command(prepared, new ContainerRuntime.Process(
                     step.jobId() + "-" + step.stepId() + "-" + task.procId(), spec.argv(), spec.environment(),
                     spec.workdir(), memoryMb, GpuDevices.Grant.whole(task.gpuIndices() == null ? List.of()
-                            : task.gpuIndices()), null), spec.owner());
+                            : task.gpuIndices()), null, task.stdin() != null && task.stdin().terminal()),
+                    spec.owner());
             return ContainerRuntime.taskArgv(command);
         };
     }

@@ -423,6 +423,24 @@ class ContainerJobTests {
     }
 
     @Test
+    void aPtyStepRunsOnAPseudoTerminalInsideANamedContainer() throws Exception {
+        ContainerSpec named = spec(image, null, null, "shell", null);
+        Map<String, String> env = Map.of("SLURM_JOB_USER", user, "SLURM_MEM_PER_NODE", "256");
+        runner.apply(List.of(Command.stepLaunch(new StepTasks("110", 0, List.of("/bin/sh", "-c",
+                "echo made-here > /made; echo made"), List.of(new StepTask(0, 0, null)), home.toString(), 0, env,
+                null, named))));
+        assertThat(stepOutput(0)).contains("made");
+        // srun --pty --container-name=shell: a terminal of the asked size, in the container the job made
+        io.gantry.agent.protocol.AgentProtocol.TaskStdin terminal =
+                new io.gantry.agent.protocol.AgentProtocol.TaskStdin(true, 27, 93);
+        runner.apply(List.of(Command.stepLaunch(new StepTasks("110", 1, List.of("/bin/sh", "-c",
+                "tty; stty size; cat /made; [ -t 0 ] && echo stdin-is-a-terminal"),
+                List.of(new StepTask(0, 0, null, terminal)), home.toString(), 0, env, null,
+                new ContainerSpec(null, null, null, null, "shell", null, null, null, null, null)))));
+        assertThat(stepOutput(1)).contains("/dev/pts/", "27 93", "made-here", "stdin-is-a-terminal");
+    }
+
+    @Test
     void everyTaskOfAStepRunsInsideWithItsOwnRank() throws Exception {
         Map<String, String> env = Map.of("SLURM_JOB_USER", user, "SLURM_MEM_PER_NODE", "256");
         runner.apply(List.of(Command.stepLaunch(new StepTasks("108", 0, List.of("/bin/sh", "-c",
