@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobPriority, PendingReason } from '../api/types';
-import { REASON_CLAUSES, UNRANKED_MS, untilRanked, whyPending } from './pending';
+import { REASON_CLAUSES, UNRANKED_MS, dependencyParts, untilRanked, whyPending } from './pending';
 
 const NOW = Date.parse('2026-12-03T12:00:00Z');
 const opts = { now: NOW, formatTime: (iso: string) => iso };
@@ -43,6 +43,8 @@ describe('why pending, in one sentence', () => {
       + '(at 2026-12-03T12:30:00Z), if the jobs ahead of it run to their time limits.');
     expect(whyPending('Priority', '2026-12-03T11:00:00Z', opts).sentence).toContain('should start at the next scheduling pass');
     expect(whyPending('Resources', null, opts).sentence).toContain('has not found a time it can start yet');
+    expect(whyPending('BeginTime', '2026-12-03T15:00:00Z', { ...opts, eligibleTime: '2026-12-03T15:00:00Z' }).sentence)
+      .toMatch(/^It may not start before its begin time, 2026-12-03T15:00:00Z; it is expected to start in /);
     expect(whyPending(null, null, opts).sentence).toMatch(/^The scheduler has not looked at it yet/);
     expect(whyPending('Frobnicated', null, opts).sentence).toContain('(Frobnicated)');
   });
@@ -64,5 +66,14 @@ describe('the queue priorities of a pending job, with the event stream open', ()
     expect(untilRanked({ jobs: [] }, '42')).toBe(UNRANKED_MS);
     expect(untilRanked({ jobs: [{ ...entry, jobId: '41' }] }, '42')).toBe(UNRANKED_MS);
     expect(untilRanked({ jobs: [entry] }, '42')).toBe(false);
+  });
+});
+
+describe('a dependency, for links to the jobs it names', () => {
+  it('cuts out every job id after a type, array tasks and delays included', () => {
+    expect(dependencyParts('afterok:12:13_2,afterany:14+10?singleton')).toEqual([
+      { text: 'afterok:' }, { text: '12', job: '12' }, { text: ':' }, { text: '13_2', job: '13_2' },
+      { text: ',afterany:' }, { text: '14', job: '14' }, { text: '+10?singleton' }]);
+    expect(dependencyParts('singleton')).toEqual([{ text: 'singleton' }]);
   });
 });

@@ -72,11 +72,13 @@ export interface PendingExplanation {
  * it": the reason says what it waits for, and no time is shown beside a reason that rules one out.
  */
 export function whyPending(reason: string | null | undefined, expectedStartTime: string | null | undefined,
-  { now = Date.now(), dependency, formatTime = (iso: string) => new Date(iso).toLocaleString() }:
-  { now?: number; dependency?: string | null; formatTime?: (iso: string) => string } = {}): PendingExplanation {
+  { now = Date.now(), dependency, eligibleTime, formatTime = (iso: string) => new Date(iso).toLocaleString() }:
+  { now?: number; dependency?: string | null; eligibleTime?: string | null; formatTime?: (iso: string) => string } = {}):
+  PendingExplanation {
   const code = reason || 'None';
   let clause = isKnownReason(code) ? REASON_CLAUSES[code] : `It waits for a reason the dashboard has no words for (${code})`;
   if (code === 'Dependency' && dependency) clause = `It waits for the jobs it depends on (${dependency}) before it can start`;
+  if (code === 'BeginTime' && eligibleTime) clause = `It may not start before its begin time, ${formatTime(eligibleTime)}`;
   const start = explainStart(code, expectedStartTime, now);
   const ranked = isKnownReason(code) && RANKED.has(code);
   if (start.kind === 'expected') {
@@ -104,4 +106,14 @@ export const UNRANKED_MS = 5000;
  */
 export function untilRanked(list: PriorityList | undefined, id: string): number | false {
   return list && !list.jobs.some((e) => String(e.jobId) === id) ? UNRANKED_MS : false;
+}
+
+/**
+ * A dependency as Slurm writes it (afterok:12:13_2,afterany:14+10?singleton), cut into text and
+ * the job ids it names, so each id can link to its job's page.
+ */
+export function dependencyParts(dependency: string): { text: string; job?: string }[] {
+  // Job ids follow a ':' (type:id:id...), each optionally an array task (id_task) or with +minutes after it.
+  return dependency.split(/(?<=:)(\d+(?:_\d+)?)/).filter((t) => t !== '')
+    .map((text, i, all) => (/^\d+(_\d+)?$/.test(text) && all[i - 1]?.endsWith(':') ? { text, job: text } : { text }));
 }
