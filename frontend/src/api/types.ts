@@ -2,6 +2,16 @@
 // required fields where the contract promises them. The generated schema (schema.d.ts) types
 // the requests in client.ts; these types name what the views read from the answers.
 
+import type { components } from './schema';
+
+/**
+ * Why a job is not running, in Slurm's words: generated from the document's PendingReason (the
+ * engine's io.gantry.engine.PendingReason), so a reason added there is a type error wherever the
+ * dashboard must know every reason (lib/pending.ts's sentences). A newer controller may still send
+ * one this build does not know: the views fall back on the code.
+ */
+export type PendingReason = components['schemas']['PendingReason'];
+
 export type NodeState = 'IDLE' | 'MIXED' | 'ALLOCATED' | 'DRAINING' | 'DRAINED' | 'DOWN' | 'UNKNOWN';
 
 export interface ClusterNode {
@@ -39,7 +49,7 @@ export interface Allocation { node: string; cpus: number; memoryMb: number; gpuI
 export interface Job {
   jobId: number | string; id?: string; arrayJobId?: number | null; arrayTaskId?: number | null;
   name?: string | null; user: string; account?: string | null; partition?: string | null; qos?: string | null;
-  state: JobState; reason?: string | null; priority?: number | null;
+  state: JobState; reason?: PendingReason | null; priority?: number | null;
   submitTime?: string | null; eligibleTime?: string | null; startTime?: string | null; endTime?: string | null;
   expectedStartTime?: string | null; timeLimitSeconds?: number | null;
   nodes?: number | null; tasks?: number | null; cpusPerTask?: number | null; memoryMb?: number | null;
@@ -126,7 +136,7 @@ export type PriorityFactors = Partial<Record<PriorityFactor, number | null>>;
 /** A pending job's priority as GET /api/v1/priority (sprio) shows it. */
 export interface JobPriority {
   jobId: string; user?: string; account?: string; partition?: string | null; qos?: string; priority: number;
-  reason?: string | null; nice?: number | null; factors?: PriorityFactors; weighted?: PriorityFactors;
+  reason?: PendingReason | null; nice?: number | null; factors?: PriorityFactors; weighted?: PriorityFactors;
 }
 export interface PriorityList { computedAt?: string | null; jobs: JobPriority[]; weights?: PriorityFactors }
 

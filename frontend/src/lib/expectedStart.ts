@@ -1,3 +1,5 @@
+import type { PendingReason } from '../api/types';
+
 /**
  * What the why-pending panel says about when a pending job starts. The scheduler gives every
  * pending job it could place an expected start (as squeue --start), a job of an advance reservation
@@ -10,16 +12,20 @@ export type StartExplanation =
   | { kind: 'expected'; at: string; notBeforeBegin: boolean; overdue: boolean }
   | { kind: 'none'; why: string };
 
-const HELD = new Set(['JobHeldUser', 'JobHeldAdmin']);
-const DEPENDENCY = new Set(['Dependency', 'DependencyNeverSatisfied']);
+// Sets of the generated PendingReason: a misspelt or removed reason here does not compile.
+const HELD: ReadonlySet<string> = new Set<PendingReason>(['JobHeldUser', 'JobHeldAdmin']);
+const DEPENDENCY: ReadonlySet<string> = new Set<PendingReason>(['Dependency', 'DependencyNeverSatisfied']);
 /** Reasons that keep a job from ever running as things are: no time can be promised. */
-const NEVER = new Set([
+const NEVER: ReadonlySet<string> = new Set<PendingReason>([
   'PartitionConfig', 'PartitionTimeLimit', 'PartitionNodeLimit', 'PartitionDown', 'BadConstraints', 'InvalidQOS',
   'QOSMaxWallDurationPerJobLimit', 'QOSMaxGRESPerJob', 'QOSMaxCpuPerJobLimit', 'QOSMaxNodePerJobLimit',
 ]);
+/** Limits of an account's guarantee and borrowing (the quota reasons), beside Slurm's QOS and association ones. */
+const QUOTA_LIMITS: ReadonlySet<string> = new Set<PendingReason>(['QuotaBorrowLimit', 'QuotaNothingToBorrow']);
 
 function isLimit(reason: string): boolean {
-  return (reason.startsWith('QOS') || reason.startsWith('Assoc') || reason === 'JobArrayTaskLimit') && !NEVER.has(reason);
+  return (reason.startsWith('QOS') || reason.startsWith('Assoc') || reason === 'JobArrayTaskLimit'
+    || QUOTA_LIMITS.has(reason)) && !NEVER.has(reason);
 }
 
 export function explainStart(reason: string | null | undefined, expectedStartTime: string | null | undefined,

@@ -1,27 +1,5 @@
 import type { JobState } from '../api/types';
 
-/** Slurm's pending reasons in words a user understands. */
-const REASONS: Record<string, string> = {
-  Priority: 'Other jobs with higher priority are ahead of it in the queue.',
-  Resources: 'It is waiting for enough free resources (nodes, CPUs, GPUs or memory) to become available.',
-  Dependency: 'It is waiting for the jobs it depends on to finish.',
-  DependencyNeverSatisfied: 'Its dependency can never be satisfied (a job it depends on failed or was cancelled); it will not start. Cancel it.',
-  JobHeldUser: 'You (or its owner) put it on hold. Release it to let it start.',
-  JobHeldAdmin: 'An administrator put it on hold. Ask an operator to release it.',
-  BeginTime: 'It was asked not to start before its begin time.',
-  PartitionTimeLimit: "Its time limit is longer than the partition allows; lower the time limit or pick another partition.",
-  QOSMaxJobsPerUserLimit: 'Its owner already runs the most jobs the QOS allows at once; it starts when one of them ends.',
-  AssocGrpGRES: 'Its account already uses all the GPUs it is allowed to use at once; it starts when some are freed.',
-  ReqNodeNotAvail: 'A node it needs is drained, down or reserved.',
-  Reservation: 'It is waiting for its reservation to start.',
-  None: 'The scheduler has not looked at it yet; it will on its next cycle.',
-};
-
-export function reasonInWords(reason: string | null | undefined): string {
-  if (!reason) return 'No reason given.';
-  return REASONS[reason] ?? `Slurm reason: ${reason}.`;
-}
-
 export function isActive(state: JobState | string): boolean {
   return state === 'PENDING' || state === 'RUNNING' || state === 'COMPLETING';
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expandHostlist } from './hostlist';
-import { formatBytes, formatCpuTime, formatDuration, parseSlurmTime, reasonInWords } from './format';
+import { formatBytes, formatCpuTime, formatDuration, parseSlurmTime } from './format';
 import { readDirectives, sbatchCommand } from './sbatch';
 import { parseRoute, href } from './router';
 import { gpuSummary, jobsByBlock } from './cluster';
@@ -41,13 +41,6 @@ describe('measured usage', () => {
     expect(formatCpuTime(62000)).toBe('00:01:02');
     expect(formatCpuTime(93784567)).toBe('1-02:03:04');
     expect(formatCpuTime(undefined)).toBe('—');
-  });
-});
-
-describe('pending reasons', () => {
-  it('explains known reasons and names unknown ones', () => {
-    expect(reasonInWords('Resources')).toMatch(/free resources/);
-    expect(reasonInWords('Frobnicated')).toBe('Slurm reason: Frobnicated.');
   });
 });
 

@@ -1,12 +1,15 @@
-import type { PriorityList } from '../api/types';
+import type { PendingReason, PriorityList } from '../api/types';
 import { explainStart } from './expectedStart';
 import { relative } from './format';
 
 /**
- * Every pending reason the scheduler gives (io.gantry.engine.PendingReason), as the first half
- * of one plain sentence. Reasons that allow a start time are followed by it (see whyPending).
+ * Every pending reason the scheduler gives (the document's PendingReason, generated from
+ * io.gantry.engine.PendingReason), as the first half of one plain sentence: what holds the job and
+ * what its owner can do. Typed by the generated reasons, so a reason without words does not
+ * compile (and ReasonSentencesTests names it). Reasons that allow a start time are followed by it
+ * (see whyPending).
  */
-export const REASON_CLAUSES: Record<string, string> = {
+export const REASON_CLAUSES: Record<PendingReason, string> = {
   None: 'The scheduler has not looked at it yet',
   Priority: 'Jobs with a higher priority are ahead of it in the queue',
   Resources: 'It is waiting for enough free nodes, CPUs, GPUs or memory',
@@ -20,10 +23,11 @@ export const REASON_CLAUSES: Record<string, string> = {
   PartitionNodeLimit: 'It asks for more nodes than the partition allows one job, so it cannot start there; ask for fewer nodes or choose another partition',
   PartitionDown: 'Its partition is down; it waits until an administrator brings the partition up',
   PartitionConfig: 'No node in its partition has what it asks for (GPUs, CPUs or memory per node), so it cannot start there',
-  ReqNodeNotAvail: 'A node it needs is drained, down or reserved; it waits until the node is back',
+  ReqNodeNotAvail: 'A node it needs is busy with other jobs, drained, down or reserved (a node it names with --nodelist, or too few of its partition\'s nodes are up)',
   BadConstraints: 'No node has the features it asks for (--constraint), so it cannot start; change its constraints',
   TopologyWait: 'It waits for nodes under few enough switches or in one block, as its topology request asks',
   Reservation: 'It waits for its advance reservation',
+  'ReqNodeNotAvail, Reserved for maintenance': 'Nodes it could use are set aside for a maintenance window (a reservation with the MAINT flag), so it waits for the window to end or for other nodes to free up',
   InvalidQOS: 'Its QOS is not one its account may use, so it cannot start; choose another QOS',
   QOSMaxWallDurationPerJobLimit: 'Its time limit is longer than its QOS allows, so it cannot start; lower the time limit',
   QOSMaxJobsPerUserLimit: 'Its owner already runs as many jobs as the QOS allows at once; it starts when one of them ends',
@@ -39,10 +43,19 @@ export const REASON_CLAUSES: Record<string, string> = {
   AssocGrpCpuLimit: 'Its account already uses all the CPUs it may use at once; it starts when some are freed',
   AssocGrpMemLimit: 'Its account already uses all the memory it may use at once; it starts when some is freed',
   AssocGrpNodeLimit: 'Its account already uses all the nodes it may use at once; it starts when some are freed',
+  WaitingForReclaim: 'Its account is under its guaranteed share, and jobs of other accounts that borrowed it are being stopped to give it back (each once it has run its minimum time); it starts as they end',
+  QuotaBorrowLimit: 'Its account already borrows as much of other accounts\' idle guarantee as its borrowing limit allows; it starts when some of the account\'s jobs end',
+  QuotaNothingToBorrow: 'Its account has used its guarantee and the shared pool, and no other account in its cohort has idle guarantee to lend; it starts when some is freed',
 };
 
+/** Whether the dashboard has words for this reason (a newer controller may send one it does not know). */
+export function isKnownReason(reason: string): reason is PendingReason {
+  return Object.hasOwn(REASON_CLAUSES, reason);
+}
+
 /** Reasons under which the job is ranked in the queue and waits its turn (the priority table applies). */
-const RANKED = new Set(['None', 'Priority', 'Resources', 'BeginTime', 'TopologyWait', 'Reservation', 'ReqNodeNotAvail']);
+const RANKED: ReadonlySet<PendingReason> = new Set<PendingReason>(['None', 'Priority', 'Resources', 'BeginTime',
+  'TopologyWait', 'Reservation', 'ReqNodeNotAvail', 'ReqNodeNotAvail, Reserved for maintenance']);
 
 export interface PendingExplanation {
   /** One sentence: why it waits and, where the reason allows one, when it is expected to start. */
@@ -59,13 +72,15 @@ export interface PendingExplanation {
  * it": the reason says what it waits for, and no time is shown beside a reason that rules one out.
  */
 export function whyPending(reason: string | null | undefined, expectedStartTime: string | null | undefined,
-  { now = Date.now(), dependency, formatTime = (iso: string) => new Date(iso).toLocaleString() }:
-  { now?: number; dependency?: string | null; formatTime?: (iso: string) => string } = {}): PendingExplanation {
+  { now = Date.now(), dependency, eligibleTime, formatTime = (iso: string) => new Date(iso).toLocaleString() }:
+  { now?: number; dependency?: string | null; eligibleTime?: string | null; formatTime?: (iso: string) => string } = {}):
+  PendingExplanation {
   const code = reason || 'None';
-  let clause = REASON_CLAUSES[code] ?? `It waits for a reason the dashboard has no words for (${code})`;
+  let clause = isKnownReason(code) ? REASON_CLAUSES[code] : `It waits for a reason the dashboard has no words for (${code})`;
   if (code === 'Dependency' && dependency) clause = `It waits for the jobs it depends on (${dependency}) before it can start`;
+  if (code === 'BeginTime' && eligibleTime) clause = `It may not start before its begin time, ${formatTime(eligibleTime)}`;
   const start = explainStart(code, expectedStartTime, now);
-  const ranked = RANKED.has(code);
+  const ranked = isKnownReason(code) && RANKED.has(code);
   if (start.kind === 'expected') {
     const when = start.overdue
       ? `it was expected to start by ${formatTime(start.at)} and should start at the next scheduling pass`
@@ -91,4 +106,14 @@ export const UNRANKED_MS = 5000;
  */
 export function untilRanked(list: PriorityList | undefined, id: string): number | false {
   return list && !list.jobs.some((e) => String(e.jobId) === id) ? UNRANKED_MS : false;
+}
+
+/**
+ * A dependency as Slurm writes it (afterok:12:13_2,afterany:14+10?singleton), cut into text and
+ * the job ids it names, so each id can link to its job's page.
+ */
+export function dependencyParts(dependency: string): { text: string; job?: string }[] {
+  // Job ids follow a ':' (type:id:id...), each optionally an array task (id_task) or with +minutes after it.
+  return dependency.split(/(?<=:)(\d+(?:_\d+)?)/).filter((t) => t !== '')
+    .map((text, i, all) => (/^\d+(_\d+)?$/.test(text) && all[i - 1]?.endsWith(':') ? { text, job: text } : { text }));
 }

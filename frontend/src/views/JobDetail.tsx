@@ -4,7 +4,7 @@ import { api, ApiError } from '../api/client';
 import { PRIORITY_FACTORS, type Job, type PriorityFactor, type PriorityList } from '../api/types';
 import { queuePosition } from '../lib/accounting';
 import { useAuth } from '../lib/auth';
-import { untilRanked, whyPending } from '../lib/pending';
+import { dependencyParts, untilRanked, whyPending } from '../lib/pending';
 import { formatBytes, formatCpuTime, formatDuration, formatMemory, formatTime, isActive } from '../lib/format';
 import { href } from '../lib/router';
 import { fallbackPoll } from '../lib/live';
@@ -71,7 +71,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   }
 
   const held = j.state === 'PENDING' && (j.reason === 'JobHeldUser' || j.reason === 'JobHeldAdmin');
-  const why = whyPending(j.reason, j.expectedStartTime, { dependency: j.dependency, formatTime });
+  const why = whyPending(j.reason, j.expectedStartTime, { dependency: j.dependency, eligibleTime: j.eligibleTime, formatTime });
 
   return (
     <section aria-labelledby="job-title" data-testid="view-job">
@@ -120,7 +120,8 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
             <dt>Exit code</dt><dd data-testid="job-exit-code">{j.exitCode ?? '—'}</dd>
             {j.maxRssBytes != null && <><dt>Max memory</dt><dd data-testid="job-max-rss">{formatBytes(j.maxRssBytes)}</dd></>}
             {j.totalCpuMillis != null && <><dt>CPU time</dt><dd data-testid="job-cpu-time">{formatCpuTime(j.totalCpuMillis)}</dd></>}
-            {j.dependency && <><dt>Dependency</dt><dd>{j.dependency}</dd></>}
+            {j.dependency && <><dt>Dependency</dt><dd data-testid="job-dependency">{dependencyParts(j.dependency).map((p, i) => (p.job
+              ? <a key={i} href={href(`/jobs/${p.job}`)}>{p.text}</a> : <span key={i}>{p.text}</span>))}</dd></>}
             {(j.exclusive || j.exclusiveMode) && <><dt>Exclusive</dt><dd data-testid="job-exclusive">{j.exclusiveMode ? `--exclusive=${j.exclusiveMode}${j.exclusiveMode === 'topo' ? ' (its blocks to itself)' : ''}` : 'whole nodes'}</dd></>}
             {j.blocks && j.blocks.length > 0 && <><dt>Blocks</dt><dd className="mono" data-testid="job-blocks">{j.blocks.join(', ')}</dd></>}
             {j.arrayJobId != null && <><dt>Array</dt><dd><a href={href('/jobs', { arrayJobId: j.arrayJobId, all: 1 })}>{j.arrayJobId}</a> task {j.arrayTaskId}</dd></>}

@@ -97,15 +97,18 @@ class SdkSchemas implements OpenApiCustomizer {
 
     // --- enums ------------------------------------------------------------------------------------
 
+    /** Turns a string enum into a plain string with its known values in {@value #EXTENSIBLE}. */
     @SuppressWarnings({"rawtypes", "unchecked"})
-    private static void extensible(Schema schema) {
+    static void extensible(Schema schema) {
         List<?> values = schema.getEnum();
         if (values == null || values.isEmpty() || !values.stream().allMatch(String.class::isInstance)) {
             return;
         }
         schema.setEnum(null);
         schema.addExtension(EXTENSIBLE, new ArrayList<>(values));
-        String known = "Known values: " + String.join(", ", (List<String>) values)
+        // a value with a comma in it ("ReqNodeNotAvail, Reserved for maintenance") is quoted to stay one
+        String known = "Known values: " + ((List<String>) values).stream()
+                .map(v -> v.contains(",") ? "\"" + v + "\"" : v).collect(java.util.stream.Collectors.joining(", "))
                 + ". More may be added: accept values not listed.";
         schema.setDescription(schema.getDescription() == null ? known : schema.getDescription() + ". " + known);
     }

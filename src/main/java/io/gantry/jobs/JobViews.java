@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
+import io.gantry.api.PendingReasonSchema;
 import io.swagger.v3.oas.annotations.media.Schema;
 
 /** What the jobs API answers with. */
@@ -18,7 +19,8 @@ public final class JobViews {
             @Schema(description = "The id as users write it: 42, or 42_7 for an array task") String id,
             Long arrayJobId, Integer arrayTaskId, String name, String user, String account,
             @Schema(description = "The partition it runs in, else the partitions it may run in") String partition,
-            String qos, JobState state, String reason, long priority, Instant submitTime, Instant eligibleTime,
+            String qos, JobState state, @Schema(ref = PendingReasonSchema.REF) String reason, long priority,
+            Instant submitTime, Instant eligibleTime,
             Instant startTime, Instant endTime,
             @Schema(description = "For a pending job, when it is expected to start (squeue --start), assuming every "
                     + "job ahead runs to its time limit; null when none can be given (held, waiting on a dependency "

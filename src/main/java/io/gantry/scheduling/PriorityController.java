@@ -9,6 +9,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.gantry.accounting.UserVisibility;
+import io.gantry.api.PendingReasonSchema;
 import io.gantry.engine.Priority;
 import io.gantry.engine.PriorityWeights;
 import io.gantry.jobs.ActiveJob;
@@ -53,7 +54,7 @@ class PriorityController {
             @Schema(description = "Its owner; null when gantry.accounting.private-users hides the name from the "
                     + "caller") String user,
             String account, String partition, String qos, long priority,
-            String reason, int nice, Factors factors, Factors weighted) {
+            @Schema(ref = PendingReasonSchema.REF) String reason, int nice, Factors factors, Factors weighted) {
     }
 
     @Schema(name = "PriorityList")
