@@ -488,7 +488,23 @@ class AgentService {
     /** Step launches and signals go to the agents of the step's nodes. */
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(StepCommands event) {
-        event.byNode().forEach(hub::deliver);
+        if (event.owner() == null) {
+            event.byNode().forEach(hub::deliver);
+            return;
+        }
+        // Who a step's tasks run as is the job's owner as this cluster maps them, never what the caller's
+        // environment said (an agent whose node does not run the batch script takes SLURM_JOB_USER from it).
+        String unixUser = properties.unixUser(event.owner());
+        event.byNode().forEach((node, commands) -> hub.deliver(node, commands.stream().map(c -> {
+            if (c.type() != AgentProtocol.CommandType.STEP_LAUNCH || c.step() == null) {
+                return c;
+            }
+            AgentProtocol.StepTasks s = c.step();
+            Map<String, String> env = new LinkedHashMap<>(s.environment() == null ? Map.of() : s.environment());
+            env.put("SLURM_JOB_USER", unixUser);
+            return Command.stepLaunch(new AgentProtocol.StepTasks(s.jobId(), s.stepId(), s.argv(), s.tasks(),
+                    s.workdir(), s.nodeId(), env, s.signal(), s.container()));
+        }).toList()));
     }
 
     /** LAUNCH commands for running jobs on agent-run nodes (simulated nodes run their own). */

@@ -137,7 +137,7 @@ public class StepService {
         }
         StepRecord step = run.step;
         plan.warnings().forEach(w -> log.info("Job {} step {}: {}", job.id(), step.stepId(), w));
-        events.publishEvent(new StepCommands(launches(view, step, plan, request, mpi)));
+        events.publishEvent(new StepCommands(launches(view, step, plan, request, mpi), view.user()));
         events.publishEvent(new StepChanged(job.id(), job.id() + "." + step.stepId(), JobState.RUNNING.name()));
         List<List<Integer>> ranks = new ArrayList<>();
         int first = 0;

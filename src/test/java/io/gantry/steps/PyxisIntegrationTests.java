@@ -182,6 +182,19 @@ class PyxisIntegrationTests {
                 .atMost(Duration.ofSeconds(30)).until(() -> !Files.exists(containers));
     }
 
+    /** Not about containers: this class has two root agents and an ordinary user, which the check needs. */
+    @Test
+    void aStepsTasksRunAsTheJobsOwnerOnEveryNodeWhateverSlurmJobUserTheCallerSets() throws Exception {
+        long id = sbatch("-N2", "--ntasks-per-node=1", "--output=" + shared.resolve("who-%j.out"), "--wrap",
+                "SLURM_JOB_USER=root srun -N2 -n2 sh -c 'echo who=$SLURMD_NODENAME:$(id -u)'");
+        JsonNode ended = awaitEnd(id);
+        String out = Files.readString(shared.resolve("who-" + id + ".out"));
+        assertThat(ended.get("state").asString()).as(out).isEqualTo("COMPLETED");
+        String uid = output("id", "-u", alice).strip();
+        assertThat(out.lines().filter(l -> l.startsWith("who=")).sorted().toList()).as(out)
+                .containsExactly("who=node1:" + uid, "who=node2:" + uid);
+    }
+
     @Test
     void anImageThatIsNotThereFailsItsJobWithinThirtySecondsWithTheRegistrysAnswer() throws Exception {
         Instant started = Instant.now();
