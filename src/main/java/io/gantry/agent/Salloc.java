@@ -6,7 +6,6 @@ import io.gantry.agent.protocol.StepProtocol.StepRequest;
 import io.gantry.engine.TaskCounts;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -114,8 +113,7 @@ public final class Salloc {
             err.println("salloc: error: not logged in: run 'gantry login' (or set GANTRY_URL and GANTRY_TOKEN)");
             return 1;
         }
-        calls = new ControllerCalls(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(10)).build(), login.controllers(), login.token());
+        calls = ControllerCalls.to(login.controllers(), login.token());
         try {
             jobId = submit(options);
             if (jobId == null) {

@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,7 +49,6 @@ public final class Srun {
     private final OutputStream errStream;
     private final Path cwd;
     private final Sleeper sleeper;
-    private final HttpClient http;
     private ControllerCalls calls;
     private String jobId;
     private String slurmJobId;
@@ -71,8 +69,6 @@ public final class Srun {
         this.err = new PrintStream(err, true, StandardCharsets.UTF_8);
         this.cwd = cwd;
         this.sleeper = sleeper;
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(10)).build();
     }
 
     public static void main(String[] args) {
@@ -138,7 +134,7 @@ public final class Srun {
                     + "its controller is");
             return 1;
         }
-        calls = new ControllerCalls(http, Arrays.stream(urls.split(",")).map(String::strip)
+        calls = ControllerCalls.to(Arrays.stream(urls.split(",")).map(String::strip)
                 .filter(s -> !s.isEmpty()).map(s -> URI.create(s.replaceAll("/+$", ""))).toList(), token);
         return guarded(() -> options.awaitStep() != null ? awaitStep(options.awaitStep()) : stepAndRelay(options));
     }
@@ -188,7 +184,7 @@ public final class Srun {
             return 1;
         }
         token = login.token();
-        calls = new ControllerCalls(http, login.controllers(), token);
+        calls = ControllerCalls.to(login.controllers(), token);
         viaLogin = true;
         return guarded(() -> {
             // inside salloc's allocation (its SLURM_JOB_ID, no job credential): a step of that job, as in Slurm
