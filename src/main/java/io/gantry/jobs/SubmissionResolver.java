@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.LongPredicate;
 
 import org.springframework.stereotype.Component;
@@ -47,25 +46,20 @@ class SubmissionResolver {
     private final AccountedJobs accounted;
     private final JobsProperties properties;
     private final Clock clock;
+    /** Who may name which advance reservation; the reservations feature answers. */
+    private final ReservationAccess reservations;
     private final SubmissionFeasibility feasibility;
     private volatile LargestNodes largestNodes;
 
     SubmissionResolver(ClusterService cluster, Charges charges, AccountedJobs accounted,
-            JobsProperties properties, Clock clock) {
+            JobsProperties properties, Clock clock, ReservationAccess reservations) {
         this.cluster = cluster;
         this.charges = charges;
         this.accounted = accounted;
         this.properties = properties;
         this.clock = clock;
+        this.reservations = reservations;
         this.feasibility = new SubmissionFeasibility(cluster);
-    }
-
-    /** Who may name which advance reservation; the reservations feature answers. */
-    private ReservationAccess reservations = (name, user, account) -> Optional.of("unknown reservation '" + name + "'");
-
-    @org.springframework.beans.factory.annotation.Autowired
-    void reservationAccess(ReservationAccess access) {
-        this.reservations = access;
     }
 
     record Resolved(JobSpec spec, List<String> warnings) {
