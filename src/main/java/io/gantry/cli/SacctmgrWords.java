@@ -3,12 +3,15 @@ package io.gantry.cli;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 
 import tools.jackson.databind.JsonNode;
 
-/** How {@code sacctmgr} reads its command line: {@code key=value} words, names, where and set. */
+/**
+ * How {@code sacctmgr} reads its command line ({@code key=value} words, names, {@code where} and
+ * {@code set}, a list's conditions) and the few values it reads out of the API's JSON.
+ */
 final class SacctmgrWords {
 
     private SacctmgrWords() {
