@@ -6,21 +6,14 @@ import io.gantry.agent.protocol.AgentProtocol.NodeSettings;
 import io.gantry.agent.protocol.AgentProtocol.Report;
 import io.gantry.agent.protocol.AgentProtocol.ReportType;
 import io.gantry.agent.protocol.AgentProtocol.Usage;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * environment into a fresh {@code jobs/<id>/} (then hands it to the owner), and starts
  * {@code setsid setpriv --reuid --regid --groups -- bash -c STAGE} with an environment holding
  * nothing but {@code PATH};</li>
- * <li>as the owner, {@link #STAGE} waits until the agent has put it into the job's fence (its
+ * <li>as the owner, {@link BatchStage#STAGE} waits until the agent has put it into the job's fence (its
  * cgroup), then enters the working directory, opens the output files (with the job's umask, so a
  * path the owner may not write fails the job) and execs the script with exactly the job's
  * environment. Whatever goes wrong before the exec is written to the agent's pipe and ends the
@@ -56,62 +49,6 @@ import org.slf4j.LoggerFactory;
 final class JobProcess {
 
     private static final Logger log = LoggerFactory.getLogger(JobProcess.class);
-
-    /** The largest launch-failure message kept from the second stage. */
-    private static final int MAX_FAILURE_BYTES = 4096;
-
-    /**
-     * The second stage, run as the job's owner. Arguments: working directory, output file, error
-     * file (empty: with the output), umask, environment file (NUL-separated NAME=value), script,
-     * status file; for a container, the runtime's command (a NUL-separated file), the paths the owner
-     * must be able to read for it (likewise) and the runtime's log, whose errors are copied to the
-     * job's error file when the container fails. It stays the script's parent, as slurmstepd does, and writes the script's exit
-     * status to the status file, so an agent that restarted meanwhile still learns how the job
-     * ended; signals it outlives (its traps do nothing) so the script gets its kill wait.
-     */
-    static final String STAGE = """
-            fail() { printf '%s\\n' "$*" >&2; exit 1; }
-            read -r go || exit 1
-            exec </dev/null
-            umask "$4" 2>/dev/null || fail "unusable umask $4"
-            me=$(id -un 2>/dev/null || id -u)
-            [ -d "$1" ] || fail "the working directory $1 does not exist"
-            cd -- "$1" 2>/dev/null || fail "user $me may not enter the working directory $1"
-            err=$( { : >"$2"; } 2>&1 ) || fail "user $me may not write the output file $2: ${err##*: }"
-            if [ -n "$3" ]; then
-              err=$( { : >"$3"; } 2>&1 ) || fail "user $me may not write the error file $3: ${err##*: }"
-            fi
-            mapfile -d '' -t vars < "$5" || fail "cannot read the job's environment"
-            rm -f -- "$5"
-            if [ -n "$8" ]; then
-              mapfile -d '' -t need < "$9" || fail "cannot read the container's paths"
-              for p in "${need[@]}"; do [ -r "$p" ] || fail "user $me may not read $p (for the container)"; done
-              mapfile -d '' -t ctr < "$8" || fail "cannot read the container's command"
-            fi
-            exec 1>>"$2"
-            if [ -n "$3" ]; then exec 2>>"$3"; else exec 2>&1; fi
-            trap 'stopped=143' TERM; trap 'stopped=130' INT; trap : HUP QUIT USR1 USR2 ALRM
-            [ -z "$stopped" ] || exit "$stopped"
-            if [ -n "$8" ]; then
-              # the container's runtime, rootless: the script runs inside (the bundle mounts it)
-              ( exec env -i -- "${vars[@]}" "${ctr[@]}" )
-              rc=$?
-              if [ "$rc" -ne 0 ] && [ -s "${10}" ]; then
-                sed -n 's/.*level=error msg="\\(.*\\)".*/gantry: container: \\1/p' -- "${10}" >&2
-              fi
-              printf '%s\n' "$rc" > "$7" 2>/dev/null
-              exit "$rc"
-            fi
-            # a subshell that execs into the script, so the script knows its own pid (SLURM_TASK_PID)
-            if [ "$(head -c 2 -- "$6")" = "#!" ]; then
-              ( exec env -i -- "${vars[@]}" SLURM_TASK_PID="$BASHPID" "$6" )
-            else
-              ( exec env -i -- "${vars[@]}" SLURM_TASK_PID="$BASHPID" /bin/bash "$6" )
-            fi
-            rc=$?
-            printf '%s\n' "$rc" > "$7" 2>/dev/null
-            exit "$rc"
-            """;
 
     /** Why a job could not start; the detail goes to the controller with an ENDED FAILED report. */
     static final class StartFailure extends Exception {
@@ -228,113 +165,18 @@ final class JobProcess {
         boolean switchUser = settings.agentAccount().root() && owner.uid() != settings.agentAccount().uid();
 
         String workdir = launch.workdir() == null || launch.workdir().isBlank() ? owner.home() : launch.workdir();
-        Path workingDir;
-        Path stdout;
-        Path stderr;
-        try {
-            workingDir = Path.of(workdir);
-            if (!workingDir.isAbsolute()) {
-                throw new StartFailure("the working directory '" + workdir + "' is not an absolute path");
-            }
-            JobOutputFiles.Files files = JobOutputFiles.of(launch, workingDir, node, owner);
-            stdout = files.stdout();
-            stderr = files.stderr();
-        } catch (InvalidPathException e) {
-            throw new StartFailure("unusable path in the job's working directory or output files: " + e.getReason());
-        }
-
-        Path jobDir;
-        Path script;
-        Path environment;
-        Path containerCommand = null;
-        Path containerReads = null;
-        String containerLog = "";
-        try {
-            jobDir = settings.dirs().freshJobDir(launch.jobId());
-            script = jobDir.resolve("script.sh");
-            environment = jobDir.resolve("environment");
-            writePrivate(script, (launch.script() == null ? "" : launch.script()).getBytes(StandardCharsets.UTF_8),
-                    "rwx------");
-            Map<String, String> env = environment(launch, settings, workdir, owner);
-            writePrivate(environment, environmentFile(env), "rw-------");
-            List<Path> files = new ArrayList<>(List.of(script, environment, jobDir));
-            if (container != null) {
-                ContainerRuntime.Command run = container.command(owner, env, workdir, script);
-                containerCommand = jobDir.resolve("container");
-                containerReads = jobDir.resolve("container-reads");
-                writePrivate(containerCommand, nulSeparated(run.argv()), "rw-------");
-                writePrivate(containerReads, nulSeparated(run.mustRead()), "rw-------");
-                int log = run.argv().indexOf("--log");
-                containerLog = log >= 0 && log + 1 < run.argv().size() ? run.argv().get(log + 1) : "";
-                files.addAll(List.of(containerCommand, containerReads));
-            }
-            if (switchUser) {
-                for (Path p : files) {
-                    Files.setAttribute(p, "unix:gid", (int) owner.gid(), LinkOption.NOFOLLOW_LINKS);
-                    Files.setAttribute(p, "unix:uid", (int) owner.uid(), LinkOption.NOFOLLOW_LINKS);
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            throw new StartFailure("cannot prepare the job's directory on " + node + ": " + e);
-        } catch (StartFailure e) {
-            throw new StartFailure(e.getMessage() + " (on " + node + ")");
-        }
-
-        runAsRoot(nodeSettings.prolog(), "prolog", launch, owner, node, true);
-
-        JobFence cgroup;
-        try {
-            cgroup = settings.fences().create(launch.jobId(), launch.memoryMbOnNode() * 1024 * 1024, cpus,
-                    GpuDevices.Grant.of(launch));
-        } catch (IOException | RuntimeException e) {
-            throw new StartFailure("cannot create the job's cgroup on " + node + ": " + e.getMessage());
-        }
-
-        List<String> command = new ArrayList<>(List.of("setsid"));
-        if (cgroup != null) {
-            command.addAll(cgroup.launcher()); // as root: hides the GPUs the job was not given
-        }
-        if (switchUser) {
-            command.addAll(List.of("setpriv", "--reuid=" + owner.uid(), "--regid=" + owner.gid(),
-                    "--groups=" + String.join(",", owner.groups().stream().map(String::valueOf).toList()),
-                    "--inh-caps=-all", "--"));
-        }
-        command.addAll(List.of("/bin/bash", "-c", STAGE, "gantry-job", workingDir.toString(), stdout.toString(),
-                stderr == null || stderr.equals(stdout) ? "" : stderr.toString(), umask(identity.umask()),
-                environment.toString(), script.toString(), jobDir.resolve("status").toString(),
-                containerCommand == null ? "" : containerCommand.toString(),
-                containerReads == null ? "" : containerReads.toString(), containerLog));
-        ProcessBuilder builder = new ProcessBuilder(command)
-                .directory(Path.of("/").toFile())
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD);
-        builder.environment().clear();
-        builder.environment().put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-
+        BatchStage.Prepared prepared = BatchStage.prepare(launch, settings, owner, workdir, switchUser, container);
+        PrologEpilog.run(nodeSettings.prolog(), "prolog", launch, owner, node, true);
+        JobFence cgroup = FenceSetup.cgroup(launch, settings, cpus);
+        ProcessBuilder builder = BatchStage.command(prepared, cgroup, owner, switchUser, umask(identity.umask()));
         Process process;
         try {
             process = builder.start();
         } catch (IOException e) {
-            release(cgroup);
+            FenceSetup.release(cgroup);
             throw new StartFailure("cannot start the batch script on " + node + ": " + e.getMessage());
         }
-        JobFence fence = cgroup;
-        try {
-            if (cgroup != null) {
-                cgroup.add(process.pid());
-            } else {
-                fence = new ProcessGroupFence(groupOf(process), settings.oomWatch());
-            }
-            try (OutputStream go = process.getOutputStream()) {
-                go.write("go\n".getBytes(StandardCharsets.US_ASCII));
-            }
-        } catch (IOException | RuntimeException e) {
-            process.destroyForcibly();
-            if (cgroup != null) {
-                cgroup.killAll();
-                release(cgroup);
-            }
-            throw new StartFailure("cannot put the job into its cgroup on " + node + ": " + e.getMessage());
-        }
+        JobFence fence = FenceSetup.enter(process, cgroup, settings);
         Path record = settings.dirs().processRecord(launch.jobId());
         try {
             Files.writeString(settings.dirs().launchRecord(launch.jobId()), AgentJson.MAPPER.writeValueAsString(launch),
@@ -346,7 +188,7 @@ final class JobProcess {
         JobProcess job = new JobProcess(launch, settings, owner, workdir, process, process.toHandle(), fence, record,
                 timers, System.nanoTime());
         log.info("job {} launched as {} (uid {}): pid {}, output {}", launch.jobId(), owner.name(), owner.uid(),
-                process.pid(), stdout);
+                process.pid(), prepared.stdout());
         Thread watcher = new Thread(() -> job.watch(reports, onEnd, owner), "job-" + launch.jobId());
         watcher.setDaemon(true);
         watcher.start();
@@ -386,7 +228,7 @@ final class JobProcess {
      * or FAILED with the reason when it recorded none.
      */
     static Report endedUnwatched(Launch launch, AgentDirs dirs, Clock clock, String node) {
-        OptionalInt code = recordedStatus(dirs.jobDir(launch.jobId()).resolve("status"));
+        OptionalInt code = BatchStage.recordedStatus(dirs.jobDir(launch.jobId()).resolve("status"));
         if (code.isEmpty()) {
             return new Report(launch.jobId(), ReportType.ENDED, clock.instant(), "FAILED", null, null,
                     "ended while the agent of " + node + " was down; its exit status is unknown", null,
@@ -396,24 +238,6 @@ final class JobProcess {
         Integer signal = c > 128 && c <= 128 + 64 ? c - 128 : null;
         return new Report(launch.jobId(), ReportType.ENDED, clock.instant(), c == 0 ? "COMPLETED" : "FAILED",
                 signal == null ? c : null, signal, null, null, launch.startTime());
-    }
-
-    private static OptionalInt recordedStatus(Path statusFile) {
-        // jobs/<id>/ is the job user's: the agent (root) reads only a regular file there, not through a link at
-        // its end, and a few bytes of it at most (a link to /dev/zero or a FIFO would stall or flood it)
-        if (!Files.isRegularFile(statusFile, LinkOption.NOFOLLOW_LINKS)) {
-            return OptionalInt.empty();
-        }
-        try (var channel = Files.newByteChannel(statusFile, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            java.nio.ByteBuffer status = java.nio.ByteBuffer.allocate(16);
-            while (status.hasRemaining() && channel.read(status) > 0) {
-                // an exit status and a newline fit
-            }
-            return OptionalInt.of(Integer.parseInt(new String(status.array(), 0, status.position(),
-                    StandardCharsets.US_ASCII).strip()));
-        } catch (IOException | RuntimeException e) {
-            return OptionalInt.empty();
-        }
     }
 
     String jobId() {
@@ -593,7 +417,7 @@ final class JobProcess {
     }
 
     private void watch(Consumer<Report> reports, Consumer<JobProcess> onEnd, UnixAccount owner) {
-        String failure = process == null ? null : setupFailure();
+        String failure = process == null ? null : BatchStage.setupFailure(process);
         if (process == null) {
             armTimers();
         } else if (failure == null) {
@@ -605,7 +429,7 @@ final class JobProcess {
         boolean oom = fence.oomKilled();
         fence.killAll(); // whatever the script left behind
         Usage usage = new Usage(orNull(fence.peakMemoryBytes()), orNull(fence.cpuTimeMillis()));
-        release(fence);
+        FenceSetup.release(fence);
         String state;
         Integer exitCode;
         Integer signal = code > 128 && code <= 128 + 64 ? code - 128 : null;
@@ -653,7 +477,7 @@ final class JobProcess {
         }
         NodeSettings nodeSettings = settings.nodeSettings() == null ? NodeSettings.DEFAULTS : settings.nodeSettings();
         try {
-            runAsRoot(nodeSettings.epilog(), "epilog", launch, owner, settings.node(), false);
+            PrologEpilog.run(nodeSettings.epilog(), "epilog", launch, owner, settings.node(), false);
         } catch (StartFailure e) {
             log.warn("job {}: {}", launch.jobId(), e.getMessage());
         }
@@ -661,27 +485,6 @@ final class JobProcess {
         reports.accept(new Report(launch.jobId(), ReportType.ENDED, settings.clock().instant(), state, exitCode,
                 exitCode == null ? signal : null, detail, usage, launch.startTime()));
         onEnd.accept(this);
-    }
-
-    /**
-     * What the second stage wrote before it handed its standard error to the job: nothing (null)
-     * when it set up and exec'd the script, else why it could not.
-     */
-    private String setupFailure() {
-        try (InputStream in = process.getErrorStream()) {
-            ByteArrayOutputStream text = new ByteArrayOutputStream();
-            byte[] buffer = new byte[1024];
-            int n;
-            while ((n = in.read(buffer)) >= 0) {
-                if (text.size() < MAX_FAILURE_BYTES) {
-                    text.write(buffer, 0, Math.min(n, MAX_FAILURE_BYTES - text.size()));
-                }
-            }
-            String s = text.toString(StandardCharsets.UTF_8).strip();
-            return s.isEmpty() ? null : s.replaceAll("\\p{Cntrl}+", " ");
-        } catch (IOException e) {
-            return null;
-        }
     }
 
     /** The second stage's exit code; for an adopted job the status it recorded, or -1 when it recorded none. */
@@ -692,7 +495,7 @@ final class JobProcess {
                     return process.waitFor();
                 }
                 handle.onExit().get();
-                return recordedStatus(statusFile).orElse(-1);
+                return BatchStage.recordedStatus(statusFile).orElse(-1);
             } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
                 // the watcher lives until its script ends
             }
@@ -746,116 +549,11 @@ final class JobProcess {
         return env;
     }
 
-    private static byte[] nulSeparated(List<String> words) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (String w : words) {
-            out.writeBytes(w.getBytes(StandardCharsets.UTF_8));
-            out.write(0);
-        }
-        return out.toByteArray();
-    }
-
-    /** The job's environment as the second stage reads it: NUL-separated {@code NAME=value} entries. */
-    private static byte[] environmentFile(Map<String, String> env) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        env.forEach((k, v) -> {
-            if (k != null && v != null) {
-                out.writeBytes((k + "=" + v).getBytes(StandardCharsets.UTF_8));
-                out.write(0);
-            }
-        });
-        return out.toByteArray();
-    }
-
     static String umask(String umask) {
         return umask != null && umask.matches("0?[0-7]{3}") ? umask : "0077";
     }
 
-    private static void writePrivate(Path file, byte[] content, String mode) throws IOException {
-        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(mode)));
-        Files.write(file, content, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING,
-                LinkOption.NOFOLLOW_LINKS);
-    }
-
-    /**
-     * Runs the prolog or epilog as root, with the job's ids in its environment; a prolog that fails
-     * fails the job.
-     */
-    private static void runAsRoot(String program, String what, Launch launch, UnixAccount owner, String node,
-            boolean mustSucceed) throws StartFailure {
-        if (program == null || program.isBlank()) {
-            return;
-        }
-        ProcessBuilder builder = new ProcessBuilder(program).redirectErrorStream(true).directory(Path.of("/").toFile());
-        Map<String, String> env = builder.environment();
-        env.clear();
-        env.put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-        env.put("SLURM_JOB_ID", Long.toString(OutputPattern.numericJobId(launch)));
-        env.put("GANTRY_JOB_ID", launch.jobId());
-        env.put("SLURM_JOB_USER", owner.name());
-        env.put("SLURM_JOB_UID", Long.toString(owner.uid()));
-        env.put("SLURM_JOB_GID", Long.toString(owner.gid()));
-        env.put("SLURMD_NODENAME", node);
-        try {
-            Process p = builder.start();
-            p.getOutputStream().close();
-            byte[] out = p.getInputStream().readNBytes(MAX_FAILURE_BYTES);
-            if (!p.waitFor(5, TimeUnit.MINUTES)) {
-                p.destroyForcibly();
-                throw new StartFailure(what + " " + program + " did not finish within 5 minutes on " + node);
-            }
-            if (p.exitValue() != 0 && mustSucceed) {
-                throw new StartFailure(what + " " + program + " failed on " + node + " (exit code " + p.exitValue()
-                        + "): " + new String(out, StandardCharsets.UTF_8).strip());
-            }
-        } catch (IOException e) {
-            if (mustSucceed) {
-                throw new StartFailure("cannot run the " + what + " " + program + " on " + node + ": " + e.getMessage());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StartFailure(what + " interrupted on " + node);
-        }
-    }
-
-    private static void release(JobFence fence) {
-        if (fence != null) {
-            try {
-                fence.release();
-            } catch (RuntimeException e) {
-                log.warn("cannot release a job's cgroup: {}", e.toString());
-            }
-        }
-    }
-
     private static Long orNull(OptionalLong value) {
         return value.isPresent() ? value.getAsLong() : null;
-    }
-
-    /**
-     * The script's process group: its own pid, as {@code setsid} makes it a group leader without
-     * forking (the JDK's child never leads a group). Checked in {@code /proc}, where the child may
-     * still be {@code setsid} for an instant before it calls setsid(2).
-     */
-    private static long groupOf(Process process) {
-        long pid = process.pid();
-        long ownGroup = ProcessGroups.ownGroup();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-        while (System.nanoTime() < deadline) {
-            OptionalLong pgid = ProcessGroups.pgidOf(pid);
-            if (pgid.isEmpty() || pgid.getAsLong() == pid) {
-                return pid;
-            }
-            if (pgid.getAsLong() != ownGroup) {
-                break;
-            }
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        return pid;
     }
 }

@@ -8,7 +8,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Guarantees, borrowing and lending for one cycle (issue 16), at every level of the account tree,
@@ -44,20 +43,16 @@ final class QuotaBook {
     private static final int POOL = 0;
     private static final int LENT = 1;
     private static final int NONE = 2;
-    private static final int MAX_DEPTH = 64;
 
     private final boolean active;
-    private final Map<String, Quota> tree = new HashMap<>();
-    private final Map<String, String> memberCache = new HashMap<>();
-    private final Map<String, String> nodeTypes = new HashMap<>();
+    private final QuotaAccounts accounts;
+    private final GpuKeys gpus;
     private final String[] keys;
-    private final long[] capacity;
     private final long minRuntime;
     private final Set<JobId> stopping;
 
     /** Accounts by index (sorted by name), their parent's index (-1 for a root) and children. */
     private final String[] names;
-    private final Map<String, Integer> index = new HashMap<>();
     private final int[] parent;
     private final int[][] children;
     /** Per account, per key: its region, its pool, its limits. */
@@ -79,7 +74,6 @@ final class QuotaBook {
     private final long[][] want;
     /** Per borrowing job, per key: the account it borrows at (-1 for a key it does not borrow). */
     private final Map<JobId, int[]> borrowLevel = new HashMap<>();
-    private final Map<String, int[]> paths = new HashMap<>();
     /** {@link #mayLend} as of {@code version}, which every charge moves on. */
     private final long[][] lendCache;
     private final long[][] lendVersion;
@@ -97,69 +91,21 @@ final class QuotaBook {
         this.minRuntime = quotas.minRuntimeSeconds();
         this.stopping = quotas.stopping();
         this.borrowedBefore = quotas.borrowedAt();
-        TreeSet<String> keySet = new TreeSet<>();
-        for (Quota q : quotas.accounts()) {
-            tree.put(q.account(), q);
-            q.guaranteed().forEach((k, v) -> {
-                if (v > 0) {
-                    keySet.add(k);
-                }
-            });
-        }
-        keySet.add(Quota.ANY);
-        keys = keySet.toArray(String[]::new);
-        capacity = new long[keys.length];
-        if (!active && !forReport) {
-            names = new String[0];
-            parent = new int[0];
-            children = new int[0][];
+        boolean counting = active || forReport;
+        this.gpus = new GpuKeys(quotas.accounts(), counting ? nodes : List.of());
+        this.keys = gpus.keys();
+        this.accounts = new QuotaAccounts(quotas.accounts(), counting);
+        this.names = accounts.names();
+        this.parent = accounts.parents();
+        this.children = accounts.children();
+        if (!counting) {
             region = pool = maxBorrow = maxLend = held = poolUsed = lentHere = new long[0][];
             borrowedAbove = used = want = new long[0][];
             poolFull = regionFull = new boolean[0][];
             lendCache = lendVersion = new long[0][];
             return;
         }
-        for (Node n : nodes) {
-            nodeTypes.put(n.name(), n.gpuType());
-            for (int k = 0; k < keys.length; k++) {
-                if (keys[k].isEmpty() || keys[k].equals(n.gpuType())) {
-                    capacity[k] += n.gpus();
-                }
-            }
-        }
-        names = new TreeSet<>(tree.keySet()).toArray(String[]::new);
         int count = names.length;
-        for (int i = 0; i < count; i++) {
-            index.put(names[i], i);
-        }
-        parent = new int[count];
-        List<List<Integer>> kids = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            kids.add(new ArrayList<>());
-        }
-        for (int i = 0; i < count; i++) {
-            Integer p = tree.get(names[i]).parent() == null ? null : index.get(tree.get(names[i]).parent());
-            parent[i] = p == null ? -1 : p;
-        }
-        // A parent chain that loops (which the accounts API refuses) is cut where it would close.
-        for (int i = 0; i < count; i++) {
-            int steps = 0;
-            for (int a = parent[i]; a >= 0; a = parent[a]) {
-                if (a == i || ++steps > MAX_DEPTH) {
-                    parent[i] = -1;
-                    break;
-                }
-            }
-        }
-        for (int i = 0; i < count; i++) {
-            if (parent[i] >= 0) {
-                kids.get(parent[i]).add(i);
-            }
-        }
-        children = new int[count][];
-        for (int i = 0; i < count; i++) {
-            children[i] = kids.get(i).stream().mapToInt(Integer::intValue).toArray();
-        }
         int kk = keys.length;
         region = new long[count][kk];
         pool = new long[count][kk];
@@ -176,9 +122,9 @@ final class QuotaBook {
         poolFull = new boolean[count][kk];
         regionFull = new boolean[count][kk];
         for (int i = 0; i < count; i++) {
-            Quota q = tree.get(names[i]);
+            Quota q = accounts.quota(names[i]);
             for (int k = 0; k < kk; k++) {
-                region[i][k] = parent[i] < 0 ? capacity[k] : q.guaranteed(keys[k]);
+                region[i][k] = parent[i] < 0 ? gpus.capacity(k) : q.guaranteed(keys[k]);
                 maxBorrow[i][k] = q.maxBorrow(keys[k]);
                 maxLend[i][k] = q.maxLend(keys[k]);
             }
@@ -252,28 +198,12 @@ final class QuotaBook {
 
     /** GPUs per key an allocation holds. */
     long[] need(List<NodeAllocation> allocation) {
-        long[] need = new long[keys.length];
-        for (NodeAllocation a : allocation) {
-            String type = nodeTypes.get(a.node());
-            for (int k = 0; k < keys.length; k++) {
-                if (keys[k].isEmpty() || keys[k].equals(type)) {
-                    need[k] += a.gpus();
-                }
-            }
-        }
-        return need;
+        return gpus.need(allocation);
     }
 
     /** GPUs per key a request asks for before it is placed: typed keys only for the type it names. */
     long[] requested(Request r) {
-        long gpus = r.gpusPerNode() > 0 ? (long) r.gpusPerNode() * Math.max(1, r.nodes()) : r.gpus();
-        long[] need = new long[keys.length];
-        for (int k = 0; k < keys.length; k++) {
-            if (keys[k].isEmpty() || keys[k].equals(r.gpuType())) {
-                need[k] = gpus;
-            }
-        }
-        return need;
+        return gpus.requested(r);
     }
 
     /**
@@ -281,55 +211,11 @@ final class QuotaBook {
      * account: QOS preemption acts within it.
      */
     String member(String account) {
-        String known = memberCache.get(account);
-        if (known != null) {
-            return known;
-        }
-        String top = account;
-        String found = null;
-        int depth = 0;
-        for (String a = account; a != null && depth < MAX_DEPTH; depth++) {
-            Quota q = tree.get(a);
-            if (q == null) {
-                break;
-            }
-            if (hasGuarantee(q)) {
-                found = a;
-                break;
-            }
-            if (q.parent() != null) {
-                top = a;
-            }
-            a = q.parent();
-        }
-        String m = found != null ? found : top;
-        memberCache.put(account, m);
-        return m;
+        return accounts.member(account);
     }
 
-    /** The account's index and its ancestors' up to its root; empty for an account the tree does not know. */
     private int[] path(String account) {
-        int[] known = paths.get(account);
-        if (known != null) {
-            return known;
-        }
-        Integer start = account == null ? null : index.get(account);
-        int[] out;
-        if (start == null) {
-            out = new int[0];
-        } else {
-            int len = 0;
-            for (int a = start; a >= 0; a = parent[a]) {
-                len++;
-            }
-            out = new int[len];
-            int i = 0;
-            for (int a = start; a >= 0; a = parent[a]) {
-                out[i++] = a;
-            }
-        }
-        paths.put(account, out);
-        return out;
+        return accounts.path(account);
     }
 
     /**
@@ -380,7 +266,8 @@ final class QuotaBook {
     private int overLevel(JobId id, int[] path, int k, long n) {
         Map<String, String> known = borrowedBefore.get(id);
         String was = known == null ? null : known.get(keys[k]);
-        if (was != null && contains(path, index.getOrDefault(was, -1))) {
+        Integer wasAt = accounts.indexOf(was);
+        if (was != null && contains(path, wasAt == null ? -1 : wasAt)) {
             return path[before(id, path, k)];
         }
         for (int i = path.length - 1; i >= 1; i--) {
@@ -408,7 +295,7 @@ final class QuotaBook {
      */
     private int before(JobId id, int[] path, int k) {
         Map<String, String> was = borrowedBefore.get(id);
-        Integer at = was == null || was.get(keys[k]) == null ? null : index.get(was.get(keys[k]));
+        Integer at = was == null ? null : accounts.indexOf(was.get(keys[k]));
         for (int i = 0; at != null && i < path.length; i++) {
             if (path[i] == at) {
                 return i;
@@ -425,12 +312,8 @@ final class QuotaBook {
         }
         int depth = Integer.MAX_VALUE;
         for (String account : was.values()) {
-            Integer at = index.get(account);
-            int d = 0;
-            for (int a = at == null ? -1 : at; a >= 0; a = parent[a]) {
-                d++;
-            }
-            depth = Math.min(depth, d);
+            Integer at = accounts.indexOf(account);
+            depth = Math.min(depth, accounts.depth(at == null ? -1 : at));
         }
         return depth;
     }
@@ -734,26 +617,12 @@ final class QuotaBook {
     }
 
     private static boolean contains(int[] path, int a) {
-        for (int p : path) {
-            if (p == a) {
-                return true;
-            }
-        }
-        return false;
+        return QuotaAccounts.contains(path, a);
     }
 
     /** Whether it ran long enough ({@code gantry.quotas.min-runtime}) to be reclaimed at {@code now}. */
     boolean ranMinimum(RunningJob r, long now) {
         return now - r.startTime() >= minRuntime;
-    }
-
-    private static boolean hasGuarantee(Quota q) {
-        for (long v : q.guaranteed().values()) {
-            if (v > 0) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static long sat(long a, long b) {
@@ -763,8 +632,8 @@ final class QuotaBook {
 
     /** Per account and key, GPUs borrowed at it (from its children, by the others or its own jobs). */
     long borrowedAt(String account, String key) {
-        Integer i = index.get(account);
-        int k = Arrays.asList(keys).indexOf(key);
+        Integer i = accounts.indexOf(account);
+        int k = gpus.indexOf(key);
         return i == null || k < 0 ? 0 : lentHere[i][k];
     }
 
@@ -812,9 +681,9 @@ final class QuotaBook {
         List<QuotaUse> out = new ArrayList<>();
         for (int i = 0; i < names.length; i++) {
             String a = names[i];
-            Quota q = tree.get(a);
+            Quota q = accounts.quota(a);
             for (int k = 0; k < keys.length; k++) {
-                long g = q.parent() == null && !q.guaranteed().containsKey(keys[k]) ? capacity[k]
+                long g = q.parent() == null && !q.guaranteed().containsKey(keys[k]) ? gpus.capacity(k)
                         : q.guaranteed(keys[k]);
                 long used = inUse.getOrDefault(a, new long[keys.length])[k];
                 long want = wanted.getOrDefault(a, new long[keys.length])[k];
@@ -828,11 +697,6 @@ final class QuotaBook {
     }
 
     private List<String> upward(String account) {
-        List<String> out = new ArrayList<>();
-        for (String a = account; a != null && out.size() < MAX_DEPTH; a = tree.containsKey(a) ? tree.get(a).parent()
-                : null) {
-            out.add(a);
-        }
-        return out;
+        return accounts.upward(account);
     }
 }

@@ -18,7 +18,7 @@ public record ActiveJob(long row, long version, long jobId, int arrayTaskId, Str
         Integer arrayMaxRunning, String partition, Instant startTime, List<JobAllocation> allocation,
         boolean requeue, Long simulatedRunSeconds, Integer simulatedExitCode, String reason, long priority,
         Instant expectedStartTime, String reservation, String nodelist, String exclude, String switches, Integer maxNodes,
-        Long timeMinSeconds, Integer segment, String exclusiveMode, Integer shards) {
+        Long timeMinSeconds, Integer segment, String exclusiveMode, Integer shards) implements JobRequest {
 
     /** Whether it has the blocks of its nodes to itself ({@code --exclusive=topo}). */
     public boolean topoExclusive() {

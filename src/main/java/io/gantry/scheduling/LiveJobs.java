@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.gantry.engine.PendingJob;
 import io.gantry.engine.PendingReason;
 import io.gantry.jobs.ActiveJob;
+import io.gantry.jobs.EngineRequests;
 import io.gantry.jobs.Hold;
 import io.gantry.jobs.JobState;
 import io.gantry.jobs.SchedulerJobs;
@@ -62,7 +63,7 @@ final class LiveJobs {
 
         PendingJob engineJob() {
             if (engineJob == null) {
-                engineJob = SchedulingCycle.pendingJob(job);
+                engineJob = EngineRequests.pending(job);
             }
             return engineJob;
         }

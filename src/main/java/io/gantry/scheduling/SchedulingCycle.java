@@ -23,9 +23,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import io.gantry.accounting.AccountingService;
 import io.gantry.accounting.AccountingViews.EngineLimits;
+import io.gantry.accounting.QuotaMarks;
 import io.gantry.cluster.ClusterService;
 import io.gantry.cluster.ClusterService.NodeUse;
-import io.gantry.engine.Constraint;
 import io.gantry.engine.Engine;
 import io.gantry.engine.Hostlist;
 import io.gantry.engine.JobId;
@@ -34,13 +34,12 @@ import io.gantry.engine.PendingJob;
 import io.gantry.engine.PendingReason;
 import io.gantry.engine.Plan;
 import io.gantry.engine.Policy;
-import io.gantry.engine.Request;
 import io.gantry.engine.RunningJob;
 import io.gantry.engine.Snapshot;
 import io.gantry.engine.Start;
 import io.gantry.jobs.ActiveJob;
+import io.gantry.jobs.EngineRequests;
 import io.gantry.jobs.JobAllocation;
-import io.gantry.jobs.JobSwitches;
 import io.gantry.jobs.JobState;
 import io.gantry.jobs.SchedulerJobs;
 import io.gantry.jobs.SchedulerJobs.Waiting;
@@ -83,6 +82,17 @@ class SchedulingCycle {
     private final Policy policy;
     private final LiveJobs live;
     private final SchedulerProperties properties;
+    private final JobCompletion completion;
+    /** Expected starts of the waiting jobs, estimated beside the cycles. */
+    private final ExpectedStarts expectedStarts;
+    /** Keeps the latest snapshots, against which a job's start is tried without writing anything. */
+    private final TrialStarts trials;
+    private final PriorityBoard priorities;
+    private final QuotaReclaims reclaims;
+    private final QuotaMarks marks;
+    private final QuotaProperties quotaProperties;
+    /** The advance reservations not yet over; the reservations feature supplies them. */
+    private final ReservationSource reservations;
     /** The last full pass's waiting jobs, highest priority first, and those it reserved for. */
     private List<Long> ranked = List.of();
     private List<Long> reserved = List.of();
@@ -109,7 +119,9 @@ class SchedulingCycle {
 
     SchedulingCycle(SchedulerJobs jobs, ClusterService cluster, AccountingService accounting, GpuLedger gpus,
             TransactionTemplate transaction, ApplicationEventPublisher events, Clock clock,
-            SchedulerProperties properties, LiveJobs live) {
+            SchedulerProperties properties, LiveJobs live, JobCompletion completion, ExpectedStarts expectedStarts,
+            TrialStarts trials, PriorityBoard priorities, QuotaReclaims reclaims, QuotaMarks marks,
+            QuotaProperties quotaProperties, ReservationSource reservations) {
         this.live = live;
         this.properties = properties;
         this.jobs = jobs;
@@ -120,44 +132,14 @@ class SchedulingCycle {
         this.events = events;
         this.clock = clock;
         this.policy = Policy.named(properties.policy());
-    }
-
-    private PriorityBoard priorities = new PriorityBoard();
-    private JobCompletion completion;
-
-    @org.springframework.beans.factory.annotation.Autowired
-    void jobCompletion(JobCompletion completion) {
         this.completion = completion;
-    }
-
-    private ExpectedStarts expectedStarts;
-
-    @org.springframework.beans.factory.annotation.Autowired
-    void expectedStarts(ExpectedStarts starts) {
-        this.expectedStarts = starts;
-    }
-
-    private TrialStarts trials;
-
-    @org.springframework.beans.factory.annotation.Autowired
-    void trialStarts(TrialStarts trials) {
+        this.expectedStarts = expectedStarts;
         this.trials = trials;
-    }
-
-    @org.springframework.beans.factory.annotation.Autowired
-    void priorityBoard(PriorityBoard board) {
-        this.priorities = board;
-    }
-
-    private QuotaReclaims reclaims = new QuotaReclaims();
-    private io.gantry.accounting.QuotaMarks marks;
-    private QuotaProperties quotaProperties = new QuotaProperties(java.time.Duration.ZERO);
-
-    @org.springframework.beans.factory.annotation.Autowired
-    void quotas(QuotaReclaims reclaims, io.gantry.accounting.QuotaMarks marks, QuotaProperties properties) {
+        this.priorities = priorities;
         this.reclaims = reclaims;
         this.marks = marks;
-        this.quotaProperties = properties;
+        this.quotaProperties = quotaProperties;
+        this.reservations = reservations;
     }
 
     /**
@@ -172,18 +154,18 @@ class SchedulingCycle {
      * not warned again, and their GPUs count as coming back, so no other job is chosen in their place.
      */
     void leaderStarted(Collection<ActiveJob> running) {
-        if (marks == null || running.isEmpty()) {
+        if (running.isEmpty()) {
             reclaims.seed(Set.of(), Map.of(), Map.of());
             return;
         }
-        Map<io.gantry.accounting.QuotaMarks.Key, ActiveJob> byKey = new HashMap<>();
+        Map<QuotaMarks.Key, ActiveJob> byKey = new HashMap<>();
         for (ActiveJob j : running) {
-            byKey.put(new io.gantry.accounting.QuotaMarks.Key(j.jobId(), j.arrayTaskId()), j);
+            byKey.put(new QuotaMarks.Key(j.jobId(), j.arrayTaskId()), j);
         }
         Set<JobId> borrowing = new java.util.HashSet<>();
         Map<JobId, Map<String, String>> at = new HashMap<>();
         Map<JobId, Map<String, String>> inStore = new HashMap<>();
-        Map<io.gantry.accounting.QuotaMarks.Key, io.gantry.accounting.QuotaMarks.Mark> found = marks.of(byKey.keySet());
+        Map<QuotaMarks.Key, QuotaMarks.Mark> found = marks.of(byKey.keySet());
         found.forEach((key, mark) -> {
             ActiveJob job = byKey.get(key);
             if (job == null) {
@@ -206,7 +188,7 @@ class SchedulingCycle {
         reclaims.seed(borrowing, at, inStore);
         found.forEach((key, mark) -> {
             ActiveJob job = byKey.get(key);
-            io.gantry.accounting.QuotaMarks.Grace grace = mark.grace();
+            QuotaMarks.Grace grace = mark.grace();
             // A grace that started before the current run is an earlier run's (it ended another way).
             if (job != null && grace != null && job.state() == JobState.RUNNING && job.startTime() != null
                     && !grace.from().isBefore(job.startTime())) {
@@ -245,14 +227,6 @@ class SchedulingCycle {
     void leaderLost() {
         reclaims.forget();
         unwritten = null;
-    }
-
-    /** The advance reservations not yet over; the reservations feature supplies them. */
-    private ReservationSource reservations = List::of;
-
-    @org.springframework.beans.factory.annotation.Autowired
-    void reservationSource(ReservationSource source) {
-        this.reservations = source;
     }
 
     record Outcome(int started, int backfilled, int pending, int running) {
@@ -302,7 +276,7 @@ class SchedulingCycle {
         List<RunningJob> running = new ArrayList<>();
         Map<JobId, ActiveJob> runningByEngineId = new HashMap<>();
         for (LiveJobs.Entry e : live.running()) {
-            RunningJob engineJob = runningJob(e.job);
+            RunningJob engineJob = EngineRequests.running(e.job);
             running.add(engineJob);
             if (e.job.state() == JobState.RUNNING) {
                 runningByEngineId.put(engineJob.id(), e.job);
@@ -347,9 +321,7 @@ class SchedulingCycle {
                 .quotas(new io.gantry.engine.QuotaTree(limits.quotas(), quotaProperties.minRuntime().toSeconds(),
                         reclaims.stoppingIds(), reclaims.borrowing(), reclaims.borrowedAt())).build();
         Plan plan = engine.plan(snapshot);
-        if (trials != null) {
-            trials.planned(snapshot, full);
-        }
+        trials.planned(snapshot, full);
         reclaims.retainRunning(runningByEngineId.keySet());
         reclaims.planned(snapshot, plan.borrowing(), plan.borrowedAt());
         boolean writePriorities = false;
@@ -514,24 +486,19 @@ class SchedulingCycle {
             // Nothing to write: no transaction at all.
             return new Outcome(0, 0, planned.pending(), planned.running());
         }
-        List<ActiveJob> started = new ArrayList<>();
-        List<LiveJobs.Entry> told = new ArrayList<>();
-        int[] backfilled = {0};
-        List<JobsPreempted.Victim> victims = new ArrayList<>();
-        List<io.gantry.jobs.JobSignalRequested.Target> graceSignals = new ArrayList<>();
-        List<QuotaReclaims.Stopping> due = new ArrayList<>();
-        List<QuotaReclaims.Stopping> graceStarted = new ArrayList<>();
+        // Reclaimed jobs whose grace time is over stop now; their owners start in a later cycle.
+        List<QuotaReclaims.Stopping> due = reclaims.takeDue(now);
+        Written written;
         try {
-            apply(planned, now, decided, borrowingChanges, started, told, backfilled, victims, graceSignals, due,
-                    graceStarted);
+            written = transaction.execute(status -> write(planned, now, decided, borrowingChanges, due));
         } catch (RuntimeException e) {
             // Rolled back: the victims whose grace was over are still to be stopped; none started one.
             due.forEach(reclaims::stop);
             throw e;
         }
         // Committed: the store now holds these decisions.
-        graceStarted.forEach(reclaims::stop);
-        reclaims.written(borrowingChanges);
+        written.graceStarted().forEach(reclaims::stop);
+        reclaims.written(written.borrowing());
         decided.forEach((row, w) -> {
             LiveJobs.Entry e = live.get(row);
             if (e != null) {
@@ -539,126 +506,157 @@ class SchedulingCycle {
                 e.decidedIn = planned.cycle();
             }
         });
-        told.forEach(e -> e.announced = e.recorded);
-        return new Outcome(started.size(), backfilled[0], planned.pending() - started.size(),
-                planned.running() + started.size());
+        written.told().forEach(e -> e.announced = e.recorded);
+        int started = written.started().size();
+        return new Outcome(started, written.backfilled(), planned.pending() - started, planned.running() + started);
     }
 
-    /** The plan's writes, in one transaction; {@code due} and {@code graceStarted} say what it did with reclaims. */
-    private void apply(Planned planned, Instant now, Map<Long, Waiting> decided,
-            Map<JobId, Map<String, String>> borrowingChanges, List<ActiveJob> started, List<LiveJobs.Entry> told,
-            int[] backfilled, List<JobsPreempted.Victim> victims,
-            List<io.gantry.jobs.JobSignalRequested.Target> graceSignals, List<QuotaReclaims.Stopping> due,
-            List<QuotaReclaims.Stopping> graceStarted) {
-        transaction.executeWithoutResult(status -> {
-            // Reclaimed jobs whose grace time is over stop now; their owners start in a later cycle.
-            due.addAll(reclaims.takeDue(now));
-            for (QuotaReclaims.Stopping s : due) {
-                reclaim(s, now, victims);
+    /**
+     * What one cycle's transaction wrote: the jobs it started ({@code backfilled} of them by backfill),
+     * the entries whose decisions live views were told of, the reclaims whose grace time it started,
+     * and where running jobs borrow as the store now says.
+     */
+    private record Written(List<ActiveJob> started, int backfilled, List<LiveJobs.Entry> told,
+            List<QuotaReclaims.Stopping> graceStarted, Map<JobId, Map<String, String>> borrowing) {
+    }
+
+    /**
+     * The plan's writes, inside the cycle's transaction: stops the reclaims that are {@code due},
+     * the preemptions and the starts, and records the decisions; {@code borrowingChanges} gains the
+     * borrowing of the jobs it starts.
+     */
+    private Written write(Planned planned, Instant now, Map<Long, Waiting> decided,
+            Map<JobId, Map<String, String>> borrowingChanges, List<QuotaReclaims.Stopping> due) {
+        List<QuotaReclaims.Stopping> graceStarted = stop(planned, now, due);
+        Started started = start(planned, now, borrowingChanges);
+        if (!borrowingChanges.isEmpty()) {
+            // Marks the jobs that start borrowing, and says where running jobs borrow now for a new leader.
+            Map<QuotaMarks.Key, Map<String, String>> byKey = new HashMap<>();
+            borrowingChanges.forEach((id, levels) -> byKey.put(new QuotaMarks.Key(id.id(), id.arrayTask()), levels));
+            marks.borrowingNow(byKey, now);
+        }
+        jobs.recordStarts(started.history());
+        jobs.recordWaiting(decided);
+        List<LiveJobs.Entry> told = announce(decided);
+        if (!started.jobs().isEmpty()) {
+            events.publishEvent(new JobStarted(List.copyOf(started.jobs())));
+        }
+        return new Written(started.jobs(), started.backfilled(), told, graceStarted, borrowingChanges);
+    }
+
+    /**
+     * Stops the reclaims that are {@code due} and the plan's preemptions, so that the jobs they stop
+     * give back what they hold first, in this transaction, for the jobs that start in their place.
+     * A reclaim whose QOS gives a grace time is only warned; returns those, to be stopped when it is over.
+     */
+    private List<QuotaReclaims.Stopping> stop(Planned planned, Instant now, List<QuotaReclaims.Stopping> due) {
+        List<JobsPreempted.Victim> victims = new ArrayList<>();
+        List<io.gantry.jobs.JobSignalRequested.Target> graceSignals = new ArrayList<>();
+        List<QuotaReclaims.Stopping> graceStarted = new ArrayList<>();
+        for (QuotaReclaims.Stopping s : due) {
+            reclaim(s, now).ifPresent(victims::add);
+        }
+        for (io.gantry.engine.Preemption p : planned.plan().preemptions()) {
+            ActiveJob victim = planned.runningByEngineId().get(p.victim());
+            ActiveJob by = planned.byEngineId().get(p.by());
+            if (victim == null || by == null) {
+                continue;
             }
-            // Preempted jobs give back what they hold first, in this transaction, for the jobs that stop them.
-            for (io.gantry.engine.Preemption p : planned.plan().preemptions()) {
-                ActiveJob victim = planned.runningByEngineId().get(p.victim());
-                ActiveJob by = planned.byEngineId().get(p.by());
-                if (victim == null || by == null) {
-                    continue;
+            if (p.reclaim()) {
+                // Requeued when the job allows it, else ended PREEMPTED; after its QOS's grace time.
+                io.gantry.engine.Preemption.Mode mode = victim.requeue() ? io.gantry.engine.Preemption.Mode.REQUEUE
+                        : io.gantry.engine.Preemption.Mode.CANCEL;
+                long grace = planned.graceSeconds().getOrDefault(victim.qos(), 0L);
+                String why = "reclaimed: account " + by.account() + " needs its guaranteed GPUs back for job "
+                        + by.displayId();
+                QuotaReclaims.Stopping stop = new QuotaReclaims.Stopping(victim.row(), p.victim(),
+                        now.plusSeconds(grace), mode, why, by.displayId());
+                if (grace <= 0) {
+                    jobs.recordEvent(victim.row(), now, "RECLAIM", why);
+                    reclaim(stop, now).ifPresent(victims::add);
+                } else {
+                    // Known to the store in this transaction, to this leader once committed.
+                    graceStarted.add(stop);
+                    marks.graceStarted(new QuotaMarks.Key(victim.jobId(), victim.arrayTaskId()),
+                            new QuotaMarks.Grace(now, stop.deadline(), mode.name(), why, by.displayId()));
+                    jobs.recordEvent(victim.row(), now, "RECLAIM", why + "; stopped after its QOS's grace time of "
+                            + grace + " s");
+                    // Warned as its grace starts, as Slurm's GraceTime does, so it can checkpoint.
+                    jobs.graceSignal(victim.row()).ifPresent(signal -> {
+                        graceSignals.add(signal);
+                        jobs.recordEvent(victim.row(), now, "SIGNALLED", GraceSignals.describe(signal, grace));
+                    });
                 }
-                if (p.reclaim()) {
-                    // Requeued when the job allows it, else ended PREEMPTED; after its QOS's grace time.
-                    io.gantry.engine.Preemption.Mode mode = victim.requeue() ? io.gantry.engine.Preemption.Mode.REQUEUE
-                            : io.gantry.engine.Preemption.Mode.CANCEL;
-                    long grace = planned.graceSeconds().getOrDefault(victim.qos(), 0L);
-                    String why = "reclaimed: account " + by.account() + " needs its guaranteed GPUs back for job "
-                            + by.displayId();
-                    QuotaReclaims.Stopping stop = new QuotaReclaims.Stopping(victim.row(), p.victim(),
-                            now.plusSeconds(grace), mode, why, by.displayId());
-                    if (grace <= 0) {
-                        jobs.recordEvent(victim.row(), now, "RECLAIM", why);
-                        reclaim(stop, now, victims);
-                    } else {
-                        // Known to the store in this transaction, to this leader once committed.
-                        graceStarted.add(stop);
-                        if (marks != null) {
-                            marks.graceStarted(new io.gantry.accounting.QuotaMarks.Key(victim.jobId(),
-                                    victim.arrayTaskId()), new io.gantry.accounting.QuotaMarks.Grace(now,
-                                    stop.deadline(), mode.name(), why, by.displayId()));
-                        }
-                        jobs.recordEvent(victim.row(), now, "RECLAIM", why + "; stopped after its QOS's grace time of "
-                                + grace + " s");
-                        // Warned as its grace starts, as Slurm's GraceTime does, so it can checkpoint.
-                        jobs.graceSignal(victim.row()).ifPresent(signal -> {
-                            graceSignals.add(signal);
-                            jobs.recordEvent(victim.row(), now, "SIGNALLED", GraceSignals.describe(signal, grace));
-                        });
-                    }
-                    continue;
-                }
-                String detail = "preempted by job " + by.displayId() + " (QOS " + by.qos() + ")";
-                if (completion.preempt(victim.row(), p.mode(), now, detail)) {
-                    victims.add(new JobsPreempted.Victim(victim.row(), victim.displayId(),
-                            victim.allocation().isEmpty() ? null : victim.allocation().get(0).node(), detail));
-                }
+                continue;
             }
-            if (!victims.isEmpty()) {
-                events.publishEvent(new JobsPreempted(List.copyOf(victims)));
+            String detail = "preempted by job " + by.displayId() + " (QOS " + by.qos() + ")";
+            if (completion.preempt(victim.row(), p.mode(), now, detail)) {
+                victims.add(new JobsPreempted.Victim(victim.row(), victim.displayId(),
+                        victim.allocation().isEmpty() ? null : victim.allocation().get(0).node(), detail));
             }
-            if (!graceSignals.isEmpty()) {
-                events.publishEvent(new io.gantry.jobs.JobSignalRequested(graceSignals));
+        }
+        if (!victims.isEmpty()) {
+            events.publishEvent(new JobsPreempted(List.copyOf(victims)));
+        }
+        if (!graceSignals.isEmpty()) {
+            events.publishEvent(new io.gantry.jobs.JobSignalRequested(graceSignals));
+        }
+        return graceStarted;
+    }
+
+    /** The jobs one cycle started, {@code backfilled} of them by backfill, and their history rows. */
+    private record Started(List<ActiveJob> jobs, int backfilled, List<SchedulerJobs.StartedEvent> history) {
+    }
+
+    /**
+     * Starts the plan's jobs whose nodes can still take them and whose rows did not change since they
+     * were read, holding their CPUs, memory and GPUs; {@code borrowingChanges} gains where those that
+     * borrow do.
+     */
+    private Started start(Planned planned, Instant now, Map<JobId, Map<String, String>> borrowingChanges) {
+        List<ActiveJob> started = new ArrayList<>();
+        int backfilled = 0;
+        Map<String, NodeUse> free = planned.plan().starts().isEmpty() ? Map.of() : new HashMap<>(cluster.free());
+        List<NodeUse> taken = new ArrayList<>();
+        Map<Long, List<JobAllocation>> gpusTaken = new HashMap<>();
+        List<SchedulerJobs.StartedEvent> history = new ArrayList<>();
+        jobs.prefetch(planned.plan().starts().stream().map(st -> planned.byEngineId().get(st.job()).row()).toList());
+        for (Start start : planned.plan().starts()) {
+            ActiveJob job = planned.byEngineId().get(start.job());
+            List<JobAllocation> allocation = start.allocation().stream()
+                    .map(a -> new JobAllocation(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices(), a.migIndices(),
+                            a.shards() > 0 ? a.shardGpu() : null, a.shards(), gpuMillis(a))).toList();
+            List<NodeUse> uses = allocation.stream()
+                    .map(JobAllocation::use).toList();
+            if (!fits(uses, free)) {
+                // A node was drained, downed or filled since the snapshot: this job waits for the next cycle.
+                continue;
             }
-            Map<String, NodeUse> free = planned.plan().starts().isEmpty() ? Map.of() : new HashMap<>(cluster.free());
-            List<NodeUse> taken = new ArrayList<>();
-            Map<Long, List<JobAllocation>> gpusTaken = new HashMap<>();
-            List<SchedulerJobs.StartedEvent> history = new ArrayList<>();
-            jobs.prefetch(planned.plan().starts().stream().map(st -> planned.byEngineId().get(st.job()).row()).toList());
-            for (Start start : planned.plan().starts()) {
-                ActiveJob job = planned.byEngineId().get(start.job());
-                List<JobAllocation> allocation = start.allocation().stream()
-                        .map(a -> new JobAllocation(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices(), a.migIndices(),
-                                a.shards() > 0 ? a.shardGpu() : null, a.shards(), gpuMillis(a))).toList();
-                List<NodeUse> uses = allocation.stream()
-                        .map(JobAllocation::use).toList();
-                if (!fits(uses, free)) {
-                    // A node was drained, downed or filled since the snapshot: this job waits for the next cycle.
-                    continue;
-                }
-                String nodes = Hostlist.of(start.nodeNames()).compressed();
-                if (!jobs.start(job.row(), job.version(), start.partition(), now, allocation, nodes,
-                        start.priority().value(), start.backfilled(), start.expectedEnd() - start.startTime())) {
-                    continue;
-                }
-                for (NodeUse use : uses) {
-                    NodeUse f = free.get(use.node());
-                    free.put(use.node(), new NodeUse(use.node(), f.cpus() - use.cpus(), f.memoryMb() - use.memoryMb(),
-                            f.gpus() - use.gpus()));
-                }
-                taken.addAll(uses);
-                gpusTaken.put(job.row(), allocation);
-                Map<String, String> borrowsAt = planned.plan().borrowedAt().get(start.job());
-                if (borrowsAt != null) {
-                    borrowingChanges.put(start.job(), borrowsAt);
-                }
-                history.add(new SchedulerJobs.StartedEvent(job.row(), now, nodes, start.partition(), start.backfilled()));
-                started.add(jobs.activeJob(job.row()).orElseThrow());
-                if (start.backfilled()) {
-                    backfilled[0]++;
-                }
+            String nodes = Hostlist.of(start.nodeNames()).compressed();
+            if (!jobs.start(job.row(), job.version(), start.partition(), now, allocation, nodes,
+                    start.priority().value(), start.backfilled(), start.expectedEnd() - start.startTime())) {
+                continue;
             }
-            cluster.takeChecked(taken);
-            gpus.hold(gpusTaken);
-            if (!borrowingChanges.isEmpty() && marks != null) {
-                // Marks the jobs that start borrowing, and says where running jobs borrow now for a new leader.
-                Map<io.gantry.accounting.QuotaMarks.Key, Map<String, String>> byKey = new HashMap<>();
-                borrowingChanges.forEach((id, levels) -> byKey.put(
-                        new io.gantry.accounting.QuotaMarks.Key(id.id(), id.arrayTask()), levels));
-                marks.borrowingNow(byKey, now);
+            for (NodeUse use : uses) {
+                NodeUse f = free.get(use.node());
+                free.put(use.node(), new NodeUse(use.node(), f.cpus() - use.cpus(), f.memoryMb() - use.memoryMb(),
+                        f.gpus() - use.gpus()));
             }
-            jobs.recordStarts(history);
-            jobs.recordWaiting(decided);
-            told.addAll(announce(decided));
-            if (!started.isEmpty()) {
-                events.publishEvent(new JobStarted(List.copyOf(started)));
+            taken.addAll(uses);
+            gpusTaken.put(job.row(), allocation);
+            Map<String, String> borrowsAt = planned.plan().borrowedAt().get(start.job());
+            if (borrowsAt != null) {
+                borrowingChanges.put(start.job(), borrowsAt);
             }
-        });
+            history.add(new SchedulerJobs.StartedEvent(job.row(), now, nodes, start.partition(), start.backfilled()));
+            started.add(jobs.activeJob(job.row()).orElseThrow());
+            if (start.backfilled()) {
+                backfilled++;
+            }
+        }
+        cluster.takeChecked(taken);
+        gpus.hold(gpusTaken);
+        return new Started(started, backfilled, history);
     }
 
     /**
@@ -704,21 +702,19 @@ class SchedulingCycle {
         return Duration.between(was, is).abs().compareTo(tolerance) >= 0;
     }
 
-    /** Stops a reclaimed job (requeued or PREEMPTED) and marks it for sacct; false when it no longer runs. */
-    private void reclaim(QuotaReclaims.Stopping s, Instant now, List<JobsPreempted.Victim> victims) {
+    /** Stops a reclaimed job (requeued or PREEMPTED) and marks it for sacct; empty when it no longer runs. */
+    private Optional<JobsPreempted.Victim> reclaim(QuotaReclaims.Stopping s, Instant now) {
         Optional<ActiveJob> job = jobs.activeJob(s.row());
         if (job.isEmpty() || job.get().state() != JobState.RUNNING) {
-            return;
+            return Optional.empty();
         }
         ActiveJob victim = job.get();
-        if (completion.preempt(s.row(), s.mode(), now, s.detail())) {
-            victims.add(new JobsPreempted.Victim(victim.row(), victim.displayId(),
-                    victim.allocation().isEmpty() ? null : victim.allocation().get(0).node(), s.detail()));
-            if (marks != null) {
-                marks.reclaimed(new io.gantry.accounting.QuotaMarks.Key(victim.jobId(), victim.arrayTaskId()), now,
-                        s.forJob());
-            }
+        if (!completion.preempt(s.row(), s.mode(), now, s.detail())) {
+            return Optional.empty();
         }
+        marks.reclaimed(new QuotaMarks.Key(victim.jobId(), victim.arrayTaskId()), now, s.forJob());
+        return Optional.of(new JobsPreempted.Victim(victim.row(), victim.displayId(),
+                victim.allocation().isEmpty() ? null : victim.allocation().get(0).node(), s.detail()));
     }
 
     /** A node, partition, limit or reservation changed: the next cycle runs even if no job did. */
@@ -743,35 +739,5 @@ class SchedulingCycle {
         }
         io.gantry.cluster.ClusterLayout.NodeSpec spec = cluster.layout().nodes().get(a.node());
         return spec == null ? 0 : spec.gpuMillis(a.migIndices(), a.shards());
-    }
-
-    private static RunningJob runningJob(ActiveJob job) {
-        List<NodeAllocation> allocation = job.allocation().stream()
-                .map(a -> new NodeAllocation(a.node(), a.cpus(), a.memoryMb(), a.gpuIndices(), a.migIndices(),
-                        a.shardGpu() == null ? -1 : a.shardGpu(), a.shards())).toList();
-        long start = job.startTime().getEpochSecond();
-        return new RunningJob(JobId.of(job.jobId(), job.arrayTaskId()), job.user(), job.account(), job.qos(),
-                job.partition(), allocation, start, start + job.timeLimitSeconds(),
-                job.topoExclusive());
-    }
-
-    static PendingJob pendingJob(ActiveJob job) {
-        Request request = Request.builder().nodes(job.minNodes()).tasks(job.tasks()).cpusPerTask(job.cpusPerTask())
-                .memoryMb(job.memoryMb()).typedGpus(job.gpuType(), job.gpus(), job.gpusPerNode())
-                .shards(job.shards() == null ? 0 : job.shards())
-                .constraint(Constraint.parse(job.constraints())).exclusive(job.exclusive())
-                .nodelist(job.nodelist()).exclude(job.exclude())
-                .maxNodes(job.maxNodes() == null ? 0 : job.maxNodes())
-                .timeMinSeconds(job.timeMinSeconds() == null ? 0 : job.timeMinSeconds())
-                .segment(job.segment() == null ? 0 : job.segment())
-                .topoExclusive(job.topoExclusive()).build();
-        if (job.switches() != null) {
-            JobSwitches switches = JobSwitches.parse(job.switches());
-            request = request.toBuilder().switches(switches.count()).switchWaitSeconds(switches.waitSeconds()).build();
-        }
-        long eligible = job.eligibleTime() == null ? job.submitTime().getEpochSecond() : job.eligibleTime().getEpochSecond();
-        return new PendingJob(JobId.of(job.jobId(), job.arrayTaskId()), job.user(), job.account(), job.qos(),
-                job.partitions(), request, job.timeLimitSeconds(), job.submitTime().getEpochSecond(), eligible,
-                job.nice(), null, 0, job.reservation());
     }
 }

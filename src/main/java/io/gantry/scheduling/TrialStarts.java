@@ -23,6 +23,7 @@ import io.gantry.engine.StartEstimate;
 import io.gantry.engine.StartEstimator;
 import io.gantry.engine.Waiting;
 import io.gantry.jobs.ActiveJob;
+import io.gantry.jobs.EngineRequests;
 
 /**
  * When and where a job that is not submitted would start (sbatch --test-only, Slurm's will_run):
@@ -94,7 +95,7 @@ class TrialStarts {
             throw new GantryException(ProblemType.UNAVAILABLE, "The scheduler has not planned yet; retry shortly");
         }
         Snapshot base = current(latest, full);
-        PendingJob trial = SchedulingCycle.pendingJob(job);
+        PendingJob trial = EngineRequests.pending(job);
         List<PendingJob> pending = new ArrayList<>(base.pending().size() + 1);
         pending.addAll(base.pending());
         pending.add(trial);

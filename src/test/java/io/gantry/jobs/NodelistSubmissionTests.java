@@ -37,6 +37,9 @@ import tools.jackson.databind.json.JsonMapper;
 class NodelistSubmissionTests {
 
     private static final CurrentUser ALICE = new CurrentUser("alice", Set.of(Role.USER));
+    /** No reservation exists: any name is unknown, as the reservations feature would say. */
+    private static final ReservationAccess NO_RESERVATIONS = (name, user, account) -> java.util.Optional
+            .of("unknown reservation '" + name + "'");
     private static final List<String> NAMES = List.of("g1", "g2", "g3", "g4");
 
     private SubmissionResolver resolver;
@@ -58,7 +61,7 @@ class NodelistSubmissionTests {
                 new Qos("normal", 0, 0, 0, null, null, null), null, null);
         resolver = new SubmissionResolver(cluster, charges, mock(AccountedJobs.class),
                 new JobsProperties(false, 1001, 31_536_000, org.springframework.util.unit.DataSize.ofMegabytes(4)),
-                Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC));
+                Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC), NO_RESERVATIONS);
     }
 
     @Test
@@ -148,7 +151,8 @@ class NodelistSubmissionTests {
                 null, null)));
         SubmissionResolver big = new SubmissionResolver(clusterOf(nodes), (u, a, q) -> new Charge("physics", "normal",
                 new Qos("normal", 0, 0, 0, null, null, null), null, null), mock(AccountedJobs.class),
-                new JobsProperties(false, 1001, 31_536_000, org.springframework.util.unit.DataSize.ofMegabytes(4)), Clock.systemUTC());
+                new JobsProperties(false, 1001, 31_536_000, org.springframework.util.unit.DataSize.ofMegabytes(4)), Clock.systemUTC(),
+                NO_RESERVATIONS);
         String everyOther = Hostlist.of(many.stream().filter(n -> Integer.parseInt(n.substring(3)) % 2 == 0)
                 .toList()).compressed();
         GantryException e = catchThrowableOfType(GantryException.class,

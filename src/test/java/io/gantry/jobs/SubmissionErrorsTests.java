@@ -63,7 +63,8 @@ class SubmissionErrorsTests {
         };
         resolver = new SubmissionResolver(cluster, charges, mock(AccountedJobs.class),
                 new JobsProperties(false, 1001, 31_536_000, org.springframework.util.unit.DataSize.ofMegabytes(4)),
-                Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC));
+                Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC),
+                (name, user, account) -> java.util.Optional.of("unknown reservation '" + name + "'"));
     }
 
     @Test

@@ -1,0 +1,186 @@
+package io.gantry.cli;
+
+import static io.gantry.cli.SacctmgrWords.commaList;
+import static io.gantry.cli.SacctmgrWords.matches;
+import static io.gantry.cli.SacctmgrWords.number;
+import static io.gantry.cli.SacctmgrWords.text;
+import static io.gantry.cli.SacctmgrWords.tresCount;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+import io.gantry.cli.SacctmgrWords.Conditions;
+import io.gantry.cli.SacctmgrWords.Word;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * {@code sacctmgr}'s associations: their rows as {@code list} prints them (in sacctmgr's tree order),
+ * the limits an account or user association takes, and how an add prints them.
+ */
+final class SacctmgrAssociations {
+
+    private final CliEnvironment env;
+    private final SacctmgrSession session;
+
+    SacctmgrAssociations(SacctmgrSession session) {
+        this.session = session;
+        this.env = session.env();
+    }
+
+    /** An association's values, keyed by sacctmgr's field types. */
+    Map<String, String> assocValues(JsonNode a, Map<String, JsonNode> accounts, List<String> allQos) {
+        Map<String, String> row = new HashMap<>();
+        String account = a.path("account").asString();
+        String user = text(a, "user");
+        row.put("CLUSTER", Sacctmgr.cluster(env));
+        row.put("ACCT", account);
+        row.put("USER", user);
+        row.put("ID", a.has("id") ? a.get("id").asString() : null);
+        if (user == null) {
+            JsonNode acc = accounts.get(account);
+            row.put("PNAME", acc == null ? null : text(acc, "parent"));
+        }
+        row.put("FAIRSHARE", a.hasNonNull("shares") ? a.get("shares").asString() : "1");
+        row.put("MAXJ", text(a, "maxJobs"));
+        row.put("MAXS", text(a, "maxSubmitJobs"));
+        String grp = text(a, "grpTres");
+        row.put("GRPT", grp == null || grp.isEmpty() ? null : grp);
+        row.put("GRPC", tresCount(grp, "cpu"));
+        row.put("GRPN", tresCount(grp, "node"));
+        row.put("GRPMEM", tresCount(grp, "mem"));
+        List<String> qos = new ArrayList<>();
+        a.path("qos").forEach(q -> qos.add(q.asString()));
+        row.put("QOS", String.join(",", new TreeSet<>(qos.isEmpty() ? allQos : qos)));
+        row.put("DQOS", text(a, "defaultQos"));
+        return row;
+    }
+
+    /** Associations in sacctmgr's order: depth first from root, each account's users before its sub-accounts. */
+    static List<JsonNode> hierarchical(List<JsonNode> assocs, Map<String, JsonNode> accounts) {
+        Map<String, List<String>> children = new HashMap<>();
+        for (JsonNode acc : accounts.values()) {
+            String parent = text(acc, "parent");
+            if (parent != null) {
+                children.computeIfAbsent(parent, k -> new ArrayList<>()).add(acc.path("name").asString());
+            }
+        }
+        Map<String, List<JsonNode>> byAccount = new HashMap<>();
+        for (JsonNode a : assocs) {
+            byAccount.computeIfAbsent(a.path("account").asString(), k -> new ArrayList<>()).add(a);
+        }
+        List<JsonNode> out = new ArrayList<>();
+        List<String> roots = accounts.values().stream().filter(acc -> text(acc, "parent") == null)
+                .map(acc -> acc.path("name").asString()).sorted().toList();
+        for (String root : roots) {
+            walk(root, children, byAccount, out);
+        }
+        // Associations of accounts the tree did not reach (none in a consistent store) still print.
+        for (JsonNode a : assocs) {
+            if (!out.contains(a)) {
+                out.add(a);
+            }
+        }
+        return out;
+    }
+
+    static void walk(String account, Map<String, List<String>> children, Map<String, List<JsonNode>> byAccount,
+            List<JsonNode> out) {
+        List<JsonNode> own = new ArrayList<>(byAccount.getOrDefault(account, List.of()));
+        own.sort(Comparator.comparing((JsonNode a) -> a.hasNonNull("user") ? 1 : 0)
+                .thenComparing(a -> a.path("user").asString("")));
+        out.addAll(own);
+        List<String> kids = new ArrayList<>(children.getOrDefault(account, List.of()));
+        kids.sort(Comparator.naturalOrder());
+        for (String kid : kids) {
+            walk(kid, children, byAccount, out);
+        }
+    }
+
+    List<Map<String, String>> assocRows(Conditions c) {
+        Map<String, JsonNode> accounts = session.accounts();
+        List<String> allQos = session.qosNames();
+        List<JsonNode> assocs = hierarchical(session.all("/api/v1/associations"), accounts);
+        List<String> users = new ArrayList<>(c.get("user"));
+        List<String> accountNames = new ArrayList<>(c.get("account"));
+        accountNames.addAll(c.names);
+        List<Map<String, String>> rows = new ArrayList<>();
+        for (JsonNode a : assocs) {
+            Map<String, String> row = assocValues(a, accounts, allQos);
+            if (!users.isEmpty() && !matches(users, row.get("USER")) || !matches(accountNames, row.get("ACCT"))
+                    || !matches(c.get("cluster"), row.get("CLUSTER"))
+                    || !c.get("parent").isEmpty() && !matches(c.get("parent"), parentOf(a, accounts))) {
+                continue;
+            }
+            rows.add(row);
+        }
+        return rows;
+    }
+
+    static String parentOf(JsonNode assoc, Map<String, JsonNode> accounts) {
+        if (assoc.hasNonNull("user")) {
+            return assoc.path("account").asString();
+        }
+        JsonNode acc = accounts.get(assoc.path("account").asString());
+        return acc == null ? null : text(acc, "parent");
+    }
+
+    /** Association limits named like sacctmgr's, as the association API's fields; null when not one. */
+    static Map.Entry<String, Object> assocLimit(Word w) {
+        if (w.is("MaxJobs", 4)) {
+            return Map.entry("maxJobs", number(w));
+        }
+        if (w.is("MaxSubmitJobs", 4)) {
+            return Map.entry("maxSubmitJobs", number(w));
+        }
+        if (w.is("GrpTRES", 7)) {
+            return Map.entry("grpTres", w.value().equals("-1") ? "" : w.value());
+        }
+        if (w.is("QosLevel", 1) || w.is("QOS", 1)) {
+            return Map.entry("qos", commaList(w.value()));
+        }
+        if (w.is("DefaultQOS", 8)) {
+            return Map.entry("defaultQos", w.value());
+        }
+        return null;
+    }
+
+    void printAssocLimits(Integer shares, Map<String, Object> limits, String parent) {
+        if (shares != null) {
+            env.out().println("  Fairshare     = " + (shares < 0 ? "NONE" : shares));
+        }
+        if (limits.containsKey("grpTres")) {
+            env.out().println("  GrpTRES       = " + limits.get("grpTres"));
+        }
+        if (limits.containsKey("maxJobs")) {
+            int v = (Integer) limits.get("maxJobs");
+            env.out().println("  MaxJobs       = " + (v < 0 ? "NONE" : v));
+        }
+        if (limits.containsKey("maxSubmitJobs")) {
+            int v = (Integer) limits.get("maxSubmitJobs");
+            env.out().println("  MaxSubmitJobs = " + (v < 0 ? "NONE" : v));
+        }
+        if (parent != null) {
+            env.out().println("  Parent        = " + parent);
+        }
+        if (limits.containsKey("qos")) {
+            @SuppressWarnings("unchecked")
+            List<String> qos = (List<String>) limits.get("qos");
+            env.out().println("  QOS           = " + String.join(",", new TreeSet<>(qos)));
+        }
+        if (limits.containsKey("defaultQos")) {
+            env.out().println("  DefQOS        = " + limits.get("defaultQos"));
+        }
+    }
+
+    void patchAccountAssociation(String account, Map<String, Object> limits) {
+        for (JsonNode a : session.all("/api/v1/associations?account=" + HttpControllerApi.encode(account))) {
+            if (!a.hasNonNull("user")) {
+                session.api().patch("/api/v1/associations/" + a.path("id").asString(), limits);
+            }
+        }
+    }
+}
