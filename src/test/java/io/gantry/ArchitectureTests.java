@@ -76,8 +76,8 @@ class ArchitectureTests {
                 t -> t.getOwner().getName().startsWith("io.gantry.engine.ResourceProfile")
                         && t.resolveMember().map(m -> !m.getModifiers().contains(JavaModifier.PUBLIC)).orElse(true));
         ArchRule rule = noClasses().that().haveNameMatching("io\\.gantry\\.engine\\.QueuePass(\\$.*)?")
-                .should().dependOnClassesThat().haveNameMatching("io\\.gantry\\.engine\\.(Availability|SharedGpus"
-                        + "|FreeIndex|EarliestNodes|EarliestStarts|RoughStarts|BucketMins|ResourceProfile\\$Held)(\\$.*)?")
+                .should().dependOnClassesThat().haveNameMatching("io\\.gantry\\.engine\\.(Availability|SharedGpus|FreeIndex"
+                        + "|EarliestNodes|EarliestStarts|RoughStarts|BucketMins|ResourceProfile\\$Held)(\\$.*)?")
                 .orShould().accessTargetWhere(JavaAccess.Predicates.target(hiddenInTheProfile))
                 .because("the pass decides who goes first and the profile what is free when: the pass asks the "
                         + "profile through its public interface and result records, never through its insides");

@@ -164,7 +164,10 @@ final class EarliestStarts {
         }
     }
 
-    /** The earliest time the shape can run for {@code duration} (in {@code startOut[0]}), and on which nodes; null if never. */
+    /**
+     * The earliest time the shape can run for {@code duration} (in {@code startOut[0]}), and on which
+     * nodes; null if never.
+     */
     int[] earliest(Shape s, long duration, long[] startOut) {
         intervals.clear();
         blockWindows.clear();

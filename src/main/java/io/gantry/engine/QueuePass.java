@@ -601,10 +601,10 @@ final class QueuePass {
 
     /**
      * For a job of {@code -N min-max} that just fit on its minimum: the shape on as many nodes as are
-     * usable now ({@code usable}, besides its nodelist), up to its maximum (and no more nodes than tasks when it asked for more tasks than its
-     * minimum; with one task per node it gets one task on each node it gets), within its
-     * limits; null when it cannot grow. Each node's share only shrinks as the count grows, so the
-     * nodes usable for the minimum are usable for this.
+     * usable now ({@code usable}, besides its nodelist), up to its maximum (and no more nodes than
+     * tasks when it asked for more tasks than its minimum; with one task per node it gets one task on
+     * each node it gets), within its limits; null when it cannot grow. Each node's share only shrinks
+     * as the count grows, so the nodes usable for the minimum are usable for this.
      */
     private Shape grown(PendingJob job, Shape shape, long until, int usable) {
         Request r = job.request();
