@@ -132,7 +132,6 @@ final class QueuePass {
 
     /** Phase 2: the pending jobs in the order they are decided ({@link #byPriority}). */
     private List<Entry> order() {
-
         List<Entry> order = new ArrayList<>(snapshot.pending().size());
         double threshold = reservationThreshold();
         for (PendingJob job : snapshot.pending()) {
