@@ -4,7 +4,11 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.AccessTarget;
+import com.tngtech.archunit.core.domain.JavaAccess;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
@@ -57,6 +61,26 @@ class ArchitectureTests {
     void topLevelPackagesDependOnEachOtherWithoutCycles() {
         ArchRule rule = slices().matching("io.gantry.(*)..").should().beFreeOfCycles()
                 .because("a feature depends on another through its API; two features that need each other are one tangle");
+        rule.check(production);
+    }
+
+    /**
+     * The engine's queue pass decides who goes first; the resource profile says what is free when
+     * (issue 31). The pass asks the profile through its public methods and result records only, and
+     * never touches what the profile is made of, so that either can change without the other.
+     */
+    @Test
+    void theQueuePassUsesTheResourceProfileOnlyThroughItsPublicInterface() {
+        DescribedPredicate<AccessTarget> hiddenInTheProfile = DescribedPredicate.describe(
+                "a member of ResourceProfile that is not public",
+                t -> t.getOwner().getName().startsWith("io.gantry.engine.ResourceProfile")
+                        && t.resolveMember().map(m -> !m.getModifiers().contains(JavaModifier.PUBLIC)).orElse(true));
+        ArchRule rule = noClasses().that().haveNameMatching("io\\.gantry\\.engine\\.QueuePass(\\$.*)?")
+                .should().dependOnClassesThat().haveNameMatching("io\\.gantry\\.engine\\.(Availability|SharedGpus|FreeIndex"
+                        + "|EarliestNodes|EarliestStarts|RoughStarts|BucketMins|ResourceProfile\\$Held)(\\$.*)?")
+                .orShould().accessTargetWhere(JavaAccess.Predicates.target(hiddenInTheProfile))
+                .because("the pass decides who goes first and the profile what is free when: the pass asks the "
+                        + "profile through its public interface and result records, never through its insides");
         rule.check(production);
     }
 }

@@ -11,7 +11,7 @@ public final class Engine {
     private volatile Cluster cluster;
 
     public Plan plan(Snapshot snapshot) {
-        return new Cycle(snapshot, clusterOf(snapshot)).run();
+        return new QueuePass(snapshot, clusterOf(snapshot)).run();
     }
 
     /**

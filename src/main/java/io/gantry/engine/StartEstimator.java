@@ -121,7 +121,7 @@ public final class StartEstimator {
         long begin = System.nanoTime();
         Map<JobId, StartEstimate> before = earlier == null ? Map.of() : earlier.byJob();
         int resumeAt = earlier == null ? 0 : earlier.resumeAt();
-        Cycle profile = new Cycle(snapshot, cluster);
+        ResourceProfile profile = new ResourceProfile(snapshot, cluster);
         profile.replay(plan);
         Map<JobId, PendingJob> byId = new HashMap<>(snapshot.pending().size() * 2);
         for (PendingJob job : snapshot.pending()) {
@@ -197,7 +197,7 @@ public final class StartEstimator {
             if (cutShort || (jumped && position < resumeAt)) {
                 long carryBegin = System.nanoTime();
                 StartEstimate old = before.get(job.id());
-                Cycle.Placed again = old == null || old.start().isEmpty() ? null
+                ResourceProfile.Placed again = old == null || old.start().isEmpty() ? null
                         : profile.placeAgain(job, old.start().getAsLong(), old.partition(), old.nodes());
                 Alike alike = new Alike(job.request(), job.partitions(), job.timeLimitSeconds());
                 if (again != null) {
@@ -232,7 +232,7 @@ public final class StartEstimator {
             // The profile only fills, so a job like one placed before it fits no earlier than that one.
             Alike alike = new Alike(job.request(), job.partitions(), job.timeLimitSeconds());
             Long floor = lastOfAlike.get(alike);
-            Cycle.Placed at = profile.placeEarliest(job, floor == null ? job.eligibleFrom()
+            ResourceProfile.Placed at = profile.placeEarliest(job, floor == null ? job.eligibleFrom()
                     : Math.max(job.eligibleFrom(), floor));
             if (at != null) {
                 lastOfAlike.merge(alike, at.start(), Math::max);
