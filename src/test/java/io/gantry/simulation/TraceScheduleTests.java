@@ -1,7 +1,6 @@
 package io.gantry.simulation;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gantry.engine.Policy;
 import java.io.IOException;
@@ -22,14 +21,16 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The schedule {@code simulate} writes for the first jobs of each shared trace, hashed and compared
  * with the hashes recorded before the engine's cycle was split into a resource profile and a queue
  * pass (issue 31): the split changes no decision. Prefixes keep it within seconds; the whole traces
- * are compared by {@code scripts/compare-schedules.sh}. Skipped where the shared traces are not.
+ * are compared by {@code scripts/compare-schedules.sh}. The prefixes (the first 8,000 jobs of each trace)
+ * are kept in the tests' resources, so the test runs wherever the shared traces are not.
  *
  * <p>When a change is meant to change schedules, record the new hashes (the failure prints them) in
  * {@code src/test/resources/simulation/trace-schedules.sha256} and say why in the commit.
  */
 class TraceScheduleTests {
 
-    private static final Path TRACES = Path.of("/work/shared/traces");
+    /** The first 8,000 jobs of each shared trace (with its header), kept in the tests' resources. */
+    private static final String PREFIXES = "/simulation/traces/";
 
     @TempDir
     Path dir;
@@ -46,8 +47,12 @@ class TraceScheduleTests {
         "SDSC-BLUE-2000-4.2-cln.swf.gz, 1152, easy"})
     void the_first_jobs_of_a_shared_trace_are_scheduled_as_when_the_hashes_were_recorded(String trace, int nodes,
             String policy) throws IOException {
-        Path file = TRACES.resolve(trace);
-        assumeTrue(Files.isReadable(file), "the shared trace " + file + " is not on this machine");
+        String prefix = trace.replaceFirst("(\\.swf)?(\\.gz)?$", "") + ".swf.gz";
+        Path file = dir.resolve(prefix);
+        try (InputStream in = TraceScheduleTests.class.getResourceAsStream(PREFIXES + prefix)) {
+            assertThat(in).as("the prefix of %s in src/test/resources%s", trace, PREFIXES).isNotNull();
+            Files.copy(in, file);
+        }
         Replay.Result result = new Replay(nodes, 1, 0, Policy.named(policy)).run(SwfReader.read(file, 3000).jobs());
         Path csv = dir.resolve("schedule.csv");
         SimulateCommand.write(csv, result);
