@@ -226,6 +226,8 @@ final class Cgroups {
                 dirs.put(e.getKey(), leaf);
             }
             JobCgroup job = new JobCgroup(jobId, controllers, dirs);
+            // a reused one may have been left frozen (a kill cut short): the new job must not start frozen
+            job.thaw();
             applyLimits(job, limits);
             return job;
         } catch (IOException | RuntimeException e) {

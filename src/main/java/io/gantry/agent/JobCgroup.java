@@ -164,13 +164,13 @@ final class JobCgroup {
                     v2Kill = Optional.empty();
                 }
             } else {
-                boolean frozen = freeze(true);
+                freeze(true);
                 for (long pid : pids) {
                     ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
                 }
-                if (frozen) {
-                    freeze(false);
-                }
+                // thawed whether or not the freeze completed in time (a busy machine can leave it FREEZING):
+                // a cgroup left frozen would freeze the next job given its path
+                freeze(false);
             }
             sleep(POLL_MILLIS);
         }
@@ -244,6 +244,19 @@ final class JobCgroup {
     private boolean isV2(Path dir) {
         return hierarchies.entrySet().stream()
                 .anyMatch(e -> e.getValue().unified() && dir.equals(dirs.get(e.getKey())));
+    }
+
+    /** Thaws the job's cgroup, if it has a freezer and is frozen (or freezing). */
+    void thaw() {
+        boolean frozen = paths().stream().anyMatch(d -> {
+            Path v1 = d.resolve("freezer.state");
+            Path v2 = d.resolve("cgroup.freeze");
+            return Files.isRegularFile(v1) && !Cgroups.read(v1).equals("THAWED")
+                    || isV2(d) && Files.isRegularFile(v2) && Cgroups.read(v2).equals("1");
+        });
+        if (frozen) {
+            freeze(false);
+        }
     }
 
     /** Freezes (or thaws) the job; false when it has no freezer or could not be frozen. */

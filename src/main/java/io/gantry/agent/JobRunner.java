@@ -181,11 +181,7 @@ final class JobRunner implements AutoCloseable {
                         onStepLauncher(() -> steps.input(input));
                     }
                 }
-                case JOB_ENDED -> {
-                    String jobId = command.jobId();
-                    // after the launches asked for before it, which may still be starting
-                    onStepLauncher(() -> jobEnded(jobId));
-                }
+                case JOB_ENDED -> jobEnded(command.jobId());
                 case PMI_FENCE -> {
                     if (command.step() != null) {
                         steps.pmiFence(command.step());
@@ -390,14 +386,14 @@ final class JobRunner implements AutoCloseable {
     }
 
     /**
-     * A job whose batch script ran elsewhere is over: what its steps left here goes (their tasks were
-     * killed by their steps' end; the containers wait for the kill wait, as after a KILL).
+     * A job whose batch script ran elsewhere is over: its containers here go after the kill wait, as
+     * after a KILL (its steps' tasks were stopped by their steps' end). Nothing here waits: it runs on the
+     * poll loop, and must not hold the step launcher either (a kill there waits for the launcher itself).
      */
     private synchronized void jobEnded(String jobId) {
         if (jobId == null || running.containsKey(jobId) || preparing.containsKey(jobId)) {
             return; // its batch script runs here: its end takes care of it
         }
-        steps.kill(jobId, killWait);
         if (containers != null) {
             ContainerRuntime runtime = containers;
             timers.schedule(() -> runtime.endJob(jobId), killWait.toMillis() + 1000, TimeUnit.MILLISECONDS);

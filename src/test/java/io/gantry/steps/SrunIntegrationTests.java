@@ -186,6 +186,11 @@ class SrunIntegrationTests {
     }
 
     private JsonNode awaitState(long id, String state) {
-        return api.awaitJobState(id, admin, state, Duration.ofSeconds(90));
+        try {
+            return api.awaitJobState(id, admin, state, Duration.ofSeconds(90));
+        } catch (RuntimeException | AssertionError e) {
+            throw new AssertionError("job " + id + " not " + state + ": " + api.get("/api/v1/jobs/" + id, admin).body()
+                    + "\nevents: " + api.get("/api/v1/jobs/" + id + "/events", admin).body(), e);
+        }
     }
 }
