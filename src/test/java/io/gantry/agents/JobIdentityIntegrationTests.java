@@ -110,10 +110,9 @@ class JobIdentityIntegrationTests {
 
         Path work = dir.resolve("agent");
         Files.createDirectories(work);
-        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", ControllerProcess.JAR.toString(), "agent", "--controller", "http://127.0.0.1:" + controller.port(),
-                "--name", "node1", "--work-dir", work.toString(), "--gpus", "2", "--gpu-type", "test", "--cpus", "2",
-                "--memory-mb", "4000")
+        ProcessBuilder builder = new ProcessBuilder(io.gantry.support.TestJvm.gantry("agent", "--controller",
+                "http://127.0.0.1:" + controller.port(), "--name", "node1", "--work-dir", work.toString(), "--gpus", "2",
+                "--gpu-type", "test", "--cpus", "2", "--memory-mb", "4000"))
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("agent.log").toFile()));
         builder.environment().put("GANTRY_JOIN_TOKEN", JOIN_TOKEN); // where a job must not find it

@@ -201,8 +201,7 @@ class JobSignalIntegrationTests {
 
     /** scancel as a user runs it: the packaged jar's command, the controller from GANTRY_URL. */
     private Cli scancel(String... args) throws Exception {
-        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-jar", ControllerProcess.JAR.toAbsolutePath().toString(), "scancel"));
+        List<String> command = io.gantry.support.TestJvm.gantry("scancel");
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD);
         builder.environment().put("GANTRY_URL", "http://127.0.0.1:" + controller.port());

@@ -157,8 +157,7 @@ class SrunOutsideJobIntegrationTests {
 
     /** srun as a login node runs it: the packaged jar, the user's login in GANTRY_URL and GANTRY_TOKEN. */
     private Ran srun(String token, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-jar", ControllerProcess.JAR.toAbsolutePath().toString(), "srun"));
+        List<String> command = io.gantry.support.TestJvm.gantry("srun");
         command.addAll(List.of(args));
         Path out = Files.createTempFile(dir, "srun", ".out");
         Path err = Files.createTempFile(dir, "srun", ".err");

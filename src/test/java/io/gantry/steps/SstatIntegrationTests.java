@@ -139,8 +139,7 @@ class SstatIntegrationTests {
 
     /** A command as a login node runs it: the packaged jar, the user's login in GANTRY_URL and GANTRY_TOKEN. */
     private Ran cli(String token, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-jar", ControllerProcess.JAR.toAbsolutePath().toString()));
+        List<String> command = io.gantry.support.TestJvm.gantry();
         command.addAll(List.of(args));
         Path out = Files.createTempFile(dir, "cli", ".out");
         Path err = Files.createTempFile(dir, "cli", ".err");

@@ -45,10 +45,9 @@ public final class AgentProcess implements AutoCloseable {
         Files.createFile(tokenFile, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
                 java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
         Files.writeString(tokenFile, joinToken + "\n");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", ControllerProcess.JAR.toString(), "agent", "--controller", controllerUrls,
+        List<String> command = TestJvm.gantry("agent", "--controller", controllerUrls,
                 "--join-token-file", tokenFile.toString(), "--name", name, "--work-dir", workDir.toString(), "--cpus",
-                Integer.toString(cpus), "--memory-mb", Long.toString(memoryMb)));
+                Integer.toString(cpus), "--memory-mb", Long.toString(memoryMb));
         command.addAll(List.of(extraArgs));
         return new AgentProcess(new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start());

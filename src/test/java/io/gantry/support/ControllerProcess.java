@@ -42,11 +42,9 @@ public final class ControllerProcess implements AutoCloseable {
 
     /** Starts the controller and waits until {@code /actuator/health} answers. */
     public ControllerProcess start() throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", JAR.toString(),
-                "--server.port=" + port,
+        List<String> command = TestJvm.gantry("--server.port=" + port,
                 "--gantry.data-dir=" + dataDir,
-                "--gantry.security.bootstrap-admin-password=" + ApiClient.ADMIN_PASSWORD));
+                "--gantry.security.bootstrap-admin-password=" + ApiClient.ADMIN_PASSWORD);
         if (extraArgs.stream().noneMatch(a -> a.startsWith("--gantry.control.advertise-url="))) {
             // Where other controllers on the same store reach this one when it leads.
             command.add("--gantry.control.advertise-url=http://127.0.0.1:" + port);
