@@ -83,6 +83,9 @@ class DeadlineIntegrationTests {
         assertThat(squeue.out()).isEqualTo(id + " DL DEADLINE\n");
         Run sacct = cli("sacct", "-X", "-n", "-P", "-j", id, "-o", "JobID,State");
         assertThat(sacct.out()).isEqualTo(id + "|DEADLINE\n");
+        Run byState = cli("sacct", "-X", "-n", "-P", "-j", id, "-s", "DL", "-o", "JobID,State");
+        assertThat(byState.err()).isEmpty();
+        assertThat(byState.out()).isEqualTo(id + "|DEADLINE\n");
         Run scontrol = cli("scontrol", "show", "job", id);
         assertThat(scontrol.out()).contains("JobState=DEADLINE", "Deadline=" + local(job.deadline()))
                 .doesNotContain("Deadline=N/A");
