@@ -283,7 +283,7 @@ final class Scontrol {
                 List.of("StartTime=" + (pending ? t(j, "expectedStartTime", "Unknown") : t(j, "startTime", "Unknown")),
                         "EndTime=" + (end != null ? t(j, "endTime", "Unknown") : start != null && limit > 0 && !pending
                                 ? SlurmText.time(tools.jackson.databind.node.StringNode.valueOf(start.plusSeconds(limit).toString()), env.zone(), "Unknown")
-                                : "Unknown"), "Deadline=N/A"),
+                                : "Unknown"), "Deadline=" + t(j, "deadline", "N/A")),
                 List.of("SuspendTime=None", "SecsPreSuspend=0", "LastSchedEval=" + t(j, "submitTime", "Unknown"),
                         "Scheduler=Main"),
                 List.of("Partition=" + SlurmText.text(j, "partition", ""), "AllocNode:Sid=" + "(null)"),

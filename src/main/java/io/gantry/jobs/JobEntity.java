@@ -44,6 +44,8 @@ class JobEntity {
     private Instant submitTime;
     private Instant eligibleTime;
     private Instant beginTime;
+    /** {@code --deadline}: when it must have ended; null for none. */
+    private Instant deadline;
     private Instant startTime;
     private Instant endTime;
     private Instant expectedStartTime;
@@ -133,6 +135,7 @@ class JobEntity {
         this.hold = spec.hold();
         this.submitTime = now;
         this.beginTime = spec.beginTime();
+        this.deadline = spec.deadline();
         this.eligibleTime = spec.beginTime() != null && spec.beginTime().isAfter(now) ? spec.beginTime() : now;
         // What squeue shows at once: the job's reason from its submission on, before any cycle.
         this.reason = spec.hold() == Hold.ADMIN ? PendingReason.JOB_HELD_ADMIN.slurmName()
@@ -195,6 +198,7 @@ class JobEntity {
     Instant submitTime() { return submitTime; }
     Instant eligibleTime() { return eligibleTime; }
     Instant beginTime() { return beginTime; }
+    Instant deadline() { return deadline; }
     Instant startTime() { return startTime; }
     Instant endTime() { return endTime; }
     Instant expectedStartTime() { return expectedStartTime; }
@@ -311,6 +315,24 @@ class JobEntity {
         this.endTime = at;
         this.maxRssBytes = usage.maxRssBytes();
         this.totalCpuMillis = usage.totalCpuMillis();
+        this.reason = PendingReason.NONE.slurmName();
+        this.expectedStartTime = null;
+    }
+
+    /**
+     * Its deadline has come while it runs: it stops on its nodes and ends DEADLINE when they confirm, as
+     * slurmctld marks it DEADLINE and COMPLETING.
+     */
+    void stopAtDeadline() {
+        this.cancelRequested = true;
+        this.state = JobState.COMPLETING;
+        this.endState = JobState.DEADLINE;
+    }
+
+    /** A pending job that can no longer end by its deadline ends DEADLINE without starting. */
+    void endPendingAtDeadline(Instant at) {
+        this.state = JobState.DEADLINE;
+        this.endTime = at;
         this.reason = PendingReason.NONE.slurmName();
         this.expectedStartTime = null;
     }

@@ -34,9 +34,9 @@ class JobInserts {
             + " stdout_path, stderr_path, requeue, requeue_count, reservation, comment,"
             + " simulated_run_seconds, simulated_exit_code, cancel_requested, version, umask, signal_spec,"
             + " default_memory_mb, switches_spec, time_min_seconds,"
-            + " segment_size, exclusive_mode, shards, container_spec)"
+            + " segment_size, exclusive_mode, shards, container_spec, deadline)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     private static final String INSERT_EVENTS = "INSERT INTO job_events (job_row, event_time, type, detail)"
             + " SELECT id, ?, ?, ? FROM jobs WHERE job_id = ?";
@@ -179,6 +179,7 @@ class JobInserts {
         ps.setString(++i, job.exclusiveMode());
         setInteger(ps, ++i, job.shards());
         ps.setString(++i, job.containerSpec());
+        setTimestamp(ps, ++i, job.deadline());
     }
 
     private static void setInteger(PreparedStatement ps, int index, Integer value) throws SQLException {

@@ -8,7 +8,7 @@ import java.util.Map;
  * A submission after directives, JSON and partition defaults are merged and checked: what the
  * store keeps and the engine is asked to place. Memory is per node, in MB (0 = none asked: the
  * partition's default). {@code umask} is 4 octal digits or null; {@code signal} is {@link JobSignal}'s
- * canonical form or null, {@code switches} {@link JobSwitches}'s. {@code defaultMemoryMb} is, for a job that names no memory, what its first
+ * canonical form or null, {@code switches} {@link JobSwitches}'s; {@code deadline} is {@code --deadline}, or null. {@code defaultMemoryMb} is, for a job that names no memory, what its first
  * partition's default gives it per node, as shown while it waits.
  */
 public record JobSpec(String name, String script, List<String> partitions, String account, String qos,
@@ -19,7 +19,24 @@ public record JobSpec(String name, String script, List<String> partitions, Strin
         String reservation, Instant beginTime, String nodelist, String exclude, String comment,
         Long simulatedRunSeconds, Integer simulatedExitCode, String umask, String signal, String switches,
         Long timeMinSeconds, Integer segment, Long defaultMemoryMb, String exclusiveMode, Integer shards,
-        io.gantry.agent.protocol.ContainerSpec container) {
+        io.gantry.agent.protocol.ContainerSpec container, Instant deadline) {
+
+    /** A spec without a deadline. */
+    public JobSpec(String name, String script, List<String> partitions, String account, String qos,
+            int minNodes, Integer maxNodes, int tasks, int cpusPerTask, Integer ntasksPerNode, long memoryMb,
+            int gpus, int gpusPerNode, String gpuType, long timeLimitSeconds, String constraints, boolean exclusive,
+            String dependency, String array, Integer arrayMaxRunning, List<Integer> arrayTaskIds, Hold hold, int nice,
+            String workdir, Map<String, String> environment, String stdout, String stderr, boolean requeue,
+            String reservation, Instant beginTime, String nodelist, String exclude, String comment,
+            Long simulatedRunSeconds, Integer simulatedExitCode, String umask, String signal, String switches,
+            Long timeMinSeconds, Integer segment, Long defaultMemoryMb, String exclusiveMode, Integer shards,
+            io.gantry.agent.protocol.ContainerSpec container) {
+        this(name, script, partitions, account, qos, minNodes, maxNodes, tasks, cpusPerTask, ntasksPerNode, memoryMb,
+                gpus, gpusPerNode, gpuType, timeLimitSeconds, constraints, exclusive, dependency, array,
+                arrayMaxRunning, arrayTaskIds, hold, nice, workdir, environment, stdout, stderr, requeue, reservation,
+                beginTime, nodelist, exclude, comment, simulatedRunSeconds, simulatedExitCode, umask, signal, switches,
+                timeMinSeconds, segment, defaultMemoryMb, exclusiveMode, shards, container, null);
+    }
 
     /** A spec without a container. */
     public JobSpec(String name, String script, List<String> partitions, String account, String qos,
@@ -34,7 +51,7 @@ public record JobSpec(String name, String script, List<String> partitions, Strin
                 gpus, gpusPerNode, gpuType, timeLimitSeconds, constraints, exclusive, dependency, array,
                 arrayMaxRunning, arrayTaskIds, hold, nice, workdir, environment, stdout, stderr, requeue, reservation,
                 beginTime, nodelist, exclude, comment, simulatedRunSeconds, simulatedExitCode, umask, signal, switches,
-                timeMinSeconds, segment, defaultMemoryMb, exclusiveMode, shards, null);
+                timeMinSeconds, segment, defaultMemoryMb, exclusiveMode, shards, null, null);
     }
 
     public JobSpec {

@@ -82,7 +82,28 @@ public record JobSubmission(
         @Schema(description = "The container the batch script runs in: an image as pyxis's --container-image and "
                 + "its other --container-* options, or an OCI bundle as Slurm's --container; #SBATCH --container-* "
                 + "lines fill it when absent (the JSON's, when given, is taken whole). Its srun steps run on the node "
-                + "unless they ask for a container of their own, as with pyxis") ContainerSpec container) {
+                + "unless they ask for a container of their own, as with pyxis") ContainerSpec container,
+        @Schema(description = "When the job must have ended (--deadline): a job that can no longer end by then "
+                + "(now plus its time limit, or its --time-min, is later) ends in state DEADLINE without starting, "
+                + "and one still running then is stopped and ends DEADLINE; in the future and not before beginTime")
+        Instant deadline) {
+
+    /** A submission without a deadline. */
+    public JobSubmission(String name, String script, String partition, String account, String qos, Integer nodes,
+            Integer maxNodes, Integer tasks, Integer cpusPerTask, Integer ntasksPerNode, Long memoryMb,
+            Long memPerCpuMb, Long memPerGpuMb, Integer gpus, Integer gpusPerNode, Integer gpusPerTask,
+            Integer cpusPerGpu, String gpuType, Long timeLimitSeconds, String constraints, Boolean exclusive,
+            String dependency, String array, Boolean hold, Integer nice, String workdir,
+            Map<String, String> environment, String stdout, String stderr, Boolean requeue, String reservation,
+            Instant beginTime, String nodelist, String exclude, String comment, Long simulatedRunSeconds,
+            Integer simulatedExitCode, String umask, String signal, String switches, Long timeMinSeconds,
+            Integer segment, String exclusiveMode, Integer shards, ContainerSpec container) {
+        this(name, script, partition, account, qos, nodes, maxNodes, tasks, cpusPerTask, ntasksPerNode, memoryMb,
+                memPerCpuMb, memPerGpuMb, gpus, gpusPerNode, gpusPerTask, cpusPerGpu, gpuType, timeLimitSeconds,
+                constraints, exclusive, dependency, array, hold, nice, workdir, environment, stdout, stderr, requeue,
+                reservation, beginTime, nodelist, exclude, comment, simulatedRunSeconds, simulatedExitCode, umask,
+                signal, switches, timeMinSeconds, segment, exclusiveMode, shards, container, null);
+    }
 
     /** A submission without a container, as every one was before containers. */
     public JobSubmission(String name, String script, String partition, String account, String qos, Integer nodes,
@@ -98,6 +119,6 @@ public record JobSubmission(
                 memPerCpuMb, memPerGpuMb, gpus, gpusPerNode, gpusPerTask, cpusPerGpu, gpuType, timeLimitSeconds,
                 constraints, exclusive, dependency, array, hold, nice, workdir, environment, stdout, stderr, requeue,
                 reservation, beginTime, nodelist, exclude, comment, simulatedRunSeconds, simulatedExitCode, umask,
-                signal, switches, timeMinSeconds, segment, exclusiveMode, shards, null);
+                signal, switches, timeMinSeconds, segment, exclusiveMode, shards, null, null);
     }
 }

@@ -33,7 +33,10 @@ public final class JobViews {
             @Schema(description = "Hostlist of the nodes it runs on") String allocatedNodes,
             List<JobAllocation> allocation, Integer exitCode, String dependency, int requeueCount, String array,
             Hold hold, int nice, String workdir, String stdout, String stderr, boolean requeue, String reservation,
-            Instant beginTime, String nodelist, String exclude, String comment,
+            Instant beginTime,
+            @Schema(description = "When it must have ended (--deadline); null when none. A job that can no longer "
+                    + "end by then ends in state DEADLINE") Instant deadline,
+            String nodelist, String exclude, String comment,
             @Schema(description = "The environment it was submitted with; only for the job's owner, OPERATORs and "
                     + "ADMINs (null for anyone else, and in lists)") Map<String, String> environment,
             @Schema(description = "Its batch script; only for the job's owner, OPERATORs and ADMINs (null for "

@@ -87,6 +87,7 @@ public final class SbatchDirectives {
         acted("nodelist", 'w', Arg.VALUE, (p, o, v) -> p.nodelist = hostlist(v));
         acted("exclude", 'x', Arg.VALUE, (p, o, v) -> p.exclude = hostlist(v));
         acted("begin", 'b', Arg.VALUE, (p, o, v) -> p.beginTime = BeginTime.parse(v));
+        acted("deadline", null, Arg.VALUE, (p, o, v) -> p.deadline = deadline(v));
         acted("reservation", null, Arg.VALUE, (p, o, v) -> p.reservation = text(v));
         acted("export", null, Arg.VALUE, (p, o, v) -> p.export = export(v));
         acted("comment", null, Arg.VALUE, (p, o, v) -> p.comment = text(v));
@@ -115,7 +116,6 @@ public final class SbatchDirectives {
         ignored("core-spec", 'S', Arg.VALUE);
         ignored("cores-per-socket", null, Arg.VALUE);
         ignored("cpu-freq", null, Arg.VALUE);
-        ignored("deadline", null, Arg.VALUE);
         ignored("delay-boot", null, Arg.VALUE);
         ignored("distribution", 'm', Arg.VALUE);
         ignored("export-file", null, Arg.VALUE);
@@ -337,6 +337,15 @@ public final class SbatchDirectives {
         throw new IllegalArgumentException("'" + value + "' is not " + what + " (a whole number from 1 to 1000000)");
     }
 
+    /** {@code --deadline}: sbatch reads it in {@code --begin}'s time formats; the message names the deadline. */
+    private static BeginTime deadline(String value) {
+        try {
+            return BeginTime.parse(value);
+        } catch (JobSpecException e) {
+            throw new IllegalArgumentException("Invalid deadline '" + e.input() + "': " + e.problem());
+        }
+    }
+
     /** {@code --time-min}: a duration in Slurm's formats; UNLIMITED would be no minimum at all. */
     private static long timeMin(String value) {
         long seconds = SlurmTime.parseSeconds(value);
@@ -433,6 +442,7 @@ public final class SbatchDirectives {
         String nodelist;
         String exclude;
         BeginTime beginTime;
+        BeginTime deadline;
         String reservation;
         String export;
         String comment;
@@ -715,7 +725,7 @@ public final class SbatchDirectives {
                     this.gpusPerNode, this.gpusPerTask, this.cpusPerGpu, this.gpuType, this.timeLimitSeconds,
                     this.constraints, this.exclusive, this.dependency, this.array, this.hold, this.nice, this.workdir,
                     this.stdout, this.stderr, this.requeue, this.ntasksPerNode, this.nodelist, this.exclude,
-                    this.beginTime, this.reservation, this.export, this.comment, this.signal, this.switches, this.timeMinSeconds, this.segment,
+                    this.beginTime, this.deadline, this.reservation, this.export, this.comment, this.signal, this.switches, this.timeMinSeconds, this.segment,
                     this.exclusiveMode, this.shards, this.container.build(), this.warnings,
                     this.lines);
         }

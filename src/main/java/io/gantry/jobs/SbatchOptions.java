@@ -73,6 +73,7 @@ public record SbatchOptions(
         String nodelist,
         String exclude,
         BeginTime beginTime,
+        BeginTime deadline,
         String reservation,
         String export,
         String comment,

@@ -220,6 +220,47 @@ public class SchedulerJobs {
         return Optional.of(before);
     }
 
+    /**
+     * Ends the pending jobs that can no longer end by their {@code --deadline} (now plus their
+     * {@code --time-min}, else their time limit, is later: Slurm's "start > deadline - time[-min]"), and
+     * stops the running ones whose deadline has come, to end DEADLINE when their nodes confirm, as
+     * slurmctld does. Only the few jobs with a deadline are read, through their index.
+     */
+    @Transactional(propagation = Propagation.MANDATORY)
+    public DeadlineEnds endPastDeadline(Instant now) {
+        List<Long> rows = jdbc.queryForList("SELECT id FROM jobs WHERE deadline IS NOT NULL"
+                + " AND state || '' IN ('PENDING', 'RUNNING')", Long.class);
+        List<Long> jobIds = new java.util.ArrayList<>();
+        List<Long> stopping = new java.util.ArrayList<>();
+        for (JobEntity job : rows.isEmpty() ? List.<JobEntity>of() : jobs.findAllById(rows)) {
+            Instant deadline = job.deadline();
+            if (job.state() == JobState.PENDING) {
+                long shortest = job.timeMinSeconds() != null ? job.timeMinSeconds() : job.timeLimitSeconds();
+                Instant earliestEnd = now.plusSeconds(Math.max(shortest, 0));
+                if (!deadline.isBefore(earliestEnd) && deadline.isAfter(now)) {
+                    continue;
+                }
+                job.endPendingAtDeadline(now);
+                events.save(new JobEventEntity(job.id(), now, "DEADLINE", "cannot end by its deadline " + deadline
+                        + ": started now it would end at " + earliestEnd + " at the earliest ("
+                        + (job.timeMinSeconds() != null ? "time-min " : "time limit ") + shortest + " s); never started"));
+            } else if (job.state() == JobState.RUNNING && !deadline.isAfter(now)) {
+                job.stopAtDeadline();
+                events.save(new JobEventEntity(job.id(), now, "DEADLINE", "its deadline " + deadline
+                        + " came while it ran; stopping on its nodes"));
+                stopping.add(job.id());
+            } else {
+                continue;
+            }
+            jobIds.add(job.jobId());
+        }
+        return new DeadlineEnds(jobIds.stream().distinct().toList(), stopping);
+    }
+
+    /** What {@link #endPastDeadline} did: the job ids it ended or stopped, and the rows now stopping on their nodes. */
+    public record DeadlineEnds(List<Long> jobIds, List<Long> stopping) {
+    }
+
     /** Puts a job that lost its node back in the queue (it allows requeue). */
     @Transactional(propagation = Propagation.MANDATORY)
     public void requeueAfterFailure(long row, Instant at, String detail) {

@@ -57,6 +57,7 @@ final class SubmissionDraft implements JobRequest {
     Map<String, String> environment;
     String reservation;
     Instant beginTime;
+    Instant deadline;
     String nodelistField;
     String excludeField;
     String nodelist;
@@ -122,7 +123,7 @@ final class SubmissionDraft implements JobRequest {
                 dependency, array, arrayMaxRunning, taskIds, held ? Hold.USER : Hold.NONE, nice,
                 workdir, environment, stdout, stderr, first(json.requeue(), directives.requeue(), true), reservation,
                 beginTime, nodelist, exclude, comment, simulatedRun, json.simulatedExitCode(), umask, signal,
-                switches, timeMin, segment, defaultMemoryMb, exclusiveMode, shards, container);
+                switches, timeMin, segment, defaultMemoryMb, exclusiveMode, shards, container, deadline);
     }
 
     // --- JobRequest: the job as the engine is asked about it ----------------------------------------

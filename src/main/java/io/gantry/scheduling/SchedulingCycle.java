@@ -116,6 +116,8 @@ class SchedulingCycle {
     }
 
     private volatile boolean outsideChange;
+    /** When jobs were last checked against their deadlines: at most once a second, a query each time. */
+    private Instant deadlinesChecked;
 
     SchedulingCycle(SchedulerJobs jobs, ClusterService cluster, AccountingService accounting, GpuLedger gpus,
             TransactionTemplate transaction, ApplicationEventPublisher events, Clock clock,
@@ -265,6 +267,7 @@ class SchedulingCycle {
             live.load(now);
             full = true;
         }
+        endPastDeadlines(now);
         boolean changed = live.refresh(now);
         if (!full && !changed && !outsideChange && !reclaims.anyDue(now)) {
             return null;
@@ -349,6 +352,25 @@ class SchedulingCycle {
         }
         return new Planned(now, plan, byEngineId, decided, live.size() - live.running().size(), running.size(),
                 runningByEngineId, full, limits.graceSeconds(), ++cycles);
+    }
+
+    /**
+     * Ends the jobs that can no longer end by their deadline and stops the running ones whose deadline
+     * came (at most once a second), before the live state is refreshed: the change notes of what it
+     * ended, noted as its transaction commits, take them out of this cycle's plan.
+     */
+    private void endPastDeadlines(Instant now) {
+        if (deadlinesChecked != null && now.isBefore(deadlinesChecked.plusSeconds(1))) {
+            return;
+        }
+        deadlinesChecked = now;
+        transaction.executeWithoutResult(status -> {
+            SchedulerJobs.DeadlineEnds ended = jobs.endPastDeadline(now);
+            ended.jobIds().forEach(id -> events.publishEvent(new io.gantry.jobs.JobsChanged(id, "DEADLINE")));
+            if (!ended.stopping().isEmpty()) {
+                events.publishEvent(new io.gantry.jobs.JobCancelRequested(ended.stopping()));
+            }
+        });
     }
 
     /** A decision for a job the engine did not see; recorded only when it differs from the store's. */

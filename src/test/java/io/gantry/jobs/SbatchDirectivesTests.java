@@ -111,6 +111,8 @@ class SbatchDirectivesTests {
             --exclude=node[03-04]         | exclude           | node[03-04]
             -b now+60                     | beginTime         | now+60
             --begin=2027-01-20T12:34      | beginTime         | 2027-01-20T12:34
+            --deadline=now+1hour          | deadline          | now+1hour
+            --deadline 2027-01-20T12:34   | deadline          | 2027-01-20T12:34
             --reservation=maint           | reservation       | maint
             --reservation maint           | reservation       | maint
             --export=ALL,FOO=bar          | export            | ALL,FOO=bar
@@ -317,7 +319,6 @@ class SbatchDirectivesTests {
             --core-spec=2               | --core-spec
             --cores-per-socket=8        | --cores-per-socket
             --cpu-freq=high             | --cpu-freq
-            --deadline=now+1hour        | --deadline
             --delay-boot=5              | --delay-boot
             -m block                    | -m
             --distribution=cyclic       | --distribution
