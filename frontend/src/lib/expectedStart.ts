@@ -19,6 +19,8 @@ const DEPENDENCY: ReadonlySet<string> = new Set<PendingReason>(['Dependency', 'D
 const NEVER: ReadonlySet<string> = new Set<PendingReason>([
   'PartitionConfig', 'PartitionTimeLimit', 'PartitionNodeLimit', 'PartitionDown', 'BadConstraints', 'InvalidQOS',
   'QOSMaxWallDurationPerJobLimit', 'QOSMaxGRESPerJob', 'QOSMaxCpuPerJobLimit', 'QOSMaxNodePerJobLimit',
+  'AssocMaxWallDurationPerJobLimit', 'AssocMaxGRESPerJob', 'AssocMaxCpuPerJobLimit', 'AssocMaxMemPerJob',
+  'AssocMaxNodePerJobLimit', 'AssocMaxGRESPerNode', 'AssocMaxCpuPerNode', 'AssocMaxMemPerNode',
 ]);
 /** Limits of an account's guarantee and borrowing (the quota reasons), beside Slurm's QOS and association ones. */
 const QUOTA_LIMITS: ReadonlySet<string> = new Set<PendingReason>(['QuotaBorrowLimit', 'QuotaNothingToBorrow']);

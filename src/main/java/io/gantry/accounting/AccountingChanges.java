@@ -88,8 +88,7 @@ class AccountingChanges {
         AssociationRequest effective = request;
         if (actor.authority() == Actor.Authority.COORDINATOR && request != null && request.qos() == null) {
             List<String> inherited = coordinators.inheritedQos(caller, account).orElse(null);
-            effective = new AssociationRequest(request.account(), request.user(), request.shares(), request.maxJobs(),
-                    request.maxSubmitJobs(), request.grpTres(), request.defaultQos(), inherited);
+            effective = request.withQos(inherited);
         }
         Association association = accounting.createAssociation(effective);
         audit.record(actor, AuditAction.CREATE, AuditEntity.ASSOCIATION, Long.toString(association.id()), null,

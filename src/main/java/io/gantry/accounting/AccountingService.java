@@ -145,7 +145,58 @@ public class AccountingService implements Charges {
         String q = qosName == null || qosName.isBlank()
                 ? (association.defaultQos() == null ? NORMAL : association.defaultQos()) : qosName;
         QosEntity limits = allowedQos(association, q);
-        return new Charge(name, q, limits.toEngine(), limits.maxSubmitJobsPerUser(), association.maxSubmitJobs());
+        return submitLimits(association, new Charge(name, q, limits.toEngine(), limits.maxSubmitJobsPerUser(),
+                association.maxSubmitJobs()));
+    }
+
+    /**
+     * The charge with the submit limits of the tree above {@code own} (the user's association): its
+     * MaxSubmitJobs, else the nearest account's above it (Slurm propagates Max limits down), and the
+     * GrpSubmitJobs of every level up to the root, each account's with the accounts below it.
+     */
+    private Charge submitLimits(AssociationEntity own, Charge charge) {
+        Integer maxSubmit = own.maxSubmitJobs();
+        List<Charge.GroupSubmitLimit> groups = new ArrayList<>();
+        if (own.grpSubmitJobs() != null) {
+            groups.add(new Charge.GroupSubmitLimit(own.account(), own.user(), own.grpSubmitJobs(), Set.of()));
+        }
+        java.util.Map<String, String> parents = null;
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (String a = own.account(); a != null && seen.add(a); a = parents.get(a)) {
+            AssociationEntity level = associations.findByAccountAndUser(a, null).orElse(null);
+            if (parents == null) {
+                parents = new java.util.HashMap<>();
+                for (AccountEntity acc : accounts.findAll()) {
+                    parents.put(acc.name(), acc.parent());
+                }
+            }
+            if (level == null) {
+                continue;
+            }
+            if (maxSubmit == null) {
+                maxSubmit = level.maxSubmitJobs();
+            }
+            if (level.grpSubmitJobs() != null) {
+                groups.add(new Charge.GroupSubmitLimit(a, null, level.grpSubmitJobs(), below(a, parents)));
+            }
+        }
+        return new Charge(charge.account(), charge.qos(), charge.limits(), charge.maxSubmitJobsPerUser(), maxSubmit,
+                groups);
+    }
+
+    /** {@code account} and every account below it. */
+    private static Set<String> below(String account, java.util.Map<String, String> parents) {
+        Set<String> out = new java.util.HashSet<>();
+        for (String a : parents.keySet()) {
+            int steps = 0;
+            for (String up = a; up != null && steps++ < 64; up = parents.get(up)) {
+                if (up.equals(account)) {
+                    out.add(a);
+                    break;
+                }
+            }
+        }
+        return out;
     }
 
     private QosEntity allowedQos(AssociationEntity association, String name) {
@@ -175,10 +226,13 @@ public class AccountingService implements Charges {
         List<QosEntity> allQos = qos.findAll();
         java.util.Map<String, Long> grace = new java.util.HashMap<>();
         allQos.stream().filter(q -> q.graceSeconds() != null).forEach(q -> grace.put(q.name(), q.graceSeconds()));
+        List<AccountEntity> allAccounts = accounts.findAll();
+        java.util.Map<String, String> parents = new java.util.HashMap<>();
+        allAccounts.forEach(a -> parents.put(a.name(), a.parent()));
         EngineLimits limits = new EngineLimits(allQos.stream().map(QosEntity::toEngine).toList(),
                 associations.findAll().stream().map(a -> a.toEngine(a.user() == null ? 1.0
-                        : fairShare.tree().factor(a.account(), a.user()))).toList(),
-                accounts.findAll().stream().map(AccountEntity::toQuota).toList(), grace);
+                        : fairShare.tree().factor(a.account(), a.user()), parents.get(a.account()))).toList(),
+                allAccounts.stream().map(AccountEntity::toQuota).toList(), grace);
         if (generation.get() == before) {
             cached = new CachedLimits(limits, now);
         }
@@ -501,6 +555,28 @@ public class AccountingService implements Charges {
         }
         if (request.grpTres() != null) {
             tres("grpTres", request.grpTres(), errors, association::setGrpTres);
+        }
+        if (request.grpJobs() != null) {
+            association.setGrpJobs(limit("grpJobs", request.grpJobs(), errors));
+        }
+        if (request.grpSubmitJobs() != null) {
+            association.setGrpSubmitJobs(limit("grpSubmitJobs", request.grpSubmitJobs(), errors));
+        }
+        if (request.maxTresPerJob() != null) {
+            tres("maxTresPerJob", request.maxTresPerJob(), errors, association::setMaxTresPerJob);
+        }
+        if (request.maxTresPerNode() != null) {
+            tres("maxTresPerNode", request.maxTresPerNode(), errors, association::setMaxTresPerNode);
+        }
+        if (request.maxWallSeconds() != null) {
+            long v = request.maxWallSeconds();
+            if (v == -1) {
+                association.setMaxWallSeconds(null);
+            } else if (v < 1) {
+                errors.add(new FieldError("maxWallSeconds", "must be 1 or more seconds, or -1 to clear it; was " + v));
+            } else {
+                association.setMaxWallSeconds(v);
+            }
         }
         if (request.defaultQos() != null) {
             if (request.defaultQos().isBlank()) {

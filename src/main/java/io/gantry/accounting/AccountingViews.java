@@ -62,7 +62,17 @@ public final class AccountingViews {
             Integer maxJobs, Integer maxSubmitJobs,
             @Schema(example = "cpu=64,gres/gpu=8") String grpTres,
             @Schema(description = "null means QOS normal") String defaultQos,
-            @Schema(description = "The QOS its jobs may ask for; empty allows every QOS") List<String> qos) {
+            @Schema(description = "The QOS its jobs may ask for; empty allows every QOS") List<String> qos,
+            @Schema(description = "Running jobs of this association and every association below it, together, at "
+                    + "most (Slurm's GrpJobs); null: no limit") Integer grpJobs,
+            @Schema(description = "Pending and running jobs of this association and every association below it, "
+                    + "together, at most (Slurm's GrpSubmitJobs); null: no limit") Integer grpSubmitJobs,
+            @Schema(description = "TRES of one job, at most (Slurm's MaxTRESPerJob); associations below without their "
+                    + "own take it; null: no limit", example = "cpu=32,gres/gpu=4") String maxTresPerJob,
+            @Schema(description = "TRES of one job on one node, at most (Slurm's MaxTRESPerNode); inherited like "
+                    + "maxTresPerJob", example = "gres/gpu=2") String maxTresPerNode,
+            @Schema(description = "Time limit of one job in seconds, at most (Slurm's MaxWallDurationPerJob); "
+                    + "inherited like maxTresPerJob; null: no limit") Long maxWallSeconds) {
     }
 
     @Schema(name = "AssociationRequest", description = "A new association, or a change to one (null leaves a field)")
@@ -71,7 +81,24 @@ public final class AccountingViews {
             @Schema(description = "Required when creating") @Size(max = NAME) String user,
             Integer shares, Integer maxJobs, Integer maxSubmitJobs,
             @Schema(example = "cpu=64,gres/gpu=8") @Size(max = TRES) String grpTres,
-            @Size(max = NAME) String defaultQos, @Size(max = MAX_QOS) List<@NotNull @Size(max = NAME) String> qos) {
+            @Size(max = NAME) String defaultQos, @Size(max = MAX_QOS) List<@NotNull @Size(max = NAME) String> qos,
+            @Schema(description = "0 or more; -1 clears") Integer grpJobs,
+            @Schema(description = "0 or more; -1 clears") Integer grpSubmitJobs,
+            @Schema(description = "TRES; \"\" clears", example = "cpu=32,gres/gpu=4") @Size(max = TRES) String maxTresPerJob,
+            @Schema(description = "TRES; \"\" clears", example = "gres/gpu=2") @Size(max = TRES) String maxTresPerNode,
+            @Schema(description = "Seconds, 1 or more; -1 clears") Long maxWallSeconds) {
+
+        /** A request that sets none of the tree's limits added in issue 32. */
+        public AssociationRequest(String account, String user, Integer shares, Integer maxJobs, Integer maxSubmitJobs,
+                String grpTres, String defaultQos, List<String> qos) {
+            this(account, user, shares, maxJobs, maxSubmitJobs, grpTres, defaultQos, qos, null, null, null, null, null);
+        }
+
+        /** The same request with {@code qos} instead. */
+        public AssociationRequest withQos(List<String> other) {
+            return new AssociationRequest(account, user, shares, maxJobs, maxSubmitJobs, grpTres, defaultQos, other,
+                    grpJobs, grpSubmitJobs, maxTresPerJob, maxTresPerNode, maxWallSeconds);
+        }
     }
 
     @Schema(name = "Qos")

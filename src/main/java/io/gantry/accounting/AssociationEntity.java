@@ -39,6 +39,21 @@ class AssociationEntity {
     @Column(name = "grp_tres", length = 256)
     private String grpTres;
 
+    @Column(name = "grp_jobs")
+    private Integer grpJobs;
+
+    @Column(name = "grp_submit_jobs")
+    private Integer grpSubmitJobs;
+
+    @Column(name = "max_tres_per_job", length = 256)
+    private String maxTresPerJob;
+
+    @Column(name = "max_tres_per_node", length = 256)
+    private String maxTresPerNode;
+
+    @Column(name = "max_wall_seconds")
+    private Long maxWallSeconds;
+
     @Column(name = "default_qos", length = 64)
     private String defaultQos;
 
@@ -62,6 +77,7 @@ class AssociationEntity {
     String user() { return user; }
     int shares() { return shares; }
     Integer maxSubmitJobs() { return maxSubmitJobs; }
+    Integer grpSubmitJobs() { return grpSubmitJobs; }
     String defaultQos() { return defaultQos; }
 
     /** The QOS its jobs may ask for; empty allows every QOS. */
@@ -73,17 +89,27 @@ class AssociationEntity {
     void setMaxJobs(Integer v) { maxJobs = v; }
     void setMaxSubmitJobs(Integer v) { maxSubmitJobs = v; }
     void setGrpTres(String v) { grpTres = v; }
+    void setGrpJobs(Integer v) { grpJobs = v; }
+    void setGrpSubmitJobs(Integer v) { grpSubmitJobs = v; }
+    void setMaxTresPerJob(String v) { maxTresPerJob = v; }
+    void setMaxTresPerNode(String v) { maxTresPerNode = v; }
+    void setMaxWallSeconds(Long v) { maxWallSeconds = v; }
     void setDefaultQos(String v) { defaultQos = v; }
     void setQos(List<String> v) { qos = v == null || v.isEmpty() ? null : String.join(",", v); }
 
     AccountingViews.Association toView() {
         return new AccountingViews.Association(id, account, user, shares, maxJobs, maxSubmitJobs, grpTres,
-                defaultQos, qos());
+                defaultQos, qos(), grpJobs, grpSubmitJobs, maxTresPerJob, maxTresPerNode, maxWallSeconds);
     }
 
-    /** As the engine takes it, with the fair-share factor computed for it (1.0 for an account's own). */
-    io.gantry.engine.Association toEngine(double fairShare) {
-        return new io.gantry.engine.Association(account, user, fairShare, maxJobs == null ? 0 : maxJobs,
-                Tres.parse(grpTres, Tres.UNLIMITED));
+    /**
+     * As the engine takes it, with the fair-share factor computed for it (1.0 for an account's own)
+     * and, for an account's own association, the account's parent ({@code parent}; null for a root).
+     */
+    io.gantry.engine.Association toEngine(double fairShare, String parent) {
+        return new io.gantry.engine.Association(account, user, parent, fairShare, new io.gantry.engine.AssocLimits(
+                grpJobs == null ? 0 : grpJobs, Tres.parse(grpTres, Tres.UNLIMITED), maxJobs == null ? 0 : maxJobs,
+                Tres.parse(maxTresPerJob, Tres.UNLIMITED), Tres.parse(maxTresPerNode, Tres.UNLIMITED),
+                maxWallSeconds == null ? 0 : maxWallSeconds));
     }
 }

@@ -52,6 +52,15 @@ final class SacctmgrAssociations {
         row.put("GRPC", tresCount(grp, "cpu"));
         row.put("GRPN", tresCount(grp, "node"));
         row.put("GRPMEM", tresCount(grp, "mem"));
+        row.put("GRPJ", text(a, "grpJobs"));
+        row.put("GRPS", text(a, "grpSubmitJobs"));
+        String perJob = text(a, "maxTresPerJob");
+        row.put("MAXT", perJob == null || perJob.isEmpty() ? null : perJob);
+        row.put("MAXC", tresCount(perJob, "cpu"));
+        row.put("MAXN", tresCount(perJob, "node"));
+        String perNode = text(a, "maxTresPerNode");
+        row.put("MAXTN", perNode == null || perNode.isEmpty() ? null : perNode);
+        row.put("MAXW", a.hasNonNull("maxWallSeconds") ? Long.toString(a.get("maxWallSeconds").asLong() / 60) : null);
         List<String> qos = new ArrayList<>();
         a.path("qos").forEach(q -> qos.add(q.asString()));
         row.put("QOS", String.join(",", new TreeSet<>(qos.isEmpty() ? allQos : qos)));
@@ -139,6 +148,21 @@ final class SacctmgrAssociations {
         if (w.is("GrpTRES", 7)) {
             return Map.entry("grpTres", w.value().equals("-1") ? "" : w.value());
         }
+        if (w.is("GrpJobs", 4)) {
+            return Map.entry("grpJobs", number(w));
+        }
+        if (w.is("GrpSubmitJobs", 4)) {
+            return Map.entry("grpSubmitJobs", number(w));
+        }
+        if (w.is("MaxTRESPerNode", 11)) {
+            return Map.entry("maxTresPerNode", clear(w) ? "" : w.value());
+        }
+        if (w.is("MaxTRESPerJob", 11) || w.is("MaxTRES", 7)) {
+            return Map.entry("maxTresPerJob", clear(w) ? "" : w.value());
+        }
+        if (w.is("MaxWallDurationPerJob", 4)) {
+            return Map.entry("maxWallSeconds", clear(w) ? -1L : TimeLimit.seconds(w.value()));
+        }
         if (w.is("QosLevel", 1) || w.is("QOS", 1)) {
             return Map.entry("qos", commaList(w.value()));
         }
@@ -148,6 +172,12 @@ final class SacctmgrAssociations {
         return null;
     }
 
+    private static boolean clear(Word w) {
+        String v = w.value();
+        return v.equals("-1") || v.equalsIgnoreCase("none") || v.equalsIgnoreCase("unlimited")
+                || v.equalsIgnoreCase("infinite");
+    }
+
     void printAssocLimits(Integer shares, Map<String, Object> limits, String parent) {
         if (shares != null) {
             env.out().println("  Fairshare     = " + (shares < 0 ? "NONE" : shares));
@@ -155,9 +185,27 @@ final class SacctmgrAssociations {
         if (limits.containsKey("grpTres")) {
             env.out().println("  GrpTRES       = " + limits.get("grpTres"));
         }
+        if (limits.containsKey("grpJobs")) {
+            int v = (Integer) limits.get("grpJobs");
+            env.out().println("  GrpJobs       = " + (v < 0 ? "NONE" : v));
+        }
+        if (limits.containsKey("grpSubmitJobs")) {
+            int v = (Integer) limits.get("grpSubmitJobs");
+            env.out().println("  GrpSubmitJobs = " + (v < 0 ? "NONE" : v));
+        }
         if (limits.containsKey("maxJobs")) {
             int v = (Integer) limits.get("maxJobs");
             env.out().println("  MaxJobs       = " + (v < 0 ? "NONE" : v));
+        }
+        if (limits.containsKey("maxTresPerJob")) {
+            env.out().println("  MaxTRESPerJob = " + limits.get("maxTresPerJob"));
+        }
+        if (limits.containsKey("maxTresPerNode")) {
+            env.out().println("  MaxTRESPerNode = " + limits.get("maxTresPerNode"));
+        }
+        if (limits.containsKey("maxWallSeconds")) {
+            long v = (Long) limits.get("maxWallSeconds");
+            env.out().println("  MaxWall       = " + (v < 0 ? "NONE" : PrintFields.duration(v)));
         }
         if (limits.containsKey("maxSubmitJobs")) {
             int v = (Integer) limits.get("maxSubmitJobs");

@@ -6,13 +6,15 @@ import java.util.Map;
 
 /**
  * QOS and association limits against what running jobs (and jobs started this cycle) hold.
- * Usage is derived from the snapshot's running jobs, so it cannot disagree with them.
+ * Usage is derived from the snapshot's running jobs, so it cannot disagree with them. QOS limits
+ * are checked first, then the association limits up the account tree ({@link AssocTree}); a check of
+ * another kind (e.g. budgets) adds its own step to {@link #check} and {@link #charge}, walking the
+ * same precomputed chain ({@link #chain}).
  */
 final class Limits {
 
     private final Map<String, Qos> qos = new HashMap<>();
-    private final Map<Key, Association> userAssocs = new HashMap<>();
-    private final Map<String, Association> accountAssocs = new HashMap<>();
+    private final AssocTree tree;
     private final Map<Key, Usage> usage = new HashMap<>();
 
     /** Usage and association keys; a record, so no strings are concatenated per job. */
@@ -28,13 +30,12 @@ final class Limits {
         for (Qos q : qosList) {
             qos.put(q.name(), q);
         }
-        for (Association a : associations) {
-            if (a.user() == null) {
-                accountAssocs.put(a.account(), a);
-            } else {
-                userAssocs.put(userKey(a.account(), a.user()), a);
-            }
-        }
+        tree = new AssocTree(associations);
+    }
+
+    /** The associations a job of {@code user} in {@code account} counts at, own first; null when none. */
+    AssocTree.Chain chain(String account, String user) {
+        return tree.chain(account, user);
     }
 
     Qos qos(String name) {
@@ -50,19 +51,17 @@ final class Limits {
     }
 
     double fairShare(String account, String user) {
-        Association a = userAssocs.get(userKey(account, user));
-        if (a == null) {
-            a = accountAssocs.get(account);
-        }
+        Association a = tree.association(account, user);
         return a == null ? 1.0 : a.fairShare();
     }
 
     void charge(String user, String account, String qosName, Tres tres) {
-        for (Key key : keys(user, account, qosName)) {
+        for (Key key : keys(user, qosName)) {
             Usage u = usage.computeIfAbsent(key, k -> new Usage());
             u.jobs++;
             u.tres = u.tres.plus(tres);
         }
+        tree.charge(tree.chain(account, user), tres);
     }
 
     /** Limits a single job breaks whatever else runs; null when none. */
@@ -86,8 +85,16 @@ final class Limits {
         return null;
     }
 
-    /** The first limit starting this job now would break, or null. */
-    PendingReason check(PendingJob job, Tres tres) {
+    /** The first limit starting this job now would break, or null; {@code perNode} null skips the per-node limits. */
+    PendingReason check(PendingJob job, Tres tres, Tres perNode) {
+        return check(job, job.timeLimitSeconds(), tres, perNode);
+    }
+
+    /**
+     * The first limit starting this job now with a time limit of {@code timeLimit} would break (QOS
+     * limits, then the association limits of the highest level of the tree it breaks), or null.
+     */
+    PendingReason check(PendingJob job, long timeLimit, Tres tres, Tres perNode) {
         Qos q = qos(job.qos());
         if (q != null) {
             Usage uq = usage.get(qosUserKey(job.qos(), job.user()));
@@ -112,41 +119,11 @@ final class Limits {
                 return PendingReason.QOS_GRP_CPU_LIMIT;
             }
         }
-        PendingReason r = assoc(userAssocs.get(userKey(job.account(), job.user())),
-                usage.get(userKey(job.account(), job.user())), tres);
-        if (r == null) {
-            r = assoc(accountAssocs.get(job.account()), usage.get(accountKey(job.account())), tres);
-        }
-        return r;
+        return tree.check(tree.chain(job.account(), job.user()), timeLimit, tres, perNode);
     }
 
-    private static PendingReason assoc(Association a, Usage u, Tres tres) {
-        if (a == null) {
-            return null;
-        }
-        int jobs = u == null ? 0 : u.jobs;
-        if (a.maxJobs() > 0 && jobs >= a.maxJobs()) {
-            return PendingReason.ASSOC_MAX_JOBS_LIMIT;
-        }
-        Tres after = (u == null ? Tres.ZERO : u.tres).plus(tres);
-        Tres max = a.grpTres();
-        if (after.gpus() > max.gpus()) {
-            return PendingReason.ASSOC_GRP_GRES;
-        }
-        if (after.cpu() > max.cpu()) {
-            return PendingReason.ASSOC_GRP_CPU_LIMIT;
-        }
-        if (after.memoryMb() > max.memoryMb()) {
-            return PendingReason.ASSOC_GRP_MEM_LIMIT;
-        }
-        if (after.nodes() > max.nodes()) {
-            return PendingReason.ASSOC_GRP_NODE_LIMIT;
-        }
-        return null;
-    }
-
-    private static Key[] keys(String user, String account, String qosName) {
-        return new Key[] {qosUserKey(qosName, user), qosKey(qosName), userKey(account, user), accountKey(account)};
+    private static Key[] keys(String user, String qosName) {
+        return new Key[] {qosUserKey(qosName, user), qosKey(qosName)};
     }
 
     private static Key qosUserKey(String qosName, String user) {
@@ -155,13 +132,5 @@ final class Limits {
 
     private static Key qosKey(String qosName) {
         return new Key(1, qosName, null);
-    }
-
-    private static Key userKey(String account, String user) {
-        return new Key(2, account, user);
-    }
-
-    private static Key accountKey(String account) {
-        return new Key(3, account, null);
     }
 }

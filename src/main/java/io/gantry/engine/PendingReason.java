@@ -40,6 +40,19 @@ public enum PendingReason {
     ASSOC_GRP_CPU_LIMIT("AssocGrpCpuLimit"),
     ASSOC_GRP_MEM_LIMIT("AssocGrpMemLimit"),
     ASSOC_GRP_NODE_LIMIT("AssocGrpNodeLimit"),
+    /** The running jobs of its association, or of an account above it, reached its GrpJobs. */
+    ASSOC_GRP_JOBS_LIMIT("AssocGrpJobsLimit"),
+    /** Its time limit is above its association's MaxWallDurationPerJob (its own or inherited). */
+    ASSOC_MAX_WALL_DURATION_PER_JOB_LIMIT("AssocMaxWallDurationPerJobLimit"),
+    /** It asks for more GPUs than its association's MaxTRESPerJob allows. */
+    ASSOC_MAX_GRES_PER_JOB("AssocMaxGRESPerJob"),
+    ASSOC_MAX_CPU_PER_JOB_LIMIT("AssocMaxCpuPerJobLimit"),
+    ASSOC_MAX_MEM_PER_JOB("AssocMaxMemPerJob"),
+    ASSOC_MAX_NODE_PER_JOB_LIMIT("AssocMaxNodePerJobLimit"),
+    /** It asks for more GPUs on one node than its association's MaxTRESPerNode allows. */
+    ASSOC_MAX_GRES_PER_NODE("AssocMaxGRESPerNode"),
+    ASSOC_MAX_CPU_PER_NODE("AssocMaxCpuPerNode"),
+    ASSOC_MAX_MEM_PER_NODE("AssocMaxMemPerNode"),
     /**
      * Its account is under its guarantee and jobs of other accounts borrow it: they are being stopped
      * (reclaimed), or may be once they ran the minimum run time, and the job starts when they end.

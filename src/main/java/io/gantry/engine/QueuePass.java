@@ -296,7 +296,7 @@ final class QueuePass {
         Tres tres = tresOf(candidates.get(0));
         PendingReason limit = Limits.perJob(limits.qos(job.qos()), job.timeLimitSeconds(), tres);
         if (limit == null) {
-            limit = limits.check(job, tres);
+            limit = limits.check(job, tres, perNode(candidates.get(0)));
         }
         if (limit == null && quotas.active()) {
             // Before placing it: a job its quota refuses neither starts nor reserves what others may use.
@@ -621,7 +621,7 @@ final class QueuePass {
         Shape more = Shape.of(r.toBuilder().nodes(most).build(), c.parts[shape.partition()], c);
         Tres tres = tresOf(more);
         if (Limits.perJob(limits.qos(job.qos()), Math.subtractExact(until, now), tres) != null
-                || limits.check(job, tres) != null) {
+                || limits.check(job, Math.subtractExact(until, now), tres, perNode(more)) != null) {
             return null;
         }
         return more;
@@ -655,6 +655,11 @@ final class QueuePass {
             return PendingReason.REQ_NODE_NOT_AVAIL;
         }
         return a == PendingReason.RESOURCES || b == PendingReason.RESOURCES ? PendingReason.RESOURCES : a;
+    }
+
+    /** The most a shape holds on one node (its nodes field: 1). */
+    private static Tres perNode(Shape s) {
+        return new Tres(s.cpusPerNode(), s.memPerNode(), s.gpusPerNode(), 1);
     }
 
     private Tres tresOf(Shape s) {

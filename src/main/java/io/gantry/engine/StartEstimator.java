@@ -59,13 +59,17 @@ public final class StartEstimator {
             PendingReason.QOS_MAX_JOBS_PER_USER_LIMIT, PendingReason.QOS_MAX_GRES_PER_USER,
             PendingReason.QOS_MAX_CPU_PER_USER_LIMIT, PendingReason.QOS_GRP_GRES, PendingReason.QOS_GRP_CPU_LIMIT,
             PendingReason.ASSOC_MAX_JOBS_LIMIT, PendingReason.ASSOC_GRP_GRES, PendingReason.ASSOC_GRP_CPU_LIMIT,
-            PendingReason.ASSOC_GRP_MEM_LIMIT, PendingReason.ASSOC_GRP_NODE_LIMIT);
+            PendingReason.ASSOC_GRP_MEM_LIMIT, PendingReason.ASSOC_GRP_NODE_LIMIT, PendingReason.ASSOC_GRP_JOBS_LIMIT);
 
     private static final Set<PendingReason> NEVER = EnumSet.of(PendingReason.INVALID_QOS,
             PendingReason.QOS_MAX_WALL_DURATION_PER_JOB_LIMIT, PendingReason.QOS_MAX_GRES_PER_JOB,
             PendingReason.QOS_MAX_CPU_PER_JOB_LIMIT, PendingReason.QOS_MAX_NODE_PER_JOB_LIMIT,
             PendingReason.PARTITION_CONFIG, PendingReason.PARTITION_TIME_LIMIT, PendingReason.PARTITION_NODE_LIMIT,
-            PendingReason.PARTITION_DOWN, PendingReason.BAD_CONSTRAINTS, PendingReason.DEPENDENCY_NEVER_SATISFIED);
+            PendingReason.PARTITION_DOWN, PendingReason.BAD_CONSTRAINTS, PendingReason.DEPENDENCY_NEVER_SATISFIED,
+            PendingReason.ASSOC_MAX_WALL_DURATION_PER_JOB_LIMIT, PendingReason.ASSOC_MAX_GRES_PER_JOB,
+            PendingReason.ASSOC_MAX_CPU_PER_JOB_LIMIT, PendingReason.ASSOC_MAX_MEM_PER_JOB,
+            PendingReason.ASSOC_MAX_NODE_PER_JOB_LIMIT, PendingReason.ASSOC_MAX_GRES_PER_NODE,
+            PendingReason.ASSOC_MAX_CPU_PER_NODE, PendingReason.ASSOC_MAX_MEM_PER_NODE);
 
     /** What makes two jobs identical for placement: the later of them cannot start before the earlier. */
     private record Alike(Request request, List<String> partitions, long timeLimitSeconds) {

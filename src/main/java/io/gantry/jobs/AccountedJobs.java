@@ -46,4 +46,9 @@ class AccountedJobs implements ActiveJobs {
     long ofUserInAccount(String user, String account) {
         return jobs.countByUserAndAccountAndStateIn(user, account, UNFINISHED);
     }
+
+    /** Unfinished jobs charged to any of {@code accounts}. */
+    long inAccounts(java.util.Collection<String> accounts) {
+        return accounts.isEmpty() ? 0 : jobs.countByAccountInAndStateIn(accounts, UNFINISHED);
+    }
 }

@@ -30,5 +30,7 @@ interface JobRepository extends JpaRepository<JobEntity, Long> {
 
     long countByUserAndAccountAndStateIn(String user, String account, Collection<JobState> states);
 
+    long countByAccountInAndStateIn(Collection<String> accounts, Collection<JobState> states);
+
     List<JobEntity> findByBatchHostAndStateIn(String batchHost, Collection<JobState> states);
 }

@@ -413,6 +413,10 @@ class SubmissionResolver {
         }
     }
 
+    /** How Slurm's sbatch words a refusal by a submit limit, before the limit that refused. */
+    static final String POLICY = "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
+            + "limits): ";
+
     /** The QOS and association limits checked at submit time, each named as Slurm names it. */
     private void submitLimits(Charge charge, String user, long timeLimit, Tres tres, int adding,
             List<FieldError> errors) {
@@ -439,9 +443,23 @@ class SubmissionResolver {
         if (adding > 0 && charge.associationMaxSubmitJobs() != null) {
             long held = accounted.ofUserInAccount(user, charge.account());
             if (held + adding > charge.associationMaxSubmitJobs()) {
-                errors.add(new FieldError("account", "MaxSubmitJobs: the association of user '" + user
+                errors.add(new FieldError("account", POLICY + "MaxSubmitJobs: the association of user '" + user
                         + "' in account '" + charge.account() + "' allows " + charge.associationMaxSubmitJobs()
                         + " pending or running jobs; they have " + held + " and this submission adds " + adding));
+            }
+        }
+        if (adding > 0) {
+            // GrpSubmitJobs at every level, from the user's association up to the root.
+            for (Charge.GroupSubmitLimit g : charge.groupSubmitLimits()) {
+                long held = g.user() != null ? accounted.ofUserInAccount(g.user(), g.account())
+                        : accounted.inAccounts(g.accounts());
+                if (held + adding > g.limit()) {
+                    String who = g.user() != null ? "the association of user '" + g.user() + "' in account '"
+                            + g.account() + "'" : "account '" + g.account() + "' (with the accounts below it)";
+                    errors.add(new FieldError("account", POLICY + "GrpSubmitJobs: " + who + " allows " + g.limit()
+                            + " pending or running jobs together; it has " + held + " and this submission adds "
+                            + adding));
+                }
             }
         }
     }

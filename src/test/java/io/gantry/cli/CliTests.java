@@ -571,6 +571,18 @@ class CliTests {
     }
 
     @Test
+    void sacctmgrSetsTheTreesLimitsOnAnAccountAndShowAssocShowsThem() throws Exception {
+        FakeAccounting api = accounting("root");
+        int exit = run(api, "", "sacctmgr", "-i", "modify", "account", "chem", "set", "GrpJobs=6", "GrpSubmitJobs=20",
+                "MaxTRESPerJob=gres/gpu=2", "MaxTRESPerNode=cpu=16", "MaxWall=2:00:00");
+        assertThat(exit).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        out.reset();
+        run(api, "", "sacctmgr", "-n", "-P", "show", "assoc", "account=chem", "format=account,user,grpjobs,grpsubmit,"
+                + "maxtres,maxtrespernode,maxwall");
+        assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("chem||6|20|gres/gpu=2|cpu=16|02:00:00\n");
+    }
+
+    @Test
     void sacctmgrNamesTheEntitiesItKnowsWhenGivenAnotherAndExitsOne() throws Exception {
         int exit = run(accounting("root"), "", "sacctmgr", "show", "frobnicate");
         assertThat(exit).isEqualTo(1);
