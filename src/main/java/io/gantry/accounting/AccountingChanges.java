@@ -89,7 +89,8 @@ class AccountingChanges {
         if (actor.authority() == Actor.Authority.COORDINATOR && request != null && request.qos() == null) {
             List<String> inherited = coordinators.inheritedQos(caller, account).orElse(null);
             effective = new AssociationRequest(request.account(), request.user(), request.shares(), request.maxJobs(),
-                    request.maxSubmitJobs(), request.grpTres(), request.defaultQos(), inherited);
+                    request.maxSubmitJobs(), request.grpTres(), request.defaultQos(), inherited, request.grpTresMins(),
+                    request.grpTresRunMins(), request.maxTresMinsPerJob(), request.rawUsage());
         }
         Association association = accounting.createAssociation(effective);
         audit.record(actor, AuditAction.CREATE, AuditEntity.ASSOCIATION, Long.toString(association.id()), null,

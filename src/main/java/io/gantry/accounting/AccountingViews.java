@@ -62,8 +62,25 @@ public final class AccountingViews {
             Integer maxJobs, Integer maxSubmitJobs,
             @Schema(example = "cpu=64,gres/gpu=8") String grpTres,
             @Schema(description = "null means QOS normal") String defaultQos,
-            @Schema(description = "The QOS its jobs may ask for; empty allows every QOS") List<String> qos) {
+            @Schema(description = "The QOS its jobs may ask for; empty allows every QOS") List<String> qos,
+            @Schema(description = BUDGET, example = "gres/gpu=6000") String grpTresMins,
+            @Schema(description = RUN_MINS, example = "gres/gpu=1200") String grpTresRunMins,
+            @Schema(description = MAX_MINS, example = "gres/gpu=600") String maxTresMinsPerJob,
+            @Schema(description = USED, example = "gres/gpu=4210") String grpTresMinsUsed,
+            @Schema(description = LEFT, example = "gres/gpu=1790") String grpTresMinsLeft) {
     }
+
+    static final String BUDGET = "Budget in TRES-minutes (Slurm's GrpTRESMins) of every job of the association and "
+            + "those below it, used as the fair-share usage is (decayed, reset with rawUsage=0); a job that could "
+            + "overrun it by its time limit pends (AssocGrpGRESMinutes, ...); null: none";
+    static final String RUN_MINS = "TRES-minutes its running jobs may hold until their time limits (Slurm's "
+            + "GrpTRESRunMins); null: none";
+    static final String MAX_MINS = "TRES x time limit one job may ask for (Slurm's MaxTRESMinsPerJob); null: none";
+    static final String USED = "TRES-minutes counted against grpTresMins (as of the last usage accrual), for the "
+            + "TRES it limits; null without grpTresMins";
+    static final String LEFT = "grpTresMins minus grpTresMinsUsed (at least 0); null without grpTresMins";
+    static final String RAW_USAGE = "Only 0: forgets the usage fair share and the budgets count (Slurm's "
+            + "RawUsage=0); of an account, of every association below it too";
 
     @Schema(name = "AssociationRequest", description = "A new association, or a change to one (null leaves a field)")
     public record AssociationRequest(
@@ -71,7 +88,17 @@ public final class AccountingViews {
             @Schema(description = "Required when creating") @Size(max = NAME) String user,
             Integer shares, Integer maxJobs, Integer maxSubmitJobs,
             @Schema(example = "cpu=64,gres/gpu=8") @Size(max = TRES) String grpTres,
-            @Size(max = NAME) String defaultQos, @Size(max = MAX_QOS) List<@NotNull @Size(max = NAME) String> qos) {
+            @Size(max = NAME) String defaultQos, @Size(max = MAX_QOS) List<@NotNull @Size(max = NAME) String> qos,
+            @Schema(description = "TRES-minutes, e.g. gres/gpu=6000; \"\" clears") @Size(max = TRES) String grpTresMins,
+            @Schema(description = "TRES-minutes; \"\" clears") @Size(max = TRES) String grpTresRunMins,
+            @Schema(description = "TRES-minutes; \"\" clears") @Size(max = TRES) String maxTresMinsPerJob,
+            @Schema(description = RAW_USAGE) Double rawUsage) {
+
+        /** A request that sets no budget. */
+        public AssociationRequest(String account, String user, Integer shares, Integer maxJobs, Integer maxSubmitJobs,
+                String grpTres, String defaultQos, List<String> qos) {
+            this(account, user, shares, maxJobs, maxSubmitJobs, grpTres, defaultQos, qos, null, null, null, null);
+        }
     }
 
     @Schema(name = "Qos")
@@ -84,7 +111,14 @@ public final class AccountingViews {
             @Schema(allowableValues = {"REQUEUE", "CANCEL"}) String preemptMode,
             double usageFactor,
             @Schema(description = "Seconds between the signal and the kill when a job of this QOS is preempted or "
-                    + "reclaimed (Slurm's GraceTime); null: none") Long graceSeconds) {
+                    + "reclaimed (Slurm's GraceTime); null: none") Long graceSeconds,
+            @Schema(description = "Budget in TRES-minutes of every job of the QOS (Slurm's GrpTRESMins); a job that "
+                    + "could overrun it by its time limit pends (QOSGrpGRESMinutes, ...); null: none",
+                    example = "gres/gpu=6000") String grpTresMins,
+            @Schema(description = RUN_MINS, example = "gres/gpu=1200") String grpTresRunMins,
+            @Schema(description = MAX_MINS, example = "gres/gpu=600") String maxTresMinsPerJob,
+            @Schema(description = USED, example = "gres/gpu=4210") String grpTresMinsUsed,
+            @Schema(description = LEFT, example = "gres/gpu=1790") String grpTresMinsLeft) {
     }
 
     @Schema(name = "QosRequest", description = "A new QOS, or a change to one (null leaves a field)")
@@ -96,7 +130,12 @@ public final class AccountingViews {
             @Size(max = MAX_QOS) List<@NotNull @Size(max = NAME) String> preempt,
             @Schema(allowableValues = {"REQUEUE", "CANCEL"}) String preemptMode,
             Double usageFactor,
-            @Schema(description = "0 or more; -1 clears") Long graceSeconds) {
+            @Schema(description = "0 or more; -1 clears") Long graceSeconds,
+            @Schema(description = "TRES-minutes, e.g. gres/gpu=6000; \"\" clears") @Size(max = TRES) String grpTresMins,
+            @Schema(description = "TRES-minutes; \"\" clears") @Size(max = TRES) String grpTresRunMins,
+            @Schema(description = "TRES-minutes; \"\" clears") @Size(max = TRES) String maxTresMinsPerJob,
+            @Schema(description = "Only 0: forgets the usage the QOS's budgets count (Slurm's RawUsage=0)")
+            Double rawUsage) {
     }
 
     /**
