@@ -52,6 +52,9 @@ final class SacctmgrAssociations {
         row.put("GRPC", tresCount(grp, "cpu"));
         row.put("GRPN", tresCount(grp, "node"));
         row.put("GRPMEM", tresCount(grp, "mem"));
+        row.put("GRPTM", text(a, "grpTresMins"));
+        row.put("GRPTRM", text(a, "grpTresRunMins"));
+        row.put("MAXTM", text(a, "maxTresMinsPerJob"));
         List<String> qos = new ArrayList<>();
         a.path("qos").forEach(q -> qos.add(q.asString()));
         row.put("QOS", String.join(",", new TreeSet<>(qos.isEmpty() ? allQos : qos)));
@@ -139,11 +142,41 @@ final class SacctmgrAssociations {
         if (w.is("GrpTRES", 7)) {
             return Map.entry("grpTres", w.value().equals("-1") ? "" : w.value());
         }
+        Map.Entry<String, Object> budget = budgetSetting(w);
+        if (budget != null) {
+            return budget;
+        }
         if (w.is("QosLevel", 1) || w.is("QOS", 1)) {
             return Map.entry("qos", commaList(w.value()));
         }
         if (w.is("DefaultQOS", 8)) {
             return Map.entry("defaultQos", w.value());
+        }
+        return null;
+    }
+
+    /**
+     * The budget settings associations and QOS share, as the API's fields: {@code GrpTRESMins},
+     * {@code GrpTRESRunMins}, {@code MaxTRESMinsPerJob} (TRES-minutes; -1 clears) and {@code RawUsage=0}.
+     */
+    static Map.Entry<String, Object> budgetSetting(Word w) {
+        String v = w.value();
+        boolean clear = v.equals("-1") || v.equalsIgnoreCase("none");
+        if (w.is("GrpTRESMins", 8)) {
+            return Map.entry("grpTresMins", clear ? "" : v);
+        }
+        if (w.is("GrpTRESRunMins", 8)) {
+            return Map.entry("grpTresRunMins", clear ? "" : v);
+        }
+        if (w.is("MaxTRESMinsPerJob", 8)) {
+            return Map.entry("maxTresMinsPerJob", clear ? "" : v);
+        }
+        if (w.is("RawUsage", 4)) {
+            try {
+                return Map.entry("rawUsage", Double.parseDouble(v));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("Invalid value '" + v + "' for RawUsage");
+            }
         }
         return null;
     }
@@ -155,6 +188,12 @@ final class SacctmgrAssociations {
         if (limits.containsKey("grpTres")) {
             env.out().println("  GrpTRES       = " + limits.get("grpTres"));
         }
+        if (limits.containsKey("grpTresMins")) {
+            env.out().println("  GrpTRESMins   = " + limits.get("grpTresMins"));
+        }
+        if (limits.containsKey("grpTresRunMins")) {
+            env.out().println("  GrpTRESRunMins= " + limits.get("grpTresRunMins"));
+        }
         if (limits.containsKey("maxJobs")) {
             int v = (Integer) limits.get("maxJobs");
             env.out().println("  MaxJobs       = " + (v < 0 ? "NONE" : v));
@@ -162,6 +201,9 @@ final class SacctmgrAssociations {
         if (limits.containsKey("maxSubmitJobs")) {
             int v = (Integer) limits.get("maxSubmitJobs");
             env.out().println("  MaxSubmitJobs = " + (v < 0 ? "NONE" : v));
+        }
+        if (limits.containsKey("maxTresMinsPerJob")) {
+            env.out().println("  MaxTRESMins   = " + limits.get("maxTresMinsPerJob"));
         }
         if (parent != null) {
             env.out().println("  Parent        = " + parent);
