@@ -184,7 +184,7 @@ class BudgetIntegrationTests {
     }
 
     private JsonNode accountAssociation(String account) {
-        for (JsonNode a : api.get("/api/v1/associations?account=" + account, admin).json()) {
+        for (JsonNode a : api.get("/api/v1/associations?account=" + account, admin).json().get("items")) {
             if (!a.hasNonNull("user")) {
                 return a;
             }
