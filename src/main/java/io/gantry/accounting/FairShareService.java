@@ -166,12 +166,10 @@ public class FairShareService {
                     double f = usageFactors.getOrDefault(run.qos(), 1.0) * seconds;
                     double[] tres = { run.allocated().cpu() * f, run.allocated().memoryMb() * f,
                         run.allocated().nodes() * f, gpus * f };
-                    System.arraycopy(tres, 0, sums, 2, 4);
-                    if (run.qos() != null) {
-                        double[] q = byQos.computeIfAbsent(run.qos(), k -> new double[4]);
-                        for (int i = 0; i < 4; i++) {
-                            q[i] += tres[i];
-                        }
+                    double[] q = run.qos() == null ? new double[4] : byQos.computeIfAbsent(run.qos(), k -> new double[4]);
+                    for (int i = 0; i < 4; i++) {
+                        sums[2 + i] += tres[i];
+                        q[i] += tres[i];
                     }
                 }
             });
