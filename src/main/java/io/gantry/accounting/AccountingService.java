@@ -53,6 +53,7 @@ public class AccountingService implements Charges {
     private static final Duration LIMITS_TTL = Duration.ofSeconds(5);
 
     private final FairShareService fairShare;
+    private final BudgetService budgets;
 
     private final AccountRepository accounts;
     private final AssociationRepository associations;
@@ -70,7 +71,9 @@ public class AccountingService implements Charges {
 
     AccountingService(AccountRepository accounts, AssociationRepository associations, QosRepository qos,
             UserService users, ActiveJobs activeJobs, ApplicationEventPublisher events, Clock clock,
-            FairShareService fairShare, org.springframework.transaction.PlatformTransactionManager transactions) {
+            FairShareService fairShare, org.springframework.transaction.PlatformTransactionManager transactions,
+            BudgetService budgets) {
+        this.budgets = budgets;
         this.readOnly = new org.springframework.transaction.support.TransactionTemplate(transactions);
         this.readOnly.setReadOnly(true);
         this.fairShare = fairShare;
@@ -237,6 +240,11 @@ public class AccountingService implements Charges {
             cached = new CachedLimits(limits, now);
         }
         return limits;
+    }
+
+    /** Every TRES-minutes budget as the engine takes it (issue 32); cached as {@link #engineLimits()} is. */
+    public io.gantry.engine.Budgets engineBudgets() {
+        return budgets.engineBudgets();
     }
 
     @Order(Ordered.HIGHEST_PRECEDENCE)
@@ -443,12 +451,12 @@ public class AccountingService implements Charges {
                 : account != null ? associations.findByAccountOrderByUser(account)
                 : associations.findAllByOrderByAccountAscUserAsc();
         return all.stream().filter(a -> account == null || a.account().equals(account))
-                .map(AssociationEntity::toView).toList();
+                .map(viewer()).toList();
     }
 
     @Transactional(readOnly = true)
     public Association association(long id) {
-        return findAssociation(id).toView();
+        return view(findAssociation(id));
     }
 
     @Transactional
@@ -480,7 +488,7 @@ public class AccountingService implements Charges {
             users.setDefaultAccount(request.user(), request.account());
         }
         changed("association " + association.id());
-        return association.toView();
+        return view(association);
     }
 
     private static GantryException associationExists(AssociationRequest request) {
@@ -506,7 +514,7 @@ public class AccountingService implements Charges {
         }
         associations.saveAndFlush(association);
         changed("association " + id);
-        return association.toView();
+        return view(association);
     }
 
     @Transactional
@@ -590,7 +598,34 @@ public class AccountingService implements Charges {
         if (request.qos() != null) {
             association.setQos(qosNames("qos", request.qos(), errors));
         }
+        association.budget().apply(request.grpTresMins(), request.grpTresRunMins(), request.maxTresMinsPerJob(),
+                errors);
+        rawUsage(request.rawUsage(), errors);
         throwIfAny(errors);
+        if (request.rawUsage() != null) {
+            fairShare.resetUsage(association.account(), association.user(),
+                    association.user() == null ? budgets.accountsBelow(association.account()) : List.of());
+        }
+    }
+
+    /** Slurm allows only {@code RawUsage=0}: a reset. */
+    private static void rawUsage(Double value, List<FieldError> errors) {
+        if (value != null && value != 0) {
+            errors.add(new FieldError("rawUsage", "only 0 is allowed (it resets the usage), was " + value));
+        }
+    }
+
+    private java.util.function.Function<AssociationEntity, Association> viewer() {
+        BudgetService.Usage usage = budgets.usage();
+        return a -> a.toView(usage.minutes(a.account(), a.user()));
+    }
+
+    private Association view(AssociationEntity association) {
+        return viewer().apply(association);
+    }
+
+    private Qos view(QosEntity entity) {
+        return entity.toView(budgets.usage().qosMinutes(entity.name()));
     }
 
     private AssociationEntity findAssociation(long id) {
@@ -601,12 +636,13 @@ public class AccountingService implements Charges {
 
     @Transactional(readOnly = true)
     public List<Qos> listQos() {
-        return qos.findAllByOrderByName().stream().map(QosEntity::toView).toList();
+        BudgetService.Usage usage = budgets.usage();
+        return qos.findAllByOrderByName().stream().map(q -> q.toView(usage.qosMinutes(q.name()))).toList();
     }
 
     @Transactional(readOnly = true)
     public Qos qos(String name) {
-        return findQos(name).toView();
+        return view(findQos(name));
     }
 
     @Transactional
@@ -623,7 +659,7 @@ public class AccountingService implements Charges {
         // Of two creates that both passed the check, the primary key lets one insert.
         UniqueKey.insert(() -> qos.saveAndFlush(entity), () -> qosExists(request.name()));
         changed("qos " + request.name());
-        return entity.toView();
+        return view(entity);
     }
 
     private static GantryException qosExists(String name) {
@@ -642,7 +678,7 @@ public class AccountingService implements Charges {
         apply(entity, request);
         qos.saveAndFlush(entity);
         changed("qos " + name);
-        return entity.toView();
+        return view(entity);
     }
 
     @Transactional
@@ -743,7 +779,12 @@ public class AccountingService implements Charges {
                 entity.setUsageFactor(f);
             }
         }
+        entity.budget().apply(request.grpTresMins(), request.grpTresRunMins(), request.maxTresMinsPerJob(), errors);
+        rawUsage(request.rawUsage(), errors);
         throwIfAny(errors);
+        if (request.rawUsage() != null) {
+            fairShare.resetQosUsage(entity.name());
+        }
     }
 
     private QosEntity findQos(String name) {

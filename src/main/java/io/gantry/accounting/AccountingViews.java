@@ -72,8 +72,25 @@ public final class AccountingViews {
             @Schema(description = "TRES of one job on one node, at most (Slurm's MaxTRESPerNode); inherited like "
                     + "maxTresPerJob", example = "gres/gpu=2") String maxTresPerNode,
             @Schema(description = "Time limit of one job in seconds, at most (Slurm's MaxWallDurationPerJob); "
-                    + "inherited like maxTresPerJob; null: no limit") Long maxWallSeconds) {
+                    + "inherited like maxTresPerJob; null: no limit") Long maxWallSeconds,
+            @Schema(description = BUDGET, example = "gres/gpu=6000") String grpTresMins,
+            @Schema(description = RUN_MINS, example = "gres/gpu=1200") String grpTresRunMins,
+            @Schema(description = MAX_MINS, example = "gres/gpu=600") String maxTresMinsPerJob,
+            @Schema(description = USED, example = "gres/gpu=4210") String grpTresMinsUsed,
+            @Schema(description = LEFT, example = "gres/gpu=1790") String grpTresMinsLeft) {
     }
+
+    static final String BUDGET = "Budget in TRES-minutes (Slurm's GrpTRESMins) of every job of the association and "
+            + "those below it, used as the fair-share usage is (decayed, reset with rawUsage=0); a job that could "
+            + "overrun it by its time limit pends (AssocGrpGRESMinutes, ...); null: none";
+    static final String RUN_MINS = "TRES-minutes its running jobs may hold until their time limits (Slurm's "
+            + "GrpTRESRunMins); null: none";
+    static final String MAX_MINS = "TRES x time limit one job may ask for (Slurm's MaxTRESMinsPerJob); null: none";
+    static final String USED = "TRES-minutes counted against grpTresMins (as of the last usage accrual), for the "
+            + "TRES it limits; null without grpTresMins";
+    static final String LEFT = "grpTresMins minus grpTresMinsUsed (at least 0); null without grpTresMins";
+    static final String RAW_USAGE = "Only 0: forgets the usage fair share and the budgets count (Slurm's "
+            + "RawUsage=0); of an account, of every association below it too";
 
     @Schema(name = "AssociationRequest", description = "A new association, or a change to one (null leaves a field)")
     public record AssociationRequest(
@@ -86,18 +103,24 @@ public final class AccountingViews {
             @Schema(description = "0 or more; -1 clears") Integer grpSubmitJobs,
             @Schema(description = "TRES; \"\" clears", example = "cpu=32,gres/gpu=4") @Size(max = TRES) String maxTresPerJob,
             @Schema(description = "TRES; \"\" clears", example = "gres/gpu=2") @Size(max = TRES) String maxTresPerNode,
-            @Schema(description = "Seconds, 1 or more; -1 clears") Long maxWallSeconds) {
+            @Schema(description = "Seconds, 1 or more; -1 clears") Long maxWallSeconds,
+            @Schema(description = "TRES-minutes, e.g. gres/gpu=6000; \"\" clears") @Size(max = TRES) String grpTresMins,
+            @Schema(description = "TRES-minutes; \"\" clears") @Size(max = TRES) String grpTresRunMins,
+            @Schema(description = "TRES-minutes; \"\" clears") @Size(max = TRES) String maxTresMinsPerJob,
+            @Schema(description = RAW_USAGE) Double rawUsage) {
 
-        /** A request that sets none of the tree's limits added in issue 32. */
+        /** A request that sets none of the tree's limits and budgets added in issue 32. */
         public AssociationRequest(String account, String user, Integer shares, Integer maxJobs, Integer maxSubmitJobs,
                 String grpTres, String defaultQos, List<String> qos) {
-            this(account, user, shares, maxJobs, maxSubmitJobs, grpTres, defaultQos, qos, null, null, null, null, null);
+            this(account, user, shares, maxJobs, maxSubmitJobs, grpTres, defaultQos, qos, null, null, null, null, null, null,
+                    null, null, null);
         }
 
         /** The same request with {@code qos} instead. */
         public AssociationRequest withQos(List<String> other) {
             return new AssociationRequest(account, user, shares, maxJobs, maxSubmitJobs, grpTres, defaultQos, other,
-                    grpJobs, grpSubmitJobs, maxTresPerJob, maxTresPerNode, maxWallSeconds);
+                    grpJobs, grpSubmitJobs, maxTresPerJob, maxTresPerNode, maxWallSeconds, grpTresMins, grpTresRunMins,
+                    maxTresMinsPerJob, rawUsage);
         }
     }
 
@@ -111,7 +134,14 @@ public final class AccountingViews {
             @Schema(allowableValues = {"REQUEUE", "CANCEL"}) String preemptMode,
             double usageFactor,
             @Schema(description = "Seconds between the signal and the kill when a job of this QOS is preempted or "
-                    + "reclaimed (Slurm's GraceTime); null: none") Long graceSeconds) {
+                    + "reclaimed (Slurm's GraceTime); null: none") Long graceSeconds,
+            @Schema(description = "Budget in TRES-minutes of every job of the QOS (Slurm's GrpTRESMins); a job that "
+                    + "could overrun it by its time limit pends (QOSGrpGRESMinutes, ...); null: none",
+                    example = "gres/gpu=6000") String grpTresMins,
+            @Schema(description = RUN_MINS, example = "gres/gpu=1200") String grpTresRunMins,
+            @Schema(description = MAX_MINS, example = "gres/gpu=600") String maxTresMinsPerJob,
+            @Schema(description = USED, example = "gres/gpu=4210") String grpTresMinsUsed,
+            @Schema(description = LEFT, example = "gres/gpu=1790") String grpTresMinsLeft) {
     }
 
     @Schema(name = "QosRequest", description = "A new QOS, or a change to one (null leaves a field)")
@@ -123,7 +153,12 @@ public final class AccountingViews {
             @Size(max = MAX_QOS) List<@NotNull @Size(max = NAME) String> preempt,
             @Schema(allowableValues = {"REQUEUE", "CANCEL"}) String preemptMode,
             Double usageFactor,
-            @Schema(description = "0 or more; -1 clears") Long graceSeconds) {
+            @Schema(description = "0 or more; -1 clears") Long graceSeconds,
+            @Schema(description = "TRES-minutes, e.g. gres/gpu=6000; \"\" clears") @Size(max = TRES) String grpTresMins,
+            @Schema(description = "TRES-minutes; \"\" clears") @Size(max = TRES) String grpTresRunMins,
+            @Schema(description = "TRES-minutes; \"\" clears") @Size(max = TRES) String maxTresMinsPerJob,
+            @Schema(description = "Only 0: forgets the usage the QOS's budgets count (Slurm's RawUsage=0)")
+            Double rawUsage) {
     }
 
     /**

@@ -60,6 +60,9 @@ class AssociationEntity {
     @Column(length = 1024)
     private String qos;
 
+    @jakarta.persistence.Embedded
+    private BudgetLimits budget = new BudgetLimits();
+
     @Version
     private long version;
 
@@ -79,6 +82,7 @@ class AssociationEntity {
     Integer maxSubmitJobs() { return maxSubmitJobs; }
     Integer grpSubmitJobs() { return grpSubmitJobs; }
     String defaultQos() { return defaultQos; }
+    BudgetLimits budget() { return budget == null ? budget = new BudgetLimits() : budget; }
 
     /** The QOS its jobs may ask for; empty allows every QOS. */
     List<String> qos() {
@@ -97,9 +101,13 @@ class AssociationEntity {
     void setDefaultQos(String v) { defaultQos = v; }
     void setQos(List<String> v) { qos = v == null || v.isEmpty() ? null : String.join(",", v); }
 
-    AccountingViews.Association toView() {
+    /** As the API shows it, with the TRES-minutes its budget has used ({@code usedMinutes}). */
+    AccountingViews.Association toView(Tres usedMinutes) {
+        String[] usedLeft = BudgetService.usedAndLeft(budget().grpTresMins(), usedMinutes);
         return new AccountingViews.Association(id, account, user, shares, maxJobs, maxSubmitJobs, grpTres,
-                defaultQos, qos(), grpJobs, grpSubmitJobs, maxTresPerJob, maxTresPerNode, maxWallSeconds);
+                defaultQos, qos(), grpJobs, grpSubmitJobs, maxTresPerJob, maxTresPerNode, maxWallSeconds,
+                budget().grpTresMins(), budget().grpTresRunMins(), budget().maxTresMinsPerJob(),
+                usedLeft[0], usedLeft[1]);
     }
 
     /**

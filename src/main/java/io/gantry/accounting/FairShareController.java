@@ -21,8 +21,10 @@ class FairShareController {
 
     private final FairShareService fairShare;
     private final UserVisibility visibility;
+    private final BudgetService budgets;
 
-    FairShareController(FairShareService fairShare, UserVisibility visibility) {
+    FairShareController(FairShareService fairShare, UserVisibility visibility, BudgetService budgets) {
+        this.budgets = budgets;
         this.fairShare = fairShare;
         this.visibility = visibility;
     }
@@ -45,7 +47,13 @@ class FairShareController {
             @Schema(description = "Decayed usage in GPU-seconds (whole GPUs, and the part of one a MIG instance or "
                     + "shard is worth), decayed as rawUsage is; an account's is its users' below it")
             double gpuUsage,
-            @Schema(description = "GPU-seconds never decayed; an account's is its users' below it") double gpuUsageTotal) {
+            @Schema(description = "GPU-seconds never decayed; an account's is its users' below it") double gpuUsageTotal,
+            @Schema(description = "The association's budget in TRES-minutes (Slurm's GrpTRESMins); null: none",
+                    example = "gres/gpu=6000") String grpTresMins,
+            @Schema(description = "TRES-minutes used as the budgets count them (decayed, times the QOS usage factor; "
+                    + "Slurm's GrpTRESRaw); an account's is its users' below it",
+                    example = "cpu=120,mem=0,energy=0,node=60,billing=1080,fs/disk=0,vmem=0,pages=0,gres/gpu=60")
+            String grpTresRaw) {
     }
 
     @Operation(operationId = "getFairShare", summary = "The fair-share tree, like sshare -a",
@@ -57,6 +65,8 @@ class FairShareController {
         Map<String, Map<String, Double>> raw = fairShare.rawUsage();
         Map<String, Map<String, FairShareService.GpuUsage>> gpu = fairShare.gpuUsage();
         List<FairTree.Line> lines = fairShare.tree().lines();
+        BudgetService.Usage usage = budgets.usage();
+        Map<String, Map<String, String>> limits = budgets.grpTresMins();
         // An account's totals are its users' below it, at any depth.
         Map<String, String> parentOf = new java.util.HashMap<>();
         lines.stream().filter(l -> l.user() == null).forEach(l -> parentOf.put(l.account(), l.parent()));
@@ -79,7 +89,9 @@ class FairShareController {
                     : accountTotals.getOrDefault(l.account(), new double[3]);
             return new Line(l.account(), l.user(), l.parent(), l.depth(), l.rawShares(), l.normShares(), l.rawUsage(),
                     sums[0], l.effectiveUsage(), Double.isFinite(l.levelFairShare()) ? l.levelFairShare() : null,
-                    Double.isNaN(l.fairShare()) ? null : l.fairShare(), sums[1], sums[2]);
+                    Double.isNaN(l.fairShare()) ? null : l.fairShare(), sums[1], sums[2],
+                    limits.getOrDefault(l.account(), Map.of()).get(l.user() == null ? "" : l.user()),
+                    BudgetService.raw(usage.minutes(l.account(), l.user()), l.rawUsage() / 60));
         }).toList();
     }
 

@@ -130,14 +130,25 @@ public class FairShareService {
             }
             long elapsed = Duration.between(from, now).toSeconds();
             double factor = FairTree.decay(1.0, elapsed, properties.decayHalfLife().toSeconds());
+            if (properties.usageResetPeriod().crossed(from, now)) {
+                // PriorityUsageResetPeriod: a new period starts with no usage (the totals stay).
+                factor = 0;
+            }
             if (factor < 1.0) {
                 jdbc.update("UPDATE association_usage SET usage_decayed = usage_decayed * ?, gpu_decayed = gpu_decayed * ?",
                         factor, factor);
+                jdbc.update("""
+                        UPDATE association_usage SET tres_cpu = tres_cpu * ?, tres_mem = tres_mem * ?,
+                               tres_node = tres_node * ?, tres_gpu = tres_gpu * ?""", factor, factor, factor, factor);
+                jdbc.update("""
+                        UPDATE qos_usage SET tres_cpu = tres_cpu * ?, tres_mem = tres_mem * ?,
+                               tres_node = tres_node * ?, tres_gpu = tres_gpu * ?""", factor, factor, factor, factor);
             }
             Map<String, Double> usageFactors = new HashMap<>();
             qos.findAll().forEach(q -> usageFactors.put(q.name(), q.usageFactor()));
             // Per association: billing-seconds (with the QOS's usage factor) and GPU-seconds (as held).
             Map<List<String>, double[]> added = new HashMap<>();
+            Map<String, double[]> byQos = new HashMap<>();
             jobs.ranBetween(from, now, run -> {
                 Instant end = run.end() == null ? now : run.end();
                 // Whole clock seconds, so that the periods a run is split into add up to sacct's elapsed time.
@@ -148,30 +159,103 @@ public class FairShareService {
                     double billing = (billing(run.allocated()) + properties.gpuWeight() * run.sharedGpus())
                             * usageFactors.getOrDefault(run.qos(), 1.0);
                     double gpus = run.allocated().gpus() + run.sharedGpus();
-                    double[] sums = added.computeIfAbsent(List.of(run.account(), run.user()), k -> new double[2]);
+                    double[] sums = added.computeIfAbsent(List.of(run.account(), run.user()), k -> new double[6]);
                     sums[0] += billing * seconds;
                     sums[1] += gpus * seconds;
+                    // The budgets' TRES-seconds count the QOS's usage factor, as Slurm's usage_tres_raw does.
+                    double f = usageFactors.getOrDefault(run.qos(), 1.0) * seconds;
+                    double[] tres = { run.allocated().cpu() * f, run.allocated().memoryMb() * f,
+                        run.allocated().nodes() * f, gpus * f };
+                    double[] q = run.qos() == null ? new double[4] : byQos.computeIfAbsent(run.qos(), k -> new double[4]);
+                    for (int i = 0; i < 4; i++) {
+                        sums[2 + i] += tres[i];
+                        q[i] += tres[i];
+                    }
                 }
             });
             for (Map.Entry<List<String>, double[]> e : added.entrySet()) {
                 String account = e.getKey().get(0);
                 String user = e.getKey().get(1);
-                double billing = e.getValue()[0];
-                double gpu = e.getValue()[1];
+                double[] v = e.getValue();
+                double billing = v[0];
+                double gpu = v[1];
                 int updated = jdbc.update("""
                         UPDATE association_usage SET usage_decayed = usage_decayed + ?, usage_raw = usage_raw + ?,
-                               gpu_decayed = gpu_decayed + ?, gpu_raw = gpu_raw + ?
-                         WHERE account = ? AND user_name = ?""", billing, billing, gpu, gpu, account, user);
+                               gpu_decayed = gpu_decayed + ?, gpu_raw = gpu_raw + ?, tres_cpu = tres_cpu + ?,
+                               tres_mem = tres_mem + ?, tres_node = tres_node + ?, tres_gpu = tres_gpu + ?
+                         WHERE account = ? AND user_name = ?""", billing, billing, gpu, gpu, v[2], v[3], v[4], v[5],
+                        account, user);
                 if (updated == 0) {
                     jdbc.update("""
-                            INSERT INTO association_usage (account, user_name, usage_decayed, usage_raw, gpu_decayed, gpu_raw)
-                            VALUES (?, ?, ?, ?, ?, ?)""", account, user, billing, billing, gpu, gpu);
+                            INSERT INTO association_usage (account, user_name, usage_decayed, usage_raw, gpu_decayed,
+                                   gpu_raw, tres_cpu, tres_mem, tres_node, tres_gpu)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", account, user, billing, billing, gpu, gpu, v[2], v[3],
+                            v[4], v[5]);
+                }
+            }
+            for (Map.Entry<String, double[]> e : byQos.entrySet()) {
+                double[] v = e.getValue();
+                int updated = jdbc.update("""
+                        UPDATE qos_usage SET tres_cpu = tres_cpu + ?, tres_mem = tres_mem + ?, tres_node = tres_node + ?,
+                               tres_gpu = tres_gpu + ? WHERE qos = ?""", v[0], v[1], v[2], v[3], e.getKey());
+                if (updated == 0) {
+                    jdbc.update("INSERT INTO qos_usage (qos, tres_cpu, tres_mem, tres_node, tres_gpu) VALUES (?, ?, ?, ?, ?)",
+                            e.getKey(), v[0], v[1], v[2], v[3]);
                 }
             }
             jdbc.update("UPDATE fairshare_state SET last_tick = ? WHERE id = 1", utc(now));
         });
         // New factors: the engine's cached associations are stale, and the queue may reorder.
         events.publishEvent(new AccountingChanged("fair-share usage"));
+    }
+
+    /**
+     * Slurm's {@code RawUsage=0}: forgets the decayed usage (fair share's and the budgets') of a user's
+     * association, or of every user association in an account and the accounts below it
+     * ({@code user} null); the never-decayed totals stay for reports. Joins the caller's transaction.
+     */
+    void resetUsage(String account, String user, java.util.Collection<String> accountsBelow) {
+        String zero = "UPDATE association_usage SET usage_decayed = 0, gpu_decayed = 0, tres_cpu = 0, tres_mem = 0, "
+                + "tres_node = 0, tres_gpu = 0 WHERE ";
+        if (user != null) {
+            jdbc.update(zero + "account = ? AND user_name = ?", account, user);
+        } else {
+            for (String a : accountsBelow) {
+                jdbc.update(zero + "account = ?", a);
+            }
+        }
+        invalidate();
+    }
+
+    /** Slurm's {@code RawUsage=0} on a QOS: forgets the decayed TRES usage its budgets count. */
+    void resetQosUsage(String qosName) {
+        jdbc.update("DELETE FROM qos_usage WHERE qos = ?", qosName);
+    }
+
+    /** The budgets' decayed TRES-seconds (cpu, mem MB, node, gpu) per user association, by account then user. */
+    Map<String, Map<String, double[]>> tresUsage() {
+        Map<String, Map<String, double[]>> out = new HashMap<>();
+        jdbc.query("SELECT account, user_name, tres_cpu, tres_mem, tres_node, tres_gpu FROM association_usage", rs -> {
+            out.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getString(2),
+                    new double[] { rs.getDouble(3), rs.getDouble(4), rs.getDouble(5), rs.getDouble(6) });
+        });
+        return out;
+    }
+
+    /** The budgets' decayed TRES-seconds (cpu, mem MB, node, gpu) per QOS. */
+    Map<String, double[]> qosTresUsage() {
+        Map<String, double[]> out = new HashMap<>();
+        jdbc.query("SELECT qos, tres_cpu, tres_mem, tres_node, tres_gpu FROM qos_usage", rs -> {
+            out.put(rs.getString(1), new double[] { rs.getDouble(2), rs.getDouble(3), rs.getDouble(4), rs.getDouble(5) });
+        });
+        return out;
+    }
+
+    /** When usage was last accrued (what running jobs used since is not in it yet). */
+    Instant accruedAt() {
+        List<Instant> last = jdbc.query("SELECT last_tick FROM fairshare_state WHERE id = 1",
+                (rs, i) -> rs.getObject(1, OffsetDateTime.class).toInstant());
+        return last.isEmpty() ? clock.instant() : last.get(0);
     }
 
     /** Billing per second of what a job holds (Slurm's TRESBillingWeights, summed). */

@@ -60,6 +60,9 @@ class QosEntity implements Persistable<String> {
     @Column(name = "grace_seconds")
     private Long graceSeconds;
 
+    @jakarta.persistence.Embedded
+    private BudgetLimits budget = new BudgetLimits();
+
     @Version
     private long version;
 
@@ -97,6 +100,7 @@ class QosEntity implements Persistable<String> {
     }
 
     String name() { return name; }
+    BudgetLimits budget() { return budget == null ? budget = new BudgetLimits() : budget; }
     Long maxWallSeconds() { return maxWallSeconds; }
     Integer maxJobsPerUser() { return maxJobsPerUser; }
     Integer maxSubmitJobsPerUser() { return maxSubmitJobsPerUser; }
@@ -121,10 +125,13 @@ class QosEntity implements Persistable<String> {
     Long graceSeconds() { return graceSeconds; }
     void setGraceSeconds(Long v) { graceSeconds = v; }
 
-    AccountingViews.Qos toView() {
+    /** As the API shows it, with the TRES-minutes its budget has used ({@code usedMinutes}). */
+    AccountingViews.Qos toView(Tres usedMinutes) {
+        String[] usedLeft = BudgetService.usedAndLeft(budget().grpTresMins(), usedMinutes);
         return new AccountingViews.Qos(name, description, priority, maxWallSeconds, maxJobsPerUser,
                 maxSubmitJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres, preempt(), preemptMode, usageFactor,
-                graceSeconds);
+                graceSeconds, budget().grpTresMins(), budget().grpTresRunMins(), budget().maxTresMinsPerJob(),
+                usedLeft[0], usedLeft[1]);
     }
 
     io.gantry.engine.Qos toEngine() {

@@ -61,6 +61,9 @@ final class SacctmgrAssociations {
         String perNode = text(a, "maxTresPerNode");
         row.put("MAXTN", perNode == null || perNode.isEmpty() ? null : perNode);
         row.put("MAXW", a.hasNonNull("maxWallSeconds") ? Long.toString(a.get("maxWallSeconds").asLong() / 60) : null);
+        row.put("GRPTM", text(a, "grpTresMins"));
+        row.put("GRPTRM", text(a, "grpTresRunMins"));
+        row.put("MAXTM", text(a, "maxTresMinsPerJob"));
         List<String> qos = new ArrayList<>();
         a.path("qos").forEach(q -> qos.add(q.asString()));
         row.put("QOS", String.join(",", new TreeSet<>(qos.isEmpty() ? allQos : qos)));
@@ -163,6 +166,10 @@ final class SacctmgrAssociations {
         if (w.is("MaxWallDurationPerJob", 4)) {
             return Map.entry("maxWallSeconds", clear(w) ? -1L : TimeLimit.seconds(w.value()));
         }
+        Map.Entry<String, Object> budget = budgetSetting(w);
+        if (budget != null) {
+            return budget;
+        }
         if (w.is("QosLevel", 1) || w.is("QOS", 1)) {
             return Map.entry("qos", commaList(w.value()));
         }
@@ -176,6 +183,32 @@ final class SacctmgrAssociations {
         String v = w.value();
         return v.equals("-1") || v.equalsIgnoreCase("none") || v.equalsIgnoreCase("unlimited")
                 || v.equalsIgnoreCase("infinite");
+    }
+
+    /**
+     * The budget settings associations and QOS share, as the API's fields: {@code GrpTRESMins},
+     * {@code GrpTRESRunMins}, {@code MaxTRESMinsPerJob} (TRES-minutes; -1 clears) and {@code RawUsage=0}.
+     */
+    static Map.Entry<String, Object> budgetSetting(Word w) {
+        String v = w.value();
+        boolean clear = v.equals("-1") || v.equalsIgnoreCase("none");
+        if (w.is("GrpTRESMins", 8)) {
+            return Map.entry("grpTresMins", clear ? "" : v);
+        }
+        if (w.is("GrpTRESRunMins", 8)) {
+            return Map.entry("grpTresRunMins", clear ? "" : v);
+        }
+        if (w.is("MaxTRESMinsPerJob", 8)) {
+            return Map.entry("maxTresMinsPerJob", clear ? "" : v);
+        }
+        if (w.is("RawUsage", 4)) {
+            try {
+                return Map.entry("rawUsage", Double.parseDouble(v));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("Invalid value '" + v + "' for RawUsage");
+            }
+        }
+        return null;
     }
 
     void printAssocLimits(Integer shares, Map<String, Object> limits, String parent) {
@@ -192,6 +225,12 @@ final class SacctmgrAssociations {
         if (limits.containsKey("grpSubmitJobs")) {
             int v = (Integer) limits.get("grpSubmitJobs");
             env.out().println("  GrpSubmitJobs = " + (v < 0 ? "NONE" : v));
+        }
+        if (limits.containsKey("grpTresMins")) {
+            env.out().println("  GrpTRESMins   = " + limits.get("grpTresMins"));
+        }
+        if (limits.containsKey("grpTresRunMins")) {
+            env.out().println("  GrpTRESRunMins= " + limits.get("grpTresRunMins"));
         }
         if (limits.containsKey("maxJobs")) {
             int v = (Integer) limits.get("maxJobs");
@@ -210,6 +249,9 @@ final class SacctmgrAssociations {
         if (limits.containsKey("maxSubmitJobs")) {
             int v = (Integer) limits.get("maxSubmitJobs");
             env.out().println("  MaxSubmitJobs = " + (v < 0 ? "NONE" : v));
+        }
+        if (limits.containsKey("maxTresMinsPerJob")) {
+            env.out().println("  MaxTRESMins   = " + limits.get("maxTresMinsPerJob"));
         }
         if (parent != null) {
             env.out().println("  Parent        = " + parent);

@@ -55,6 +55,9 @@ final class SacctmgrQos {
         row.put("MAXW", q.hasNonNull("maxWallSeconds") ? Long.toString(q.get("maxWallSeconds").asLong() / 60) : null);
         row.put("MAXJ", text(q, "maxJobsPerUser"));
         row.put("MAXS", text(q, "maxSubmitJobsPerUser"));
+        row.put("GRPTM", text(q, "grpTresMins"));
+        row.put("GRPTRM", text(q, "grpTresRunMins"));
+        row.put("MAXTM", text(q, "maxTresMinsPerJob"));
         return row;
     }
 
@@ -101,6 +104,10 @@ final class SacctmgrQos {
         if (w.is("GrpTRES", 7)) {
             return Map.entry("grpTres", clear ? "" : v);
         }
+        Map.Entry<String, Object> budget = SacctmgrAssociations.budgetSetting(w);
+        if (budget != null) {
+            return budget;
+        }
         if (w.is("PreemptMode", 8)) {
             return Map.entry("preemptMode", v.toUpperCase(Locale.ROOT));
         }
@@ -142,6 +149,9 @@ final class SacctmgrQos {
         env.out().println("  Description    = " + settings.getOrDefault("description", name));
         printSetting(settings, "graceSeconds", "  GraceTime                = ");
         printSetting(settings, "grpTres", "  GrpTRES                  = ");
+        printSetting(settings, "grpTresMins", "  GrpTRESMins              = ");
+        printSetting(settings, "grpTresRunMins", "  GrpTRESRunMins           = ");
+        printSetting(settings, "maxTresMinsPerJob", "  MaxTRESMinsPerJob        = ");
         printSetting(settings, "maxJobsPerUser", "  MaxJobsPerUser = ");
         printSetting(settings, "maxSubmitJobsPerUser", "  MaxSubmitJobsPerUser     = ");
         printSetting(settings, "maxTresPerJob", "  MaxTRESPerJob            = ");

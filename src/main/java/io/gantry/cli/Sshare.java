@@ -177,7 +177,9 @@ final class Sshare {
                     : decimal(l.get("fairShareFactor").asDouble());
             case "LevelFS" -> root ? null : l.hasNonNull("levelFairShare") ? decimal(l.get("levelFairShare").asDouble())
                     : "inf";
-            case "GrpTRESMins", "GrpTRESRaw", "Partition" -> "";
+            case "GrpTRESMins" -> l.hasNonNull("grpTresMins") ? l.get("grpTresMins").asString() : "";
+            case "GrpTRESRaw" -> l.hasNonNull("grpTresRaw") ? l.get("grpTresRaw").asString() : "";
+            case "Partition" -> "";
             case "TRESRunMins" -> runMins(running, account, user, parentOf);
             case "ID" -> null;
             default -> null;
@@ -186,7 +188,7 @@ final class Sshare {
 
     /** Slurm's TRESRunMins: what the running jobs still hold, TRES times the minutes left of their time limit. */
     private String runMins(Map<String, long[]> running, String account, String user, Map<String, String> parentOf) {
-        long[] sum = new long[3];
+        long[] sum = new long[4];
         for (Map.Entry<String, long[]> e : running.entrySet()) {
             String[] key = e.getKey().split("\u0000", 2);
             boolean counts;
@@ -214,10 +216,14 @@ final class Sshare {
         for (int i = 0; i < names.length; i++) {
             out.append(i == 0 ? "" : ",").append(names[i]).append('=').append(values[i]);
         }
+        if (sum[3] > 0) {
+            // GPU-minutes, for GPU budgets; left out without GPUs, as Slurm does without gres/gpu in its TRES.
+            out.append(",gres/gpu=").append(sum[3]);
+        }
         return out.toString();
     }
 
-    /** Per (account, user): CPU-, memory(MB)- and node-minutes left to the running jobs. */
+    /** Per (account, user): CPU-, memory(MB)-, node- and GPU-minutes left to the running jobs. */
     private Map<String, long[]> runningTres(ControllerApi api) {
         Map<String, long[]> out = new HashMap<>();
         Instant now = env.clock().instant();
@@ -234,10 +240,13 @@ final class Sshare {
             long left = Math.max(0, limit - (now.getEpochSecond() - start.getEpochSecond())) / 60;
             long cpus = (long) Math.max(1, j.path("tasks").asInt(1)) * Math.max(1, j.path("cpusPerTask").asInt(1));
             long[] t = out.computeIfAbsent(j.path("account").asString() + "\u0000" + j.path("user").asString(),
-                    k -> new long[3]);
+                    k -> new long[4]);
+            long nodes = Math.max(1, j.path("nodes").asInt(1));
+            long gpus = j.path("gpus").asInt(0) > 0 ? j.path("gpus").asInt() : nodes * j.path("gpusPerNode").asInt(0);
             t[0] += cpus * left;
             t[1] += j.path("memoryMb").asLong() * left;
-            t[2] += (long) Math.max(1, j.path("nodes").asInt(1)) * left;
+            t[2] += nodes * left;
+            t[3] += gpus * left;
         }
         return out;
     }

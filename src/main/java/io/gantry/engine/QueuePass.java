@@ -47,6 +47,7 @@ final class QueuePass {
     private final Policy policy;
     private final ResourceProfile profile;
     private final Limits limits;
+    private final BudgetBook budgets;
     private final Priorities priorities;
     private final Layouts layouts;
     private final Map<Cluster.PartMatch, List<Failure>> failed = new java.util.IdentityHashMap<>();
@@ -95,6 +96,7 @@ final class QueuePass {
         this.policy = snapshot.policy();
         this.profile = new ResourceProfile(snapshot, cluster);
         this.limits = new Limits(snapshot.qos(), snapshot.associations());
+        this.budgets = new BudgetBook(snapshot.budgets(), snapshot.running(), now);
         this.quotas = new QuotaBook(snapshot.quotas(), snapshot.nodes(), snapshot.running(), snapshot.pending(), now);
         long oldest = now;
         for (PendingJob job : snapshot.pending()) {
@@ -236,6 +238,7 @@ final class QueuePass {
         if (tried.started() != null) {
             starts.add(tried.started());
             limits.charge(job.user(), job.account(), job.qos(), tried.charged());
+            budgets.charge(job.account(), job.user(), job.qos(), tried.charged(), job.timeLimitSeconds());
             return;
         }
         if (tried.refused() != null) {
@@ -262,6 +265,7 @@ final class QueuePass {
             if (preempting != null) {
                 starts.add(preempting);
                 limits.charge(job.user(), job.account(), job.qos(), admitted.tres());
+                budgets.charge(job.account(), job.user(), job.qos(), admitted.tres(), job.timeLimitSeconds());
                 return;
             }
         }
@@ -297,6 +301,9 @@ final class QueuePass {
         PendingReason limit = Limits.perJob(limits.qos(job.qos()), job.timeLimitSeconds(), tres);
         if (limit == null) {
             limit = limits.check(job, tres, perNode(candidates.get(0)));
+        }
+        if (limit == null) {
+            limit = budgets.check(job, tres);
         }
         if (limit == null && quotas.active()) {
             // Before placing it: a job its quota refuses neither starts nor reserves what others may use.
@@ -411,6 +418,7 @@ final class QueuePass {
             if (alloc != null) {
                 starts.add(new Start(job.id(), c.parts[p].name(), now, end, List.of(alloc), blocked[p], priority));
                 limits.charge(job.user(), job.account(), job.qos(), Tres.of(List.of(alloc)));
+                budgets.charge(job.account(), job.user(), job.qos(), Tres.of(List.of(alloc)), job.timeLimitSeconds());
                 return;
             }
             reason = worse(reason, shape.required().length > 0 ? PendingReason.REQ_NODE_NOT_AVAIL
@@ -621,7 +629,8 @@ final class QueuePass {
         Shape more = Shape.of(r.toBuilder().nodes(most).build(), c.parts[shape.partition()], c);
         Tres tres = tresOf(more);
         if (Limits.perJob(limits.qos(job.qos()), Math.subtractExact(until, now), tres) != null
-                || limits.check(job, Math.subtractExact(until, now), tres, perNode(more)) != null) {
+                || limits.check(job, Math.subtractExact(until, now), tres, perNode(more)) != null
+                || budgets.check(job, tres) != null) {
             return null;
         }
         return more;

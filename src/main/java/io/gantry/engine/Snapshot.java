@@ -10,10 +10,11 @@ import java.util.List;
  */
 public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, List<Switch> switches,
         List<RunningJob> running, List<PendingJob> pending, List<Qos> qos, List<Association> associations,
-        Policy policy, List<AdvanceReservation> reservations, QuotaTree quotas) {
+        Policy policy, List<AdvanceReservation> reservations, QuotaTree quotas, Budgets budgets) {
 
     public Snapshot {
         quotas = quotas == null ? QuotaTree.NONE : quotas;
+        budgets = budgets == null ? Budgets.NONE : budgets;
         reservations = reservations == null ? List.of() : List.copyOf(reservations);
         nodes = List.copyOf(nodes);
         partitions = List.copyOf(partitions);
@@ -23,6 +24,14 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         qos = List.copyOf(qos);
         associations = List.copyOf(associations);
         policy = policy == null ? Policy.defaults() : policy;
+    }
+
+    /** A snapshot without TRES-minutes budgets. */
+    public Snapshot(long now, List<Node> nodes, List<Partition> partitions, List<Switch> switches,
+            List<RunningJob> running, List<PendingJob> pending, List<Qos> qos, List<Association> associations,
+            Policy policy, List<AdvanceReservation> reservations, QuotaTree quotas) {
+        this(now, nodes, partitions, switches, running, pending, qos, associations, policy, reservations, quotas,
+                Budgets.NONE);
     }
 
     /** A snapshot without quotas. */
@@ -57,6 +66,7 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         b.policy = policy;
         b.reservations = reservations;
         b.quotas = quotas;
+        b.budgets = budgets;
         return b;
     }
 
@@ -72,6 +82,7 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         private Policy policy = Policy.defaults();
         private List<AdvanceReservation> reservations = List.of();
         private QuotaTree quotas = QuotaTree.NONE;
+        private Budgets budgets = Budgets.NONE;
 
         public Builder now(long v) { now = v; return this; }
         public Builder nodes(List<Node> v) { nodes = v; return this; }
@@ -84,10 +95,11 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         public Builder policy(Policy v) { policy = v; return this; }
         public Builder reservations(List<AdvanceReservation> v) { reservations = v; return this; }
         public Builder quotas(QuotaTree v) { quotas = v; return this; }
+        public Builder budgets(Budgets v) { budgets = v; return this; }
 
         public Snapshot build() {
             return new Snapshot(now, nodes, partitions, switches, running, pending, qos, associations, policy,
-                    reservations, quotas);
+                    reservations, quotas, budgets);
         }
     }
 }

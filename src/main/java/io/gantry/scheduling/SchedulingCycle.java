@@ -320,7 +320,7 @@ class SchedulingCycle {
         Snapshot snapshot = Snapshot.builder().now(now.getEpochSecond()).nodes(layout.nodes())
                 .partitions(layout.partitions()).switches(cluster.engineSwitches()).running(running)
                 .pending(schedulable).qos(limits.qos()).associations(limits.associations()).policy(policy)
-                .reservations(reservations.current())
+                .reservations(reservations.current()).budgets(accounting.engineBudgets())
                 .quotas(new io.gantry.engine.QuotaTree(limits.quotas(), quotaProperties.minRuntime().toSeconds(),
                         reclaims.stoppingIds(), reclaims.borrowing(), reclaims.borrowedAt())).build();
         Plan plan = engine.plan(snapshot);

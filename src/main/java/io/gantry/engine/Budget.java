@@ -1,0 +1,53 @@
+package io.gantry.engine;
+
+import java.util.Objects;
+
+/**
+ * A TRES-minutes budget of one association or QOS (Slurm's {@code GrpTRESMins}, {@code GrpTRESRunMins}
+ * and {@code MaxTRESMinsPerJob}), with what it has used. Exactly one of: a QOS ({@code qos} set, the
+ * others null), an account's own association ({@code account} set, {@code user} null), or a user's
+ * association ({@code account} and {@code user} set). Limits are in TRES-minutes, {@link Tres#UNLIMITED}
+ * fields for none; {@code usedSeconds} is what its jobs used (decayed, times their QOS's usage factor)
+ * in TRES-seconds up to {@link Budgets#accruedAt()}, an account's counting every association below it.
+ */
+public record Budget(String account, String user, String qos, Tres grpTresMins, Tres grpTresRunMins,
+        Tres maxTresMinsPerJob, Tres usedSeconds) {
+
+    public Budget {
+        if ((qos == null) == (account == null) || qos != null && user != null) {
+            throw new IllegalArgumentException("a budget is a QOS's or an association's: qos=" + qos
+                    + " account=" + account + " user=" + user);
+        }
+        grpTresMins = grpTresMins == null ? Tres.UNLIMITED : grpTresMins;
+        grpTresRunMins = grpTresRunMins == null ? Tres.UNLIMITED : grpTresRunMins;
+        maxTresMinsPerJob = maxTresMinsPerJob == null ? Tres.UNLIMITED : maxTresMinsPerJob;
+        usedSeconds = usedSeconds == null ? Tres.ZERO : usedSeconds;
+    }
+
+    public static Budget ofAccount(String account, Tres grpTresMins, Tres usedSeconds) {
+        return new Budget(Objects.requireNonNull(account), null, null, grpTresMins, null, null, usedSeconds);
+    }
+
+    public static Budget ofUser(String account, String user, Tres grpTresMins, Tres usedSeconds) {
+        return new Budget(Objects.requireNonNull(account), Objects.requireNonNull(user), null, grpTresMins, null,
+                null, usedSeconds);
+    }
+
+    public static Budget ofQos(String qos, Tres grpTresMins, Tres usedSeconds) {
+        return new Budget(null, null, Objects.requireNonNull(qos), grpTresMins, null, null, usedSeconds);
+    }
+
+    public Budget withRunMins(Tres v) {
+        return new Budget(account, user, qos, grpTresMins, v, maxTresMinsPerJob, usedSeconds);
+    }
+
+    public Budget withMaxPerJob(Tres v) {
+        return new Budget(account, user, qos, grpTresMins, grpTresRunMins, v, usedSeconds);
+    }
+
+    /** True when it limits nothing. */
+    boolean unlimited() {
+        return grpTresMins.equals(Tres.UNLIMITED) && grpTresRunMins.equals(Tres.UNLIMITED)
+                && maxTresMinsPerJob.equals(Tres.UNLIMITED);
+    }
+}

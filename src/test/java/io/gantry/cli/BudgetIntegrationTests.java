@@ -1,0 +1,194 @@
+package io.gantry.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import io.gantry.accounting.FairShareService;
+import io.gantry.support.ApiClient;
+import io.gantry.support.ApiClient.Response;
+import io.gantry.support.GantryIntegrationTest;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Issue 32's third "done when", on the controller with its simulated nodes and real PostgreSQL: an
+ * account given {@code GrpTRESMins=gres/gpu=60} with sacctmgr runs 1-GPU jobs of 30 minutes until the
+ * 60 GPU-minutes are spoken for, then its next job pends with {@code AssocGrpGRESMinutes}; once the
+ * minutes are used (half an hour of usage accrued at once instead of waited for) it still pends; after
+ * {@code sacctmgr modify account ... set RawUsage=0} it runs; {@code sshare -l}, {@code sacctmgr show assoc}
+ * and the association API show the budget, what is used and what is left.
+ */
+@GantryIntegrationTest
+class BudgetIntegrationTests {
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    FairShareService fairShare;
+
+    @Autowired
+    JdbcTemplate jdbc;
+
+    @TempDir
+    Path home;
+
+    ApiClient api;
+    String admin;
+
+    @BeforeEach
+    void signIn() {
+        api = new ApiClient(port);
+        admin = api.adminToken();
+    }
+
+    @Test
+    void anAccountRunsGpuJobsUntilItsGpuMinutesAreUsedThenPendsUntilItsUsageIsReset() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String account = "bud-" + suffix;
+        String user = "bu" + suffix.substring(0, 6);
+        assertThat(cli("sacctmgr", "-i", "add", "account", account).exit()).isZero();
+        Run set = cli("sacctmgr", "-i", "modify", "account", "name=" + account, "set", "GrpTRESMins=gres/gpu=60");
+        assertThat(set.exit()).as(set.err()).isZero();
+        create("/api/v1/users", new HashMap<>(Map.of("username", user, "password", "secret-password",
+                "defaultAccount", account)));
+        assertThat(cli("sacctmgr", "-n", "-P", "show", "assoc", "account=" + account, "format=Account,User,GrpTRESMins")
+                .out()).contains(account + "||gres/gpu=60");
+
+        // Two 30-minute 1-GPU jobs hold the 60 GPU-minutes between them; the third would overrun them.
+        long first = submit(user);
+        awaitState(first, "RUNNING");
+        long second = submit(user);
+        awaitState(second, "RUNNING");
+        long third = submit(user);
+        awaitReason(third, "AssocGrpGRESMinutes");
+        assertThat(job(third).get("state").asString()).isEqualTo("PENDING");
+        String running = line(cli("sshare", "-l", "-a", "-P", "-A", account).out(), account + "|");
+        assertThat(running).contains("|gres/gpu=60|").containsPattern("gres/gpu=(58|59|60)$");
+
+        Instant before = Instant.now();
+        try {
+            // Half an hour of the two jobs' running, accrued at once: the 60 GPU-minutes are used.
+            fairShare.accrue(before);
+            fairShare.accrue(before.plus(Duration.ofMinutes(30)));
+            api.send("DELETE", "/api/v1/jobs/" + first, admin, null);
+            api.send("DELETE", "/api/v1/jobs/" + second, admin, null);
+            awaitState(first, "CANCELLED");
+            awaitState(second, "CANCELLED");
+
+            JsonNode budget = accountAssociation(account);
+            assertThat(budget.get("grpTresMins").asString()).isEqualTo("gres/gpu=60");
+            assertThat(budget.get("grpTresMinsUsed").asString()).isEqualTo("gres/gpu=60");
+            assertThat(budget.get("grpTresMinsLeft").asString()).isEqualTo("gres/gpu=0");
+            String used = line(cli("sshare", "-a", "-P", "-n", "-A", account, "-o", "Account,User,GrpTRESMins,GrpTRESRaw")
+                    .out(), account + "||");
+            assertThat(used).contains(account + "||gres/gpu=60|cpu=").endsWith(",gres/gpu=60");
+            assertThat(line(cli("sshare", "-a", "-P", "-n", "-A", account, "-o", "Account,User,GrpTRESRaw").out(),
+                    " " + account + "|" + user + "|")).endsWith(",gres/gpu=60");
+            // Nothing runs now, and the used minutes alone leave no room: it still pends for the budget.
+            awaitReason(third, "AssocGrpGRESMinutes");
+
+            Run reset = cli("sacctmgr", "-i", "modify", "account", "name=" + account, "set", "RawUsage=0");
+            assertThat(reset.exit()).as(reset.err()).isZero();
+            awaitState(third, "RUNNING");
+            assertThat(accountAssociation(account).get("grpTresMinsUsed").asString()).isEqualTo("gres/gpu=0");
+            assertThat(line(cli("sshare", "-l", "-a", "-P", "-A", account).out(), account + "|"))
+                    .contains("|gres/gpu=60|");
+        } finally {
+            // Back to the real clock, so that later accruals count from now again.
+            jdbc.update("UPDATE fairshare_state SET last_tick = ? WHERE id = 1",
+                    OffsetDateTime.ofInstant(Instant.now(), ZoneOffset.UTC));
+            api.send("DELETE", "/api/v1/jobs/" + third, admin, null);
+        }
+    }
+
+    @Test
+    void aBudgetThatIsNotTresOrARawUsageOtherThanZeroIsRefusedNamingTheField() {
+        String account = "bud-bad-" + UUID.randomUUID().toString().substring(0, 8);
+        create("/api/v1/accounts", Map.of("name", account, "parent", "root"));
+        long id = accountAssociation(account).get("id").asLong();
+        Response bad = api.send("PATCH", "/api/v1/associations/" + id, admin,
+                Map.of("grpTresMins", "gres/gpu=lots", "rawUsage", 5));
+        assertThat(bad.status()).as(bad.body()).isEqualTo(400);
+        assertThat(bad.body()).contains("grpTresMins").contains("rawUsage").contains("only 0");
+        assertThat(accountAssociation(account).hasNonNull("grpTresMins")).isFalse();
+        Response qos = api.send("PATCH", "/api/v1/qos/normal", admin, Map.of("maxTresMinsPerJob", "bogus=1"));
+        assertThat(qos.status()).as(qos.body()).isEqualTo(400);
+        assertThat(qos.body()).contains("maxTresMinsPerJob");
+    }
+
+    private record Run(int exit, String out, String err) {
+    }
+
+    private Run cli(String command, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Map<String, String> env = Map.of(CliEnvironment.URL_ENV, "http://127.0.0.1:" + port,
+                CliEnvironment.TOKEN_ENV, admin);
+        CliEnvironment e = new CliEnvironment(env, home, home, new ByteArrayInputStream(new byte[0]),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                Clock.systemUTC(), ZoneOffset.UTC, () -> new HttpControllerApi(URI.create("http://127.0.0.1:" + port), admin));
+        int exit = Cli.run(e, command, List.of(args));
+        return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private static String line(String output, String containing) {
+        return output.lines().filter(l -> l.contains(containing)).findFirst()
+                .orElseThrow(() -> new AssertionError("no line with '" + containing + "' in:\n" + output));
+    }
+
+    private void create(String path, Map<String, Object> body) {
+        Response r = api.send("POST", path, admin, body);
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+    }
+
+    private long submit(String user) {
+        Response r = api.send("POST", "/api/v1/jobs", api.token(user, "secret-password"), Map.of("partition", "gpu",
+                "gpus", 1, "timeLimitSeconds", 1800, "simulatedRunSeconds", 3600));
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        return r.json().get("jobId").asLong();
+    }
+
+    private JsonNode job(long id) {
+        return api.get("/api/v1/jobs/" + id, admin).json();
+    }
+
+    private void awaitState(long id, String state) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> job(id).get("state").asString().equals(state));
+    }
+
+    private void awaitReason(long id, String reason) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> reason.equals(job(id).path("reason").asString()));
+    }
+
+    private JsonNode accountAssociation(String account) {
+        for (JsonNode a : api.get("/api/v1/associations?account=" + account, admin).json().get("items")) {
+            if (!a.hasNonNull("user")) {
+                return a;
+            }
+        }
+        throw new AssertionError("no association of account " + account);
+    }
+}
