@@ -659,6 +659,14 @@ public class AccountingService implements Charges {
                 entity.setGraceSeconds(g == -1 ? null : g);
             }
         }
+        if (request.preemptExemptSeconds() != null) {
+            long x = request.preemptExemptSeconds();
+            if (x < -1) {
+                errors.add(new FieldError("preemptExemptSeconds", "must be 0 or more, or -1 to clear it; was " + x));
+            } else {
+                entity.setPreemptExemptSeconds(x == -1 ? null : x);
+            }
+        }
         if (request.usageFactor() != null) {
             double f = request.usageFactor();
             if (!(f >= 0) || Double.isInfinite(f)) {

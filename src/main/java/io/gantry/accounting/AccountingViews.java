@@ -84,7 +84,9 @@ public final class AccountingViews {
             @Schema(allowableValues = {"REQUEUE", "CANCEL"}) String preemptMode,
             double usageFactor,
             @Schema(description = "Seconds between the signal and the kill when a job of this QOS is preempted or "
-                    + "reclaimed (Slurm's GraceTime); null: none") Long graceSeconds) {
+                    + "reclaimed (Slurm's GraceTime); null: none") Long graceSeconds,
+            @Schema(description = "Seconds a job of this QOS runs before QOS preemption may choose it (Slurm's "
+                    + "PreemptExemptTime); null: none") Long preemptExemptSeconds) {
     }
 
     @Schema(name = "QosRequest", description = "A new QOS, or a change to one (null leaves a field)")
@@ -96,7 +98,16 @@ public final class AccountingViews {
             @Size(max = MAX_QOS) List<@NotNull @Size(max = NAME) String> preempt,
             @Schema(allowableValues = {"REQUEUE", "CANCEL"}) String preemptMode,
             Double usageFactor,
-            @Schema(description = "0 or more; -1 clears") Long graceSeconds) {
+            @Schema(description = "0 or more; -1 clears") Long graceSeconds,
+            @Schema(description = "0 or more; -1 clears") Long preemptExemptSeconds) {
+
+        /** A request without a preempt exempt time. */
+        public QosRequest(String name, String description, Integer priority, Long maxWallSeconds,
+                Integer maxJobsPerUser, Integer maxSubmitJobsPerUser, String maxTresPerUser, String maxTresPerJob,
+                String grpTres, List<String> preempt, String preemptMode, Double usageFactor, Long graceSeconds) {
+            this(name, description, priority, maxWallSeconds, maxJobsPerUser, maxSubmitJobsPerUser, maxTresPerUser,
+                    maxTresPerJob, grpTres, preempt, preemptMode, usageFactor, graceSeconds, null);
+        }
     }
 
     /**

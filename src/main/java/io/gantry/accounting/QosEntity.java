@@ -60,6 +60,9 @@ class QosEntity implements Persistable<String> {
     @Column(name = "grace_seconds")
     private Long graceSeconds;
 
+    @Column(name = "preempt_exempt_seconds")
+    private Long preemptExemptSeconds;
+
     @Version
     private long version;
 
@@ -120,11 +123,12 @@ class QosEntity implements Persistable<String> {
     double usageFactor() { return usageFactor; }
     Long graceSeconds() { return graceSeconds; }
     void setGraceSeconds(Long v) { graceSeconds = v; }
+    void setPreemptExemptSeconds(Long v) { preemptExemptSeconds = v; }
 
     AccountingViews.Qos toView() {
         return new AccountingViews.Qos(name, description, priority, maxWallSeconds, maxJobsPerUser,
                 maxSubmitJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres, preempt(), preemptMode, usageFactor,
-                graceSeconds);
+                graceSeconds, preemptExemptSeconds);
     }
 
     io.gantry.engine.Qos toEngine() {
@@ -132,6 +136,7 @@ class QosEntity implements Persistable<String> {
                 maxJobsPerUser == null ? 0 : maxJobsPerUser, Tres.parse(maxTresPerUser, Tres.UNLIMITED),
                 Tres.parse(maxTresPerJob, Tres.UNLIMITED), Tres.parse(grpTres, Tres.UNLIMITED),
                 java.util.Set.copyOf(preempt()), "CANCEL".equalsIgnoreCase(preemptMode)
-                        ? io.gantry.engine.Preemption.Mode.CANCEL : io.gantry.engine.Preemption.Mode.REQUEUE);
+                        ? io.gantry.engine.Preemption.Mode.CANCEL : io.gantry.engine.Preemption.Mode.REQUEUE,
+                graceSeconds == null ? 0 : graceSeconds, preemptExemptSeconds == null ? 0 : preemptExemptSeconds);
     }
 }

@@ -43,6 +43,7 @@ final class SacctmgrQos {
         row.put("PREE", preempt.isEmpty() ? null : String.join(",", new TreeSet<>(preempt)));
         row.put("PREEM", q.hasNonNull("preemptMode") ? q.get("preemptMode").asString().toLowerCase(Locale.ROOT)
                 : "cluster");
+        row.put("PRXMPT", text(q, "preemptExemptSeconds"));
         row.put("UF", q.hasNonNull("usageFactor") ? q.get("usageFactor").asString() : "1");
         String grp = text(q, "grpTres");
         row.put("GRPT", grp == null || grp.isEmpty() ? null : grp);
@@ -101,6 +102,10 @@ final class SacctmgrQos {
         if (w.is("GrpTRES", 7)) {
             return Map.entry("grpTres", clear ? "" : v);
         }
+        if (w.is("PreemptExemptTime", 8)) {
+            // A time as for MaxWall (a bare number is minutes), as sacctmgr's time_str2secs reads it.
+            return Map.entry("preemptExemptSeconds", clear ? -1L : TimeLimit.seconds(v));
+        }
         if (w.is("PreemptMode", 8)) {
             return Map.entry("preemptMode", v.toUpperCase(Locale.ROOT));
         }
@@ -142,6 +147,7 @@ final class SacctmgrQos {
         env.out().println("  Description    = " + settings.getOrDefault("description", name));
         printSetting(settings, "graceSeconds", "  GraceTime                = ");
         printSetting(settings, "grpTres", "  GrpTRES                  = ");
+        printSetting(settings, "preemptExemptSeconds", "  PreemptExemptTime        = ");
         printSetting(settings, "maxJobsPerUser", "  MaxJobsPerUser = ");
         printSetting(settings, "maxSubmitJobsPerUser", "  MaxSubmitJobsPerUser     = ");
         printSetting(settings, "maxTresPerJob", "  MaxTRESPerJob            = ");

@@ -589,7 +589,24 @@ class SchedulingCycle {
                 }
                 continue;
             }
-            String detail = "preempted by job " + by.displayId() + " (QOS " + by.qos() + ")";
+            String detail = "preempted by job " + by.displayId() + " (QOS " + by.qos() + " may preempt QOS "
+                    + victim.qos() + ")";
+            long grace = planned.graceSeconds().getOrDefault(victim.qos(), 0L);
+            if (grace > 0) {
+                // Slurm's GraceTime: warned now so it can checkpoint, stopped when its grace is over; the
+                // preemptor waits for it (the engine holds the victim's resources for it meanwhile).
+                QuotaReclaims.Stopping stop = new QuotaReclaims.Stopping(victim.row(), p.victim(),
+                        now.plusSeconds(grace), p.mode(), detail, by.displayId(), false);
+                graceStarted.add(stop);
+                jobs.recordEvent(victim.row(), now, "PREEMPTING", detail + "; stopped ("
+                        + (p.mode() == io.gantry.engine.Preemption.Mode.CANCEL ? "ended PREEMPTED" : "requeued")
+                        + ") after its QOS's grace time of " + grace + " s");
+                jobs.graceSignal(victim.row()).ifPresent(signal -> {
+                    graceSignals.add(signal);
+                    jobs.recordEvent(victim.row(), now, "SIGNALLED", GraceSignals.describe(signal, grace));
+                });
+                continue;
+            }
             if (completion.preempt(victim.row(), p.mode(), now, detail)) {
                 victims.add(new JobsPreempted.Victim(victim.row(), victim.displayId(),
                         victim.allocation().isEmpty() ? null : victim.allocation().get(0).node(), detail));
@@ -702,7 +719,10 @@ class SchedulingCycle {
         return Duration.between(was, is).abs().compareTo(tolerance) >= 0;
     }
 
-    /** Stops a reclaimed job (requeued or PREEMPTED) and marks it for sacct; empty when it no longer runs. */
+    /**
+     * Stops a job whose grace time is over (requeued or PREEMPTED) and, for a reclaim, marks it for sacct;
+     * empty when it no longer runs.
+     */
     private Optional<JobsPreempted.Victim> reclaim(QuotaReclaims.Stopping s, Instant now) {
         Optional<ActiveJob> job = jobs.activeJob(s.row());
         if (job.isEmpty() || job.get().state() != JobState.RUNNING) {
@@ -711,6 +731,10 @@ class SchedulingCycle {
         ActiveJob victim = job.get();
         if (!completion.preempt(s.row(), s.mode(), now, s.detail())) {
             return Optional.empty();
+        }
+        if (!s.reclaim()) {
+            return Optional.of(new JobsPreempted.Victim(victim.row(), victim.displayId(),
+                    victim.allocation().isEmpty() ? null : victim.allocation().get(0).node(), s.detail()));
         }
         marks.reclaimed(new QuotaMarks.Key(victim.jobId(), victim.arrayTaskId()), now, s.forJob());
         return Optional.of(new JobsPreempted.Victim(victim.row(), victim.displayId(),
