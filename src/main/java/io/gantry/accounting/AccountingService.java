@@ -644,9 +644,9 @@ public class AccountingService implements Charges {
             String mode = request.preemptMode().strip().toUpperCase(java.util.Locale.ROOT);
             if (mode.isEmpty()) {
                 entity.setPreemptMode(null);
-            } else if (!mode.equals("REQUEUE") && !mode.equals("CANCEL")) {
-                errors.add(new FieldError("preemptMode", "must be REQUEUE or CANCEL, was '" + request.preemptMode()
-                        + "'"));
+            } else if (!mode.equals("REQUEUE") && !mode.equals("CANCEL") && !mode.equals("SUSPEND")) {
+                errors.add(new FieldError("preemptMode", "must be REQUEUE, CANCEL or SUSPEND, was '"
+                        + request.preemptMode() + "'"));
             } else {
                 entity.setPreemptMode(mode);
             }

@@ -81,7 +81,7 @@ public final class AccountingViews {
             @Schema(example = "cpu=64,gres/gpu=8") String maxTresPerJob,
             @Schema(example = "gres/gpu=64") String grpTres,
             List<String> preempt,
-            @Schema(allowableValues = {"REQUEUE", "CANCEL"}) String preemptMode,
+            @Schema(allowableValues = {"REQUEUE", "CANCEL", "SUSPEND"}) String preemptMode,
             double usageFactor,
             @Schema(description = "Seconds between the signal and the kill when a job of this QOS is preempted or "
                     + "reclaimed (Slurm's GraceTime); null: none") Long graceSeconds,
@@ -96,7 +96,7 @@ public final class AccountingViews {
             Integer maxSubmitJobsPerUser, @Size(max = TRES) String maxTresPerUser,
             @Size(max = TRES) String maxTresPerJob, @Size(max = TRES) String grpTres,
             @Size(max = MAX_QOS) List<@NotNull @Size(max = NAME) String> preempt,
-            @Schema(allowableValues = {"REQUEUE", "CANCEL"}) String preemptMode,
+            @Schema(allowableValues = {"REQUEUE", "CANCEL", "SUSPEND"}) String preemptMode,
             Double usageFactor,
             @Schema(description = "0 or more; -1 clears") Long graceSeconds,
             @Schema(description = "0 or more; -1 clears") Long preemptExemptSeconds) {

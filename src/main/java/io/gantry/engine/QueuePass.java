@@ -437,7 +437,8 @@ final class QueuePass {
      * youngest first until it fits, then as few as possible (see {@link #pickVictims}). A job that ran
      * less than its QOS's exempt time is never chosen. Jobs already told to stop (in their grace time)
      * count as gone: more are chosen only if they are not enough. When a victim's QOS gives it a grace
-     * time the job does not start now: it waits for its victims to end ({@link PendingReason#RESOURCES}),
+     * time (and they are not suspended) the job does not start now: it waits for its victims to end
+     * ({@link PendingReason#RESOURCES}),
      * their resources held meanwhile so that nothing else takes them. Null, with nothing changed, when
      * even all of them would not make room.
      */
@@ -484,6 +485,10 @@ final class QueuePass {
         }
         boolean graced = !going.isEmpty();
         for (RunningJob victim : taken) {
+            if (qos.preemptMode() == Preemption.Mode.SUSPEND) {
+                // A suspended job is frozen at once, as Slurm's GraceTime does not apply to SUSPEND.
+                break;
+            }
             Qos of = limits.qos(victim.qos());
             graced |= of != null && of.graceSeconds() > 0;
         }

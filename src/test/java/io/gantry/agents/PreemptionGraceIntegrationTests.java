@@ -119,6 +119,98 @@ class PreemptionGraceIntegrationTests {
                 "grace time of " + GRACE + " s", "SIGTERM sent to its processes but the batch shell", "PREEMPTED");
     }
 
+    /**
+     * PreemptMode SUSPEND: the victim's processes are frozen through the job's cgroup freezer while its
+     * preemptor runs on what it held (they make no progress: the counter they write stops), and thawed
+     * when the preemptor ends, after which the victim runs on to its end.
+     */
+    @Test
+    void aSuspendedJobIsFrozenWhileItsPreemptorRunsAndGoesOnAfterIt() throws Exception {
+        created(api.send("POST", "/api/v1/qos", admin, Map.of("name", "batchlow", "priority", 0, "graceSeconds", 30)));
+        created(api.send("POST", "/api/v1/qos", admin, Map.of("name", "interactive", "priority", 100,
+                "preempt", List.of("batchlow"), "preemptMode", "SUSPEND")));
+
+        Path work = Files.createDirectories(dir.resolve("suspend"));
+        Path pidFile = work.resolve("pid");
+        Path counter = work.resolve("counter");
+        Path done = work.resolve("done");
+        Path release = work.resolve("release");
+        long victim = api.submitJob(admin, Map.of("name", "counter", "workdir", work.toString(), "cpusPerTask", 4,
+                "qos", "batchlow", "script", """
+                        #!/bin/bash
+                        ( echo $BASHPID > %1$s; n=0
+                          while [ ! -e %3$s ]; do n=$((n+1)); echo $n > %2$s.tmp; mv %2$s.tmp %2$s; sleep 0.1; done ) &
+                        wait
+                        """.formatted(pidFile, counter, done)));
+        api.awaitJobState(victim, admin, "RUNNING", Duration.ofSeconds(60));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> count(counter) > 3);
+        long pid = Long.parseLong(Files.readString(pidFile).strip());
+
+        long preemptor = api.submitJob(admin, Map.of("name", "interactive", "workdir", work.toString(),
+                "cpusPerTask", 4, "qos", "interactive",
+                "script", "#!/bin/bash
+while [ ! -e " + release + " ]; do sleep 0.1; done
+"));
+        api.awaitJobState(preemptor, admin, "RUNNING", Duration.ofSeconds(60));
+        assertThat(state(victim)).as("suspended at once, whatever its QOS's grace time").isEqualTo("SUSPENDED");
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> frozen(pid));
+        // This kernel shows a task frozen by the v1 freezer as D; a stopped one (SIGSTOP) is T.
+        assertThat(processState(pid)).as("the victim's process is frozen").isIn("D", "T");
+        long stopped = count(counter);
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).pollInterval(Duration.ofMillis(200))
+                .until(() -> count(counter) == stopped);
+        assertThat(state(preemptor)).isEqualTo("RUNNING");
+
+        Files.writeString(release, "");
+        api.awaitJobState(preemptor, admin, "COMPLETED", Duration.ofSeconds(60));
+        api.awaitJobState(victim, admin, "RUNNING", Duration.ofSeconds(60));
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+                .until(() -> count(counter) > stopped + 3);
+        assertThat(frozen(pid)).as("thawed").isFalse();
+
+        Files.writeString(done, "");
+        api.awaitJobState(victim, admin, "COMPLETED", Duration.ofSeconds(60));
+        String history = api.get("/api/v1/jobs/" + victim + "/events", admin).body();
+        assertThat(history).contains("SUSPENDED", "preempted by job " + preemptor
+                + " (QOS interactive may preempt QOS batchlow); suspended until what it held is free again",
+                "RESUMED");
+    }
+
+    private static long count(Path counter) {
+        try {
+            String text = Files.exists(counter) ? Files.readString(counter).strip() : "";
+            return text.isEmpty() ? 0 : Long.parseLong(text);
+        } catch (java.io.IOException | NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /** The state letter of /proc/PID/stat (after the command's closing parenthesis). */
+    private static String processState(long pid) throws java.io.IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        return stat.substring(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    }
+
+    /** Whether the process's cgroup is frozen: v1 freezer.state FROZEN, or v2 cgroup.events "frozen 1". */
+    private static boolean frozen(long pid) throws java.io.IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "cgroup"))) {
+            String[] parts = line.split(":", 3);
+            if (parts[1].equals("freezer")) {
+                return Files.readString(Path.of("/sys/fs/cgroup/freezer" + parts[2], "freezer.state")).strip()
+                        .equals("FROZEN");
+            }
+        }
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "cgroup"))) {
+            String[] parts = line.split(":", 3);
+            if (parts[0].equals("0")) {
+                Path root = Files.exists(Path.of("/sys/fs/cgroup/unified")) ? Path.of("/sys/fs/cgroup/unified")
+                        : Path.of("/sys/fs/cgroup");
+                return Files.readAllLines(root.resolve(parts[2].substring(1)).resolve("cgroup.events")).contains("frozen 1");
+            }
+        }
+        return false;
+    }
+
     private String state(long id) {
         return api.get("/api/v1/jobs/" + id, admin).json().get("state").asString();
     }

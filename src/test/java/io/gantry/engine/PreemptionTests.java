@@ -16,6 +16,8 @@ class PreemptionTests {
     private static final Qos LOW = Qos.named("low", 0);
     private static final Qos HIGH = new Qos("high", 100, 0, 0, null, null, null, Set.of("low"), Preemption.Mode.REQUEUE);
     private static final Qos URGENT = new Qos("urgent", 200, 0, 0, null, null, null, Set.of("low"), Preemption.Mode.CANCEL);
+    private static final Qos INTERACTIVE = new Qos("interactive", 150, 0, 0, null, null, null, Set.of("low"),
+            Preemption.Mode.SUSPEND);
 
     private static List<Node> nodes() {
         List<Node> nodes = new ArrayList<>();
@@ -44,7 +46,7 @@ class PreemptionTests {
         List<Node> nodes = nodes();
         Partition p = new Partition("p", List.of("n1", "n2"), 0, 1, true);
         return engine.plan(Snapshot.builder().now(NOW).nodes(nodes).partitions(List.of(p)).running(running)
-                .pending(pending).qos(List.of(low, HIGH, URGENT, Qos.named("normal", 0)))
+                .pending(pending).qos(List.of(low, HIGH, URGENT, INTERACTIVE, Qos.named("normal", 0)))
                 .quotas(new QuotaTree(List.of(), 0, stopping)).build());
     }
 
@@ -140,6 +142,13 @@ class PreemptionTests {
         List<RunningJob> rest = full().stream().filter(r -> !r.id().equals(JobId.of(2))).toList();
         Plan plan = plan(rest, List.of(pending(10, "high", 2)), LOW.withPreemptTimes(20, 0), Set.of());
         assertThat(plan.preemptions()).isEmpty();
+        assertThat(plan.start(JobId.of(10)).orElseThrow().allocation().get(0).gpuIndices()).containsExactly(2, 3);
+    }
+
+    @Test
+    void aQosThatSuspendsStartsAtOnceOnItsVictimsResourcesWhateverTheirGraceTime() {
+        Plan plan = plan(full(), List.of(pending(10, "interactive", 2)), LOW.withPreemptTimes(20, 0), Set.of());
+        assertThat(plan.preemptions()).containsExactly(new Preemption(JobId.of(2), JobId.of(10), Preemption.Mode.SUSPEND));
         assertThat(plan.start(JobId.of(10)).orElseThrow().allocation().get(0).gpuIndices()).containsExactly(2, 3);
     }
 }
