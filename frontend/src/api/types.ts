@@ -40,9 +40,9 @@ export interface WhoAmI {
 }
 
 export type JobState = 'PENDING' | 'RUNNING' | 'COMPLETING' | 'COMPLETED' | 'FAILED' | 'CANCELLED'
-  | 'TIMEOUT' | 'NODE_FAIL' | 'PREEMPTED' | 'OUT_OF_MEMORY';
+  | 'TIMEOUT' | 'NODE_FAIL' | 'PREEMPTED' | 'OUT_OF_MEMORY' | 'SUSPENDED';
 export const JOB_STATES: JobState[] = ['PENDING', 'RUNNING', 'COMPLETING', 'COMPLETED', 'FAILED', 'CANCELLED',
-  'TIMEOUT', 'NODE_FAIL', 'PREEMPTED', 'OUT_OF_MEMORY'];
+  'TIMEOUT', 'NODE_FAIL', 'PREEMPTED', 'OUT_OF_MEMORY', 'SUSPENDED'];
 
 export interface Allocation { node: string; cpus: number; memoryMb: number; gpuIndices?: number[] }
 

@@ -143,8 +143,8 @@ public class JobCompletion {
             return;
         }
         if (job.get().state() == JobState.SUSPENDED) {
-            // It held nothing while suspended.
-            jobs.end(row, JobState.NODE_FAIL, null, at, detail);
+            // It held nothing while suspended: end() gives nothing back.
+            end(row, JobState.NODE_FAIL, null, at, detail);
             return;
         }
         if (job.get().requeue()) {

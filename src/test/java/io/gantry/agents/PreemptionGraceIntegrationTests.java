@@ -75,11 +75,12 @@ class PreemptionGraceIntegrationTests {
         Path ready = work.resolve("ready");
         Path checkpoint = work.resolve("checkpoint");
         Path preemptorRan = work.resolve("preemptor-ran");
-        // The training step traps SIGTERM, saves its state and goes on: only the kill after the grace stops it.
+        // The training step traps SIGTERM, saves its state and goes on: only the kill after the grace stops it
+        // (which it traps too: the first line is the warning's).
         long victim = api.submitJob(admin, Map.of("name", "train", "workdir", work.toString(), "cpusPerTask", 4,
                 "qos", "scavenger", "script", """
                         #!/bin/bash
-                        ( trap 'date +%%s.%%N > %2$s' TERM; echo ready > %1$s
+                        ( trap 'date +%%s.%%N >> %2$s' TERM; echo ready > %1$s
                           while true; do sleep 0.1; done ) &
                         wait
                         """.formatted(ready, checkpoint)));
@@ -111,7 +112,7 @@ class PreemptionGraceIntegrationTests {
                 .as("the preemptor started once the victim's grace was over")
                 .isAfterOrEqualTo(Instant.parse(v.get("endTime").asString()));
         assertThat(Double.parseDouble(Files.readString(preemptorRan).strip())
-                - Double.parseDouble(Files.readString(checkpoint).strip()))
+                - Double.parseDouble(Files.readAllLines(checkpoint).get(0).strip()))
                 .as("the preemptor ran a grace time after the victim was warned").isGreaterThanOrEqualTo(GRACE - 1);
 
         String history = api.get("/api/v1/jobs/" + victim + "/events", admin).body();
@@ -148,9 +149,7 @@ class PreemptionGraceIntegrationTests {
 
         long preemptor = api.submitJob(admin, Map.of("name", "interactive", "workdir", work.toString(),
                 "cpusPerTask", 4, "qos", "interactive",
-                "script", "#!/bin/bash
-while [ ! -e " + release + " ]; do sleep 0.1; done
-"));
+                "script", "#!/bin/bash\nwhile [ ! -e " + release + " ]; do sleep 0.1; done\n"));
         api.awaitJobState(preemptor, admin, "RUNNING", Duration.ofSeconds(60));
         assertThat(state(victim)).as("suspended at once, whatever its QOS's grace time").isEqualTo("SUSPENDED");
         await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> frozen(pid));
