@@ -464,7 +464,8 @@ final class QueuePass {
             return null;
         }
         going.forEach(this::release);
-        Shape fit = fittingShape(candidates, end);
+        // Victims already going may be enough; with none, the picker starts from the youngest victim at once.
+        Shape fit = going.isEmpty() ? null : fittingShape(candidates, end);
         List<RunningJob> taken = new ArrayList<>();
         if (fit == null && !pool.isEmpty()) {
             pool.sort(Comparator.comparingLong(RunningJob::startTime).reversed().thenComparing(RunningJob::id,
