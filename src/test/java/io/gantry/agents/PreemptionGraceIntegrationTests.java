@@ -43,6 +43,7 @@ class PreemptionGraceIntegrationTests {
     static Path dir;
 
     private OwnCluster cluster;
+    private ControllerProcess controller;
     private ApiClient api;
     private String admin;
 
@@ -50,7 +51,7 @@ class PreemptionGraceIntegrationTests {
     void startControllerAndAgent() throws Exception {
         cluster = OwnCluster.create(dir, DATABASE,
                 ClusterYaml.oneRealAndOneSimulatedNode("preempt-test", 4, 4000, JOIN_TOKEN, "poll-wait: 1s"));
-        ControllerProcess controller = cluster.startController("controller");
+        controller = cluster.startController("controller");
         api = controller.api();
         admin = api.adminToken();
         cluster.startAgent(controller, JOIN_TOKEN, "node1", 4, 4000);
@@ -152,6 +153,8 @@ class PreemptionGraceIntegrationTests {
                 "script", "#!/bin/bash\nwhile [ ! -e " + release + " ]; do sleep 0.1; done\n"));
         api.awaitJobState(preemptor, admin, "RUNNING", Duration.ofSeconds(60));
         assertThat(state(victim)).as("suspended at once, whatever its QOS's grace time").isEqualTo("SUSPENDED");
+        assertThat(squeue("-h", "-o", "%i %t", "-j", victim + "," + preemptor)).as("squeue's compact states")
+                .isEqualTo(preemptor + " R\n" + victim + " S\n");
         await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> frozen(pid));
         // This kernel shows a task frozen by the v1 freezer as D; a stopped one (SIGSTOP) is T.
         assertThat(processState(pid)).as("the victim's process is frozen").isIn("D", "T");
@@ -173,6 +176,21 @@ class PreemptionGraceIntegrationTests {
         assertThat(history).contains("SUSPENDED", "preempted by job " + preemptor
                 + " (QOS interactive may preempt QOS batchlow); suspended until what it held is free again",
                 "RESUMED");
+    }
+
+    /** squeue as a user runs it: the packaged jar's command, the controller from GANTRY_URL; its output. */
+    private String squeue(String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin",
+                "java").toString(), "-jar", ControllerProcess.JAR.toAbsolutePath().toString(), "squeue"));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
+        builder.environment().put("GANTRY_URL", "http://127.0.0.1:" + controller.port());
+        builder.environment().put("GANTRY_TOKEN", admin);
+        Process process = builder.start();
+        String stdout = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(process.waitFor(2, java.util.concurrent.TimeUnit.MINUTES)).as("squeue ends").isTrue();
+        assertThat(process.exitValue()).isZero();
+        return stdout;
     }
 
     private static long count(Path counter) {
