@@ -40,9 +40,11 @@ export interface WhoAmI {
 }
 
 export type JobState = 'PENDING' | 'RUNNING' | 'COMPLETING' | 'COMPLETED' | 'FAILED' | 'CANCELLED'
-  | 'TIMEOUT' | 'NODE_FAIL' | 'PREEMPTED' | 'OUT_OF_MEMORY' | 'DEADLINE';
+  | 'TIMEOUT' | 'NODE_FAIL' | 'PREEMPTED' | 'OUT_OF_MEMORY' | 'DEADLINE'
+  | 'SUSPENDED';
 export const JOB_STATES: JobState[] = ['PENDING', 'RUNNING', 'COMPLETING', 'COMPLETED', 'FAILED', 'CANCELLED',
-  'TIMEOUT', 'NODE_FAIL', 'PREEMPTED', 'OUT_OF_MEMORY', 'DEADLINE'];
+  'TIMEOUT', 'NODE_FAIL', 'PREEMPTED', 'OUT_OF_MEMORY', 'DEADLINE',
+  'SUSPENDED'];
 
 export interface Allocation { node: string; cpus: number; memoryMb: number; gpuIndices?: number[] }
 

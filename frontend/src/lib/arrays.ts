@@ -19,7 +19,7 @@ export function countByState(jobs: Pick<Job, 'state'>[]): [string, number][] {
   return ORDER.filter((s) => counts.has(s)).map((s) => [s, counts.get(s)!] as [string, number])
     .concat([...counts].filter(([s]) => !ORDER.includes(s)));
 }
-const ORDER = ['RUNNING', 'COMPLETING', 'PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'NODE_FAIL', 'PREEMPTED', 'OUT_OF_MEMORY'];
+const ORDER = ['RUNNING', 'COMPLETING', 'SUSPENDED', 'PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'NODE_FAIL', 'PREEMPTED', 'OUT_OF_MEMORY'];
 
 /**
  * An array's label: its id with the task range in brackets, as squeue prints it, then its tasks by

@@ -1,7 +1,7 @@
 import type { JobState } from '../api/types';
 
 export function isActive(state: JobState | string): boolean {
-  return state === 'PENDING' || state === 'RUNNING' || state === 'COMPLETING';
+  return state === 'PENDING' || state === 'RUNNING' || state === 'COMPLETING' || state === 'SUSPENDED';
 }
 
 /** Seconds as Slurm writes a time limit: [days-]hh:mm:ss. */

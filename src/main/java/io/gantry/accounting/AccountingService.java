@@ -756,9 +756,9 @@ public class AccountingService implements Charges {
             String mode = request.preemptMode().strip().toUpperCase(java.util.Locale.ROOT);
             if (mode.isEmpty()) {
                 entity.setPreemptMode(null);
-            } else if (!mode.equals("REQUEUE") && !mode.equals("CANCEL")) {
-                errors.add(new FieldError("preemptMode", "must be REQUEUE or CANCEL, was '" + request.preemptMode()
-                        + "'"));
+            } else if (!mode.equals("REQUEUE") && !mode.equals("CANCEL") && !mode.equals("SUSPEND")) {
+                errors.add(new FieldError("preemptMode", "must be REQUEUE, CANCEL or SUSPEND, was '"
+                        + request.preemptMode() + "'"));
             } else {
                 entity.setPreemptMode(mode);
             }
@@ -769,6 +769,14 @@ public class AccountingService implements Charges {
                 errors.add(new FieldError("graceSeconds", "must be 0 or more, or -1 to clear it; was " + g));
             } else {
                 entity.setGraceSeconds(g == -1 ? null : g);
+            }
+        }
+        if (request.preemptExemptSeconds() != null) {
+            long x = request.preemptExemptSeconds();
+            if (x < -1) {
+                errors.add(new FieldError("preemptExemptSeconds", "must be 0 or more, or -1 to clear it; was " + x));
+            } else {
+                entity.setPreemptExemptSeconds(x == -1 ? null : x);
             }
         }
         if (request.usageFactor() != null) {

@@ -131,7 +131,7 @@ public final class AccountingViews {
             @Schema(example = "cpu=64,gres/gpu=8") String maxTresPerJob,
             @Schema(example = "gres/gpu=64") String grpTres,
             List<String> preempt,
-            @Schema(allowableValues = {"REQUEUE", "CANCEL"}) String preemptMode,
+            @Schema(allowableValues = {"REQUEUE", "CANCEL", "SUSPEND"}) String preemptMode,
             double usageFactor,
             @Schema(description = "Seconds between the signal and the kill when a job of this QOS is preempted or "
                     + "reclaimed (Slurm's GraceTime); null: none") Long graceSeconds,
@@ -141,7 +141,9 @@ public final class AccountingViews {
             @Schema(description = RUN_MINS, example = "gres/gpu=1200") String grpTresRunMins,
             @Schema(description = MAX_MINS, example = "gres/gpu=600") String maxTresMinsPerJob,
             @Schema(description = USED, example = "gres/gpu=4210") String grpTresMinsUsed,
-            @Schema(description = LEFT, example = "gres/gpu=1790") String grpTresMinsLeft) {
+            @Schema(description = LEFT, example = "gres/gpu=1790") String grpTresMinsLeft,
+            @Schema(description = "Seconds a job of this QOS runs before QOS preemption may choose it (Slurm's "
+                    + "PreemptExemptTime); null: none") Long preemptExemptSeconds) {
     }
 
     @Schema(name = "QosRequest", description = "A new QOS, or a change to one (null leaves a field)")
@@ -151,14 +153,23 @@ public final class AccountingViews {
             Integer maxSubmitJobsPerUser, @Size(max = TRES) String maxTresPerUser,
             @Size(max = TRES) String maxTresPerJob, @Size(max = TRES) String grpTres,
             @Size(max = MAX_QOS) List<@NotNull @Size(max = NAME) String> preempt,
-            @Schema(allowableValues = {"REQUEUE", "CANCEL"}) String preemptMode,
+            @Schema(allowableValues = {"REQUEUE", "CANCEL", "SUSPEND"}) String preemptMode,
             Double usageFactor,
             @Schema(description = "0 or more; -1 clears") Long graceSeconds,
             @Schema(description = "TRES-minutes, e.g. gres/gpu=6000; \"\" clears") @Size(max = TRES) String grpTresMins,
             @Schema(description = "TRES-minutes; \"\" clears") @Size(max = TRES) String grpTresRunMins,
             @Schema(description = "TRES-minutes; \"\" clears") @Size(max = TRES) String maxTresMinsPerJob,
             @Schema(description = "Only 0: forgets the usage the QOS's budgets count (Slurm's RawUsage=0)")
-            Double rawUsage) {
+            Double rawUsage,
+            @Schema(description = "0 or more; -1 clears") Long preemptExemptSeconds) {
+
+        /** A request without a budget or a preempt exempt time. */
+        public QosRequest(String name, String description, Integer priority, Long maxWallSeconds,
+                Integer maxJobsPerUser, Integer maxSubmitJobsPerUser, String maxTresPerUser, String maxTresPerJob,
+                String grpTres, List<String> preempt, String preemptMode, Double usageFactor, Long graceSeconds) {
+            this(name, description, priority, maxWallSeconds, maxJobsPerUser, maxSubmitJobsPerUser, maxTresPerUser,
+                    maxTresPerJob, grpTres, preempt, preemptMode, usageFactor, graceSeconds, null, null, null, null, null);
+        }
     }
 
     /**

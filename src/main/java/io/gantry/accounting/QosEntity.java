@@ -62,6 +62,8 @@ class QosEntity implements Persistable<String> {
 
     @jakarta.persistence.Embedded
     private BudgetLimits budget = new BudgetLimits();
+    @Column(name = "preempt_exempt_seconds")
+    private Long preemptExemptSeconds;
 
     @Version
     private long version;
@@ -124,6 +126,7 @@ class QosEntity implements Persistable<String> {
     double usageFactor() { return usageFactor; }
     Long graceSeconds() { return graceSeconds; }
     void setGraceSeconds(Long v) { graceSeconds = v; }
+    void setPreemptExemptSeconds(Long v) { preemptExemptSeconds = v; }
 
     /** As the API shows it, with the TRES-minutes its budget has used ({@code usedMinutes}). */
     AccountingViews.Qos toView(Tres usedMinutes) {
@@ -131,14 +134,15 @@ class QosEntity implements Persistable<String> {
         return new AccountingViews.Qos(name, description, priority, maxWallSeconds, maxJobsPerUser,
                 maxSubmitJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres, preempt(), preemptMode, usageFactor,
                 graceSeconds, budget().grpTresMins(), budget().grpTresRunMins(), budget().maxTresMinsPerJob(),
-                usedLeft[0], usedLeft[1]);
+                usedLeft[0], usedLeft[1], preemptExemptSeconds);
     }
 
     io.gantry.engine.Qos toEngine() {
         return new io.gantry.engine.Qos(name, priority, maxWallSeconds == null ? 0 : maxWallSeconds,
                 maxJobsPerUser == null ? 0 : maxJobsPerUser, Tres.parse(maxTresPerUser, Tres.UNLIMITED),
                 Tres.parse(maxTresPerJob, Tres.UNLIMITED), Tres.parse(grpTres, Tres.UNLIMITED),
-                java.util.Set.copyOf(preempt()), "CANCEL".equalsIgnoreCase(preemptMode)
-                        ? io.gantry.engine.Preemption.Mode.CANCEL : io.gantry.engine.Preemption.Mode.REQUEUE);
+                java.util.Set.copyOf(preempt()), preemptMode == null ? io.gantry.engine.Preemption.Mode.REQUEUE
+                        : io.gantry.engine.Preemption.Mode.valueOf(preemptMode.toUpperCase(java.util.Locale.ROOT)),
+                graceSeconds == null ? 0 : graceSeconds, preemptExemptSeconds == null ? 0 : preemptExemptSeconds);
     }
 }

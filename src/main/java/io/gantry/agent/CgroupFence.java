@@ -101,6 +101,17 @@ final class CgroupFence implements JobFence {
         if (!cgroup.killAll()) {
             log.warn("job {}: processes still in its cgroup after SIGKILL: {}", cgroup.jobId(), cgroup.pids());
         }
+        // A suspended job killed: never leave its cgroup frozen (v1 would freeze the next job given its path).
+        cgroup.thaw();
+    }
+
+    @Override
+    public boolean freeze(boolean frozen) {
+        if (frozen) {
+            return cgroup.freeze();
+        }
+        cgroup.thaw();
+        return true;
     }
 
     @Override

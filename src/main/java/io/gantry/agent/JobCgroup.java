@@ -259,6 +259,11 @@ final class JobCgroup {
         }
     }
 
+    /** Freezes the job (a job suspended for its preemptor); false when it has no freezer or did not freeze in time. */
+    boolean freeze() {
+        return freeze(true);
+    }
+
     /** Freezes (or thaws) the job; false when it has no freezer or could not be frozen. */
     private boolean freeze(boolean frozen) {
         Optional<Path> v2 = paths().stream().filter(this::isV2).map(d -> d.resolve("cgroup.freeze"))

@@ -36,6 +36,13 @@ interface JobFence {
     /** The CPU time the job used, if known. */
     OptionalLong cpuTimeMillis();
 
+    /**
+     * Freezes the job's processes (a job suspended for its preemptor) or thaws them: through the cgroup
+     * freezer where the fence is a cgroup, else SIGSTOP and SIGCONT to the process group. False when it
+     * could not.
+     */
+    boolean freeze(boolean frozen);
+
     /** Frees what the fence holds once the job is over (its cgroup is removed). */
     void release();
 }

@@ -103,6 +103,8 @@ final class JobProcess {
     private final ProcessHandle handle;
     private final Path statusFile;
     private final JobFence fence;
+    /** Frozen for a preemptor (PreemptMode SUSPEND) until it resumes. */
+    private boolean suspended;
     private final Path processRecord;
     private final Signals.Warning warning;
     private final ScheduledExecutorService timers;
@@ -284,12 +286,30 @@ final class JobProcess {
      * Stops the job: SIGTERM to all its processes now, SIGKILL after the kill wait if any is left.
      * It will be reported ended as {@code endState}. Only the first stop counts.
      */
+    /**
+     * Freezes the job's processes (suspended for its preemptor) or thaws them (resumed); false when it
+     * has ended or is being stopped, or its fence could not.
+     */
+    synchronized boolean suspend(boolean frozen) {
+        if (exited || stopState != null) {
+            return false;
+        }
+        boolean done = fence.freeze(frozen);
+        suspended = frozen && done;
+        return done;
+    }
+
     synchronized void stop(String endState, String detail) {
         if (exited || stopState != null) {
             return;
         }
         stopState = endState;
         stopDetail = detail;
+        if (suspended) {
+            // Thawed first, as Slurm sends SIGCONT: a frozen job would not see its SIGTERM until the kill.
+            fence.freeze(false);
+            suspended = false;
+        }
         Set<Long> signalled = signalAll("TERM");
         // a stop that came while the second stage was starting the script: the script's shell was not
         // there to be signalled yet

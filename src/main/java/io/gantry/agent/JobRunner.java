@@ -182,6 +182,8 @@ final class JobRunner implements AutoCloseable {
                     }
                 }
                 case JOB_ENDED -> jobEnded(command.jobId());
+                case JOB_SUSPEND -> suspend(command.jobId(), true);
+                case JOB_RESUME -> suspend(command.jobId(), false);
                 case PMI_FENCE -> {
                     if (command.step() != null) {
                         steps.pmiFence(command.step());
@@ -603,6 +605,17 @@ final class JobRunner implements AutoCloseable {
                         batch, scope == AgentProtocol.SignalScope.CHILDREN ? " (not the batch shell)" : "", node);
             }
         }
+    }
+
+    /**
+     * Freezes (suspended for a preemptor) or thaws (resumed) a job's processes on this node: its batch
+     * step, which holds the step tasks here, or the step tasks of a job whose batch runs elsewhere.
+     */
+    synchronized void suspend(String jobId, boolean frozen) {
+        JobProcess job = running.get(jobId);
+        boolean done = job != null ? job.suspend(frozen) : steps.freeze(jobId, frozen);
+        log.info("job {}: {} on {}{}", jobId, frozen ? "suspended" : "resumed", node, done ? "" : " (nothing to "
+                + (frozen ? "freeze" : "thaw") + " here)");
     }
 
     /** A running job's new time limit. */

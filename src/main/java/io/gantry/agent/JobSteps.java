@@ -278,6 +278,15 @@ final class JobSteps {
         }
     }
 
+    /**
+     * Freezes or thaws the job's tasks on a node where its batch does not run (their own fence); false
+     * when there are none.
+     */
+    synchronized boolean freeze(String jobId, boolean frozen) {
+        JobTasks job = jobs.get(jobId);
+        return job != null && job.own && job.fence != null && job.fence.freeze(frozen);
+    }
+
     /** The processes of the job's tasks here: each task and what runs in its process group. */
     synchronized Set<Long> taskPids(String jobId) {
         JobTasks job = jobs.get(jobId);

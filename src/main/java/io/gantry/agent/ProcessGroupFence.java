@@ -36,6 +36,12 @@ final class ProcessGroupFence implements JobFence {
         ProcessGroups.signal(pgid, "KILL");
     }
 
+    /** Without a freezer: SIGSTOP and SIGCONT to the process group (a process that left it runs on). */
+    @Override
+    public boolean freeze(boolean frozen) {
+        return ProcessGroups.signal(pgid, frozen ? "STOP" : "CONT");
+    }
+
     @Override
     public boolean oomKilled() {
         return oomWatch.killedSince(oomKillsAtStart);

@@ -452,6 +452,20 @@ class AgentService {
         }
     }
 
+    /**
+     * Jobs suspended for their preemptors are frozen on every node they run on, and thawed there when they
+     * resume; like kills, dropped for an agent not connected here.
+     */
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(io.gantry.scheduling.JobsSuspended event) {
+        for (io.gantry.scheduling.JobsSuspended.Target t : event.suspended()) {
+            t.nodes().forEach(node -> hub.deliver(node, List.of(Command.suspend(t.jobId(), true))));
+        }
+        for (io.gantry.scheduling.JobsSuspended.Target t : event.resumed()) {
+            t.nodes().forEach(node -> hub.deliver(node, List.of(Command.suspend(t.jobId(), false))));
+        }
+    }
+
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(JobsPreempted event) {
         for (JobsPreempted.Victim v : event.victims()) {

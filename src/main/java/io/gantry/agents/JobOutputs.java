@@ -51,7 +51,8 @@ class JobOutputs {
     static final String SIZE_HEADER = "Gantry-Output-Size";
     static final String NEXT_OFFSET_HEADER = "Gantry-Output-Next-Offset";
     static final String RUNNING_HEADER = "Gantry-Job-Running";
-    private static final EnumSet<JobState> MAY_RUN = EnumSet.of(JobState.RUNNING, JobState.COMPLETING);
+    private static final EnumSet<JobState> MAY_RUN = EnumSet.of(JobState.RUNNING, JobState.COMPLETING,
+            JobState.SUSPENDED);
 
     /** Which file: {@code stream} is what the agent calls it, {@code path} what the API does. */
     enum Stream {

@@ -88,7 +88,7 @@ class NodeHealthMonitor {
             }
             if (job.state() == JobState.COMPLETING) {
                 completion.end(job.row(), JobState.CANCELLED, null, now, "cancelled; node " + node + " not responding");
-            } else if (job.state() == JobState.RUNNING) {
+            } else if (job.state() == JobState.RUNNING || job.state() == JobState.SUSPENDED) {
                 completion.nodeFailed(job.row(), now, "node " + node + " not responding");
             }
         }

@@ -43,6 +43,7 @@ final class SacctmgrQos {
         row.put("PREE", preempt.isEmpty() ? null : String.join(",", new TreeSet<>(preempt)));
         row.put("PREEM", q.hasNonNull("preemptMode") ? q.get("preemptMode").asString().toLowerCase(Locale.ROOT)
                 : "cluster");
+        row.put("PRXMPT", text(q, "preemptExemptSeconds"));
         row.put("UF", q.hasNonNull("usageFactor") ? q.get("usageFactor").asString() : "1");
         String grp = text(q, "grpTres");
         row.put("GRPT", grp == null || grp.isEmpty() ? null : grp);
@@ -108,6 +109,10 @@ final class SacctmgrQos {
         if (budget != null) {
             return budget;
         }
+        if (w.is("PreemptExemptTime", 8)) {
+            // A time as for MaxWall (a bare number is minutes), as sacctmgr's time_str2secs reads it.
+            return Map.entry("preemptExemptSeconds", clear ? -1L : TimeLimit.seconds(v));
+        }
         if (w.is("PreemptMode", 8)) {
             return Map.entry("preemptMode", v.toUpperCase(Locale.ROOT));
         }
@@ -152,6 +157,7 @@ final class SacctmgrQos {
         printSetting(settings, "grpTresMins", "  GrpTRESMins              = ");
         printSetting(settings, "grpTresRunMins", "  GrpTRESRunMins           = ");
         printSetting(settings, "maxTresMinsPerJob", "  MaxTRESMinsPerJob        = ");
+        printSetting(settings, "preemptExemptSeconds", "  PreemptExemptTime        = ");
         printSetting(settings, "maxJobsPerUser", "  MaxJobsPerUser = ");
         printSetting(settings, "maxSubmitJobsPerUser", "  MaxSubmitJobsPerUser     = ");
         printSetting(settings, "maxTresPerJob", "  MaxTRESPerJob            = ");

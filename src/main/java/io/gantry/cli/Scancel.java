@@ -87,7 +87,7 @@ final class Scancel {
                 users.add(api.get("/api/v1/auth/whoami").path("username").asString());
             }
             Map<String, String> filters = new LinkedHashMap<>();
-            filters.put("state", states.isEmpty() ? "PENDING,RUNNING,COMPLETING" : String.join(",", states));
+            filters.put("state", states.isEmpty() ? "PENDING,RUNNING,SUSPENDED,COMPLETING" : String.join(",", states));
             List<String> names = new ArrayList<>(line.list("name"));
             names.addAll(line.list("jobname"));
             List<String> partitions = line.list("partition");

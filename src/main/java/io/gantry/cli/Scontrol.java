@@ -85,7 +85,7 @@ final class Scontrol {
             }
             case "job", "jobid", "jobs" -> {
                 ControllerApi api = env.api().get();
-                List<JsonNode> jobs = name == null ? Jobs.list(api, Map.of("state", "PENDING,RUNNING,COMPLETING"))
+                List<JsonNode> jobs = name == null ? Jobs.list(api, Map.of("state", "PENDING,RUNNING,SUSPENDED,COMPLETING"))
                         : Jobs.byId(api, name);
                 if (jobs.isEmpty() && name != null) {
                     env.err().println("slurm_load_jobs error: Invalid job id specified");

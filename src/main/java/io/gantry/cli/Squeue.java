@@ -88,7 +88,7 @@ final class Squeue {
             }
         } else {
             Map<String, String> filters = new LinkedHashMap<>();
-            filters.put("state", states.isEmpty() ? "PENDING,RUNNING,COMPLETING" : String.join(",", states));
+            filters.put("state", states.isEmpty() ? "PENDING,RUNNING,SUSPENDED,COMPLETING" : String.join(",", states));
             jobs.addAll(Jobs.list(api, filters));
         }
         List<String> users = new ArrayList<>(line.list("user"));

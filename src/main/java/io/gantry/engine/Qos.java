@@ -5,16 +5,27 @@ import java.util.Objects;
 /**
  * A quality of service: a priority and limits. Zero counts and {@link Tres#UNLIMITED} mean no
  * limit; {@code maxWallSeconds <= 0} means no wall limit. {@code preempts} names the QOS whose
- * running jobs a pending job of this QOS may stop to start now, in {@code preemptMode}.
+ * running jobs a pending job of this QOS may stop to start now, in {@code preemptMode}. When a job of
+ * this QOS is preempted it keeps running {@code graceSeconds} after it is told to stop (Slurm's
+ * GraceTime: its preemptor waits for it), and none that has run less than {@code preemptExemptSeconds}
+ * is chosen (Slurm's PreemptExemptTime).
  */
 public record Qos(String name, int priority, long maxWallSeconds, int maxJobsPerUser, Tres maxTresPerUser,
-        Tres maxTresPerJob, Tres grpTres, java.util.Set<String> preempts, Preemption.Mode preemptMode) {
+        Tres maxTresPerJob, Tres grpTres, java.util.Set<String> preempts, Preemption.Mode preemptMode,
+        long graceSeconds, long preemptExemptSeconds) {
 
     /** A QOS that preempts nothing. */
     public Qos(String name, int priority, long maxWallSeconds, int maxJobsPerUser, Tres maxTresPerUser,
             Tres maxTresPerJob, Tres grpTres) {
         this(name, priority, maxWallSeconds, maxJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres,
                 java.util.Set.of(), Preemption.Mode.REQUEUE);
+    }
+
+    /** A QOS whose jobs are stopped at once when preempted, however long they ran. */
+    public Qos(String name, int priority, long maxWallSeconds, int maxJobsPerUser, Tres maxTresPerUser,
+            Tres maxTresPerJob, Tres grpTres, java.util.Set<String> preempts, Preemption.Mode preemptMode) {
+        this(name, priority, maxWallSeconds, maxJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres, preempts,
+                preemptMode, 0, 0);
     }
 
     public Qos {
@@ -24,9 +35,18 @@ public record Qos(String name, int priority, long maxWallSeconds, int maxJobsPer
         maxTresPerUser = maxTresPerUser == null ? Tres.UNLIMITED : maxTresPerUser;
         maxTresPerJob = maxTresPerJob == null ? Tres.UNLIMITED : maxTresPerJob;
         grpTres = grpTres == null ? Tres.UNLIMITED : grpTres;
+        if (graceSeconds < 0 || preemptExemptSeconds < 0) {
+            throw new IllegalArgumentException("QOS " + name + ": grace and exempt times must not be negative");
+        }
     }
 
     public static Qos named(String name, int priority) {
         return new Qos(name, priority, 0, 0, Tres.UNLIMITED, Tres.UNLIMITED, Tres.UNLIMITED);
+    }
+
+    /** The same QOS with this grace time and exempt time, in seconds. */
+    public Qos withPreemptTimes(long grace, long exempt) {
+        return new Qos(name, priority, maxWallSeconds, maxJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres,
+                preempts, preemptMode, grace, exempt);
     }
 }

@@ -85,6 +85,13 @@ final class QueuePass {
     private record Attempt(Start started, Tres charged, Waiting refused, PendingReason reason, boolean switchWait) {
     }
 
+    /**
+     * What {@link #preempt} did: started the job, or chose victims that end after their grace time
+     * while the job {@code waits} for them.
+     */
+    private record Preempting(Start started, Waiting waits) {
+    }
+
     /** The running jobs {@link #pickVictims} gives back, and the shape that fits without them (null: none does). */
     private record Victims(Shape fit, List<RunningJob> taken) {
     }
@@ -261,11 +268,15 @@ final class QueuePass {
         }
         Qos qos = limits.qos(job.qos());
         if (qos != null && !qos.preempts().isEmpty() && own == null) {
-            Start preempting = preempt(job, qos, candidates, end, e.priority);
-            if (preempting != null) {
-                starts.add(preempting);
+            Preempting preempting = preempt(job, qos, candidates, end, e.priority);
+            if (preempting != null && preempting.started() != null) {
+                starts.add(preempting.started());
                 limits.charge(job.user(), job.account(), job.qos(), admitted.tres());
                 budgets.charge(job.account(), job.user(), job.qos(), admitted.tres(), job.timeLimitSeconds());
+                return;
+            }
+            if (preempting != null) {
+                waiting.add(preempting.waits());
                 return;
             }
         }
@@ -431,32 +442,49 @@ final class QueuePass {
 
     /**
      * Phase 3d: starts {@code job} now by stopping running jobs of the QOS its own may preempt: the
-     * youngest first until it fits, then as few as possible (see {@link #pickVictims}). Null, with
-     * nothing changed, when even all of them would not make room.
+     * youngest first until it fits, then as few as possible (see {@link #pickVictims}). A job that ran
+     * less than its QOS's exempt time is never chosen. Jobs already told to stop (in their grace time)
+     * count as gone: more are chosen only if they are not enough. When a victim's QOS gives it a grace
+     * time (and they are not suspended) the job does not start now: it waits for its victims to end
+     * ({@link PendingReason#RESOURCES}),
+     * their resources held meanwhile so that nothing else takes them. Null, with nothing changed, when
+     * even all of them would not make room.
      */
-    private Start preempt(PendingJob job, Qos qos, List<Shape> candidates, long end, Priority priority) {
+    private Preempting preempt(PendingJob job, Qos qos, List<Shape> candidates, long end, Priority priority) {
         List<RunningJob> pool = new ArrayList<>();
+        List<RunningJob> going = new ArrayList<>();
         for (RunningJob r : snapshot.running()) {
-            if (!preempted.contains(r.id()) && qos.preempts().contains(r.qos()) && profile.holds(r.id())
+            if (preempted.contains(r.id()) || !profile.holds(r.id())) {
+                continue;
+            }
+            if (!qos.preempts().contains(r.qos())) {
+                continue;
+            }
+            if (quotas.stopping(r.id())) {
+                going.add(r);
+            } else if (!exempt(r)
                     && (!quotas.active() || quotas.member(r.account()).equals(quotas.member(job.account())))) {
                 // With guarantees, QOS preemption acts within what the job's own account may use.
                 pool.add(r);
             }
         }
-        if (pool.isEmpty()) {
+        if (pool.isEmpty() && going.isEmpty()) {
             return null;
         }
-        pool.sort(Comparator.comparingLong(RunningJob::startTime).reversed().thenComparing(RunningJob::id,
-                Comparator.reverseOrder()));
-        Victims victims = pickVictims(pool, candidates, end);
-        List<RunningJob> taken = victims.taken();
-        Shape fit = victims.fit();
-        if (fit == null) {
-            taken.forEach(this::rehold);
-            return null;
+        going.forEach(this::release);
+        // Victims already going may be enough; with none, the picker starts from the youngest victim at once.
+        Shape fit = going.isEmpty() ? null : fittingShape(candidates, end);
+        List<RunningJob> taken = new ArrayList<>();
+        if (fit == null && !pool.isEmpty()) {
+            pool.sort(Comparator.comparingLong(RunningJob::startTime).reversed().thenComparing(RunningJob::id,
+                    Comparator.reverseOrder()));
+            Victims victims = pickVictims(pool, candidates, end);
+            taken = victims.taken();
+            fit = victims.fit();
         }
-        ResourceProfile.Fit nodes = profile.fitNow(fit, null, end, end);
-        if (!nodes.fits()) {
+        ResourceProfile.Fit nodes = fit == null ? null : profile.fitNow(fit, null, end, end);
+        if (nodes == null || !nodes.fits()) {
+            going.forEach(this::rehold);
             taken.forEach(this::rehold);
             return null;
         }
@@ -464,7 +492,28 @@ final class QueuePass {
             preempted.add(victim.id());
             preemptions.add(new Preemption(victim.id(), job.id(), qos.preemptMode()));
         }
-        return start(job, fit, nodes.nodes(), end, end, blocked[fit.partition()], priority);
+        boolean graced = !going.isEmpty();
+        for (RunningJob victim : taken) {
+            if (qos.preemptMode() == Preemption.Mode.SUSPEND) {
+                // A suspended job is frozen at once, as Slurm's GraceTime does not apply to SUSPEND.
+                break;
+            }
+            Qos of = limits.qos(victim.qos());
+            graced |= of != null && of.graceSeconds() > 0;
+        }
+        if (graced) {
+            // Its victims hold their resources until they really end: nothing else gets them this cycle.
+            going.forEach(this::rehold);
+            taken.forEach(this::rehold);
+            return new Preempting(null, waiting(job, PendingReason.RESOURCES, priority));
+        }
+        return new Preempting(start(job, fit, nodes.nodes(), end, end, blocked[fit.partition()], priority), null);
+    }
+
+    /** Whether running job {@code r} ran less than its QOS's exempt time, so no QOS preemption chooses it. */
+    private boolean exempt(RunningJob r) {
+        Qos of = limits.qos(r.qos());
+        return of != null && of.preemptExemptSeconds() > 0 && now - r.startTime() < of.preemptExemptSeconds();
     }
 
     /**

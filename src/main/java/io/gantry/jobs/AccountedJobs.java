@@ -13,7 +13,8 @@ import org.springframework.transaction.annotation.Transactional;
 @Component
 class AccountedJobs implements ActiveJobs {
 
-    static final Set<JobState> UNFINISHED = EnumSet.of(JobState.PENDING, JobState.RUNNING, JobState.COMPLETING);
+    static final Set<JobState> UNFINISHED = EnumSet.of(JobState.PENDING, JobState.RUNNING, JobState.COMPLETING,
+            JobState.SUSPENDED);
 
     private final JobRepository jobs;
 

@@ -21,7 +21,8 @@ import io.gantry.jobs.JobViews.JobView;
 @Service
 public class HostedJobs {
 
-    private static final EnumSet<JobState> ON_NODE = EnumSet.of(JobState.RUNNING, JobState.COMPLETING);
+    private static final EnumSet<JobState> ON_NODE = EnumSet.of(JobState.RUNNING, JobState.COMPLETING,
+            JobState.SUSPENDED);
 
     private final JobRepository jobs;
     private final JobScripts scripts;

@@ -301,8 +301,21 @@ class JobEntity {
 
     void requestCancel() {
         this.cancelRequested = true;
-        this.state = JobState.COMPLETING;
+        if (state != JobState.SUSPENDED) {
+            // A suspended job holds nothing: it stays SUSPENDED until its node confirms the kill.
+            this.state = JobState.COMPLETING;
+        }
         this.endState = JobState.CANCELLED;
+    }
+
+    /** Preempted in mode SUSPEND: its processes are frozen and what it held goes to its preemptor. */
+    void suspend() {
+        this.state = JobState.SUSPENDED;
+    }
+
+    /** Resumed on what it held before it was suspended. */
+    void resume() {
+        this.state = JobState.RUNNING;
     }
 
     /**

@@ -178,6 +178,11 @@ public class JobService {
                 job.requestCancel();
                 event(job, now, "CANCEL_REQUESTED", "cancelled by " + caller.username() + "; stopping on its nodes");
                 stopping.add(JobIds.format(job.jobId(), job.arrayTaskId()));
+            } else if (job.state() == JobState.SUSPENDED) {
+                job.requestCancel();
+                event(job, now, "CANCEL_REQUESTED", "cancelled by " + caller.username()
+                        + " while suspended; stopping on its nodes");
+                stopping.add(JobIds.format(job.jobId(), job.arrayTaskId()));
             } else if (job.state() == JobState.COMPLETING) {
                 stopping.add(JobIds.format(job.jobId(), job.arrayTaskId()));
             }
@@ -191,7 +196,8 @@ public class JobService {
         publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "CANCELLED"));
         if (!stopping.isEmpty()) {
             publisher.publishEvent(new JobCancelRequested(targets.stream()
-                    .filter(j -> j.state() == JobState.COMPLETING).map(JobEntity::id).toList()));
+                    .filter(j -> j.state() == JobState.COMPLETING || j.state() == JobState.SUSPENDED)
+                    .map(JobEntity::id).toList()));
         }
         return new ActionResult(done, stopping, stopping.isEmpty() ? "cancelled"
                 : "cancel requested; running jobs end CANCELLED when their nodes confirm");

@@ -19,7 +19,7 @@ import org.springframework.transaction.annotation.Transactional;
 @Service
 public class SchedulerJobs {
 
-    private static final EnumSet<JobState> ACTIVE = EnumSet.of(JobState.PENDING, JobState.RUNNING,
+    private static final EnumSet<JobState> ACTIVE = EnumSet.of(JobState.PENDING, JobState.RUNNING, JobState.SUSPENDED,
             JobState.COMPLETING);
 
     private final JobRepository jobs;
@@ -39,7 +39,7 @@ public class SchedulerJobs {
      */
     @Transactional(readOnly = true)
     public List<ActiveJob> activeJobs() {
-        return jdbc.query(SELECT_ACTIVE + " WHERE state IN ('PENDING', 'RUNNING', 'COMPLETING')", SchedulerJobs::row);
+        return jdbc.query(SELECT_ACTIVE + " WHERE state IN ('PENDING', 'RUNNING', 'COMPLETING', 'SUSPENDED')", SchedulerJobs::row);
     }
 
     /** The active rows of these job ids (every task of an array), as {@link #activeJobs()} reads them. */
@@ -72,7 +72,7 @@ public class SchedulerJobs {
      * for {@code id = ? AND state = 'PENDING'} walked every pending row per update (a 10,000-row
      * write-back took minutes) instead of the primary key.
      */
-    private static final String ACTIVE_STATE_FILTER = "state || '' IN ('PENDING', 'RUNNING', 'COMPLETING')";
+    private static final String ACTIVE_STATE_FILTER = "state || '' IN ('PENDING', 'RUNNING', 'COMPLETING', 'SUSPENDED')";
 
     private static final String SELECT_ACTIVE = "SELECT id, version, job_id, array_task_id, name, user_name, account,"
             + " qos, partitions, state, hold, submit_time, eligible_time, time_limit_seconds, nice, min_nodes, tasks,"
@@ -259,6 +259,34 @@ public class SchedulerJobs {
 
     /** What {@link #endPastDeadline} did: the job ids it ended or stopped, and the rows now stopping on their nodes. */
     public record DeadlineEnds(List<Long> jobIds, List<Long> stopping) {
+    }
+
+    /**
+     * Suspends a running job for its preemptor (PreemptMode SUSPEND); empty, with nothing written, when
+     * it no longer runs. Returns it as it was, with what it held.
+     */
+    @Transactional(propagation = Propagation.MANDATORY)
+    public Optional<ActiveJob> suspend(long row, Instant at, String detail) {
+        JobEntity job = jobs.findById(row).orElse(null);
+        if (job == null || job.state() != JobState.RUNNING) {
+            return Optional.empty();
+        }
+        ActiveJob before = active(job);
+        job.suspend();
+        events.save(new JobEventEntity(row, at, JobState.SUSPENDED.name(), detail));
+        return Optional.of(before);
+    }
+
+    /** Resumes a suspended job on what it held; false when it is no longer suspended. */
+    @Transactional(propagation = Propagation.MANDATORY)
+    public boolean resume(long row, Instant at, String detail) {
+        JobEntity job = jobs.findById(row).orElse(null);
+        if (job == null || job.state() != JobState.SUSPENDED) {
+            return false;
+        }
+        job.resume();
+        events.save(new JobEventEntity(row, at, "RESUMED", detail));
+        return true;
     }
 
     /** Puts a job that lost its node back in the queue (it allows requeue). */

@@ -44,6 +44,20 @@ class GpuLedger {
         }
     }
 
+    /** Whether none of these GPUs is held by a job now. */
+    boolean free(List<JobAllocation> allocation) {
+        for (JobAllocation a : allocation) {
+            for (int index : a.gpuIndices()) {
+                Integer held = jdbc.sql("SELECT COUNT(*) FROM gpu_allocations WHERE node = :node AND gpu_index = :index")
+                        .param("node", a.node()).param("index", index).query(Integer.class).single();
+                if (held != null && held > 0) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
     void release(List<Long> jobRows) {
         for (int from = 0; from < jobRows.size(); from += 500) {
             List<Long> chunk = jobRows.subList(from, Math.min(from + 500, jobRows.size()));

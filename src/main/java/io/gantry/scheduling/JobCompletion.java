@@ -2,6 +2,7 @@ package io.gantry.scheduling;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import org.springframework.context.ApplicationEventPublisher;
@@ -49,7 +50,10 @@ public class JobCompletion {
     public boolean end(long row, JobState state, Integer exitCode, Instant at, String detail, MeasuredUsage usage) {
         Optional<ActiveJob> ended = jobs.end(row, state, exitCode, at, detail, usage);
         ended.ifPresent(job -> {
-            release(job);
+            if (job.state() != JobState.SUSPENDED) {
+                // A suspended job gave what it held to its preemptor already.
+                release(job);
+            }
             events.publishEvent(JobEnded.of(job, state));
         });
         return ended.isPresent();
@@ -72,6 +76,7 @@ public class JobCompletion {
                 events.publishEvent(JobEnded.of(job, e.state()));
             });
         }
+        ended.removeIf(job -> job.state() == JobState.SUSPENDED);
         gpus.release(ended.stream().map(ActiveJob::row).toList());
         cluster.give(ended.stream().flatMap(job -> job.allocation().stream())
                 .map(JobAllocation::use).toList());
@@ -97,11 +102,49 @@ public class JobCompletion {
         return end(row, JobState.PREEMPTED, null, at, detail);
     }
 
+    /**
+     * Suspends a running job for its preemptor (PreemptMode SUSPEND), giving what it holds to the jobs
+     * that start in this transaction; empty when it no longer runs.
+     */
+    @Transactional
+    public Optional<ActiveJob> suspend(long row, Instant at, String detail) {
+        Optional<ActiveJob> job = jobs.suspend(row, at, detail);
+        job.ifPresent(this::release);
+        return job;
+    }
+
+    /**
+     * Resumes a suspended job on what it held, when all of it (the same GPUs) is free again in the
+     * store; false, with nothing written, when it is not.
+     */
+    @Transactional
+    public boolean resume(ActiveJob job, Instant at, String detail) {
+        List<NodeUse> uses = job.allocation().stream().map(JobAllocation::use).toList();
+        Map<String, NodeUse> free = cluster.free();
+        for (NodeUse use : uses) {
+            NodeUse f = free.get(use.node());
+            if (f == null || use.cpus() > f.cpus() || use.memoryMb() > f.memoryMb() || use.gpus() > f.gpus()) {
+                return false;
+            }
+        }
+        if (!gpus.free(job.allocation()) || !jobs.resume(job.row(), at, detail)) {
+            return false;
+        }
+        cluster.takeChecked(uses);
+        gpus.hold(Map.of(job.row(), job.allocation()));
+        return true;
+    }
+
     /** A job whose node failed: back to the queue when it allows requeue, else NODE_FAIL. */
     @Transactional
     public void nodeFailed(long row, Instant at, String detail) {
         Optional<ActiveJob> job = jobs.activeJob(row);
         if (job.isEmpty() || job.get().state() == JobState.PENDING) {
+            return;
+        }
+        if (job.get().state() == JobState.SUSPENDED) {
+            // It held nothing while suspended: end() gives nothing back.
+            end(row, JobState.NODE_FAIL, null, at, detail);
             return;
         }
         if (job.get().requeue()) {

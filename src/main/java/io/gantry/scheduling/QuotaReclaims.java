@@ -25,8 +25,17 @@ import io.gantry.engine.Snapshot;
 @Component
 class QuotaReclaims {
 
-    /** A reclaimed job in its grace time, and how it is stopped when the grace is over. */
-    record Stopping(long row, JobId id, Instant deadline, Preemption.Mode mode, String detail, String forJob) {
+    /**
+     * A reclaimed job (or, not {@code reclaim}, a job a QOS preemption chose) in its grace time, and how
+     * it is stopped when the grace is over.
+     */
+    record Stopping(long row, JobId id, Instant deadline, Preemption.Mode mode, String detail, String forJob,
+            boolean reclaim) {
+
+        /** A reclaim's victim. */
+        Stopping(long row, JobId id, Instant deadline, Preemption.Mode mode, String detail, String forJob) {
+            this(row, id, deadline, mode, detail, forJob, true);
+        }
     }
 
     private volatile Set<JobId> borrowing;

@@ -38,7 +38,9 @@ class SchedulerRecovery {
             if (joined > 0) {
                 log.info("Took {} nodes that joined through their agents from the store", joined);
             }
-            List<NodeUse> uses = holding.stream().flatMap(j -> j.allocation().stream())
+            // A suspended job holds nothing: what it held is its preemptor's.
+            List<NodeUse> uses = holding.stream().filter(j -> j.state() != io.gantry.jobs.JobState.SUSPENDED)
+                    .flatMap(j -> j.allocation().stream())
                     .map(JobAllocation::use).toList();
             cluster.resetAllocations(uses);
             int orphans = gpus.releaseOrphans();

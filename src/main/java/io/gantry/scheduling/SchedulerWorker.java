@@ -71,6 +71,16 @@ class SchedulerWorker implements SmartLifecycle {
         live.touchRows(event.jobs().stream().map(io.gantry.jobs.ActiveJob::row).toList());
     }
 
+    /** Suspended and resumed jobs are read again: their state says whether they hold what they were given. */
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(JobsSuspended event) {
+        java.util.List<Long> rows = new java.util.ArrayList<>();
+        event.suspended().forEach(t -> rows.add(t.row()));
+        event.resumed().forEach(t -> rows.add(t.row()));
+        live.touchRows(rows);
+        wake();
+    }
+
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(NodeStateChanged event) {
         cycle.outsideChange();

@@ -237,7 +237,7 @@ class SchedulingCycle {
     /** What one cycle decided, before it is applied. */
     record Planned(Instant now, Plan plan, Map<JobId, ActiveJob> byEngineId, Map<Long, Waiting> decided,
             int pending, int running, Map<JobId, ActiveJob> runningByEngineId, boolean full,
-            Map<String, Long> graceSeconds, long cycle) {
+            Map<String, Long> graceSeconds, long cycle, List<ActiveJob> resuming) {
     }
 
     /** Runs a full pass: every job that may start is planned, with backfill and reservations. */
@@ -278,10 +278,24 @@ class SchedulingCycle {
 
         List<RunningJob> running = new ArrayList<>();
         Map<JobId, ActiveJob> runningByEngineId = new HashMap<>();
+        List<ActiveJob> suspended = new ArrayList<>();
+        List<ActiveJob> holding = new ArrayList<>();
         for (LiveJobs.Entry e : live.running()) {
+            if (e.job.state() == JobState.SUSPENDED) {
+                // It holds nothing: what it held is its preemptor's until it resumes.
+                suspended.add(e.job);
+                continue;
+            }
+            holding.add(e.job);
+        }
+        // Those whose resources are free again resume in this cycle: the engine sees them run.
+        List<ActiveJob> resuming = Resumable.of(suspended, holding, cluster.layout().nodes());
+        holding.addAll(resuming);
+        for (ActiveJob job : holding) {
+            LiveJobs.Entry e = live.get(job.row());
             RunningJob engineJob = EngineRequests.running(e.job);
             running.add(engineJob);
-            if (e.job.state() == JobState.RUNNING) {
+            if (e.job.state() == JobState.RUNNING || e.job.state() == JobState.SUSPENDED) {
                 runningByEngineId.put(engineJob.id(), e.job);
             }
         }
@@ -351,7 +365,7 @@ class SchedulingCycle {
             }
         }
         return new Planned(now, plan, byEngineId, decided, live.size() - live.running().size(), running.size(),
-                runningByEngineId, full, limits.graceSeconds(), ++cycles);
+                runningByEngineId, full, limits.graceSeconds(), ++cycles, resuming);
     }
 
     /**
@@ -504,7 +518,7 @@ class SchedulingCycle {
         Map<Long, Waiting> decided = new HashMap<>(planned.decided());
         Map<JobId, Map<String, String>> borrowingChanges = new HashMap<>(borrowingChanges(planned));
         if (decided.isEmpty() && planned.plan().starts().isEmpty() && planned.plan().preemptions().isEmpty()
-                && !reclaims.anyDue(now) && borrowingChanges.isEmpty()) {
+                && !reclaims.anyDue(now) && borrowingChanges.isEmpty() && planned.resuming().isEmpty()) {
             // Nothing to write: no transaction at all.
             return new Outcome(0, 0, planned.pending(), planned.running());
         }
@@ -549,7 +563,13 @@ class SchedulingCycle {
      */
     private Written write(Planned planned, Instant now, Map<Long, Waiting> decided,
             Map<JobId, Map<String, String>> borrowingChanges, List<QuotaReclaims.Stopping> due) {
-        List<QuotaReclaims.Stopping> graceStarted = stop(planned, now, due);
+        // Resumed first: a job the plan preempts again in this cycle is stopped as it now runs.
+        List<JobsSuspended.Target> resumed = resume(planned, now);
+        List<JobsSuspended.Target> suspended = new ArrayList<>();
+        List<QuotaReclaims.Stopping> graceStarted = stop(planned, now, due, suspended);
+        if (!resumed.isEmpty() || !suspended.isEmpty()) {
+            events.publishEvent(new JobsSuspended(suspended, resumed));
+        }
         Started started = start(planned, now, borrowingChanges);
         if (!borrowingChanges.isEmpty()) {
             // Marks the jobs that start borrowing, and says where running jobs borrow now for a new leader.
@@ -571,7 +591,8 @@ class SchedulingCycle {
      * give back what they hold first, in this transaction, for the jobs that start in their place.
      * A reclaim whose QOS gives a grace time is only warned; returns those, to be stopped when it is over.
      */
-    private List<QuotaReclaims.Stopping> stop(Planned planned, Instant now, List<QuotaReclaims.Stopping> due) {
+    private List<QuotaReclaims.Stopping> stop(Planned planned, Instant now, List<QuotaReclaims.Stopping> due,
+            List<JobsSuspended.Target> suspended) {
         List<JobsPreempted.Victim> victims = new ArrayList<>();
         List<io.gantry.jobs.JobSignalRequested.Target> graceSignals = new ArrayList<>();
         List<QuotaReclaims.Stopping> graceStarted = new ArrayList<>();
@@ -611,7 +632,30 @@ class SchedulingCycle {
                 }
                 continue;
             }
-            String detail = "preempted by job " + by.displayId() + " (QOS " + by.qos() + ")";
+            String detail = "preempted by job " + by.displayId() + " (QOS " + by.qos() + " may preempt QOS "
+                    + victim.qos() + ")";
+            if (p.mode() == io.gantry.engine.Preemption.Mode.SUSPEND) {
+                // Frozen on its nodes; what it holds goes to the preemptor, which starts in this transaction.
+                completion.suspend(victim.row(), now, detail + "; suspended until what it held is free again")
+                        .ifPresent(j -> suspended.add(target(j)));
+                continue;
+            }
+            long grace = planned.graceSeconds().getOrDefault(victim.qos(), 0L);
+            if (grace > 0) {
+                // Slurm's GraceTime: warned now so it can checkpoint, stopped when its grace is over; the
+                // preemptor waits for it (the engine holds the victim's resources for it meanwhile).
+                QuotaReclaims.Stopping stop = new QuotaReclaims.Stopping(victim.row(), p.victim(),
+                        now.plusSeconds(grace), p.mode(), detail, by.displayId(), false);
+                graceStarted.add(stop);
+                jobs.recordEvent(victim.row(), now, "PREEMPTING", detail + "; stopped ("
+                        + (p.mode() == io.gantry.engine.Preemption.Mode.CANCEL ? "ended PREEMPTED" : "requeued")
+                        + ") after its QOS's grace time of " + grace + " s");
+                jobs.graceSignal(victim.row()).ifPresent(signal -> {
+                    graceSignals.add(signal);
+                    jobs.recordEvent(victim.row(), now, "SIGNALLED", GraceSignals.describe(signal, grace));
+                });
+                continue;
+            }
             if (completion.preempt(victim.row(), p.mode(), now, detail)) {
                 victims.add(new JobsPreempted.Victim(victim.row(), victim.displayId(),
                         victim.allocation().isEmpty() ? null : victim.allocation().get(0).node(), detail));
@@ -624,6 +668,22 @@ class SchedulingCycle {
             events.publishEvent(new io.gantry.jobs.JobSignalRequested(graceSignals));
         }
         return graceStarted;
+    }
+
+    /** Resumes the suspended jobs the plan counts as running again, where the store agrees that all they held is free. */
+    private List<JobsSuspended.Target> resume(Planned planned, Instant now) {
+        List<JobsSuspended.Target> resumed = new ArrayList<>();
+        for (ActiveJob job : planned.resuming()) {
+            if (completion.resume(job, now, "resumed: what it held before it was suspended is free again")) {
+                resumed.add(target(job));
+            }
+        }
+        return resumed;
+    }
+
+    private static JobsSuspended.Target target(ActiveJob job) {
+        return new JobsSuspended.Target(job.row(), job.displayId(),
+                job.allocation().stream().map(JobAllocation::node).distinct().toList());
     }
 
     /** The jobs one cycle started, {@code backfilled} of them by backfill, and their history rows. */
@@ -724,7 +784,10 @@ class SchedulingCycle {
         return Duration.between(was, is).abs().compareTo(tolerance) >= 0;
     }
 
-    /** Stops a reclaimed job (requeued or PREEMPTED) and marks it for sacct; empty when it no longer runs. */
+    /**
+     * Stops a job whose grace time is over (requeued or PREEMPTED) and, for a reclaim, marks it for sacct;
+     * empty when it no longer runs.
+     */
     private Optional<JobsPreempted.Victim> reclaim(QuotaReclaims.Stopping s, Instant now) {
         Optional<ActiveJob> job = jobs.activeJob(s.row());
         if (job.isEmpty() || job.get().state() != JobState.RUNNING) {
@@ -733,6 +796,10 @@ class SchedulingCycle {
         ActiveJob victim = job.get();
         if (!completion.preempt(s.row(), s.mode(), now, s.detail())) {
             return Optional.empty();
+        }
+        if (!s.reclaim()) {
+            return Optional.of(new JobsPreempted.Victim(victim.row(), victim.displayId(),
+                    victim.allocation().isEmpty() ? null : victim.allocation().get(0).node(), s.detail()));
         }
         marks.reclaimed(new QuotaMarks.Key(victim.jobId(), victim.arrayTaskId()), now, s.forJob());
         return Optional.of(new JobsPreempted.Victim(victim.row(), victim.displayId(),

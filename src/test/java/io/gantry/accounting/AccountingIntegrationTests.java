@@ -212,8 +212,10 @@ class AccountingIntegrationTests {
                 "grpTres", "cpu=64");
         assertFieldError(api.send("POST", "/api/v1/qos", admin, Map.of("name", name("q"), "preempt", List.of("nope-" + suffix()))),
                 "preempt[0]", "does not exist");
-        assertFieldError(api.send("POST", "/api/v1/qos", admin, Map.of("name", name("q"), "preemptMode", "SUSPEND")),
-                "preemptMode", "REQUEUE or CANCEL");
+        assertFieldError(api.send("POST", "/api/v1/qos", admin, Map.of("name", name("q"), "preemptMode", "GANG")),
+                "preemptMode", "REQUEUE, CANCEL or SUSPEND");
+        assertFieldError(api.send("POST", "/api/v1/qos", admin, Map.of("name", name("q"), "preemptExemptSeconds", -5)),
+                "preemptExemptSeconds", "-1 to clear");
         assertFieldError(api.send("POST", "/api/v1/qos", admin, Map.of("name", name("q"), "maxJobsPerUser", -5)),
                 "maxJobsPerUser", "-1 to clear");
         assertProblem(api.send("POST", "/api/v1/qos", admin, Map.of("name", "normal")), 409);

@@ -662,6 +662,21 @@ class CliTests {
     }
 
     @Test
+    void aQosPreemptExemptTimeIsATimeWhoseBareNumberIsMinutesAsSlurmsIs() throws Exception {
+        FakeAccounting api = accounting("root");
+        assertThat(run(api, "", "sacctmgr", "-i", "modify", "qos", "where", "name=short", "set",
+                "PreemptExemptTime=10")).isZero();
+        out.reset();
+        run(api, "", "sacctmgr", "-n", "-P", "show", "qos", "short", "format=name,preemptexempttime");
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("short|00:10:00\n");
+        assertThat(run(api, "", "sacctmgr", "-i", "modify", "qos", "where", "name=short", "set",
+                "PreemptExemptTime=00:00:30")).isZero();
+        out.reset();
+        run(api, "", "sacctmgr", "-n", "-P", "show", "qos", "short", "format=name,preemptexempttime");
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("short|00:00:30\n");
+    }
+
+    @Test
     void anUnknownFieldOrTimeFormatIsRefusedWithSlurmsMessage() throws Exception {
         assertThat(run(accounting("root"), "", "sshare", "-o", "Account,Bogus")).isEqualTo(1);
         assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("sshare: error: Invalid field requested: \"Bogus\"\n");

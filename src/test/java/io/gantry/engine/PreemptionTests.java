@@ -16,6 +16,8 @@ class PreemptionTests {
     private static final Qos LOW = Qos.named("low", 0);
     private static final Qos HIGH = new Qos("high", 100, 0, 0, null, null, null, Set.of("low"), Preemption.Mode.REQUEUE);
     private static final Qos URGENT = new Qos("urgent", 200, 0, 0, null, null, null, Set.of("low"), Preemption.Mode.CANCEL);
+    private static final Qos INTERACTIVE = new Qos("interactive", 150, 0, 0, null, null, null, Set.of("low"),
+            Preemption.Mode.SUSPEND);
 
     private static List<Node> nodes() {
         List<Node> nodes = new ArrayList<>();
@@ -36,10 +38,16 @@ class PreemptionTests {
     }
 
     private Plan plan(List<RunningJob> running, List<PendingJob> pending) {
+        return plan(running, pending, LOW, Set.of());
+    }
+
+    /** With {@code low} for QOS low, and {@code stopping}: victims already told to stop, in their grace time. */
+    private Plan plan(List<RunningJob> running, List<PendingJob> pending, Qos low, Set<JobId> stopping) {
         List<Node> nodes = nodes();
         Partition p = new Partition("p", List.of("n1", "n2"), 0, 1, true);
         return engine.plan(Snapshot.builder().now(NOW).nodes(nodes).partitions(List.of(p)).running(running)
-                .pending(pending).qos(List.of(LOW, HIGH, URGENT, Qos.named("normal", 0))).build());
+                .pending(pending).qos(List.of(low, HIGH, URGENT, INTERACTIVE, Qos.named("normal", 0)))
+                .quotas(new QuotaTree(List.of(), 0, stopping)).build());
     }
 
     /** n1: A (oldest) and B (youngest); n2: C and D; every GPU taken by QOS low. */
@@ -87,5 +95,60 @@ class PreemptionTests {
         Plan plan = plan(running, List.of(pending(10, "high", 4), pending(11, "normal", 2)));
         assertThat(plan.preemptions()).isEmpty();
         assertThat(plan.starts()).isEmpty();
+    }
+
+    @Test
+    void aJobThatRanLessThanItsQosExemptTimeIsNotChosenTheYoungestOfTheOthersIs() {
+        // B (n1, 100 s) and C (n2, 300 s) ran less than 500 s: D (n2, 2,000 s) is the youngest one left.
+        Plan plan = plan(full(), List.of(pending(10, "high", 2)), LOW.withPreemptTimes(0, 500), Set.of());
+        assertThat(plan.preemptions()).containsExactly(new Preemption(JobId.of(4), JobId.of(10), Preemption.Mode.REQUEUE));
+        assertThat(plan.start(JobId.of(10)).orElseThrow().allocation().get(0).gpuIndices()).containsExactly(2, 3);
+    }
+
+    @Test
+    void whenEveryLowJobIsWithinItsExemptTimeNothingIsStoppedAndTheHighJobWaits() {
+        Plan plan = plan(full(), List.of(pending(10, "high", 2)), LOW.withPreemptTimes(0, 5_000), Set.of());
+        assertThat(plan.preemptions()).isEmpty();
+        assertThat(plan.start(JobId.of(10))).isEmpty();
+        assertThat(plan.reasons().get(JobId.of(10))).isEqualTo(PendingReason.RESOURCES);
+    }
+
+    @Test
+    void aJobPastItsExemptTimeIsChosenAsBefore() {
+        // B ran 100 s, exactly its exempt time: no longer exempt.
+        Plan plan = plan(full(), List.of(pending(10, "high", 2)), LOW.withPreemptTimes(0, 100), Set.of());
+        assertThat(plan.preemptions()).containsExactly(new Preemption(JobId.of(2), JobId.of(10), Preemption.Mode.REQUEUE));
+    }
+
+    @Test
+    void aVictimWithAGraceTimeIsToldToStopAndThePreemptorWaitsWhileNobodyElseTakesItsGpus() {
+        Plan plan = plan(full(), List.of(pending(10, "high", 2), pending(11, "normal", 2)), LOW.withPreemptTimes(20, 0),
+                Set.of());
+        assertThat(plan.preemptions()).containsExactly(new Preemption(JobId.of(2), JobId.of(10), Preemption.Mode.REQUEUE));
+        assertThat(plan.starts()).isEmpty();
+        assertThat(plan.reasons().get(JobId.of(10))).isEqualTo(PendingReason.RESOURCES);
+    }
+
+    @Test
+    void aVictimInItsGraceTimeCountsAsGoneSoNoOtherJobIsStoppedForTheSamePreemptor() {
+        Plan plan = plan(full(), List.of(pending(10, "high", 2)), LOW.withPreemptTimes(20, 0), Set.of(JobId.of(2)));
+        assertThat(plan.preemptions()).isEmpty();
+        assertThat(plan.starts()).isEmpty();
+        assertThat(plan.reasons().get(JobId.of(10))).isEqualTo(PendingReason.RESOURCES);
+    }
+
+    @Test
+    void onceTheVictimEndedAfterItsGraceThePreemptorStartsOnItsGpus() {
+        List<RunningJob> rest = full().stream().filter(r -> !r.id().equals(JobId.of(2))).toList();
+        Plan plan = plan(rest, List.of(pending(10, "high", 2)), LOW.withPreemptTimes(20, 0), Set.of());
+        assertThat(plan.preemptions()).isEmpty();
+        assertThat(plan.start(JobId.of(10)).orElseThrow().allocation().get(0).gpuIndices()).containsExactly(2, 3);
+    }
+
+    @Test
+    void aQosThatSuspendsStartsAtOnceOnItsVictimsResourcesWhateverTheirGraceTime() {
+        Plan plan = plan(full(), List.of(pending(10, "interactive", 2)), LOW.withPreemptTimes(20, 0), Set.of());
+        assertThat(plan.preemptions()).containsExactly(new Preemption(JobId.of(2), JobId.of(10), Preemption.Mode.SUSPEND));
+        assertThat(plan.start(JobId.of(10)).orElseThrow().allocation().get(0).gpuIndices()).containsExactly(2, 3);
     }
 }

@@ -197,7 +197,14 @@ public final class AgentProtocol {
          * drops what the job left there (its named containers); its tasks were killed already. An agent
          * that does not know this command skips it.
          */
-        JOB_ENDED
+        JOB_ENDED,
+        /**
+         * Freeze the job's processes on this node (suspended for a preemptor, PreemptMode SUSPEND): the
+         * cgroup freezer, else SIGSTOP. An agent that does not know this command skips it.
+         */
+        JOB_SUSPEND,
+        /** Thaw the job's processes on this node (resumed). An agent that does not know this command skips it. */
+        JOB_RESUME
     }
 
     /** Which of a job's processes on a node a JOB_SIGNAL reaches. */
@@ -286,6 +293,12 @@ public final class AgentProtocol {
 
         public static Command launch(Launch launch) {
             return new Command(CommandType.LAUNCH, launch.jobId(), launch, null, null, null);
+        }
+
+        /** JOB_SUSPEND, or JOB_RESUME when not {@code frozen}. */
+        public static Command suspend(String jobId, boolean frozen) {
+            return new Command(frozen ? CommandType.JOB_SUSPEND : CommandType.JOB_RESUME, jobId, null, null, null,
+                    null);
         }
 
         public static Command jobEnded(String jobId) {

@@ -1,0 +1,238 @@
+package io.gantry.agents;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.gantry.support.ApiClient;
+import io.gantry.support.ApiClient.Response;
+import io.gantry.support.ClusterYaml;
+import io.gantry.support.ControllerProcess;
+import io.gantry.support.OwnCluster;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * QOS preemption with the victim QOS's GraceTime (issue 32), through the packaged controller and a real
+ * agent running a real script: the victim is warned with SIGTERM as its grace starts, writes its
+ * checkpoint in its trap, keeps running through its grace, and is killed when the grace is over, ending
+ * PREEMPTED; the preemptor waits for it and then runs on the node it freed. The victim's history says
+ * by which job and why.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PreemptionGraceIntegrationTests {
+
+    private static final String JOIN_TOKEN = "preempt-test-join-token-0123456789";
+    private static final String DATABASE = "gantry_preempt_it_" + ProcessHandle.current().pid();
+    private static final long GRACE = 5;
+    /** The kill wait of the cluster file (SIGKILL that long after the signal). */
+    private static final long KILL_WAIT = 2;
+
+    @TempDir
+    static Path dir;
+
+    private OwnCluster cluster;
+    private ControllerProcess controller;
+    private ApiClient api;
+    private String admin;
+
+    @BeforeAll
+    void startControllerAndAgent() throws Exception {
+        cluster = OwnCluster.create(dir, DATABASE,
+                ClusterYaml.oneRealAndOneSimulatedNode("preempt-test", 4, 4000, JOIN_TOKEN, "poll-wait: 1s"));
+        controller = cluster.startController("controller");
+        api = controller.api();
+        admin = api.adminToken();
+        cluster.startAgent(controller, JOIN_TOKEN, "node1", 4, 4000);
+        api.awaitNodeState("node1", admin, Duration.ofSeconds(60), "IDLE");
+    }
+
+    @AfterAll
+    void stopAll() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void aPreemptedJobCheckpointsInItsGraceTimeThenEndsPreemptedAndThePreemptorRunsAfterIt() throws Exception {
+        created(api.send("POST", "/api/v1/qos", admin, Map.of("name", "scavenger", "priority", 0,
+                "graceSeconds", GRACE)));
+        created(api.send("POST", "/api/v1/qos", admin, Map.of("name", "urgent", "priority", 100,
+                "preempt", List.of("scavenger"), "preemptMode", "CANCEL")));
+
+        Path work = Files.createDirectories(dir.resolve("grace"));
+        Path ready = work.resolve("ready");
+        Path checkpoint = work.resolve("checkpoint");
+        Path preemptorRan = work.resolve("preemptor-ran");
+        // The training step traps SIGTERM, saves its state and goes on: only the kill after the grace stops it
+        // (which it traps too: the first line is the warning's).
+        long victim = api.submitJob(admin, Map.of("name", "train", "workdir", work.toString(), "cpusPerTask", 4,
+                "qos", "scavenger", "script", """
+                        #!/bin/bash
+                        ( trap 'date +%%s.%%N >> %2$s' TERM; echo ready > %1$s
+                          while true; do sleep 0.1; done ) &
+                        wait
+                        """.formatted(ready, checkpoint)));
+        api.awaitJobState(victim, admin, "RUNNING", Duration.ofSeconds(60));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> Files.exists(ready));
+
+        long preemptor = api.submitJob(admin, Map.of("name", "urgent", "workdir", work.toString(), "cpusPerTask", 4,
+                "qos", "urgent", "script", "#!/bin/bash\ndate +%s.%N > " + preemptorRan + "\n"));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> Files.exists(checkpoint) && Files.size(checkpoint) > 0);
+        Instant warned = Instant.now();
+        assertThat(state(preemptor)).as("the preemptor waits for its victim's grace").isEqualTo("PENDING");
+
+        // Through its grace the victim keeps its node and runs on; the preemptor still waits.
+        await().during(Duration.ofSeconds(GRACE - 2)).atMost(Duration.ofSeconds(GRACE))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> state(victim).equals("RUNNING") && state(preemptor).equals("PENDING"));
+
+        await().atMost(Duration.ofSeconds(GRACE + KILL_WAIT + 10)).pollInterval(Duration.ofMillis(200))
+                .until(() -> state(victim).equals("PREEMPTED"));
+        assertThat(Duration.between(warned, Instant.now())).as("ended within its grace plus the kill wait")
+                .isLessThan(Duration.ofSeconds(GRACE + KILL_WAIT + 10));
+
+        api.awaitJobState(preemptor, admin, "COMPLETED", Duration.ofSeconds(60));
+        assertThat(Files.exists(preemptorRan)).as("the preemptor ran on the freed node").isTrue();
+        JsonNode v = api.get("/api/v1/jobs/" + victim, admin).json();
+        JsonNode p = api.get("/api/v1/jobs/" + preemptor, admin).json();
+        assertThat(Instant.parse(p.get("startTime").asString()))
+                .as("the preemptor started once the victim's grace was over")
+                .isAfterOrEqualTo(Instant.parse(v.get("endTime").asString()));
+        assertThat(Double.parseDouble(Files.readString(preemptorRan).strip())
+                - Double.parseDouble(Files.readAllLines(checkpoint).get(0).strip()))
+                .as("the preemptor ran a grace time after the victim was warned").isGreaterThanOrEqualTo(GRACE - 1);
+
+        String history = api.get("/api/v1/jobs/" + victim + "/events", admin).body();
+        assertThat(history).contains("preempted by job " + preemptor + " (QOS urgent may preempt QOS scavenger)",
+                "grace time of " + GRACE + " s", "SIGTERM sent to its processes but the batch shell", "PREEMPTED");
+    }
+
+    /**
+     * PreemptMode SUSPEND: the victim's processes are frozen through the job's cgroup freezer while its
+     * preemptor runs on what it held (they make no progress: the counter they write stops), and thawed
+     * when the preemptor ends, after which the victim runs on to its end.
+     */
+    @Test
+    void aSuspendedJobIsFrozenWhileItsPreemptorRunsAndGoesOnAfterIt() throws Exception {
+        created(api.send("POST", "/api/v1/qos", admin, Map.of("name", "batchlow", "priority", 0, "graceSeconds", 30)));
+        created(api.send("POST", "/api/v1/qos", admin, Map.of("name", "interactive", "priority", 100,
+                "preempt", List.of("batchlow"), "preemptMode", "SUSPEND")));
+
+        Path work = Files.createDirectories(dir.resolve("suspend"));
+        Path pidFile = work.resolve("pid");
+        Path counter = work.resolve("counter");
+        Path done = work.resolve("done");
+        Path release = work.resolve("release");
+        long victim = api.submitJob(admin, Map.of("name", "counter", "workdir", work.toString(), "cpusPerTask", 4,
+                "qos", "batchlow", "script", """
+                        #!/bin/bash
+                        ( echo $BASHPID > %1$s; n=0
+                          while [ ! -e %3$s ]; do n=$((n+1)); echo $n > %2$s.tmp; mv %2$s.tmp %2$s; sleep 0.1; done ) &
+                        wait
+                        """.formatted(pidFile, counter, done)));
+        api.awaitJobState(victim, admin, "RUNNING", Duration.ofSeconds(60));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> count(counter) > 3);
+        long pid = Long.parseLong(Files.readString(pidFile).strip());
+
+        long preemptor = api.submitJob(admin, Map.of("name", "interactive", "workdir", work.toString(),
+                "cpusPerTask", 4, "qos", "interactive",
+                "script", "#!/bin/bash\nwhile [ ! -e " + release + " ]; do sleep 0.1; done\n"));
+        api.awaitJobState(preemptor, admin, "RUNNING", Duration.ofSeconds(60));
+        assertThat(state(victim)).as("suspended at once, whatever its QOS's grace time").isEqualTo("SUSPENDED");
+        assertThat(squeue("-h", "-o", "%i %t", "-j", victim + "," + preemptor)).as("squeue's compact states")
+                .isEqualTo(preemptor + " R\n" + victim + " S\n");
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> frozen(pid));
+        // This kernel shows a task frozen by the v1 freezer as D; a stopped one (SIGSTOP) is T.
+        assertThat(processState(pid)).as("the victim's process is frozen").isIn("D", "T");
+        long stopped = count(counter);
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).pollInterval(Duration.ofMillis(200))
+                .until(() -> count(counter) == stopped);
+        assertThat(state(preemptor)).isEqualTo("RUNNING");
+
+        Files.writeString(release, "");
+        api.awaitJobState(preemptor, admin, "COMPLETED", Duration.ofSeconds(60));
+        api.awaitJobState(victim, admin, "RUNNING", Duration.ofSeconds(60));
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+                .until(() -> count(counter) > stopped + 3);
+        assertThat(frozen(pid)).as("thawed").isFalse();
+
+        Files.writeString(done, "");
+        api.awaitJobState(victim, admin, "COMPLETED", Duration.ofSeconds(60));
+        String history = api.get("/api/v1/jobs/" + victim + "/events", admin).body();
+        assertThat(history).contains("SUSPENDED", "preempted by job " + preemptor
+                + " (QOS interactive may preempt QOS batchlow); suspended until what it held is free again",
+                "RESUMED");
+    }
+
+    /** squeue as a user runs it: the packaged jar's command, the controller from GANTRY_URL; its output. */
+    private String squeue(String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin",
+                "java").toString(), "-jar", ControllerProcess.JAR.toAbsolutePath().toString(), "squeue"));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
+        builder.environment().put("GANTRY_URL", "http://127.0.0.1:" + controller.port());
+        builder.environment().put("GANTRY_TOKEN", admin);
+        Process process = builder.start();
+        String stdout = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(process.waitFor(2, java.util.concurrent.TimeUnit.MINUTES)).as("squeue ends").isTrue();
+        assertThat(process.exitValue()).isZero();
+        return stdout;
+    }
+
+    private static long count(Path counter) {
+        try {
+            String text = Files.exists(counter) ? Files.readString(counter).strip() : "";
+            return text.isEmpty() ? 0 : Long.parseLong(text);
+        } catch (java.io.IOException | NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /** The state letter of /proc/PID/stat (after the command's closing parenthesis). */
+    private static String processState(long pid) throws java.io.IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        return stat.substring(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    }
+
+    /** Whether the process's cgroup is frozen: v1 freezer.state FROZEN, or v2 cgroup.events "frozen 1". */
+    private static boolean frozen(long pid) throws java.io.IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "cgroup"))) {
+            String[] parts = line.split(":", 3);
+            if (parts[1].equals("freezer")) {
+                return Files.readString(Path.of("/sys/fs/cgroup/freezer" + parts[2], "freezer.state")).strip()
+                        .equals("FROZEN");
+            }
+        }
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "cgroup"))) {
+            String[] parts = line.split(":", 3);
+            if (parts[0].equals("0")) {
+                Path root = Files.exists(Path.of("/sys/fs/cgroup/unified")) ? Path.of("/sys/fs/cgroup/unified")
+                        : Path.of("/sys/fs/cgroup");
+                return Files.readAllLines(root.resolve(parts[2].substring(1)).resolve("cgroup.events")).contains("frozen 1");
+            }
+        }
+        return false;
+    }
+
+    private String state(long id) {
+        return api.get("/api/v1/jobs/" + id, admin).json().get("state").asString();
+    }
+
+    private static void created(Response r) {
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+    }
+}
