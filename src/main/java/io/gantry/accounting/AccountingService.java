@@ -284,7 +284,7 @@ public class AccountingService implements Charges {
         }
         AccountEntity account = new AccountEntity(name, parent, blankToNull(request.description()),
                 blankToNull(request.organization()), shares, clock.instant().truncatedTo(ChronoUnit.MICROS));
-        applyQuota(account, request);
+        AccountQuotas.apply(account, request, accounts::findAll);
         // The check above answers the common case; of two creates that both passed it, the primary
         // key lets one insert and refuses the other, which is then the same 409.
         UniqueKey.insert(() -> accounts.saveAndFlush(account), () -> accountExists(name));
@@ -333,7 +333,7 @@ public class AccountingService implements Charges {
             account.setShares(shares);
             associations.findAccountOwn(name).ifPresent(a -> a.setShares(shares));
         }
-        applyQuota(account, request);
+        AccountQuotas.apply(account, request, accounts::findAll);
         accounts.saveAndFlush(account);
         changed("account " + name);
         return account.toView();
@@ -359,84 +359,6 @@ public class AccountingService implements Charges {
         accounts.delete(account);
         accounts.flush();
         changed("account " + name);
-    }
-
-    /**
-     * Sets the account's quota fields the request names ({@code ""} clears one), then checks the tree
-     * around it: its guarantee (per GPU key) is at least what its children are guaranteed together,
-     * and with its siblings' at most its parent's (when the parent has a guarantee for that key; the
-     * root's is the configured capacity). Every error is a 400 naming the field; nothing is written.
-     */
-    private void applyQuota(AccountEntity account, AccountRequest request) {
-        List<FieldError> errors = new ArrayList<>();
-        if (request.guaranteedTres() != null) {
-            account.setGuaranteedTres(gpuTres("guaranteedTres", request.guaranteedTres(), errors));
-        }
-        if (request.maxBorrowTres() != null) {
-            account.setMaxBorrowTres(gpuTres("maxBorrowTres", request.maxBorrowTres(), errors));
-        }
-        if (request.maxLendTres() != null) {
-            account.setMaxLendTres(gpuTres("maxLendTres", request.maxLendTres(), errors));
-        }
-        throwIfAny(errors);
-        if (request.guaranteedTres() == null && request.parent() == null) {
-            return;
-        }
-        java.util.Map<String, Long> own = io.gantry.engine.Quota.parseGpus(account.guaranteedTres());
-        List<AccountEntity> all = accounts.findAll();
-        java.util.Map<String, Long> children = new java.util.HashMap<>();
-        java.util.Map<String, Long> siblings = new java.util.HashMap<>(own);
-        for (AccountEntity a : all) {
-            if (a.name().equals(account.name())) {
-                continue;
-            }
-            if (account.name().equals(a.parent())) {
-                io.gantry.engine.Quota.parseGpus(a.guaranteedTres()).forEach((k, v) -> children.merge(k, v, Long::sum));
-            }
-            if (account.parent() != null && account.parent().equals(a.parent())) {
-                io.gantry.engine.Quota.parseGpus(a.guaranteedTres()).forEach((k, v) -> siblings.merge(k, v, Long::sum));
-            }
-        }
-        children.forEach((key, sum) -> {
-            if (sum > 0 && own.getOrDefault(key, 0L) < sum) {
-                errors.add(new FieldError("guaranteedTres", "account '" + account.name() + "' would be guaranteed "
-                        + own.getOrDefault(key, 0L) + " " + gpuName(key) + " but its child accounts are guaranteed "
-                        + sum + " together; a child's guarantee is part of its parent's"));
-            }
-        });
-        if (account.parent() != null && !ROOT.equals(account.parent())) {
-            AccountEntity parent = all.stream().filter(a -> a.name().equals(account.parent())).findFirst()
-                    .orElse(null);
-            java.util.Map<String, Long> theirs = parent == null ? java.util.Map.of()
-                    : io.gantry.engine.Quota.parseGpus(parent.guaranteedTres());
-            siblings.forEach((key, sum) -> {
-                if (own.getOrDefault(key, 0L) > 0 && sum > theirs.getOrDefault(key, 0L)) {
-                    errors.add(new FieldError("guaranteedTres", "the children of account '" + account.parent()
-                            + "' would be guaranteed " + sum + " " + gpuName(key) + " together, more than its own "
-                            + theirs.getOrDefault(key, 0L) + "; raise the parent's guaranteedTres first"));
-                }
-            });
-        }
-        throwIfAny(errors);
-    }
-
-    private static String gpuName(String key) {
-        return key.isEmpty() ? "GPUs" : key + " GPUs";
-    }
-
-    /** GPU TRES text without blanks, or null to clear; a field error when it is not GPU TRES. */
-    private static String gpuTres(String field, String text, List<FieldError> errors) {
-        if (text.isBlank()) {
-            return null;
-        }
-        String compact = text.replaceAll("\\s+", "");
-        try {
-            io.gantry.engine.Quota.parseGpus(compact);
-        } catch (IllegalArgumentException e) {
-            errors.add(new FieldError(field, e.getMessage()));
-            return null;
-        }
-        return compact;
     }
 
     private AccountEntity findAccount(String name) {
@@ -850,7 +772,7 @@ public class AccountingService implements Charges {
         }
     }
 
-    private static void throwIfAny(List<FieldError> errors) {
+    static void throwIfAny(List<FieldError> errors) {
         if (!errors.isEmpty()) {
             throw new GantryException(ProblemType.VALIDATION, errors.stream().map(e -> e.field() + ": " + e.message())
                     .reduce((a, b) -> a + "; " + b).orElse(""), errors);

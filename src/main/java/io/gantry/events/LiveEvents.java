@@ -71,7 +71,7 @@ class LiveEvents {
 
     /**
      * The scheduler changed these pending jobs' reason or expected start (by a minute and a tenth
-     * of the wait or more, see {@code SchedulingCycle.noticeable}): {@code REPLANNED}, so that their
+     * of the wait or more, see {@code JobsReplanned.noticeable}): {@code REPLANNED}, so that their
      * pages re-read them instead of polling.
      */
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)

@@ -55,19 +55,6 @@ class SchedulingCycle {
 
     private static final Logger log = LoggerFactory.getLogger(SchedulingCycle.class);
 
-    /**
-     * How far a pending job's expected start must move at least, from what live views were last
-     * told, to be announced ({@link JobsReplanned}); a change of reason, or an expected start
-     * appearing or going away, always is. Estimates drift by seconds from pass to pass as jobs run:
-     * announcing each drift would send every pending job's event every pass.
-     */
-    static final Duration REPLAN_NOTICE = Duration.ofSeconds(60);
-    /**
-     * And by at least this share of the wait live views were told of: a job ending early moves
-     * every later estimate by minutes, which matters to a job expected within the hour, not to the
-     * tens of thousands expected days away (they hear of it once the moves add up to a tenth).
-     */
-    static final int REPLAN_NOTICE_SHARE = 10;
     /** Changed expected starts written after one cycle; the rest after the next ones. */
     static final int MAX_EXPECTED_START_WRITES = 5_000;
 
@@ -753,7 +740,7 @@ class SchedulingCycle {
         List<String> ids = new ArrayList<>();
         written.forEach((row, w) -> {
             LiveJobs.Entry e = live.get(row);
-            if (e != null && e.job.state() == JobState.PENDING && noticeable(e.announced, w, now)) {
+            if (e != null && e.job.state() == JobState.PENDING && JobsReplanned.noticeable(e.announced, w, now)) {
                 told.add(e);
                 ids.add(e.job.displayId());
             }
@@ -762,26 +749,6 @@ class SchedulingCycle {
             events.publishEvent(new JobsReplanned(List.copyOf(ids)));
         }
         return told;
-    }
-
-    /**
-     * Whether going from {@code before} to {@code after} at {@code now} is worth telling live views:
-     * a new reason, an expected start appearing or going away, or one moving by
-     * {@link #REPLAN_NOTICE} and by {@link #REPLAN_NOTICE_SHARE a tenth} of the wait it was told.
-     */
-    static boolean noticeable(Waiting before, Waiting after, Instant now) {
-        if (!Objects.equals(before.reason(), after.reason())) {
-            return true;
-        }
-        Instant was = before.expectedStart();
-        Instant is = after.expectedStart();
-        if (was == null || is == null) {
-            return was != is;
-        }
-        Duration wait = Duration.between(now, was);
-        Duration tolerance = wait.dividedBy(REPLAN_NOTICE_SHARE).compareTo(REPLAN_NOTICE) > 0
-                ? wait.dividedBy(REPLAN_NOTICE_SHARE) : REPLAN_NOTICE;
-        return Duration.between(was, is).abs().compareTo(tolerance) >= 0;
     }
 
     /**
