@@ -283,10 +283,6 @@ final class JobProcess {
     }
 
     /**
-     * Stops the job: SIGTERM to all its processes now, SIGKILL after the kill wait if any is left.
-     * It will be reported ended as {@code endState}. Only the first stop counts.
-     */
-    /**
      * Freezes the job's processes (suspended for its preemptor) or thaws them (resumed); false when it
      * has ended or is being stopped, or its fence could not.
      */
@@ -299,6 +295,10 @@ final class JobProcess {
         return done;
     }
 
+    /**
+     * Stops the job: SIGTERM to all its processes now, SIGKILL after the kill wait if any is left.
+     * It will be reported ended as {@code endState}. Only the first stop counts.
+     */
     synchronized void stop(String endState, String detail) {
         if (exited || stopState != null) {
             return;

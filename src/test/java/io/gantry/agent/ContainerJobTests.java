@@ -224,7 +224,10 @@ class ContainerJobTests {
             }
         }
         assertThat(images).extracting(r -> r.image().pulled()).containsExactlyInAnyOrder(true, false);
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> userProcesses().size() >= 2);
+        // Both containers run their script's sleep (the runtime's own set-up processes are the owner's too, and
+        // a cancel among them is another case).
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> userProcesses().stream()
+                .filter(p -> commandLine(p).startsWith("sleep 300")).count() >= 2);
         runner.apply(List.of(Command.kill("111", "CANCELLED", "cancelled"), Command.kill("112", "CANCELLED",
                 "cancelled")));
         List<Report> ends = new ArrayList<>();
@@ -360,6 +363,15 @@ class ContainerJobTests {
     }
 
     /** The processes of the test's user still running. */
+    /** The process's arguments as /proc has them, blank-separated; "" once it is gone. */
+    private static String commandLine(ProcessHandle p) {
+        try {
+            return Files.readString(Path.of("/proc", Long.toString(p.pid()), "cmdline")).replace('\0', ' ').strip();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
     private List<ProcessHandle> userProcesses() {
         return ProcessHandle.allProcesses().filter(p -> p.info().user().map(user::equals).orElse(false)).toList();
     }
