@@ -76,8 +76,15 @@ SchedulerType=sched/backfill
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=localhost
 AccountingStoragePort=6829
-AccountingStorageEnforce=associations,limits,qos
+# safe: a job starts only if it can run to its time limit within every GrpTRESMins (what Gantry does).
+AccountingStorageEnforce=associations,limits,qos,safe
 JobAcctGatherType=jobacct_gather/none
+# GPUs (stand-in device files, see gres.conf below) tracked as a TRES, so GrpTRES and GrpTRESMins on gres/gpu hold.
+GresTypes=gpu
+AccountingStorageTRES=gres/gpu
+# QOS preemption; SUSPEND needs GANG in the cluster-wide mode, the QOS's own PreemptMode picks per victim.
+PreemptType=preempt/qos
+PreemptMode=SUSPEND,GANG
 PriorityType=priority/multifactor
 PriorityDecayHalfLife=0
 PriorityUsageResetPeriod=MONTHLY
@@ -95,9 +102,13 @@ MaxJobCount=10000
 # Six-digit job ids, which the recordings replace with placeholders without touching other numbers.
 FirstJobId=734501
 SlurmdParameters=config_overrides
-NodeName=$host NodeAddr=127.0.0.1 CPUs=8 RealMemory=16000 State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=8 RealMemory=16000 Gres=gpu:8 State=UNKNOWN
 PartitionName=batch Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
+  # Slurm 22.05 drops GPUs without device files, so eight character devices stand in for them.
+  mkdir -p $D/dev
+  for i in 0 1 2 3 4 5 6 7; do [ -e $D/dev/nvidia$i ] || mknod $D/dev/nvidia$i c 195 $i; done
+  echo "NodeName=$host Name=gpu File=$D/dev/nvidia[0-7]" > $D/gres.conf
   rm -f $D/cgroup.conf
   if ! [ -f $D/run/slurmdbd.pid ] || ! kill -0 "$(cat $D/run/slurmdbd.pid)" 2>/dev/null; then
     SLURM_CONF=$SLURM_CONF slurmdbd   # reads slurmdbd.conf beside SLURM_CONF

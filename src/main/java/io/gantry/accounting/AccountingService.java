@@ -676,10 +676,11 @@ public class AccountingService implements Charges {
         }
         if (request.preemptMode() != null) {
             String mode = request.preemptMode().strip().toUpperCase(java.util.Locale.ROOT);
-            if (mode.isEmpty()) {
+            if (mode.isEmpty() || mode.equals("CLUSTER")) {
+                // Slurm's "cluster": the cluster's default (here the preemptor's QOS's mode, else REQUEUE).
                 entity.setPreemptMode(null);
             } else if (!mode.equals("REQUEUE") && !mode.equals("CANCEL") && !mode.equals("SUSPEND")) {
-                errors.add(new FieldError("preemptMode", "must be REQUEUE, CANCEL or SUSPEND, was '"
+                errors.add(new FieldError("preemptMode", "must be REQUEUE, CANCEL, SUSPEND or CLUSTER, was '"
                         + request.preemptMode() + "'"));
             } else {
                 entity.setPreemptMode(mode);

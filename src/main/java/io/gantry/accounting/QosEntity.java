@@ -141,7 +141,7 @@ class QosEntity implements Persistable<String> {
         return new io.gantry.engine.Qos(name, priority, maxWallSeconds == null ? 0 : maxWallSeconds,
                 maxJobsPerUser == null ? 0 : maxJobsPerUser, Tres.parse(maxTresPerUser, Tres.UNLIMITED),
                 Tres.parse(maxTresPerJob, Tres.UNLIMITED), Tres.parse(grpTres, Tres.UNLIMITED),
-                java.util.Set.copyOf(preempt()), preemptMode == null ? io.gantry.engine.Preemption.Mode.REQUEUE
+                java.util.Set.copyOf(preempt()), preemptMode == null ? null
                         : io.gantry.engine.Preemption.Mode.valueOf(preemptMode.toUpperCase(java.util.Locale.ROOT)),
                 graceSeconds == null ? 0 : graceSeconds, preemptExemptSeconds == null ? 0 : preemptExemptSeconds);
     }

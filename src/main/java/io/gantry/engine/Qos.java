@@ -5,7 +5,9 @@ import java.util.Objects;
 /**
  * A quality of service: a priority and limits. Zero counts and {@link Tres#UNLIMITED} mean no
  * limit; {@code maxWallSeconds <= 0} means no wall limit. {@code preempts} names the QOS whose
- * running jobs a pending job of this QOS may stop to start now, in {@code preemptMode}. When a job of
+ * running jobs a pending job of this QOS may stop to start now. {@code preemptMode} is how a job of this
+ * QOS is stopped when preempted (Slurm takes the victim's QOS's); null for the cluster's default, which is
+ * the preemptor's QOS's mode, else REQUEUE (see {@link #modeFor}). When a job of
  * this QOS is preempted it keeps running {@code graceSeconds} after it is told to stop (Slurm's
  * GraceTime: its preemptor waits for it), and none that has run less than {@code preemptExemptSeconds}
  * is chosen (Slurm's PreemptExemptTime).
@@ -18,7 +20,7 @@ public record Qos(String name, int priority, long maxWallSeconds, int maxJobsPer
     public Qos(String name, int priority, long maxWallSeconds, int maxJobsPerUser, Tres maxTresPerUser,
             Tres maxTresPerJob, Tres grpTres) {
         this(name, priority, maxWallSeconds, maxJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres,
-                java.util.Set.of(), Preemption.Mode.REQUEUE);
+                java.util.Set.of(), null);
     }
 
     /** A QOS whose jobs are stopped at once when preempted, however long they ran. */
@@ -30,7 +32,6 @@ public record Qos(String name, int priority, long maxWallSeconds, int maxJobsPer
 
     public Qos {
         preempts = preempts == null ? java.util.Set.of() : java.util.Set.copyOf(preempts);
-        preemptMode = preemptMode == null ? Preemption.Mode.REQUEUE : preemptMode;
         Objects.requireNonNull(name, "name");
         maxTresPerUser = maxTresPerUser == null ? Tres.UNLIMITED : maxTresPerUser;
         maxTresPerJob = maxTresPerJob == null ? Tres.UNLIMITED : maxTresPerJob;
@@ -42,6 +43,17 @@ public record Qos(String name, int priority, long maxWallSeconds, int maxJobsPer
 
     public static Qos named(String name, int priority) {
         return new Qos(name, priority, 0, 0, Tres.UNLIMITED, Tres.UNLIMITED, Tres.UNLIMITED);
+    }
+
+    /**
+     * How a running job of QOS {@code victim} (null: none known) is stopped for a job of this QOS: the
+     * victim's QOS's own mode, as in Slurm, where it sets one; else this QOS's; else REQUEUE.
+     */
+    public Preemption.Mode modeFor(Qos victim) {
+        if (victim != null && victim.preemptMode != null) {
+            return victim.preemptMode;
+        }
+        return preemptMode == null ? Preemption.Mode.REQUEUE : preemptMode;
     }
 
     /** The same QOS with this grace time and exempt time, in seconds. */

@@ -488,18 +488,14 @@ final class QueuePass {
             taken.forEach(this::rehold);
             return null;
         }
-        for (RunningJob victim : taken) {
-            preempted.add(victim.id());
-            preemptions.add(new Preemption(victim.id(), job.id(), qos.preemptMode()));
-        }
         boolean graced = !going.isEmpty();
         for (RunningJob victim : taken) {
-            if (qos.preemptMode() == Preemption.Mode.SUSPEND) {
-                // A suspended job is frozen at once, as Slurm's GraceTime does not apply to SUSPEND.
-                break;
-            }
             Qos of = limits.qos(victim.qos());
-            graced |= of != null && of.graceSeconds() > 0;
+            Preemption.Mode mode = qos.modeFor(of);
+            preempted.add(victim.id());
+            preemptions.add(new Preemption(victim.id(), job.id(), mode));
+            // A suspended job is frozen at once, as Slurm's GraceTime does not apply to SUSPEND.
+            graced |= mode != Preemption.Mode.SUSPEND && of != null && of.graceSeconds() > 0;
         }
         if (graced) {
             // Its victims hold their resources until they really end: nothing else gets them this cycle.

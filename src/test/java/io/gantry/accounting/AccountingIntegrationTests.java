@@ -213,7 +213,7 @@ class AccountingIntegrationTests {
         assertFieldError(api.send("POST", "/api/v1/qos", admin, Map.of("name", name("q"), "preempt", List.of("nope-" + suffix()))),
                 "preempt[0]", "does not exist");
         assertFieldError(api.send("POST", "/api/v1/qos", admin, Map.of("name", name("q"), "preemptMode", "GANG")),
-                "preemptMode", "REQUEUE, CANCEL or SUSPEND");
+                "preemptMode", "REQUEUE, CANCEL, SUSPEND or CLUSTER");
         assertFieldError(api.send("POST", "/api/v1/qos", admin, Map.of("name", name("q"), "preemptExemptSeconds", -5)),
                 "preemptExemptSeconds", "-1 to clear");
         assertFieldError(api.send("POST", "/api/v1/qos", admin, Map.of("name", name("q"), "maxJobsPerUser", -5)),

@@ -17,6 +17,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.GantryIntegrationTest;
+import io.gantry.support.SlurmReference;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -58,6 +59,9 @@ class AssociationTreeLimitsIntegrationTests {
         }
 
         await().atMost(PATIENCE).until(() -> count(jobs, "RUNNING") == 4 && reasons(jobs, "AssocGrpGRES") == 4);
+        // As the reference Slurm with slurmdbd ran the same (scripts/record-slurm-limits-fixtures.sh tree).
+        assertThat(SlurmReference.output("tree", "squeue -h -t R")).containsExactly("4");
+        assertThat(SlurmReference.output("tree", "squeue -h -t PD")).containsExactly("      4 AssocGrpGRES");
 
         await().atMost(PATIENCE).until(() -> count(jobs, "COMPLETED") == jobs.size());
         // Never more than four at once, from the times the jobs ran (one GET per job is no snapshot: a sample

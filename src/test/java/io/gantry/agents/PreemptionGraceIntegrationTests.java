@@ -21,6 +21,7 @@ import io.gantry.support.ApiClient.Response;
 import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
+import io.gantry.support.SlurmReference;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -104,6 +105,10 @@ class PreemptionGraceIntegrationTests {
                 .until(() -> state(victim).equals("PREEMPTED"));
         assertThat(Duration.between(warned, Instant.now())).as("ended within its grace plus the kill wait")
                 .isLessThan(Duration.ofSeconds(GRACE + KILL_WAIT + 10));
+        // The reference Slurm's victim, under the same QOS (scripts/record-slurm-limits-fixtures.sh grace), wrote
+        // its checkpoint and ended the same way.
+        assertThat(SlurmReference.output("grace", "test -f")).containsExactly("saved");
+        assertThat(SlurmReference.output("grace", "sacct -n -X -P -j {J1}").get(0)).startsWith(state(victim) + "|");
 
         api.awaitJobState(preemptor, admin, "COMPLETED", Duration.ofSeconds(60));
         assertThat(Files.exists(preemptorRan)).as("the preemptor ran on the freed node").isTrue();
@@ -155,6 +160,12 @@ class PreemptionGraceIntegrationTests {
         assertThat(state(victim)).as("suspended at once, whatever its QOS's grace time").isEqualTo("SUSPENDED");
         assertThat(squeue("-h", "-o", "%i %t", "-j", victim + "," + preemptor)).as("squeue's compact states")
                 .isEqualTo(preemptor + " R\n" + victim + " S\n");
+        // The reference Slurm's (scripts/record-slurm-limits-fixtures.sh suspend) shows the same states and
+        // reasons, its victim's processes stopped (T).
+        assertThat(squeue("-h", "-o", "%i %T %r", "-j", victim + "," + preemptor))
+                .isEqualTo(String.join("\n", SlurmReference.output("suspend", "squeue -h -j {J1},{J2}"))
+                        .replace("{J1}", Long.toString(victim)).replace("{J2}", Long.toString(preemptor)) + "\n");
+        assertThat(SlurmReference.output("suspend", "ps -o stat=")).containsExactly("T");
         await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> frozen(pid));
         // This kernel shows a task frozen by the v1 freezer as D; a stopped one (SIGSTOP) is T.
         assertThat(processState(pid)).as("the victim's process is frozen").isIn("D", "T");

@@ -30,6 +30,7 @@ import io.gantry.accounting.FairShareService;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.GantryIntegrationTest;
+import io.gantry.support.SlurmReference;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -85,6 +86,10 @@ class BudgetIntegrationTests {
         long third = submit(user);
         awaitReason(third, "AssocGrpGRESMinutes");
         assertThat(job(third).get("state").asString()).isEqualTo("PENDING");
+        // So did the reference Slurm with slurmdbd (safe enforcement): a job that would overrun what is used and
+        // what running jobs may still use waits (scripts/record-slurm-limits-fixtures.sh budget).
+        assertThat(SlurmReference.output("budget", "squeue -h -j {J1},{J2}"))
+                .containsExactly("{J2} PENDING AssocGrpGRESMinutes", "{J1} RUNNING None");
         String running = line(cli("sshare", "-l", "-a", "-P", "-A", account).out(), account + "|");
         assertThat(running).contains("|gres/gpu=60|").containsPattern("gres/gpu=(58|59|60)$");
 
@@ -109,6 +114,9 @@ class BudgetIntegrationTests {
                     " " + account + "|" + user + "|")).endsWith(",gres/gpu=60");
             // Nothing runs now, and the used minutes alone leave no room: it still pends for the budget.
             awaitReason(third, "AssocGrpGRESMinutes");
+            assertThat(SlurmReference.output("budget", "squeue -h -j {J3}")).containsExactly("{J3} PENDING AssocGrpGRESMinutes");
+            assertThat(SlurmReference.output("budget", "sshare -n -P -A budget -o Account,User,GrpTRESMins"))
+                    .containsExactly("budget||gres/gpu=2");
 
             Run reset = cli("sacctmgr", "-i", "modify", "account", "name=" + account, "set", "RawUsage=0");
             assertThat(reset.exit()).as(reset.err()).isZero();

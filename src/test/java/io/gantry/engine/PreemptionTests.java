@@ -151,4 +151,15 @@ class PreemptionTests {
         assertThat(plan.preemptions()).containsExactly(new Preemption(JobId.of(2), JobId.of(10), Preemption.Mode.SUSPEND));
         assertThat(plan.start(JobId.of(10)).orElseThrow().allocation().get(0).gpuIndices()).containsExactly(2, 3);
     }
+
+    @Test
+    void theVictimsQosModeDecidesHowItIsStoppedAsInSlurmAndThePreemptorsOnlyWhereTheVictimsSetsNone() {
+        Qos suspendable = new Qos("low", 0, 0, 0, null, null, null, Set.of(), Preemption.Mode.SUSPEND);
+        Plan plan = plan(full(), List.of(pending(10, "urgent", 2)), suspendable, Set.of());
+        assertThat(plan.preemptions()).containsExactly(new Preemption(JobId.of(2), JobId.of(10), Preemption.Mode.SUSPEND));
+
+        Qos cancellable = new Qos("low", 0, 0, 0, null, null, null, Set.of(), Preemption.Mode.CANCEL);
+        plan = plan(full(), List.of(pending(10, "interactive", 2)), cancellable, Set.of());
+        assertThat(plan.preemptions()).containsExactly(new Preemption(JobId.of(2), JobId.of(10), Preemption.Mode.CANCEL));
+    }
 }
