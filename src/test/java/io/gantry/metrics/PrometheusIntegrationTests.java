@@ -52,6 +52,7 @@ class PrometheusIntegrationTests {
     static Path dir;
 
     private OwnCluster cluster;
+    private ControllerProcess controller;
     private ApiClient api;
     private String admin;
     private Process prometheus;
@@ -65,6 +66,9 @@ class PrometheusIntegrationTests {
                 "Debian's prometheus is not installed (apt-get install -y prometheus)");
         cluster = OwnCluster.create(dir, DATABASE, """
                 gantry:
+                  security:
+                    # Shared, as controllers on one store share it, so the standby takes the leader's tokens.
+                    jwt-secret: prometheus-test-jwt-secret-0123456789abcdef
                   cluster:
                     name: prom
                     nodes:
@@ -95,7 +99,7 @@ class PrometheusIntegrationTests {
                       - name: block1
                         nodes: g[1-3],c1
                 """);
-        ControllerProcess controller = cluster.startController("controller");
+        controller = cluster.startController("controller");
         api = controller.api();
         admin = api.adminToken();
         for (String account : List.of("physics", "chem")) {
@@ -187,6 +191,31 @@ class PrometheusIntegrationTests {
         awaitValue("slurm_nodes_mixed", 1.0);
         assertThat(nodesByState()).containsEntry("MIXED", 1.0);
         awaitValue("gantry_partition_gpus_idle{partition=\"gpu\"}", 2.0);
+    }
+
+    /**
+     * A standby controller on the same store that requires a token for its metrics (as one with private
+     * user data does): no token is a 401, an OPERATOR's (here the ADMIN's) is answered, and it shows it
+     * is not the leader instead of figures it does not have.
+     */
+    @Test
+    void aStandbyThatRequiresATokenAnswersOnlyWithOneAndHasNoFigures() throws Exception {
+        ControllerProcess standby = cluster.controller("standby", "--gantry.metrics.require-token=true").start();
+        HttpResponse<String> anonymous = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + standby.port() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(anonymous.statusCode()).isEqualTo(401);
+        HttpResponse<String> withToken = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + standby.port() + "/metrics")).header("Authorization", "Bearer " + admin).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(withToken.statusCode()).isEqualTo(200);
+        assertThat(withToken.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/plain");
+        assertThat(withToken.body()).contains("gantry_scheduler_leader 0").doesNotContain("slurm_jobs_running");
+        // The leader's stays open.
+        HttpResponse<String> leader = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + controller.port() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(leader.statusCode()).isEqualTo(200);
+        assertThat(leader.body()).contains("gantry_scheduler_leader 1");
+        standby.stop();
     }
 
     private long submit(String account, int gpus, boolean hold) {
