@@ -325,6 +325,11 @@ final class LiveJobs {
         return running.values();
     }
 
+    /** Every active job: what the figures for {@code /metrics} are counted from. */
+    Collection<Entry> all() {
+        return byRow.values();
+    }
+
     Collection<Entry> eligible() {
         return eligible.values();
     }

@@ -32,6 +32,7 @@ class SchedulerWorker implements SmartLifecycle {
     private final SchedulerProperties properties;
     private final SchedulerRecovery recovery;
     private final LiveJobs live;
+    private final ClusterFiguresRecorder figures;
     private final io.gantry.control.LeaderDirectory directory;
     private final org.springframework.context.ApplicationEventPublisher events;
     private boolean advertised;
@@ -45,7 +46,9 @@ class SchedulerWorker implements SmartLifecycle {
 
     SchedulerWorker(SchedulingCycle cycle, SchedulerStats stats, LeaderLock leader, SchedulerProperties properties,
             SchedulerRecovery recovery, LiveJobs live, io.gantry.control.LeaderDirectory directory,
-            org.springframework.context.ApplicationEventPublisher events, java.time.Clock clock) {
+            org.springframework.context.ApplicationEventPublisher events, java.time.Clock clock,
+            ClusterFiguresRecorder figures) {
+        this.figures = figures;
         this.clock = clock;
         this.directory = directory;
         this.events = events;
@@ -125,6 +128,8 @@ class SchedulerWorker implements SmartLifecycle {
         if (full) {
             lastFullPass = System.nanoTime();
         }
+        // Even after a cycle with nothing to do: it re-read what changed (a start, an end) into the live jobs.
+        figures.afterCycle(live, full);
         // Off the start path: expected starts are worked out on their own thread from the last full
         // pass; each cycle writes those of a finished one.
         cycle.estimateStarts();
@@ -159,6 +164,7 @@ class SchedulerWorker implements SmartLifecycle {
                     if (recovered) {
                         live.clear();
                         cycle.leaderLost();
+                        figures.leaderLost();
                     }
                     recovered = false;
                 }

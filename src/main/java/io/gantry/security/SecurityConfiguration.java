@@ -13,6 +13,7 @@ import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.access.hierarchicalroles.RoleHierarchy;
 import org.springframework.security.access.hierarchicalroles.RoleHierarchyImpl;
+import org.springframework.core.env.Environment;
 import org.springframework.security.config.annotation.method.configuration.EnableMethodSecurity;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
@@ -40,7 +41,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Stateless bearer-token security: every call under {@code /api/} needs a token signed by this
  * controller; health, the OpenAPI document, Swagger UI, the dashboard's static files and token
- * issuing are public. Method security is on, so any controller can say
+ * issuing are public, and so is {@code /metrics} unless {@link MetricsAccess} says otherwise. Method security is on, so any controller can say
  * {@code @PreAuthorize("hasRole('OPERATOR')")}; roles form the hierarchy ADMIN > OPERATOR > USER.
  */
 @Configuration(proxyBeanMethods = false)
@@ -78,8 +79,9 @@ class SecurityConfiguration {
     @Bean
     @Order(2)
     SecurityFilterChain apiSecurity(HttpSecurity http, ActiveUsers activeUsers,
-            ObjectProvider<JobCredentialCheck> jobCredentials, JsonMapper json) throws Exception {
+            ObjectProvider<JobCredentialCheck> jobCredentials, JsonMapper json, Environment environment) throws Exception {
         ProblemResponses problems = new ProblemResponses(json);
+        boolean metricsNeedToken = MetricsAccess.tokenRequired(environment);
         http
                 // No cookies or sessions: a browser cannot be tricked into sending a bearer token.
                 .csrf(AbstractHttpConfigurer::disable)
@@ -88,18 +90,23 @@ class SecurityConfiguration {
                 .logout(AbstractHttpConfigurer::disable)
                 .httpBasic(AbstractHttpConfigurer::disable)
                 .formLogin(AbstractHttpConfigurer::disable)
-                .authorizeHttpRequests(a -> a
-                        .requestMatchers("/actuator/health", "/actuator/health/**").permitAll()
-                        // Public so that Prometheus scrapes without a token: it shows counters and
-                        // timings, no job or user data. Put it behind a network policy if that matters.
-                        .requestMatchers("/actuator/prometheus").permitAll()
-                        .requestMatchers("/actuator/**").hasRole(Role.ADMIN.name())
-                        .requestMatchers("/v3/api-docs", "/v3/api-docs/**", "/v3/api-docs.yaml",
-                                "/swagger-ui.html", "/swagger-ui/**").permitAll()
-                        .requestMatchers(HttpMethod.POST, TOKENS_PATH).permitAll()
-                        .requestMatchers("/api/**").authenticated()
-                        // The dashboard: static files that call the API with a token.
-                        .anyRequest().permitAll())
+                .authorizeHttpRequests(a -> {
+                    a.requestMatchers("/actuator/health", "/actuator/health/**").permitAll();
+                    // Public so that Prometheus scrapes without a token, unless user data is private
+                    // (MetricsAccess): per-account and per-user job counts are in it.
+                    if (metricsNeedToken) {
+                        a.requestMatchers(MetricsAccess.PATHS).hasRole(Role.OPERATOR.name());
+                    } else {
+                        a.requestMatchers(MetricsAccess.PATHS).permitAll();
+                    }
+                    a.requestMatchers("/actuator/**").hasRole(Role.ADMIN.name())
+                            .requestMatchers("/v3/api-docs", "/v3/api-docs/**", "/v3/api-docs.yaml",
+                                    "/swagger-ui.html", "/swagger-ui/**").permitAll()
+                            .requestMatchers(HttpMethod.POST, TOKENS_PATH).permitAll()
+                            .requestMatchers("/api/**").authenticated()
+                            // The dashboard: static files that call the API with a token.
+                            .anyRequest().permitAll();
+                })
                 .oauth2ResourceServer(o -> o
                         .bearerTokenResolver(bearerTokens())
                         .jwt(j -> j.jwtAuthenticationConverter(new TokenAuthentication(activeUsers, jobCredentials::getIfAvailable)))
