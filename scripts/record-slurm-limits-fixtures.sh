@@ -7,6 +7,7 @@
 #            the usage is reset
 #   grace    a QOS preemption of a job whose QOS has GraceTime=20 and a SIGTERM trap writing a checkpoint
 #   suspend  a QOS preemption of a job whose QOS has PreemptMode=SUSPEND: its processes stop, then go on
+#   qos      QOS MaxJobsPerAccount, MaxTRESPerAccount and MinTRESPerJob
 # Each scenario writes <scenario>.txt: the command lines run, each followed by what it printed, with job ids
 # replaced by {J1}.. and times by what the test needs (seconds between two events). The integration tests of
 # the same scenarios (AssociationTreeLimitsIntegrationTests, BudgetIntegrationTests,
@@ -157,8 +158,45 @@ suspend() {
   unset J1 J2
 }
 
+qos() {
+  out=$OUT/qos.txt; : > "$out"
+  ensure qos peracct MaxJobsPerAccount=1
+  ensure qos pertres MaxTRESPerAccount=gres/gpu=2,cpu=3
+  ensure qos mintres MinTRESPerJob=gres/gpu=2,cpu=2
+  sacctmgr -i modify user alice set qos+=peracct,pertres,mintres >/dev/null
+  sacctmgr -i modify user bob set qos+=peracct,pertres,mintres >/dev/null
+  note "QOS peracct MaxJobsPerAccount=1, pertres MaxTRESPerAccount=gres/gpu=2,cpu=3, mintres MinTRESPerJob=gres/gpu=2,cpu=2"
+  J1=$(job --uid=alice -A physics -q peracct -t 10 --wrap 'sleep 60')
+  J2=$(job --uid=alice -A physics -q peracct -t 10 --wrap 'sleep 60')
+  J3=$(job --uid=bob -A chem -q peracct -t 10 --wrap 'sleep 60')
+  export J1 J2 J3
+  sleep 5
+  note "two jobs of physics and one of chem under MaxJobsPerAccount=1"
+  show "squeue -h -j $J1,$J2,$J3 -o '%i %a %T %r' --sort=i"
+  scancel "$J1" "$J2" "$J3"
+  J1=$(job --uid=alice -A physics -q pertres --gres=gpu:1 -t 10 --wrap 'sleep 60')
+  J2=$(job --uid=alice -A physics -q pertres --gres=gpu:1 -t 10 --wrap 'sleep 60')
+  J3=$(job --uid=alice -A physics -q pertres --gres=gpu:1 -t 10 --wrap 'sleep 60')
+  J4=$(job --uid=alice -A physics -q pertres -c 4 -t 10 --wrap 'sleep 60')
+  J5=$(job --uid=bob -A chem -q pertres --gres=gpu:2 -t 10 --wrap 'sleep 60')
+  export J4 J5
+  sleep 5
+  note "physics: three 1-GPU jobs and a 4-CPU one, chem a 2-GPU one, under MaxTRESPerAccount=gres/gpu=2,cpu=3"
+  show "squeue -h -j $J1,$J2,$J3,$J4,$J5 -o '%i %a %T %r' --sort=i"
+  scancel "$J1" "$J2" "$J3" "$J4" "$J5"
+  J1=$(job --uid=alice -A physics -q mintres --gres=gpu:1 -c 2 -t 10 --wrap 'sleep 60')
+  J2=$(job --uid=alice -A physics -q mintres --gres=gpu:2 -c 1 -t 10 --wrap 'sleep 60')
+  J3=$(job --uid=alice -A physics -q mintres --gres=gpu:2 -c 2 -t 10 --wrap 'sleep 60')
+  sleep 5
+  note "under MinTRESPerJob=gres/gpu=2,cpu=2: 1 GPU and 2 CPUs, 2 GPUs and 1 CPU, 2 GPUs and 2 CPUs"
+  show "squeue -h -j $J1,$J2,$J3 -o '%i %T %r' --sort=i"
+  show "sacctmgr -n -P show qos peracct,pertres,mintres format=name,maxjobspa,maxtrespa,mintres"
+  scancel "$J1" "$J2" "$J3"
+  unset J1 J2 J3 J4 J5
+}
+
 case "${1:-}" in
-tree|budget|grace|suspend) "$1" ;;
-all) tree; budget; grace; suspend ;;
-*) echo "usage: $0 tree|budget|grace|suspend|all" >&2; exit 2 ;;
+tree|budget|grace|suspend|qos) "$1" ;;
+all) tree; budget; grace; suspend; qos ;;
+*) echo "usage: $0 tree|budget|grace|suspend|qos|all" >&2; exit 2 ;;
 esac

@@ -664,6 +664,15 @@ public class AccountingService implements Charges {
         if (request.maxTresPerJob() != null) {
             tres("maxTresPerJob", request.maxTresPerJob(), errors, entity::setMaxTresPerJob);
         }
+        if (request.maxJobsPerAccount() != null) {
+            entity.setMaxJobsPerAccount(limit("maxJobsPerAccount", request.maxJobsPerAccount(), errors));
+        }
+        if (request.maxTresPerAccount() != null) {
+            tres("maxTresPerAccount", request.maxTresPerAccount(), errors, entity::setMaxTresPerAccount);
+        }
+        if (request.minTresPerJob() != null) {
+            tres("minTresPerJob", request.minTresPerJob(), errors, entity::setMinTresPerJob);
+        }
         if (request.grpTres() != null) {
             tres("grpTres", request.grpTres(), errors, entity::setGrpTres);
         }

@@ -143,7 +143,14 @@ public final class AccountingViews {
             @Schema(description = USED, example = "gres/gpu=4210") String grpTresMinsUsed,
             @Schema(description = LEFT, example = "gres/gpu=1790") String grpTresMinsLeft,
             @Schema(description = "Seconds a job of this QOS runs before QOS preemption may choose it (Slurm's "
-                    + "PreemptExemptTime); null: none") Long preemptExemptSeconds) {
+                    + "PreemptExemptTime); null: none") Long preemptExemptSeconds,
+            @Schema(description = "Running jobs of one account under this QOS (Slurm's MaxJobsPerAccount; beyond it "
+                    + "they pend with MaxJobsPerAccount); null: none") Integer maxJobsPerAccount,
+            @Schema(description = "What the running jobs of one account under this QOS may hold (Slurm's "
+                    + "MaxTRESPerAccount: MaxGRESPerAccount, MaxCpuPerAccount); null: none",
+                    example = "gres/gpu=32") String maxTresPerAccount,
+            @Schema(description = "The least each job of this QOS must ask (Slurm's MinTRESPerJob); a job asking "
+                    + "less is refused at submission; null: none", example = "gres/gpu=1") String minTresPerJob) {
     }
 
     @Schema(name = "QosRequest", description = "A new QOS, or a change to one (null leaves a field)")
@@ -161,14 +168,18 @@ public final class AccountingViews {
             @Schema(description = "TRES-minutes; \"\" clears") @Size(max = TRES) String maxTresMinsPerJob,
             @Schema(description = "Only 0: forgets the usage the QOS's budgets count (Slurm's RawUsage=0)")
             Double rawUsage,
-            @Schema(description = "0 or more; -1 clears") Long preemptExemptSeconds) {
+            @Schema(description = "0 or more; -1 clears") Long preemptExemptSeconds,
+            @Schema(description = "0 or more; -1 clears") Integer maxJobsPerAccount,
+            @Schema(description = "TRES; \"\" clears") @Size(max = TRES) String maxTresPerAccount,
+            @Schema(description = "TRES; \"\" clears") @Size(max = TRES) String minTresPerJob) {
 
-        /** A request without a budget or a preempt exempt time. */
+        /** A request without a budget, a preempt exempt time or per-account limits. */
         public QosRequest(String name, String description, Integer priority, Long maxWallSeconds,
                 Integer maxJobsPerUser, Integer maxSubmitJobsPerUser, String maxTresPerUser, String maxTresPerJob,
                 String grpTres, List<String> preempt, String preemptMode, Double usageFactor, Long graceSeconds) {
             this(name, description, priority, maxWallSeconds, maxJobsPerUser, maxSubmitJobsPerUser, maxTresPerUser,
-                    maxTresPerJob, grpTres, preempt, preemptMode, usageFactor, graceSeconds, null, null, null, null, null);
+                    maxTresPerJob, grpTres, preempt, preemptMode, usageFactor, graceSeconds, null, null, null, null, null,
+                    null, null, null);
         }
     }
 

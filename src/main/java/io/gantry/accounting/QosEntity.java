@@ -65,6 +65,15 @@ class QosEntity implements Persistable<String> {
     @Column(name = "preempt_exempt_seconds")
     private Long preemptExemptSeconds;
 
+    @Column(name = "max_jobs_per_account")
+    private Integer maxJobsPerAccount;
+
+    @Column(name = "max_tres_per_account", length = 256)
+    private String maxTresPerAccount;
+
+    @Column(name = "min_tres_per_job", length = 256)
+    private String minTresPerJob;
+
     @Version
     private long version;
 
@@ -127,6 +136,9 @@ class QosEntity implements Persistable<String> {
     Long graceSeconds() { return graceSeconds; }
     void setGraceSeconds(Long v) { graceSeconds = v; }
     void setPreemptExemptSeconds(Long v) { preemptExemptSeconds = v; }
+    void setMaxJobsPerAccount(Integer v) { maxJobsPerAccount = v; }
+    void setMaxTresPerAccount(String v) { maxTresPerAccount = v; }
+    void setMinTresPerJob(String v) { minTresPerJob = v; }
 
     /** As the API shows it, with the TRES-minutes its budget has used ({@code usedMinutes}). */
     AccountingViews.Qos toView(Tres usedMinutes) {
@@ -134,7 +146,7 @@ class QosEntity implements Persistable<String> {
         return new AccountingViews.Qos(name, description, priority, maxWallSeconds, maxJobsPerUser,
                 maxSubmitJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres, preempt(), preemptMode, usageFactor,
                 graceSeconds, budget().grpTresMins(), budget().grpTresRunMins(), budget().maxTresMinsPerJob(),
-                usedLeft[0], usedLeft[1], preemptExemptSeconds);
+                usedLeft[0], usedLeft[1], preemptExemptSeconds, maxJobsPerAccount, maxTresPerAccount, minTresPerJob);
     }
 
     io.gantry.engine.Qos toEngine() {
@@ -143,6 +155,8 @@ class QosEntity implements Persistable<String> {
                 Tres.parse(maxTresPerJob, Tres.UNLIMITED), Tres.parse(grpTres, Tres.UNLIMITED),
                 java.util.Set.copyOf(preempt()), preemptMode == null ? null
                         : io.gantry.engine.Preemption.Mode.valueOf(preemptMode.toUpperCase(java.util.Locale.ROOT)),
-                graceSeconds == null ? 0 : graceSeconds, preemptExemptSeconds == null ? 0 : preemptExemptSeconds);
+                graceSeconds == null ? 0 : graceSeconds, preemptExemptSeconds == null ? 0 : preemptExemptSeconds)
+                .withAccountLimits(maxJobsPerAccount == null ? 0 : maxJobsPerAccount,
+                        Tres.parse(maxTresPerAccount, Tres.UNLIMITED), Tres.parse(minTresPerJob, Tres.ZERO));
     }
 }

@@ -25,7 +25,16 @@ final class TresText {
             throw GantryException.badRequest(field, e.getMessage()
                     + "; write TRES as Slurm does, e.g. cpu=64,gres/gpu=8,mem=256G,node=2");
         }
-        return compact;
+        // In Slurm's order (its TRES ids: cpu, mem, energy, node, billing, then GRES), as sacctmgr prints them.
+        return java.util.Arrays.stream(compact.split(",")).filter(t -> !t.isEmpty())
+                .sorted(java.util.Comparator.comparingInt(TresText::rank))
+                .collect(java.util.stream.Collectors.joining(","));
+    }
+
+    private static int rank(String item) {
+        String key = item.contains("=") ? item.substring(0, item.indexOf('=')) : item;
+        int known = java.util.List.of("cpu", "mem", "energy", "node", "billing").indexOf(key);
+        return known >= 0 ? known : 100;
     }
 
     static Tres limit(String text) {

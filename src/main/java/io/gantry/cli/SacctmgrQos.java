@@ -55,6 +55,12 @@ final class SacctmgrQos {
         row.put("MAXCU", tresCount(perUser, "cpu"));
         row.put("MAXW", q.hasNonNull("maxWallSeconds") ? Long.toString(q.get("maxWallSeconds").asLong() / 60) : null);
         row.put("MAXJ", text(q, "maxJobsPerUser"));
+        row.put("MAXJPA", text(q, "maxJobsPerAccount"));
+        String perAccount = text(q, "maxTresPerAccount");
+        row.put("MAXTA", perAccount == null || perAccount.isEmpty() ? null : perAccount);
+        String min = text(q, "minTresPerJob");
+        row.put("MINT", min == null || min.isEmpty() ? null : min);
+        row.put("MINC", tresCount(min, "cpu"));
         row.put("MAXS", text(q, "maxSubmitJobsPerUser"));
         row.put("GRPTM", text(q, "grpTresMins"));
         row.put("GRPTRM", text(q, "grpTresRunMins"));
@@ -95,6 +101,15 @@ final class SacctmgrQos {
         }
         if (w.is("MaxSubmitJobsPerUser", 10) || w.is("MaxSubmitJobsPU", 10) || w.is("MaxSubmitPU", 6)) {
             return Map.entry("maxSubmitJobsPerUser", number(w));
+        }
+        if (w.is("MaxJobsPerAccount", 11) || w.is("MaxJobsPerAcct", 11) || w.is("MaxJobsPA", 9)) {
+            return Map.entry("maxJobsPerAccount", number(w));
+        }
+        if (w.is("MaxTRESPerAccount", 11) || w.is("MaxTRESPerAcct", 11) || w.is("MaxTRESPA", 9)) {
+            return Map.entry("maxTresPerAccount", clear ? "" : v);
+        }
+        if (w.is("MinTRESPerJob", 7) || w.is("MinTRES", 7)) {
+            return Map.entry("minTresPerJob", clear ? "" : v);
         }
         if (w.is("MaxTRESPerUser", 11) || w.is("MaxTRESPU", 9)) {
             return Map.entry("maxTresPerUser", clear ? "" : v);

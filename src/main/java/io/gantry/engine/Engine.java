@@ -79,6 +79,11 @@ public final class Engine {
         Tres tres = new Tres(Math.multiplyExact((long) s.tasks(), s.cpusPerTask()),
                 Math.multiplyExact(s.memPerNode(), s.nodes()), s.totalGpus(), s.nodes());
         PendingReason limit = Limits.perJob(qos, job.timeLimitSeconds(), tres);
+        if (limit == PendingReason.QOS_MIN_CPU || limit == PendingReason.QOS_MIN_NODE
+                || limit == PendingReason.QOS_MIN_GRES) {
+            return Feasibility.never(limit, "QOS " + qos.name() + " requires each job to ask at least "
+                    + qos.minTresPerJob() + " (MinTRESPerJob, " + limit + "); this one asks " + tres);
+        }
         if (limit != null) {
             return Feasibility.never(limit, "QOS " + qos.name() + " does not allow " + tres + " for "
                     + job.timeLimitSeconds() + " s in one job");

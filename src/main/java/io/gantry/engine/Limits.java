@@ -56,7 +56,7 @@ final class Limits {
     }
 
     void charge(String user, String account, String qosName, Tres tres) {
-        for (Key key : keys(user, qosName)) {
+        for (Key key : keys(user, account, qosName)) {
             Usage u = usage.computeIfAbsent(key, k -> new Usage());
             u.jobs++;
             u.tres = u.tres.plus(tres);
@@ -64,13 +64,23 @@ final class Limits {
         tree.charge(tree.chain(account, user), tres);
     }
 
-    /** Limits a single job breaks whatever else runs; null when none. */
+    /** Limits a single job breaks whatever else runs (a QOS's minimums too); null when none. */
     static PendingReason perJob(Qos q, long timeLimit, Tres tres) {
         if (q == null) {
             return null;
         }
         if (q.maxWallSeconds() > 0 && timeLimit > q.maxWallSeconds()) {
             return PendingReason.QOS_MAX_WALL_DURATION_PER_JOB_LIMIT;
+        }
+        Tres min = q.minTresPerJob();
+        if (tres.cpu() < min.cpu()) {
+            return PendingReason.QOS_MIN_CPU;
+        }
+        if (tres.nodes() < min.nodes()) {
+            return PendingReason.QOS_MIN_NODE;
+        }
+        if (tres.gpus() < min.gpus()) {
+            return PendingReason.QOS_MIN_GRES;
         }
         Tres max = q.maxTresPerJob();
         if (tres.gpus() > max.gpus()) {
@@ -110,6 +120,10 @@ final class Limits {
             if (after.cpu() > q.maxTresPerUser().cpu()) {
                 return PendingReason.QOS_MAX_CPU_PER_USER_LIMIT;
             }
+            PendingReason perAccount = perAccount(q, usage.get(qosAccountKey(job.qos(), job.account())), tres);
+            if (perAccount != null) {
+                return perAccount;
+            }
             Usage g = usage.get(qosKey(job.qos()));
             Tres grp = (g == null ? Tres.ZERO : g.tres).plus(tres);
             if (grp.gpus() > q.grpTres().gpus()) {
@@ -122,8 +136,30 @@ final class Limits {
         return tree.check(tree.chain(job.account(), job.user()), timeLimit, tres, perNode);
     }
 
-    private static Key[] keys(String user, String qosName) {
-        return new Key[] {qosUserKey(qosName, user), qosKey(qosName)};
+    /** The QOS's MaxJobsPerAccount and MaxTRESPerAccount against what the account's jobs under it hold. */
+    private static PendingReason perAccount(Qos q, Usage held, Tres tres) {
+        if (q.maxJobsPerAccount() > 0 && held != null && held.jobs >= q.maxJobsPerAccount()) {
+            return PendingReason.QOS_MAX_JOBS_PER_ACCOUNT;
+        }
+        Tres after = (held == null ? Tres.ZERO : held.tres).plus(tres);
+        if (after.gpus() > q.maxTresPerAccount().gpus()) {
+            return PendingReason.QOS_MAX_GRES_PER_ACCOUNT;
+        }
+        if (after.cpu() > q.maxTresPerAccount().cpu()) {
+            return PendingReason.QOS_MAX_CPU_PER_ACCOUNT;
+        }
+        if (after.nodes() > q.maxTresPerAccount().nodes()) {
+            return PendingReason.QOS_MAX_NODE_PER_ACCOUNT;
+        }
+        return null;
+    }
+
+    private static Key[] keys(String user, String account, String qosName) {
+        return new Key[] {qosUserKey(qosName, user), qosKey(qosName), qosAccountKey(qosName, account)};
+    }
+
+    private static Key qosAccountKey(String qosName, String account) {
+        return new Key(2, qosName, account);
     }
 
     private static Key qosUserKey(String qosName, String user) {

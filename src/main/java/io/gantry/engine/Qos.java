@@ -10,11 +10,22 @@ import java.util.Objects;
  * the preemptor's QOS's mode, else REQUEUE (see {@link #modeFor}). When a job of
  * this QOS is preempted it keeps running {@code graceSeconds} after it is told to stop (Slurm's
  * GraceTime: its preemptor waits for it), and none that has run less than {@code preemptExemptSeconds}
- * is chosen (Slurm's PreemptExemptTime).
+ * is chosen (Slurm's PreemptExemptTime). {@code maxJobsPerAccount} and {@code maxTresPerAccount} bound
+ * what the running jobs of one account under this QOS hold; {@code minTresPerJob} ({@link Tres#ZERO} for
+ * none) is the least a job of this QOS must ask.
  */
 public record Qos(String name, int priority, long maxWallSeconds, int maxJobsPerUser, Tres maxTresPerUser,
         Tres maxTresPerJob, Tres grpTres, java.util.Set<String> preempts, Preemption.Mode preemptMode,
-        long graceSeconds, long preemptExemptSeconds) {
+        long graceSeconds, long preemptExemptSeconds, int maxJobsPerAccount, Tres maxTresPerAccount,
+        Tres minTresPerJob) {
+
+    /** A QOS without per-account limits or per-job minimums. */
+    public Qos(String name, int priority, long maxWallSeconds, int maxJobsPerUser, Tres maxTresPerUser,
+            Tres maxTresPerJob, Tres grpTres, java.util.Set<String> preempts, Preemption.Mode preemptMode,
+            long graceSeconds, long preemptExemptSeconds) {
+        this(name, priority, maxWallSeconds, maxJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres, preempts,
+                preemptMode, graceSeconds, preemptExemptSeconds, 0, null, null);
+    }
 
     /** A QOS that preempts nothing. */
     public Qos(String name, int priority, long maxWallSeconds, int maxJobsPerUser, Tres maxTresPerUser,
@@ -36,8 +47,11 @@ public record Qos(String name, int priority, long maxWallSeconds, int maxJobsPer
         maxTresPerUser = maxTresPerUser == null ? Tres.UNLIMITED : maxTresPerUser;
         maxTresPerJob = maxTresPerJob == null ? Tres.UNLIMITED : maxTresPerJob;
         grpTres = grpTres == null ? Tres.UNLIMITED : grpTres;
-        if (graceSeconds < 0 || preemptExemptSeconds < 0) {
-            throw new IllegalArgumentException("QOS " + name + ": grace and exempt times must not be negative");
+        maxTresPerAccount = maxTresPerAccount == null ? Tres.UNLIMITED : maxTresPerAccount;
+        minTresPerJob = minTresPerJob == null ? Tres.ZERO : minTresPerJob;
+        if (graceSeconds < 0 || preemptExemptSeconds < 0 || maxJobsPerAccount < 0) {
+            throw new IllegalArgumentException("QOS " + name
+                    + ": grace and exempt times and MaxJobsPerAccount must not be negative");
         }
     }
 
@@ -59,6 +73,16 @@ public record Qos(String name, int priority, long maxWallSeconds, int maxJobsPer
     /** The same QOS with this grace time and exempt time, in seconds. */
     public Qos withPreemptTimes(long grace, long exempt) {
         return new Qos(name, priority, maxWallSeconds, maxJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres,
-                preempts, preemptMode, grace, exempt);
+                preempts, preemptMode, grace, exempt, maxJobsPerAccount, maxTresPerAccount, minTresPerJob);
+    }
+
+    /**
+     * The same QOS with Slurm's per-account limits ({@code MaxJobsPerAccount}, 0 for none, and
+     * {@code MaxTRESPerAccount}: what all running jobs of one account under this QOS may hold) and
+     * {@code MinTRESPerJob} (null for none).
+     */
+    public Qos withAccountLimits(int maxJobs, Tres maxTres, Tres minTresPerJob) {
+        return new Qos(name, priority, maxWallSeconds, maxJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres,
+                preempts, preemptMode, graceSeconds, preemptExemptSeconds, maxJobs, maxTres, minTresPerJob);
     }
 }

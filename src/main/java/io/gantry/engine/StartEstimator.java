@@ -58,12 +58,15 @@ public final class StartEstimator {
     private static final Set<PendingReason> WAIT_FOR_LIMIT = EnumSet.of(PendingReason.JOB_ARRAY_TASK_LIMIT,
             PendingReason.QOS_MAX_JOBS_PER_USER_LIMIT, PendingReason.QOS_MAX_GRES_PER_USER,
             PendingReason.QOS_MAX_CPU_PER_USER_LIMIT, PendingReason.QOS_GRP_GRES, PendingReason.QOS_GRP_CPU_LIMIT,
+            PendingReason.QOS_MAX_JOBS_PER_ACCOUNT, PendingReason.QOS_MAX_GRES_PER_ACCOUNT,
+            PendingReason.QOS_MAX_CPU_PER_ACCOUNT, PendingReason.QOS_MAX_NODE_PER_ACCOUNT,
             PendingReason.ASSOC_MAX_JOBS_LIMIT, PendingReason.ASSOC_GRP_GRES, PendingReason.ASSOC_GRP_CPU_LIMIT,
             PendingReason.ASSOC_GRP_MEM_LIMIT, PendingReason.ASSOC_GRP_NODE_LIMIT, PendingReason.ASSOC_GRP_JOBS_LIMIT);
 
     private static final Set<PendingReason> NEVER = EnumSet.of(PendingReason.INVALID_QOS,
             PendingReason.QOS_MAX_WALL_DURATION_PER_JOB_LIMIT, PendingReason.QOS_MAX_GRES_PER_JOB,
             PendingReason.QOS_MAX_CPU_PER_JOB_LIMIT, PendingReason.QOS_MAX_NODE_PER_JOB_LIMIT,
+            PendingReason.QOS_MIN_CPU, PendingReason.QOS_MIN_NODE, PendingReason.QOS_MIN_GRES,
             PendingReason.PARTITION_CONFIG, PendingReason.PARTITION_TIME_LIMIT, PendingReason.PARTITION_NODE_LIMIT,
             PendingReason.PARTITION_DOWN, PendingReason.BAD_CONSTRAINTS, PendingReason.DEPENDENCY_NEVER_SATISFIED,
             PendingReason.ASSOC_MAX_WALL_DURATION_PER_JOB_LIMIT, PendingReason.ASSOC_MAX_GRES_PER_JOB,

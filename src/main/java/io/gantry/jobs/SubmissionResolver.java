@@ -432,6 +432,12 @@ class SubmissionResolver {
             errors.add(new FieldError("qos", "MaxTRESPerJob: " + name + " allows at most " + max
                     + " per job; the job asks for " + tres));
         }
+        Tres min = q.minTresPerJob();
+        if (tres.cpu() < min.cpu() || tres.nodes() < min.nodes() || tres.gpus() < min.gpus()) {
+            // Slurm would keep it pending (QOSMinGRES, QOSMinCpuNotSatisfied) until changed: said at once here.
+            errors.add(new FieldError("qos", "MinTRESPerJob: " + name + " requires at least " + min
+                    + " per job; the job asks for " + tres));
+        }
         if (adding > 0 && charge.maxSubmitJobsPerUser() != null) {
             long held = accounted.ofUserInQos(user, q.name());
             if (held + adding > charge.maxSubmitJobsPerUser()) {

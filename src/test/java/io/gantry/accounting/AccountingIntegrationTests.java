@@ -186,7 +186,7 @@ class AccountingIntegrationTests {
                 Map.entry("preempt", List.of(other)), Map.entry("preemptMode", "REQUEUE"),
                 Map.entry("usageFactor", 2.0)));
         assertThat(created.status()).as(created.body()).isEqualTo(201);
-        assertThat(created.json().get("maxTresPerJob").asString()).isEqualTo("cpu=64,gres/gpu=8,mem=256G,node=2");
+        assertThat(created.json().get("maxTresPerJob").asString()).isEqualTo("cpu=64,mem=256G,node=2,gres/gpu=8");
         assertThat(created.json().get("preempt").get(0).asString()).isEqualTo(other);
         assertThat(api.get("/api/v1/qos/" + name, user(null).token()).json()).isEqualTo(created.json());
 

