@@ -72,9 +72,11 @@ class AgentController {
     private final Clock clock;
     private final JobOutputRequests outputs;
     private final StepStats stepStats;
+    private final io.gantry.gpus.GpuSamples gpuSamples;
 
     AgentController(AgentService agents, StepService steps, AgentCredentials credentials, JoinToken joinToken, AgentNodes nodes,
-            Clock clock, JobOutputRequests outputs, StepStats stepStats) {
+            Clock clock, JobOutputRequests outputs, StepStats stepStats, io.gantry.gpus.GpuSamples gpuSamples) {
+        this.gpuSamples = gpuSamples;
         this.outputs = outputs;
         this.stepStats = stepStats;
         this.agents = agents;
@@ -108,8 +110,13 @@ class AgentController {
         if (poll != null) {
             InputBounds.noNulls("runningJobs", poll.runningJobs());
             AgentService.validate(poll);
+            GpuSampleBounds.check(poll.gpuSamples());
         }
-        return agents.poll(node, poll, request.getRemoteAddr());
+        DeferredResult<Commands> answer = agents.poll(node, poll, request.getRemoteAddr());
+        if (poll != null) {
+            gpuSamples.record(node, poll.gpuSamples());
+        }
+        return answer;
     }
 
     @PostMapping(AgentProtocol.BASE + "/{node}/reports")
