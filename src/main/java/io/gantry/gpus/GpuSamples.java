@@ -92,7 +92,9 @@ public class GpuSamples {
             PreparedStatement ps = con.prepareStatement("SELECT s.job_id, s.array_task_id, "
                     + "SUM(s.utilization * s.seconds) / NULLIF(SUM(s.seconds) FILTER (WHERE s.utilization IS NOT NULL), 0), "
                     + "MAX(s.utilization), MAX(s.memory_used_mb), SUM(s.seconds), "
-                    + "COALESCE(SUM(s.seconds) FILTER (WHERE s.utilization < ?), 0), COUNT(*), MAX(s.sampled_at) "
+                    + "COALESCE(SUM(s.seconds) FILTER (WHERE s.utilization < ?), 0), COUNT(*), MAX(s.sampled_at), "
+                    + "ROUND(SUM(s.memory_used_mb * s.seconds) / NULLIF(SUM(s.seconds) FILTER (WHERE s.memory_used_mb "
+                    + "IS NOT NULL), 0))::bigint "
                     + "FROM gpu_samples s JOIN UNNEST(?::bigint[], ?::int[]) AS k(job_id, task) "
                     + "ON s.job_id = k.job_id AND s.array_task_id = k.task GROUP BY s.job_id, s.array_task_id");
             ps.setDouble(1, idleThreshold);
@@ -105,7 +107,8 @@ public class GpuSamples {
             long job = rs.getLong(1);
             int task = rs.getInt(2);
             found.put(task == NO_TASK ? Long.toString(job) : job + "_" + task, new GpuUsage(
-                    nullableDouble(rs, 3), nullableDouble(rs, 4), nullableLong(rs, 5), rs.getDouble(6),
+                    nullableDouble(rs, 3), nullableDouble(rs, 4), nullableLong(rs, 5), nullableLong(rs, 10),
+                    rs.getDouble(6),
                     rs.getDouble(7), rs.getLong(8), rs.getTimestamp(9).toInstant()));
         });
         return found;

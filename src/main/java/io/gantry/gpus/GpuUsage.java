@@ -16,6 +16,7 @@ public record GpuUsage(
         @Schema(description = "Highest utilisation any of its GPUs reported, percent", example = "98")
         Double peakUtilization,
         @Schema(description = "Most memory any one of its GPUs had in use, MiB", example = "30512") Long peakMemoryMb,
+        @Schema(description = "Mean memory in use per GPU over its run, MiB", example = "20480") Long averageMemoryMb,
         @Schema(description = "GPU-seconds its readings cover", example = "7200") double gpuSeconds,
         @Schema(description = "GPU-seconds of readings below gantry.reports.gpu-idle-threshold: allocated but idle",
                 example = "3600") double idleGpuSeconds,
