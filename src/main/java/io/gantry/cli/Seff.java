@@ -125,7 +125,13 @@ final class Seff {
 
     /** Gantry's GPU lines: for a job that held GPUs, what their readings say (or that none arrived). */
     private static void gpuLines(JsonNode job, StringBuilder out) {
-        int gpus = job.path("gpus").asInt(0);
+        int gpus = 0;
+        for (JsonNode a : job.path("allocation")) {
+            gpus += a.path("gpuIndices").size() + a.path("migIndices").size();
+        }
+        if (gpus == 0) {
+            gpus = Math.max(job.path("gpus").asInt(0), job.path("gpusPerNode").asInt(0) * job.path("nodes").asInt(1));
+        }
         JsonNode usage = job.path("gpuUsage");
         if (gpus == 0 && (usage.isMissingNode() || usage.isNull())) {
             return;

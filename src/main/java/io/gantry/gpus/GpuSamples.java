@@ -1,7 +1,5 @@
 package io.gantry.gpus;
 
-import java.sql.Array;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -34,6 +32,8 @@ public class GpuSamples {
     public static final int DEFAULT_POINTS = 2_000;
     private static final Pattern DISPLAY_ID = Pattern.compile("(\\d{1,18})(?:_(\\d{1,9}))?");
     private static final int NO_TASK = -1;
+    /** Jobs per query of {@link #usage(List)}. */
+    private static final int BATCH = 500;
 
     private final JdbcTemplate jdbc;
     private final GpuMetrics metrics;
@@ -85,32 +85,30 @@ public class GpuSamples {
             }
         }
         Map<String, GpuUsage> found = new HashMap<>();
-        if (jobs.isEmpty()) {
-            return found;
+        // (job, task) IN a list of pairs, in batches: portable to PostgreSQL and H2, and one query per page
+        for (int from = 0; from < jobs.size(); from += BATCH) {
+            int to = Math.min(jobs.size(), from + BATCH);
+            List<Object> args = new ArrayList<>();
+            args.add(idleThreshold);
+            for (int i = from; i < to; i++) {
+                args.add(jobs.get(i));
+                args.add(tasks.get(i));
+            }
+            jdbc.query("SELECT job_id, array_task_id, "
+                    + "SUM(utilization * seconds) / NULLIF(SUM(CASE WHEN utilization IS NOT NULL THEN seconds END), 0), "
+                    + "MAX(utilization), MAX(memory_used_mb), SUM(seconds), "
+                    + "COALESCE(SUM(CASE WHEN utilization < ? THEN seconds END), 0), COUNT(*), MAX(sampled_at), "
+                    + "CAST(ROUND(SUM(memory_used_mb * seconds) / NULLIF(SUM(CASE WHEN memory_used_mb IS NOT NULL "
+                    + "THEN seconds END), 0)) AS BIGINT) FROM gpu_samples WHERE (job_id, array_task_id) IN ("
+                    + String.join(", ", java.util.Collections.nCopies(to - from, "(?, ?)"))
+                    + ") GROUP BY job_id, array_task_id", (ResultSet rs) -> {
+                        long job = rs.getLong(1);
+                        int task = rs.getInt(2);
+                        found.put(task == NO_TASK ? Long.toString(job) : job + "_" + task, new GpuUsage(
+                                nullableDouble(rs, 3), nullableDouble(rs, 4), nullableLong(rs, 5), nullableLong(rs, 10),
+                                rs.getDouble(6), rs.getDouble(7), rs.getLong(8), rs.getTimestamp(9).toInstant()));
+                    }, args.toArray());
         }
-        jdbc.query(con -> {
-            PreparedStatement ps = con.prepareStatement("SELECT s.job_id, s.array_task_id, "
-                    + "SUM(s.utilization * s.seconds) / NULLIF(SUM(s.seconds) FILTER (WHERE s.utilization IS NOT NULL), 0), "
-                    + "MAX(s.utilization), MAX(s.memory_used_mb), SUM(s.seconds), "
-                    + "COALESCE(SUM(s.seconds) FILTER (WHERE s.utilization < ?), 0), COUNT(*), MAX(s.sampled_at), "
-                    + "ROUND(SUM(s.memory_used_mb * s.seconds) / NULLIF(SUM(s.seconds) FILTER (WHERE s.memory_used_mb "
-                    + "IS NOT NULL), 0))::bigint "
-                    + "FROM gpu_samples s JOIN UNNEST(?::bigint[], ?::int[]) AS k(job_id, task) "
-                    + "ON s.job_id = k.job_id AND s.array_task_id = k.task GROUP BY s.job_id, s.array_task_id");
-            ps.setDouble(1, idleThreshold);
-            Array j = con.createArrayOf("bigint", jobs.toArray());
-            Array t = con.createArrayOf("integer", tasks.toArray());
-            ps.setArray(2, j);
-            ps.setArray(3, t);
-            return ps;
-        }, (ResultSet rs) -> {
-            long job = rs.getLong(1);
-            int task = rs.getInt(2);
-            found.put(task == NO_TASK ? Long.toString(job) : job + "_" + task, new GpuUsage(
-                    nullableDouble(rs, 3), nullableDouble(rs, 4), nullableLong(rs, 5), nullableLong(rs, 10),
-                    rs.getDouble(6),
-                    rs.getDouble(7), rs.getLong(8), rs.getTimestamp(9).toInstant()));
-        });
         return found;
     }
 
@@ -135,7 +133,8 @@ public class GpuSamples {
         if (count <= maxPoints) {
             return new GpuUsageSeries(jobId, null, jdbc.query("SELECT sampled_at, node, gpu_index, utilization, "
                     + "memory_used_mb, memory_total_mb, power_watts FROM gpu_samples WHERE job_id = ? AND "
-                    + "array_task_id = ? ORDER BY sampled_at, node, gpu_index", (rs, n) -> point(rs), id[0],
+                    + "array_task_id = ? ORDER BY sampled_at, node, gpu_index", (rs, n) -> point(rs,
+                    rs.getTimestamp(1).toInstant()), id[0],
                     (int) id[1]));
         }
         long gpus = jdbc.queryForObject("SELECT COUNT(DISTINCT (node, gpu_index)) FROM gpu_samples WHERE job_id = ? "
@@ -143,11 +142,11 @@ public class GpuSamples {
         long span = Math.max(1, ((Timestamp) range[2]).toInstant().getEpochSecond()
                 - ((Timestamp) range[1]).toInstant().getEpochSecond());
         long bucket = Math.max(1, (span * Math.max(1, gpus) + maxPoints - 1) / maxPoints);
-        return new GpuUsageSeries(jobId, bucket, jdbc.query("SELECT to_timestamp(FLOOR(EXTRACT(EPOCH FROM "
-                + "sampled_at) / ?) * ?) AS t, node, gpu_index, AVG(utilization), MAX(memory_used_mb), "
-                + "MAX(memory_total_mb), AVG(power_watts) FROM gpu_samples WHERE job_id = ? AND array_task_id = ? "
-                + "GROUP BY t, node, gpu_index ORDER BY t, node, gpu_index", (rs, n) -> point(rs), bucket, bucket,
-                id[0], (int) id[1]));
+        return new GpuUsageSeries(jobId, bucket, jdbc.query("SELECT b, node, gpu_index, AVG(u), MAX(m), MAX(t), "
+                + "AVG(p) FROM (SELECT CAST(FLOOR(EXTRACT(EPOCH FROM sampled_at) / ?) AS BIGINT) AS b, node, gpu_index, "
+                + "utilization AS u, memory_used_mb AS m, memory_total_mb AS t, power_watts AS p FROM gpu_samples "
+                + "WHERE job_id = ? AND array_task_id = ?) x GROUP BY b, node, gpu_index ORDER BY b, node, gpu_index",
+                (rs, n) -> point(rs, Instant.ofEpochSecond(rs.getLong(1) * bucket)), bucket, id[0], (int) id[1]));
     }
 
     /**
@@ -156,7 +155,7 @@ public class GpuSamples {
      */
     public List<AllocatedIdle> allocatedIdle(Instant from, Instant to) {
         return jdbc.query("SELECT s.job_id, s.array_task_id, j.account, j.user_name, j.partition, "
-                + "COALESCE(SUM(s.seconds) FILTER (WHERE s.utilization < ?), 0) AS idle, SUM(s.seconds) "
+                + "COALESCE(SUM(CASE WHEN s.utilization < ? THEN s.seconds END), 0) AS idle, SUM(s.seconds) "
                 + "FROM gpu_samples s JOIN jobs j ON j.job_id = s.job_id AND j.array_task_id = s.array_task_id "
                 + "WHERE s.sampled_at >= ? AND s.sampled_at < ? "
                 + "GROUP BY s.job_id, s.array_task_id, j.account, j.user_name, j.partition ORDER BY idle DESC, "
@@ -168,9 +167,9 @@ public class GpuSamples {
                 }, idleThreshold, Timestamp.from(from), Timestamp.from(to));
     }
 
-    private static GpuUsageSeries.Point point(ResultSet rs) throws SQLException {
+    private static GpuUsageSeries.Point point(ResultSet rs, Instant time) throws SQLException {
         Double util = nullableDouble(rs, 4);
-        return new GpuUsageSeries.Point(rs.getTimestamp(1).toInstant(), rs.getString(2), rs.getInt(3),
+        return new GpuUsageSeries.Point(time, rs.getString(2), rs.getInt(3),
                 util == null ? null : Math.round(util * 10) / 10.0, nullableLong(rs, 5), nullableLong(rs, 6),
                 nullableDouble(rs, 7));
     }

@@ -25,7 +25,7 @@ class SeffTests {
         JsonNode job = JSON.readTree("""
                 {"id":"42","cluster":"gantry","user":"alice","state":"COMPLETED","exitCode":0,"gpus":2,
                  "startTime":"2026-12-05T10:00:00Z","endTime":"2026-12-05T11:00:00Z",
-                 "allocation":[{"node":"n1","cpus":4,"memoryMb":8192}],
+                 "allocation":[{"node":"n1","cpus":4,"memoryMb":8192,"gpuIndices":[0,3]}],
                  "totalCpuMillis":3600000,"maxRssBytes":2147483648,
                  "gpuUsage":{"averageUtilization":40.0,"peakUtilization":80.0,"peakMemoryMb":30512,
                    "gpuSeconds":7200,"idleGpuSeconds":3600}}""");
