@@ -137,16 +137,19 @@ public class GpuSamples {
                     rs.getTimestamp(1).toInstant()), id[0],
                     (int) id[1]));
         }
-        long gpus = jdbc.queryForObject("SELECT COUNT(DISTINCT (node, gpu_index)) FROM gpu_samples WHERE job_id = ? "
-                + "AND array_task_id = ?", Long.class, id[0], (int) id[1]);
-        long span = Math.max(1, ((Timestamp) range[2]).toInstant().getEpochSecond()
-                - ((Timestamp) range[1]).toInstant().getEpochSecond());
-        long bucket = Math.max(1, (span * Math.max(1, gpus) + maxPoints - 1) / maxPoints);
+        long gpus = jdbc.queryForObject("SELECT COUNT(*) FROM (SELECT DISTINCT node, gpu_index FROM gpu_samples "
+                + "WHERE job_id = ? AND array_task_id = ?) x", Long.class, id[0], (int) id[1]);
+        // buckets counted from the first reading: with k buckets a GPU, span / ceil((span + 1) / k) < k
+        long first = ((Timestamp) range[1]).toInstant().getEpochSecond();
+        long last = ((Timestamp) range[2]).toInstant().getEpochSecond() + 1;
+        long perGpu = Math.max(1, maxPoints / Math.max(1, gpus));
+        long bucket = Math.max(1, (last - first + 1 + perGpu - 1) / perGpu);
         return new GpuUsageSeries(jobId, bucket, jdbc.query("SELECT b, node, gpu_index, AVG(u), MAX(m), MAX(t), "
-                + "AVG(p) FROM (SELECT CAST(FLOOR(EXTRACT(EPOCH FROM sampled_at) / ?) AS BIGINT) AS b, node, gpu_index, "
-                + "utilization AS u, memory_used_mb AS m, memory_total_mb AS t, power_watts AS p FROM gpu_samples "
-                + "WHERE job_id = ? AND array_task_id = ?) x GROUP BY b, node, gpu_index ORDER BY b, node, gpu_index",
-                (rs, n) -> point(rs, Instant.ofEpochSecond(rs.getLong(1) * bucket)), bucket, id[0], (int) id[1]));
+                + "AVG(p) FROM (SELECT CAST(FLOOR((EXTRACT(EPOCH FROM sampled_at) - ?) / ?) AS BIGINT) AS b, node, "
+                + "gpu_index, utilization AS u, memory_used_mb AS m, memory_total_mb AS t, power_watts AS p FROM "
+                + "gpu_samples WHERE job_id = ? AND array_task_id = ?) x GROUP BY b, node, gpu_index "
+                + "ORDER BY b, node, gpu_index", (rs, n) -> point(rs, Instant.ofEpochSecond(first + rs.getLong(1) * bucket)),
+                first, bucket, id[0], (int) id[1]));
     }
 
     /**
