@@ -176,7 +176,10 @@ class GpuUseIntegrationTests {
                 byJob.get("idleGpuHours").asDouble(), within(1e-9));
 
         // the per-GPU gauges: the other GPU's latest reading, its power not reported
-        String prometheus = api.get("/actuator/prometheus", admin).body();
+        String prometheus = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + controller.port() + "/actuator/prometheus"))
+                .header("Accept", "text/plain").header("Authorization", "Bearer " + admin).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
         String labels = "{gpu=\"" + other + "\",node=\"node1\"} ";
         assertThat(gauge(prometheus, "gantry_gpu_utilization_ratio" + labels)).isEqualTo(0.5);
         assertThat(gauge(prometheus, "gantry_gpu_memory_used_bytes" + labels)).isEqualTo(2000.0 * 1024 * 1024);
