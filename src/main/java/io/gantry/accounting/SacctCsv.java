@@ -15,8 +15,7 @@ final class SacctCsv {
     static final List<String> HEADER = List.of("jobId", "name", "user", "account", "partition", "qos", "state",
             "exitCode", "submitTime", "startTime", "endTime", "elapsedSeconds", "timeLimitSeconds", "allocTres",
             "cpuSeconds", "gpuSeconds", "nodeList", "maxRssBytes", "maxRss", "totalCpuMillis", "totalCpu", "borrowed",
-            "reclaimedAt", "reclaimedFor", "containerImage", "containerImageDigest", "tresUsageInAve",
-            "tresUsageInMax");
+            "reclaimedAt", "reclaimedFor", "containerImage", "containerImageDigest");
 
     private SacctCsv() {
     }
@@ -30,7 +29,7 @@ final class SacctCsv {
                 r.state(), r.exitCode(), r.submitTime(), r.startTime(), r.endTime(), r.elapsedSeconds(),
                 r.timeLimitSeconds(), r.allocTres(), r.cpuSeconds(), r.gpuSeconds(), r.nodeList(), r.maxRssBytes(),
                 r.maxRss(), r.totalCpuMillis(), r.totalCpu(), r.borrowed(), r.reclaimedAt(), r.reclaimedFor(),
-                r.containerImage(), r.containerImageDigest(), r.tresUsageInAve(), r.tresUsageInMax()));
+                r.containerImage(), r.containerImageDigest()));
     }
 
     static void writeLine(Writer out, List<?> fields) throws IOException {
