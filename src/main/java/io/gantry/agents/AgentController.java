@@ -112,11 +112,16 @@ class AgentController {
             AgentService.validate(poll);
             GpuSampleBounds.check(poll.gpuSamples());
         }
-        DeferredResult<Commands> answer = agents.poll(node, poll, request.getRemoteAddr());
-        if (poll != null) {
-            gpuSamples.record(node, poll.gpuSamples());
+        if (poll != null && poll.gpuSamples() != null) {
+            try {
+                gpuSamples.record(node, poll.gpuSamples());
+            } catch (org.springframework.dao.DataAccessException e) {
+                // GPU readings never cost a node its heartbeat: these are lost, the next ones may be kept
+                org.slf4j.LoggerFactory.getLogger(AgentController.class).warn(
+                        "Node '{}': {} GPU reading(s) not stored: {}", node, poll.gpuSamples().size(), e.getMessage());
+            }
         }
-        return answer;
+        return agents.poll(node, poll, request.getRemoteAddr());
     }
 
     @PostMapping(AgentProtocol.BASE + "/{node}/reports")
