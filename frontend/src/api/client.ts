@@ -2,7 +2,7 @@ import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from './schema';
 import type {
   AccountQuota, AccountingRecord, FairShareLine, PriorityList, UtilizationReport,
-  ClusterNode, Diag, Job, JobEvent, JobStep, JobSubmission, Page, Partition, Problem, SubmitResponse, Topology,
+  ClusterNode, Diag, Job, JobEvent, JobGpuUsageSeries, JobStep, JobSubmission, Page, Partition, Problem, SubmitResponse, Topology,
   TokenResponse, WhoAmI, Reservation, ReservationRequest, Qos, UserAccount, Account, Association,
 } from './types';
 
@@ -116,6 +116,7 @@ export const api = {
 
   jobs: (query: JobQuery) => call<Page<Job>>('GET', '/api/v1/jobs', { params: { query: clean({ ...query }) } }),
   job: (id: string) => call<Job>('GET', '/api/v1/jobs/{id}', { params: { path: { id } } }),
+  jobGpuUsage: (id: string) => call<JobGpuUsageSeries>('GET', '/api/v1/jobs/{id}/gpu-usage', { params: { path: { id } } }),
   jobEvents: (id: string) => call<JobEvent[]>('GET', '/api/v1/jobs/{id}/events', { params: { path: { id } } }),
   jobSteps: (id: string) =>
     call<{ items: JobStep[] }>('GET', '/api/v1/jobs/{id}/steps', { params: { path: { id } } }).then((r) => r.items),

@@ -69,6 +69,21 @@ export interface Job {
   container?: ContainerSpec | null;
   /** The digest its image resolved to on its batch host; null until the node has it. */
   containerImageDigest?: string | null;
+  /** Its GPU use from its nodes' nvidia-smi readings (one job's page only); null when none arrived. */
+  gpuUsage?: JobGpuUsage | null;
+  cluster?: string | null;
+}
+
+export interface JobGpuUsage {
+  averageUtilization?: number | null; peakUtilization?: number | null; peakMemoryMb?: number | null;
+  averageMemoryMb?: number | null; gpuSeconds: number; idleGpuSeconds: number; samples: number; lastSample?: string | null;
+}
+
+/** GET /api/v1/jobs/{id}/gpu-usage: readings per GPU over time, oldest first. */
+export interface JobGpuUsageSeries {
+  jobId: string; bucketSeconds?: number | null;
+  points: { time: string; node: string; gpu: number; utilization?: number | null; memoryUsedMb?: number | null;
+    memoryTotalMb?: number | null; powerWatts?: number | null }[];
 }
 
 /** An OCI image (pyxis) or bundle (Slurm's --container) to run in; null fields take pyxis's defaults. */

@@ -11,6 +11,7 @@ import { fallbackPoll } from '../lib/live';
 import { sortSteps, stepCommand, stepExit } from '../lib/steps';
 import { ArrayDetail } from './ArrayDetail';
 import { ConfirmButton, ErrorBox, Loading, StateBadge } from './common';
+import { JobGpuUsage } from './JobGpuUsage';
 import { JobOutput } from './JobOutput';
 import { useNow } from './Jobs';
 
@@ -168,6 +169,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
       </div>
 
       <JobOutput job={j} />
+      <JobGpuUsage job={j} />
       {j.state !== 'PENDING' && (
         <div className="card">
           <h2>Steps</h2>

@@ -48,7 +48,50 @@ public record JobAccountingRecord(
                 + "(--container-image), else its OCI bundle (--container); null when none",
                 example = "nvcr.io#nvidia/pytorch:24.05-py3") String containerImage,
         @Schema(description = "The digest that image resolved to on its node; null when not known",
-                example = "sha256:6e3b1e4c0f7d...") String containerImageDigest) {
+                example = "sha256:6e3b1e4c0f7d...") String containerImageDigest,
+        @Schema(description = "Slurm's TRESUsageInAve as far as Gantry measures it: gres/gpumem (mean GPU memory "
+                + "in use) and gres/gpuutil (mean utilisation percent), over its GPUs and run, from its nodes' "
+                + "nvidia-smi readings; null when none arrived",
+                example = "gres/gpumem=30512M,gres/gpuutil=41") String tresUsageInAve,
+        @Schema(description = "Slurm's TRESUsageInMax: gres/gpumem (most memory one of its GPUs had in use) and "
+                + "gres/gpuutil (highest utilisation percent one of its GPUs reported); null when none arrived",
+                example = "gres/gpumem=30512M,gres/gpuutil=98") String tresUsageInMax) {
+
+    /** A line with its container but no GPU use. */
+    public JobAccountingRecord(String jobId, String name, String user, String account, String partition, String qos,
+            JobState state, Integer exitCode, Instant submitTime, Instant startTime, Instant endTime,
+            long elapsedSeconds, long timeLimitSeconds, String allocTres, long cpuSeconds, long gpuSeconds,
+            String nodeList, Long maxRssBytes, String maxRss, Long totalCpuMillis, String totalCpu, Boolean borrowed,
+            Instant reclaimedAt, String reclaimedFor, String containerImage, String containerImageDigest) {
+        this(jobId, name, user, account, partition, qos, state, exitCode, submitTime, startTime, endTime,
+                elapsedSeconds, timeLimitSeconds, allocTres, cpuSeconds, gpuSeconds, nodeList, maxRssBytes, maxRss,
+                totalCpuMillis, totalCpu, borrowed, reclaimedAt, reclaimedFor, containerImage, containerImageDigest,
+                null, null);
+    }
+
+    /** The same line with GPU use in TRESUsageInAve/Max ({@code usage} null: unchanged). */
+    JobAccountingRecord withGpuUsage(io.gantry.gpus.GpuUsage usage) {
+        if (usage == null) {
+            return this;
+        }
+        String ave = join(mem(usage.averageMemoryMb()),
+                usage.aveUtilTres() == null ? null : "gres/gpuutil=" + usage.aveUtilTres());
+        String max = join(mem(usage.peakMemoryMb()),
+                usage.maxUtilTres() == null ? null : "gres/gpuutil=" + usage.maxUtilTres());
+        return new JobAccountingRecord(jobId, name, user, account, partition, qos, state, exitCode, submitTime,
+                startTime, endTime, elapsedSeconds, timeLimitSeconds, allocTres, cpuSeconds, gpuSeconds, nodeList,
+                maxRssBytes, maxRss, totalCpuMillis, totalCpu, borrowed, reclaimedAt, reclaimedFor, containerImage,
+                containerImageDigest, ave, max);
+    }
+
+    /** {@code gres/gpumem} as sacct writes memory: {@code 30512M}. */
+    private static String mem(Long mb) {
+        return mb == null ? null : "gres/gpumem=" + SacctUsage.maxRss(mb * 1024 * 1024);
+    }
+
+    private static String join(String a, String b) {
+        return a == null ? b : b == null ? a : a + "," + b;
+    }
 
     /** A line without a container. */
     public JobAccountingRecord(String jobId, String name, String user, String account, String partition, String qos,
@@ -66,7 +109,7 @@ public record JobAccountingRecord(
         return new JobAccountingRecord(jobId, name, user, account, partition, qos, state, exitCode, submitTime,
                 startTime, endTime, elapsedSeconds, timeLimitSeconds, allocTres, cpuSeconds, gpuSeconds, nodeList,
                 maxRssBytes, maxRss, totalCpuMillis, totalCpu, borrowedNow, reclaimed, forJob, containerImage,
-                containerImageDigest);
+                containerImageDigest, tresUsageInAve, tresUsageInMax);
     }
 
     /** A page of {@link JobAccountingRecord}s in the envelope every list has. */

@@ -91,7 +91,7 @@ class JobAccountingService {
         return new JobAccountingRecord(job.jobId() + ".batch", "batch", job.user(), job.account(), job.partition(),
                 job.qos(), state, job.exitCode(), job.submitTime(), job.startTime(), job.endTime(),
                 job.elapsedSeconds(), job.timeLimitSeconds(), null, 0, 0, host, null, null, null, null, null, null, null,
-                job.containerImage(), job.containerImageDigest());
+                job.containerImage(), job.containerImageDigest(), job.tresUsageInAve(), job.tresUsageInMax());
     }
 
     private static JobAccountingRecord stepLine(JobAccountingRecord job, JobStepSource.StepLine step, Instant now) {
@@ -145,6 +145,7 @@ class JobAccountingService {
 
     /** Each job's line with its borrowed marker from {@link QuotaMarks}. */
     private List<JobAccountingRecord> withMarks(List<JobHistory.Entry> entries, List<JobAccountingRecord> lines) {
+        lines = withGpuUsage(lines);
         if (marks == null || entries.isEmpty()) {
             return lines;
         }
@@ -162,7 +163,23 @@ class JobAccountingService {
         return out;
     }
 
+    /** Each started job's line with its GPU use (TRESUsageInAve/Max) from {@link io.gantry.gpus.GpuSamples}. */
+    private List<JobAccountingRecord> withGpuUsage(List<JobAccountingRecord> lines) {
+        if (gpuSamples == null || lines.isEmpty()) {
+            return lines;
+        }
+        java.util.Map<String, io.gantry.gpus.GpuUsage> usage = gpuSamples.usage(lines.stream()
+                .filter(l -> l.startTime() != null).map(JobAccountingRecord::jobId).toList());
+        return usage.isEmpty() ? lines : lines.stream().map(l -> l.withGpuUsage(usage.get(l.jobId()))).toList();
+    }
+
     private QuotaMarks marks;
+    private io.gantry.gpus.GpuSamples gpuSamples;
+
+    @org.springframework.beans.factory.annotation.Autowired(required = false)
+    void gpuSamples(io.gantry.gpus.GpuSamples samples) {
+        this.gpuSamples = samples;
+    }
 
     @org.springframework.beans.factory.annotation.Autowired(required = false)
     void quotaMarks(QuotaMarks marks) {

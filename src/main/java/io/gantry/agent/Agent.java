@@ -62,6 +62,8 @@ final class Agent implements AutoCloseable {
     private final ReportSender sender;
     private final StepReportSender stepSender;
     private final HealthChecks health;
+    /** Null on nodes without GPUs nvidia-smi answers for. */
+    private final GpuSampler gpuSampler;
     /** Answers OUTPUT_READ commands: two at a time, at most 64 waiting. */
     private final java.util.concurrent.ThreadPoolExecutor outputReader = new java.util.concurrent.ThreadPoolExecutor(
             2, 2, 30, TimeUnit.SECONDS, new java.util.concurrent.ArrayBlockingQueue<>(64), r -> {
@@ -114,6 +116,8 @@ final class Agent implements AutoCloseable {
         // GPUs declared on the command line have no nvidia-smi to answer for them
         this.health = new HealthChecks(options.gpus() == null ? resources.gpus() : List.of(), "nvidia-smi",
                 HealthChecks.PROGRAM_TIMEOUT);
+        boolean smiGpus = options.gpus() == null && (!resources.gpus().isEmpty() || !resources.mig().isEmpty());
+        this.gpuSampler = smiGpus ? new GpuSampler("nvidia-smi", jobs::gpuHolders, clock) : null;
     }
 
     /**
@@ -150,6 +154,10 @@ final class Agent implements AutoCloseable {
                 Registered registered = register();
                 jobs.apply(registered.commands());
                 health.configure(registered.settings());
+                if (gpuSampler != null) {
+                    gpuSampler.configure((registered.settings() == null ? AgentProtocol.NodeSettings.DEFAULTS
+                            : registered.settings()).gpuSampleIntervalMillis());
+                }
                 pollUntilUnknown(registered);
             }
             return 0;
@@ -224,9 +232,13 @@ final class Agent implements AutoCloseable {
         while (true) {
             checkStopped();
             boolean syncNow = sync || System.nanoTime() - lastSync >= syncNanos;
+            List<AgentProtocol.GpuSample> samples = gpuSampler == null ? List.of()
+                    : gpuSampler.drain(AgentProtocol.GpuSample.MAX_PER_POLL);
+            boolean delivered = false;
             try {
-                Commands commands = client.poll(current.node(), new Poll(runningJobs(), syncNow, health.verdict()),
-                        current.credential(), timeout);
+                Commands commands = client.poll(current.node(), new Poll(runningJobs(), syncNow, health.verdict(),
+                        samples.isEmpty() ? null : samples), current.credential(), timeout);
+                delivered = true;
                 backoff.succeeded();
                 if (syncNow) {
                     lastSync = System.nanoTime();
@@ -244,6 +256,10 @@ final class Agent implements AutoCloseable {
             } catch (IOException e) {
                 sync = true;
                 backoff.failed("poll: " + describe(e));
+            } finally {
+                if (!delivered && !samples.isEmpty()) {
+                    gpuSampler.putBack(samples);
+                }
             }
         }
     }
@@ -347,6 +363,9 @@ final class Agent implements AutoCloseable {
         sender.stop();
         stepSender.stop();
         health.close();
+        if (gpuSampler != null) {
+            gpuSampler.close();
+        }
         outputReader.shutdownNow();
         jobs.close();
     }

@@ -66,11 +66,8 @@ final class JobRunner implements AutoCloseable {
     private final Map<String, JobProcess> running = new LinkedHashMap<>();
     private final StepUsageMeter usage = new StepUsageMeter();
     /** Reads the tasks' usage now and then, on a thread of its own so /proc scans never hold up the timers. */
-    private final ScheduledExecutorService usageSampler = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "step-usage");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService usageSampler = Executors.newSingleThreadScheduledExecutor(
+            DaemonThreads.named("step-usage"));
     private final Map<String, List<Integer>> pinned = new HashMap<>();
     /** The start time of the latest run of each job this agent was asked to start. */
     private final Map<String, Instant> latestRun = new HashMap<>();
@@ -83,11 +80,8 @@ final class JobRunner implements AutoCloseable {
     /** Jobs whose container is being made ready (their image pulled) before their script starts. */
     private final Map<String, Launch> preparing = new HashMap<>();
     /** Pulls images and copies root file systems off the poll loop, several jobs at once. */
-    private final ExecutorService containerPreparer = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "container-prepare");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService containerPreparer = Executors.newCachedThreadPool(
+            DaemonThreads.named("container-prepare"));
     private ContainerRuntime.Settings containerSettings = ContainerRuntime.Settings.defaults();
     private volatile ContainerRuntime containers;
 
@@ -631,6 +625,11 @@ final class JobRunner implements AutoCloseable {
         List<String> ids = new ArrayList<>(running.keySet());
         preparing.keySet().stream().filter(id -> !running.containsKey(id)).forEach(ids::add);
         return ids;
+    }
+
+    /** Which running job holds each whole GPU (nvidia-smi index to display id), for {@link GpuSampler}. */
+    synchronized Map<Integer, String> gpuHolders() {
+        return GpuSampler.holders(running);
     }
 
     private synchronized void ended(JobProcess job) {

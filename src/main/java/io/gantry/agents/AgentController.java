@@ -72,9 +72,11 @@ class AgentController {
     private final Clock clock;
     private final JobOutputRequests outputs;
     private final StepStats stepStats;
+    private final io.gantry.gpus.GpuSamples gpuSamples;
 
     AgentController(AgentService agents, StepService steps, AgentCredentials credentials, JoinToken joinToken, AgentNodes nodes,
-            Clock clock, JobOutputRequests outputs, StepStats stepStats) {
+            Clock clock, JobOutputRequests outputs, StepStats stepStats, io.gantry.gpus.GpuSamples gpuSamples) {
+        this.gpuSamples = gpuSamples;
         this.outputs = outputs;
         this.stepStats = stepStats;
         this.agents = agents;
@@ -108,6 +110,16 @@ class AgentController {
         if (poll != null) {
             InputBounds.noNulls("runningJobs", poll.runningJobs());
             AgentService.validate(poll);
+            GpuSampleBounds.check(poll.gpuSamples());
+        }
+        if (poll != null && poll.gpuSamples() != null) {
+            try {
+                gpuSamples.record(node, poll.gpuSamples());
+            } catch (org.springframework.dao.DataAccessException e) {
+                // GPU readings never cost a node its heartbeat: these are lost, the next ones may be kept
+                org.slf4j.LoggerFactory.getLogger(AgentController.class).warn(
+                        "Node '{}': {} GPU reading(s) not stored: {}", node, poll.gpuSamples().size(), e.getMessage());
+            }
         }
         return agents.poll(node, poll, request.getRemoteAddr());
     }

@@ -155,7 +155,7 @@ class AgentService {
     private AgentProtocol.NodeSettings nodeSettings() {
         return new AgentProtocol.NodeSettings(properties.allowRootJobs(), properties.healthCheck(),
                 (int) Math.max(1, properties.healthCheckInterval().toSeconds()), properties.gpuHealthCheck(),
-                properties.prolog(), properties.epilog());
+                properties.prolog(), properties.epilog(), Math.max(0, properties.gpuSampleInterval().toMillis()));
     }
 
     /** A heartbeat and long poll; reconciles first when asked to or when this controller did not know the agent. */

@@ -29,6 +29,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * <li>{@code approve-new-nodes}: machines the configuration does not name stay DOWN "awaiting
  * approval" until an ADMIN approves them.</li>
  * <li>{@code report-skew}: how far an agent's clock may run ahead of the controller's in its reports.</li>
+ * <li>{@code gpu-sample-interval}: how often agents read their GPUs' use with {@code nvidia-smi} (0: never);
+ * the readings travel with their polls.</li>
  * </ul>
  */
 @ConfigurationProperties("gantry.agents")
@@ -47,7 +49,8 @@ public record AgentsProperties(
         String prolog,
         String epilog,
         @DefaultValue("false") boolean approveNewNodes,
-        @DefaultValue("30s") Duration reportSkew) {
+        @DefaultValue("30s") Duration reportSkew,
+        @DefaultValue("10s") Duration gpuSampleInterval) {
 
     /** The Unix account a Gantry user's jobs run as. */
     public String unixUser(String gantryUser) {

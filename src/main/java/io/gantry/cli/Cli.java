@@ -12,7 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Gantry's command line: Slurm's commands ({@code sbatch squeue scancel sinfo sacct sstat scontrol sacctmgr sshare
+ * Gantry's command line: Slurm's commands ({@code sbatch squeue scancel sinfo sacct sstat seff scontrol sacctmgr sshare
  * sprio sreport}) as
  * subcommands of the jar, plus {@code login} and {@code cli install}. Plain Java, no Spring context,
  * so a command answers in a fraction of a second; messages and exit codes follow Slurm 22.05.
@@ -21,7 +21,7 @@ public final class Cli {
 
     /** The Slurm names {@code cli install} writes launchers for. */
     public static final List<String> COMMANDS = List.of("sbatch", "squeue", "scancel", "sinfo", "sacct", "sacctmgr",
-            "scontrol", "sprio", "sshare", "sreport", "srun", "salloc", "sstat");
+            "scontrol", "sprio", "sshare", "sreport", "srun", "salloc", "sstat", "seff");
 
     private Cli() {
     }
@@ -77,6 +77,7 @@ public final class Cli {
                 case "sinfo" -> new Sinfo(env).run(args);
                 case "sacct" -> new Sacct(env).run(args);
                 case "sstat" -> new Sstat(env).run(args);
+                case "seff" -> new Seff(env).run(args);
                 case "scontrol" -> new Scontrol(env).run(args);
                 case "sacctmgr" -> new Sacctmgr(env).run(args);
                 case "sshare" -> new Sshare(env).run(args);
@@ -114,7 +115,7 @@ public final class Cli {
                        java -jar gantry.jar simulate|bench|loadtest ...   the simulator and benchmarks
                        java -jar gantry.jar cli install --prefix DIR      write sbatch, squeue, ... launchers into DIR
                        java -jar gantry.jar login [--user NAME] [--password-stdin] [--url URL]
-                       java -jar gantry.jar sbatch|squeue|scancel|sinfo|sacct|sstat|scontrol|sacctmgr|sshare|sprio|sreport|srun ...
+                       java -jar gantry.jar sbatch|squeue|scancel|sinfo|sacct|sstat|seff|scontrol|sacctmgr|sshare|sprio|sreport|srun ...
                 """;
     }
 }

@@ -235,5 +235,7 @@ final class Sacct {
         field("Timelimit", "Timelimit", 10, r -> step(r) ? "" : r.path("timeLimitSeconds").asLong() <= 0 ? "UNLIMITED"
                 : SlurmText.clock(r.path("timeLimitSeconds").asLong()));
         field("CPUTimeRAW", "CPUTimeRAW", 10, r -> r.path("cpuSeconds").asString());
+        field("TRESUsageInAve", "TRESUsageInAve", 14, r -> s(r, "tresUsageInAve"));
+        field("TRESUsageInMax", "TRESUsageInMax", 14, r -> s(r, "tresUsageInMax"));
     }
 }

@@ -327,8 +327,28 @@ final class Sstat {
             return "energy=0," + disk;
         }
         return "cpu=" + PrintFields.duration(u.n("cpuMillis", part) / 1000) + ",energy=0," + disk
-                + ",mem=" + units(u.n("rssBytes", part), convert) + ",pages=" + units(u.n("pages", part), convert)
+                + gpu(u.stat().path("gpuUsage"), part, convert) + ",mem=" + units(u.n("rssBytes", part), convert) + ",pages=" + units(u.n("pages", part), convert)
                 + ",vmem=" + units(u.n("vmSizeBytes", part), convert);
+    }
+
+    /**
+     * The job's GPU use as Slurm's gres/gpumem and gres/gpuutil (with acct_gather_gpu): for average the
+     * mean memory and utilisation, for max the peaks; nothing for the other parts or without readings.
+     */
+    static String gpu(JsonNode usage, String part, boolean convert) {
+        if (usage.isMissingNode() || usage.isNull() || !(part.equals("average") || part.equals("max"))) {
+            return "";
+        }
+        JsonNode mem = usage.path(part.equals("max") ? "peakMemoryMb" : "averageMemoryMb");
+        JsonNode util = usage.path(part.equals("max") ? "peakUtilization" : "averageUtilization");
+        StringBuilder out = new StringBuilder();
+        if (mem.isNumber()) {
+            out.append(",gres/gpumem=").append(units(mem.asLong() * 1024 * 1024, convert));
+        }
+        if (util.isNumber()) {
+            out.append(",gres/gpuutil=").append(Math.round(util.asDouble()));
+        }
+        return out.toString();
     }
 
     /** The node of each TRES's highest or lowest task. */

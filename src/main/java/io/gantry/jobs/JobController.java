@@ -43,7 +43,10 @@ class JobController {
 
     private final JobService jobs;
 
-    JobController(JobService jobs) {
+    private final io.gantry.gpus.GpuSamples gpuSamples;
+
+    JobController(JobService jobs, io.gantry.gpus.GpuSamples gpuSamples) {
+        this.gpuSamples = gpuSamples;
         this.jobs = jobs;
     }
 
@@ -99,7 +102,29 @@ class JobController {
                     + "gantry.jobs.private-jobs another user's job is 404 to a USER, as if it did not exist.")
     @GetMapping("/{id}")
     JobView getJob(@PathVariable String id, CurrentUser caller) {
-        return jobs.get(id, caller);
+        JobView job = jobs.get(id, caller);
+        return job.withGpuUsage(job.startTime() == null ? null : gpuSamples.usage(job.id()), jobs.clusterName());
+    }
+
+    @Operation(operationId = "getJobGpuUsage", summary = "One job's GPU readings over time, per GPU (for a chart)",
+            description = "What its nodes' agents read with nvidia-smi every gantry.agents.gpu-sample-interval: "
+                    + "utilisation, memory and power per GPU, oldest first. Over maxPoints readings, they are merged "
+                    + "into equal time buckets. Empty for a job that held no GPU nvidia-smi answers for. Visible to "
+                    + "whoever may see the job.")
+    @ApiResponse(responseCode = "400", description = "maxPoints out of range",
+            content = @Content(mediaType = MediaType.APPLICATION_PROBLEM_JSON_VALUE,
+                    schema = @Schema(implementation = ProblemDetail.class)))
+    @GetMapping("/{id}/gpu-usage")
+    io.gantry.gpus.GpuUsageSeries getJobGpuUsage(@PathVariable String id,
+            @Parameter(description = "At most this many points (1 to 10000; default 2000)")
+            @RequestParam(required = false) Integer maxPoints, CurrentUser caller) {
+        int points = maxPoints == null ? io.gantry.gpus.GpuSamples.DEFAULT_POINTS : maxPoints;
+        if (points < 1 || points > io.gantry.gpus.GpuSamples.MAX_POINTS) {
+            throw io.gantry.api.GantryException.badRequest("maxPoints", "must be 1 to "
+                    + io.gantry.gpus.GpuSamples.MAX_POINTS);
+        }
+        JobView job = jobs.get(id, caller);
+        return gpuSamples.series(job.id(), points);
     }
 
     @Operation(operationId = "cancelJob", summary = "Cancel a job, a whole array, or one task, like scancel; "

@@ -442,6 +442,11 @@ public class JobService {
         return found;
     }
 
+    /** The cluster's name (gantry.cluster.name). */
+    public String clusterName() {
+        return cluster.layout().name();
+    }
+
     /** The job as the API shows it; {@code script} is its job id's, or {@link JobScripts.Script#NONE} in lists. */
     /** The job as shown; {@code blocksOf} names the blocks of a hostlist's nodes. */
     static JobView view(JobEntity j, JobScripts.Script script,
@@ -467,6 +472,6 @@ public class JobService {
                 j.simulatedRunSeconds(), j.simulatedExitCode(), j.umask(), j.signal(), j.switches(), j.timeMinSeconds(), j.segment(),
                 j.exclusiveMode(), j.shards(), blocksOf.apply(j.allocatedNodes()),
                 j.maxRssBytes(),
-                j.totalCpuMillis(), j.container(), j.containerImageDigest());
+                j.totalCpuMillis(), j.container(), j.containerImageDigest(), null, null);
     }
 }

@@ -66,7 +66,24 @@ public final class JobViews {
             io.gantry.agent.protocol.ContainerSpec container,
             @Schema(description = "The digest the container's image resolved to on its batch host (the image the "
                     + "job really ran); null before its node has the image, and for a bundle or no container",
-                    example = "sha256:6e3b1e4c0f7d...") String containerImageDigest) {
+                    example = "sha256:6e3b1e4c0f7d...") String containerImageDigest,
+            @Schema(description = "Its GPU use from its nodes' nvidia-smi readings (live while it runs; see "
+                    + "GET /jobs/{id}/gpu-usage for the series); null when none arrived, and in lists")
+            io.gantry.gpus.GpuUsage gpuUsage,
+            @Schema(description = "The cluster's name (gantry.cluster.name, Slurm's ClusterName); null in lists",
+                    example = "gantry") String cluster) {
+
+        /** The same job with its GPU use and its cluster's name (what one job's page shows beyond a list's line). */
+        public JobView withGpuUsage(io.gantry.gpus.GpuUsage usage, String clusterName) {
+            return new JobView(jobId, id, arrayJobId, arrayTaskId, name, user, account, partition, qos, state, reason,
+                    priority, submitTime, eligibleTime, startTime, endTime, expectedStartTime, timeLimitSeconds, nodes,
+                    maxNodes, tasks, cpusPerTask, ntasksPerNode, memoryMb, gpus, gpusPerNode, gpuType, constraints,
+                    exclusive, allocatedNodes, allocation, exitCode, dependency, requeueCount, array, hold, nice,
+                    workdir, stdout, stderr, requeue, reservation, beginTime, deadline, nodelist, exclude, comment,
+                    environment, script, simulatedRunSeconds, simulatedExitCode, umask, signal, switches,
+                    timeMinSeconds, segment, exclusiveMode, shards, blocks, maxRssBytes, totalCpuMillis, container,
+                    containerImageDigest, usage, clusterName);
+        }
     }
 
     @Schema(name = "JobSubmitted")

@@ -13,7 +13,13 @@ import io.swagger.v3.oas.annotations.media.Schema;
            "cpuHours":{"allocated":40960.0,"idle":18000.0,"down":3072.0,"reserved":1696.0,"total":63728.0},
            "idleCauses":{"noDemand":1076400,"reserved":547200,"fragmented":396000,"topology":36000,"limits":18000,
              "draining":460800,"down":230400}}]}""")
-public record UtilizationReport(Instant start, Instant end, String interval, String groupBy, List<Bucket> buckets) {
+public record UtilizationReport(Instant start, Instant end, String interval, String groupBy, List<Bucket> buckets,
+        @Schema(description = "Allocated GPU-hours in the window whose GPUs sat idle (below the threshold), by account, "
+                + "user, partition and job") AllocatedIdleGpus allocatedIdle) {
+
+    public UtilizationReport(Instant start, Instant end, String interval, String groupBy, List<Bucket> buckets) {
+        this(start, end, interval, groupBy, buckets, null);
+    }
 
     /**
      * One interval (and group): for groupBy account or user only {@code allocated} is given, and no

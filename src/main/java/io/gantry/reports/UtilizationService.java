@@ -39,7 +39,11 @@ class UtilizationService {
     private final UtilizationRecorder recorder;
     private final Clock clock;
 
-    UtilizationService(JdbcTemplate jdbc, JobUsage jobs, UtilizationRecorder recorder, Clock clock) {
+    private final io.gantry.gpus.GpuSamples gpuSamples;
+
+    UtilizationService(JdbcTemplate jdbc, JobUsage jobs, UtilizationRecorder recorder, Clock clock,
+            io.gantry.gpus.GpuSamples gpuSamples) {
+        this.gpuSamples = gpuSamples;
         this.jdbc = jdbc;
         this.jobs = jobs;
         this.recorder = recorder;
@@ -136,7 +140,8 @@ class UtilizationService {
                 }
             }
         }
-        return new UtilizationReport(from, to, interval, groupBy, buckets);
+        return new UtilizationReport(from, to, interval, groupBy, buckets,
+                AllocatedIdleGpus.of(gpuSamples.idleThreshold(), gpuSamples.allocatedIdle(from, to)));
     }
 
     /**

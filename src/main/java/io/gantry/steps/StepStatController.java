@@ -21,8 +21,11 @@ class StepStatController {
 
     private final StepStats stats;
 
-    StepStatController(StepStats stats) {
+    private final io.gantry.gpus.GpuSamples gpuSamples;
+
+    StepStatController(StepStats stats, io.gantry.gpus.GpuSamples gpuSamples) {
         this.stats = stats;
+        this.gpuSamples = gpuSamples;
     }
 
     @Operation(operationId = "readJobStepStat", summary = "A running step's live usage, like sstat: MaxRSS, AveRSS, "
@@ -34,6 +37,6 @@ class StepStatController {
     CompletableFuture<StepStat> readJobStepStat(@PathVariable String id,
             @Parameter(description = "\"batch\", or the srun step's number") @PathVariable String step,
             CurrentUser caller) {
-        return stats.stat(id, step, caller);
+        return stats.stat(id, step, caller).thenApply(stat -> stat.withGpuUsage(gpuSamples.usage(id)));
     }
 }

@@ -72,7 +72,23 @@ public class StepStats {
             @Schema(description = "Bytes read (MaxDiskRead, AveDiskRead)") Figure diskReadBytes,
             @Schema(description = "Bytes written (MaxDiskWrite, AveDiskWrite)") Figure diskWriteBytes,
             @Schema(description = "Nodes of the step whose agents did not answer in time: their tasks are left out")
-            List<String> unansweredNodes) {
+            List<String> unansweredNodes,
+            @Schema(description = "The job's GPU use so far from its nodes' nvidia-smi readings (gres/gpuutil and "
+                    + "gres/gpumem of sstat's TRESUsageIn); GPUs are held by the job, so every step of it shows "
+                    + "the same; null when none arrived") io.gantry.gpus.GpuUsage gpuUsage) {
+
+        public StepStat(String id, String stepId, String nodelist, int tasks, List<NodePids> pids, Figure cpuMillis,
+                Figure rssBytes, Figure vmSizeBytes, Figure pages, Figure diskReadBytes, Figure diskWriteBytes,
+                List<String> unansweredNodes) {
+            this(id, stepId, nodelist, tasks, pids, cpuMillis, rssBytes, vmSizeBytes, pages, diskReadBytes,
+                    diskWriteBytes, unansweredNodes, null);
+        }
+
+        /** The same figures with the job's GPU use. */
+        public StepStat withGpuUsage(io.gantry.gpus.GpuUsage usage) {
+            return new StepStat(id, stepId, nodelist, tasks, pids, cpuMillis, rssBytes, vmSizeBytes, pages,
+                    diskReadBytes, diskWriteBytes, unansweredNodes, usage);
+        }
     }
 
     private final Map<String, Pending> pending = new ConcurrentHashMap<>();

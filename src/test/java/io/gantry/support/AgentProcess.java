@@ -38,6 +38,15 @@ public final class AgentProcess implements AutoCloseable {
     /** The same, for an agent that knows the controllers at {@code controllerUrls} (comma-separated). */
     public static AgentProcess start(String controllerUrls, String joinToken, String name, int cpus, long memoryMb,
             Path workDir, Path log, String... extraArgs) throws IOException {
+        return start(controllerUrls, joinToken, name, cpus, memoryMb, workDir, log, java.util.Map.of(), extraArgs);
+    }
+
+    /**
+     * The same with {@code environment} added to the agent's (a {@code PATH} with a fake {@code nvidia-smi}
+     * first, say).
+     */
+    public static AgentProcess start(String controllerUrls, String joinToken, String name, int cpus, long memoryMb,
+            Path workDir, Path log, java.util.Map<String, String> environment, String... extraArgs) throws IOException {
         Files.createDirectories(workDir);
         // As agentCommand does: the token in a file only its owner reads, never in the agent's arguments.
         Path tokenFile = workDir.resolveSibling(workDir.getFileName() + ".join-token");
@@ -49,8 +58,10 @@ public final class AgentProcess implements AutoCloseable {
                 "--join-token-file", tokenFile.toString(), "--name", name, "--work-dir", workDir.toString(), "--cpus",
                 Integer.toString(cpus), "--memory-mb", Long.toString(memoryMb));
         command.addAll(List.of(extraArgs));
-        return new AgentProcess(new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start());
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().putAll(environment);
+        return new AgentProcess(builder.start());
     }
 
     @Override

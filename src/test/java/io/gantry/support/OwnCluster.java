@@ -75,6 +75,15 @@ public final class OwnCluster implements AutoCloseable {
         return agent;
     }
 
+    /** An agent for node {@code name} with {@code environment} added to its own (see {@link AgentProcess#start}). */
+    public AgentProcess startAgent(ControllerProcess controller, java.util.Map<String, String> environment,
+            String joinToken, String name, int cpus, long memoryMb, String... extraArgs) throws IOException {
+        AgentProcess agent = AgentProcess.start("http://127.0.0.1:" + controller.port(), joinToken, name, cpus,
+                memoryMb, dir.resolve("agent-" + name), agentLog(name), environment, extraArgs);
+        agents.add(agent);
+        return agent;
+    }
+
     /** Where the agent for node {@code name} logs. */
     public Path agentLog(String name) {
         return dir.resolve("agent-" + name).resolve("agent.log");

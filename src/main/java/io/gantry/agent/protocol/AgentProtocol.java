@@ -126,18 +126,52 @@ public final class AgentProtocol {
      */
     @Schema(name = "AgentNodeSettings")
     public record NodeSettings(boolean allowRootJobs, String healthCheck, int healthCheckIntervalSeconds,
-            boolean gpuHealthCheck, String prolog, String epilog) {
+            boolean gpuHealthCheck, String prolog, String epilog,
+            @Schema(description = "How often the agent reads its GPUs' use with nvidia-smi, in milliseconds "
+                    + "(gantry.agents.gpu-sample-interval); 0: never") long gpuSampleIntervalMillis) {
 
-        public static final NodeSettings DEFAULTS = new NodeSettings(false, null, 60, true, null, null);
+        public static final NodeSettings DEFAULTS = new NodeSettings(false, null, 60, true, null, null, 10_000);
+
+        public NodeSettings(boolean allowRootJobs, String healthCheck, int healthCheckIntervalSeconds,
+                boolean gpuHealthCheck, String prolog, String epilog) {
+            this(allowRootJobs, healthCheck, healthCheckIntervalSeconds, gpuHealthCheck, prolog, epilog, 10_000);
+        }
     }
 
     /** A heartbeat; {@code sync} asks the controller to reconcile {@code runningJobs} against the store. */
     @Schema(name = "AgentPoll")
-    public record Poll(List<String> runningJobs, boolean sync, Health health) {
+    public record Poll(List<String> runningJobs, boolean sync, Health health,
+            @Schema(description = "The GPU readings taken since the last poll that got through, oldest first; "
+                    + "null or empty: none (no GPUs nvidia-smi answers for, or sampling off). At most "
+                    + GpuSample.MAX_PER_POLL) List<GpuSample> gpuSamples) {
+
+        public Poll(List<String> runningJobs, boolean sync, Health health) {
+            this(runningJobs, sync, health, null);
+        }
 
         public Poll(List<String> runningJobs, boolean sync) {
-            this(runningJobs, sync, null);
+            this(runningJobs, sync, null, null);
         }
+    }
+
+    /**
+     * One reading of one GPU by {@code nvidia-smi}: when, which GPU (index and UUID), the job holding
+     * it then (display id; null: none), and what it read. A value the GPU does not report
+     * ({@code [N/A]}, {@code [Not Supported]}) is null, never 0. {@code seconds} is the time the reading
+     * stands for: since the GPU's previous reading (at most three intervals), so sums of it are GPU-seconds.
+     */
+    @Schema(name = "AgentGpuSample")
+    public record GpuSample(Instant time, int index, String uuid, String jobId,
+            @Schema(description = "utilization.gpu, percent") Double utilization,
+            @Schema(description = "memory.used, MiB") Long memoryUsedMb,
+            @Schema(description = "memory.total, MiB") Long memoryTotalMb,
+            @Schema(description = "power.draw, watts") Double powerWatts,
+            @Schema(description = "temperature.gpu, degrees Celsius") Double temperatureC,
+            @Schema(description = "ecc.errors.uncorrected.volatile.total") Long eccUncorrected,
+            double seconds) {
+
+        /** The most readings one poll carries: the agent keeps the rest for the next. */
+        public static final int MAX_PER_POLL = 4_096;
     }
 
     /**
