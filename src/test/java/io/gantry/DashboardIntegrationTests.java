@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
+import io.gantry.agent.protocol.AgentProtocol;
+import io.gantry.gpus.GpuSamples;
 import io.gantry.support.AgentProcess;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ClusterYaml;
@@ -37,12 +39,16 @@ class DashboardIntegrationTests {
     private static final Path VIEWS_SCRIPT = Path.of("frontend", "e2e", "views.mjs");
     private static final Path SCALE_SCRIPT = Path.of("frontend", "e2e", "scale.mjs");
     private static final Path OUTPUT_SCRIPT = Path.of("frontend", "e2e", "output.mjs");
+    private static final Path GPU_SCRIPT = Path.of("frontend", "e2e", "gpu.mjs");
     private static final String JOIN_TOKEN = "dashboard-output-join-token-0123456789";
     private static final Path SCALE_CLUSTER = Path.of("src", "test", "resources", "dashboard-scale-cluster.yml");
     private static final int SCALE_NODES = 1000;
 
     @LocalServerPort
     int port;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    GpuSamples gpuSamples;
 
     @Test
     void theDashboardPassesItsEndToEndRunInChromium() throws Exception {
@@ -71,6 +77,35 @@ class DashboardIntegrationTests {
         assertThat(VIEWS_SCRIPT).as("the views end-to-end script").exists();
         runNode(Path.of("target", "e2e-views.log"), 8, VIEWS_SCRIPT.toString(), "http://127.0.0.1:" + port,
                 Path.of("target", "screenshots").toString());
+    }
+
+    /**
+     * Issue 33's chart (frontend/e2e/gpu.mjs): a 2-GPU job ran, and its node's agent sent ten seconds of
+     * readings (stored through the same path as an agent's poll): the first GPU at 80 % for five seconds
+     * then idle, the second at 40 % throughout. The job's page shows 40.0 % average and 80.0 % peak, and
+     * the chart draws a line for each GPU.
+     */
+    @Test
+    void aGpuJobsPageShowsItsUtilisationAndDrawsItsChart() throws Exception {
+        assertThat(Files.isExecutable(CHROMIUM)).as("Debian's Chromium at %s", CHROMIUM).isTrue();
+        ApiClient api = new ApiClient(port);
+        String admin = api.adminToken();
+        long id = api.submitJob(admin, java.util.Map.of("partition", "gpu", "gpus", 2, "timeLimitSeconds", 300,
+                "simulatedRunSeconds", 1));
+        api.awaitJobState(id, admin, "COMPLETED", Duration.ofSeconds(60));
+        String node = api.get("/api/v1/jobs/" + id, admin).json().get("allocatedNodes").asString();
+        java.time.Instant start = java.time.Instant.now().minusSeconds(20);
+        List<AgentProtocol.GpuSample> readings = new ArrayList<>();
+        for (int k = 0; k < 10; k++) {
+            java.time.Instant at = start.plusSeconds(k);
+            readings.add(new AgentProtocol.GpuSample(at, 0, "GPU-e2e-0", Long.toString(id), k < 5 ? 80.0 : 0.0,
+                    1000L, 16384L, 250.0, 50.0, 0L, 1.0));
+            readings.add(new AgentProtocol.GpuSample(at, 1, "GPU-e2e-1", Long.toString(id), 40.0, 500L, 16384L,
+                    200.0, 50.0, 0L, 1.0));
+        }
+        gpuSamples.record(node, readings);
+        runNode(Path.of("target", "e2e-gpu.log"), 2, GPU_SCRIPT.toString(), "http://127.0.0.1:" + port,
+                Long.toString(id), "40.0", "80.0", Path.of("target", "screenshots").toString());
     }
 
     /**

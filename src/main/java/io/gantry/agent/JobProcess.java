@@ -105,6 +105,12 @@ final class JobProcess {
     private final JobFence fence;
     /** Frozen for a preemptor (PreemptMode SUSPEND) until it resumes. */
     private boolean suspended;
+    /**
+     * Time spent frozen so far (and since when, while frozen): the time limit counts only the time the
+     * job ran, as Slurm extends a suspended job's end by the time it was suspended.
+     */
+    private long suspendedNanos;
+    private long suspendedSince;
     private final Path processRecord;
     private final Signals.Warning warning;
     private final ScheduledExecutorService timers;
@@ -291,7 +297,16 @@ final class JobProcess {
             return false;
         }
         boolean done = fence.freeze(frozen);
+        if (done && frozen && !suspended) {
+            suspendedSince = System.nanoTime();
+        } else if (done && !frozen && suspended) {
+            suspendedNanos += System.nanoTime() - suspendedSince;
+        }
         suspended = frozen && done;
+        if (done) {
+            // frozen: no time-limit timer runs; thawed: they count on from where the job was stopped
+            armTimers();
+        }
         return done;
     }
 
@@ -388,10 +403,10 @@ final class JobProcess {
             warningTimer = null;
         }
         long limit = timeLimitSeconds;
-        if (limit <= 0) {
+        if (limit <= 0 || suspended) {
             return;
         }
-        long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
+        long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos - suspendedNanos);
         deadline = timers.schedule(() -> stop("TIMEOUT", "time limit of " + limit + " s reached on "
                 + settings.node()), Math.max(0, limit * 1000 - elapsedMillis), TimeUnit.MILLISECONDS);
         if (warning != null) {

@@ -16,6 +16,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 import io.gantry.agent.protocol.AgentProtocol.GpuSample;
+import io.gantry.jobs.JobOwners;
 
 /**
  * The GPU readings agents send with their polls, kept per job in {@code gpu_samples} as they arrive
@@ -37,12 +38,14 @@ public class GpuSamples {
 
     private final JdbcTemplate jdbc;
     private final GpuMetrics metrics;
+    private final JobOwners owners;
     private final double idleThreshold;
 
-    GpuSamples(JdbcTemplate jdbc, GpuMetrics metrics,
+    GpuSamples(JdbcTemplate jdbc, GpuMetrics metrics, JobOwners owners,
             @Value("${gantry.reports.gpu-idle-threshold:5}") double idleThreshold) {
         this.jdbc = jdbc;
         this.metrics = metrics;
+        this.owners = owners;
         this.idleThreshold = idleThreshold;
     }
 
@@ -157,17 +160,25 @@ public class GpuSamples {
      * partition: GPU-seconds of readings below the idle threshold, and all its readings' GPU-seconds.
      */
     public List<AllocatedIdle> allocatedIdle(Instant from, Instant to) {
-        return jdbc.query("SELECT s.job_id, s.array_task_id, j.account, j.user_name, j.partition, "
-                + "COALESCE(SUM(CASE WHEN s.utilization < ? THEN s.seconds END), 0) AS idle, SUM(s.seconds) "
-                + "FROM gpu_samples s JOIN jobs j ON j.job_id = s.job_id AND j.array_task_id = s.array_task_id "
-                + "WHERE s.sampled_at >= ? AND s.sampled_at < ? "
-                + "GROUP BY s.job_id, s.array_task_id, j.account, j.user_name, j.partition ORDER BY idle DESC, "
-                + "s.job_id, s.array_task_id", (rs, n) -> {
-                    long job = rs.getLong(1);
-                    int task = rs.getInt(2);
-                    return new AllocatedIdle(task == NO_TASK ? Long.toString(job) : job + "_" + task,
-                            rs.getString(3), rs.getString(4), rs.getString(5), rs.getDouble(6), rs.getDouble(7));
-                }, idleThreshold, Timestamp.from(from), Timestamp.from(to));
+        record Use(long job, int task, double idle, double all) {
+        }
+        List<Use> uses = jdbc.query("SELECT job_id, array_task_id, "
+                + "COALESCE(SUM(CASE WHEN utilization < ? THEN seconds END), 0) AS idle, SUM(seconds) "
+                + "FROM gpu_samples WHERE sampled_at >= ? AND sampled_at < ? "
+                + "GROUP BY job_id, array_task_id ORDER BY idle DESC, job_id, array_task_id",
+                (rs, n) -> new Use(rs.getLong(1), rs.getInt(2), rs.getDouble(3), rs.getDouble(4)),
+                idleThreshold, Timestamp.from(from), Timestamp.from(to));
+        // Who each job is charged to, from the jobs feature (which owns its tables); a job gone is left out.
+        Map<String, JobOwners.Charged> charged = owners.charged(uses.stream().map(Use::job).toList());
+        List<AllocatedIdle> out = new ArrayList<>();
+        for (Use u : uses) {
+            JobOwners.Charged c = charged.get(u.job() + ":" + u.task());
+            if (c != null) {
+                out.add(new AllocatedIdle(u.task() == NO_TASK ? Long.toString(u.job()) : u.job() + "_" + u.task(),
+                        c.account(), c.user(), c.partition(), u.idle(), u.all()));
+            }
+        }
+        return out;
     }
 
     private static GpuUsageSeries.Point point(ResultSet rs, Instant time) throws SQLException {

@@ -11,7 +11,8 @@ import org.springframework.transaction.annotation.Transactional;
 
 /**
  * Who owns which job id: what live views need to keep a job's events from users who may not see
- * it (private jobs), without reading whole job rows.
+ * it (private jobs), and reports their grouping by user, account and partition, without reading whole
+ * job rows.
  */
 @Repository
 public class JobOwners {
@@ -38,5 +39,29 @@ public class JobOwners {
                     });
         }
         return owners;
+    }
+
+    /** Who a job (or an array task) is charged to: its user, account and partition. */
+    public record Charged(String user, String account, String partition) {
+    }
+
+    /**
+     * The user, account and partition of every job and array task of these job ids that exists, keyed by
+     * {@code jobId + ":" + arrayTaskId} (-1 for a job that is not an array task): what reports of other
+     * features group their figures by.
+     */
+    @Transactional(readOnly = true)
+    public Map<String, Charged> charged(Collection<Long> jobIds) {
+        Map<String, Charged> found = new HashMap<>();
+        List<Long> ids = jobIds.stream().distinct().toList();
+        for (int from = 0; from < ids.size(); from += CHUNK) {
+            jdbc.sql("SELECT job_id, array_task_id, user_name, account, partition FROM jobs WHERE job_id IN (:ids)")
+                    .param("ids", ids.subList(from, Math.min(from + CHUNK, ids.size())))
+                    .query(rs -> {
+                        found.put(rs.getLong(1) + ":" + rs.getInt(2),
+                                new Charged(rs.getString(3), rs.getString(4), rs.getString(5)));
+                    });
+        }
+        return found;
     }
 }

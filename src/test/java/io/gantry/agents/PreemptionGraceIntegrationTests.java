@@ -35,6 +35,8 @@ import tools.jackson.databind.JsonNode;
 class PreemptionGraceIntegrationTests {
 
     private static final String JOIN_TOKEN = "preempt-test-join-token-0123456789";
+    /** The suspended job's time limit, shorter than it is kept suspended. */
+    private static final int SUSPENDED_LIMIT = 15;
     private static final String DATABASE = "gantry_preempt_it_" + ProcessHandle.current().pid();
     private static final long GRACE = 5;
     /** The kill wait of the cluster file (SIGKILL that long after the signal). */
@@ -143,7 +145,7 @@ class PreemptionGraceIntegrationTests {
         Path done = work.resolve("done");
         Path release = work.resolve("release");
         long victim = api.submitJob(admin, Map.of("name", "counter", "workdir", work.toString(), "cpusPerTask", 4,
-                "qos", "batchlow", "script", """
+                "qos", "batchlow", "timeLimitSeconds", SUSPENDED_LIMIT, "script", """
                         #!/bin/bash
                         ( echo $BASHPID > %1$s; n=0
                           while [ ! -e %3$s ]; do n=$((n+1)); echo $n > %2$s.tmp; mv %2$s.tmp %2$s; sleep 0.1; done ) &
@@ -174,6 +176,12 @@ class PreemptionGraceIntegrationTests {
                 .until(() -> count(counter) == stopped);
         assertThat(state(preemptor)).isEqualTo("RUNNING");
 
+        // Kept suspended past its time limit counted from its start: the time it was suspended does not
+        // count (as Slurm extends its end), so it resumes and runs on instead of timing out while frozen.
+        Instant started = Instant.parse(api.get("/api/v1/jobs/" + victim, admin).json().get("startTime").asString());
+        await().atMost(Duration.ofSeconds(SUSPENDED_LIMIT + 30)).pollInterval(Duration.ofMillis(250))
+                .until(() -> Instant.now().isAfter(started.plusSeconds(SUSPENDED_LIMIT + 2)));
+        assertThat(state(victim)).as("suspended past its time limit from its start").isEqualTo("SUSPENDED");
         Files.writeString(release, "");
         api.awaitJobState(preemptor, admin, "COMPLETED", Duration.ofSeconds(60));
         api.awaitJobState(victim, admin, "RUNNING", Duration.ofSeconds(60));
@@ -183,6 +191,8 @@ class PreemptionGraceIntegrationTests {
 
         Files.writeString(done, "");
         api.awaitJobState(victim, admin, "COMPLETED", Duration.ofSeconds(60));
+        assertThat(Instant.parse(api.get("/api/v1/jobs/" + victim, admin).json().get("endTime").asString()))
+                .as("it ended past its time limit from its start, yet COMPLETED").isAfter(started.plusSeconds(SUSPENDED_LIMIT));
         String history = api.get("/api/v1/jobs/" + victim + "/events", admin).body();
         assertThat(history).contains("SUSPENDED", "preempted by job " + preemptor
                 + " (QOS interactive may preempt QOS batchlow); suspended until what it held is free again",

@@ -90,6 +90,28 @@ class GpuUseIntegrationTests {
         }
     }
 
+    /**
+     * Issue 33's PromQL check: a Prometheus scraping the controller answers each GPU's utilisation as the
+     * fake nvidia-smi plays it (80 % on both before any job wrote its marker; once one did, 50 % on the GPU
+     * no job held). Nothing changes on the node while this runs: the tests of this class run one at a time.
+     */
+    @Test
+    void prometheusScrapingTheControllerAnswersEachGpusUtilisationAsTheNodeReadsIt() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.gantry.support.Prometheus.installed(),
+                io.gantry.support.Prometheus.MISSING);
+        boolean jobRan = Files.exists(marker) && Files.size(marker) > 0;
+        int other = jobRan ? 1 - Integer.parseInt(Files.readString(marker).strip()) : 1;
+        double expected = jobRan ? 0.5 : 0.8;
+        try (io.gantry.support.Prometheus prometheus = io.gantry.support.Prometheus.start(dir.resolve("prometheus"),
+                controller.port())) {
+            String promql = "gantry_gpu_utilization_ratio{node=\"node1\",gpu=\"" + other + "\"}";
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+                    .untilAsserted(() -> assertThat(prometheus.value(promql)).as(promql).isEqualTo(expected));
+            assertThat(prometheus.value("count(gantry_gpu_utilization_ratio{node=\"node1\"})"))
+                    .as("one series per GPU of the node").isEqualTo(2.0);
+        }
+    }
+
     @Test
     void aJobAt80ThenIdleShowsItsAverageAndPeakEverywhereAndItsIdleHoursInTheReport() throws Exception {
         Instant before = Instant.now();

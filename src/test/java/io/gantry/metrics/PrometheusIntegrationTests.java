@@ -5,21 +5,16 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
+import io.gantry.support.Prometheus;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Gantry as a cluster team monitors it: Debian's {@code prometheus} scrapes the packaged controller's
@@ -44,8 +39,6 @@ import tools.jackson.databind.json.JsonMapper;
 class PrometheusIntegrationTests {
 
     private static final String DATABASE = "wt_prometheus_it_" + ProcessHandle.current().pid();
-    private static final Path PROMETHEUS = Path.of("/usr/bin/prometheus");
-    private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final Duration SETTLE = Duration.ofSeconds(60);
 
     @TempDir
@@ -55,15 +48,13 @@ class PrometheusIntegrationTests {
     private ControllerProcess controller;
     private ApiClient api;
     private String admin;
-    private Process prometheus;
-    private int prometheusPort;
+    private Prometheus prometheus;
     private final HttpClient http = HttpClient.newHttpClient();
     private final List<Long> submitted = new ArrayList<>();
 
     @BeforeAll
     void startControllerAndPrometheus() throws Exception {
-        assumeTrue(Files.isExecutable(PROMETHEUS),
-                "Debian's prometheus is not installed (apt-get install -y prometheus)");
+        assumeTrue(Prometheus.installed(), Prometheus.MISSING);
         cluster = OwnCluster.create(dir, DATABASE, """
                 gantry:
                   security:
@@ -106,36 +97,13 @@ class PrometheusIntegrationTests {
             created(api.send("POST", "/api/v1/accounts", admin, Map.of("name", account)));
             created(api.send("POST", "/api/v1/associations", admin, Map.of("account", account, "user", "admin")));
         }
-        prometheusPort = freePort();
-        Path config = dir.resolve("prometheus.yml");
-        Files.writeString(config, """
-                global:
-                  scrape_interval: 1s
-                  evaluation_interval: 1s
-                scrape_configs:
-                  - job_name: gantry
-                    scrape_interval: 1s
-                    scrape_timeout: 1s
-                    metrics_path: /metrics
-                    static_configs:
-                      - targets: ['127.0.0.1:%d']
-                """.formatted(controller.port()));
-        prometheus = new ProcessBuilder(PROMETHEUS.toString(), "--config.file=" + config,
-                "--storage.tsdb.path=" + Files.createDirectories(dir.resolve("tsdb")),
-                "--web.listen-address=127.0.0.1:" + prometheusPort, "--log.level=warn")
-                .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();
-        // Up once Prometheus has scraped /metrics and found it well-formed.
-        await().atMost(SETTLE).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
-                .until(() -> value("up{job=\"gantry\"}") == 1.0);
+        prometheus = Prometheus.start(dir.resolve("prometheus"), controller.port());
     }
 
     @AfterAll
     void stop() throws Exception {
         if (prometheus != null) {
-            prometheus.destroy();
-            if (!prometheus.waitFor(20, TimeUnit.SECONDS)) {
-                prometheus.destroyForcibly();
-            }
+            prometheus.close();
         }
         if (api != null) {
             for (long id : submitted) {
@@ -272,28 +240,15 @@ class PrometheusIntegrationTests {
                 .untilAsserted(() -> assertThat(value(promql)).as(promql).isEqualTo(expected));
     }
 
-    /** The single series a query answers, NaN for none. */
     private double value(String promql) throws IOException, InterruptedException {
-        JsonNode result = query(promql);
-        return result.isEmpty() ? Double.NaN : result.get(0).get("value").get(1).asDouble();
+        return prometheus.value(promql);
     }
 
     private JsonNode query(String promql) throws IOException, InterruptedException {
-        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + prometheusPort
-                + "/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8))).build(),
-                HttpResponse.BodyHandlers.ofString());
-        JsonNode body = JSON.readTree(answer.body());
-        assertThat(body.get("status").asString()).as(answer.body()).isEqualTo("success");
-        return body.get("data").get("result");
+        return prometheus.query(promql);
     }
 
     private static void created(ApiClient.Response response) {
         assertThat(response.status()).as(response.toString()).isEqualTo(201);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }
