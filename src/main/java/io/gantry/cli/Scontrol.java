@@ -65,9 +65,12 @@ final class Scontrol {
             env.err().println("invalid entity: for keyword: show");
             return 1;
         }
-        String entity = rest.get(0).toLowerCase(Locale.ROOT);
+        String entity = entity(rest.get(0).toLowerCase(Locale.ROOT));
         String name = rest.size() > 1 ? rest.get(1) : null;
         switch (entity) {
+            case "config" -> {
+                return new ScontrolConfig(env).show();
+            }
             case "hostnames" -> {
                 for (String host : SlurmText.expand(name == null ? env.env().getOrDefault("SLURM_JOB_NODELIST", "") : name)) {
                     env.out().println(host);
@@ -150,6 +153,24 @@ final class Scontrol {
                 return 1;
             }
         }
+    }
+
+    /**
+     * The entity a {@code show} word names: Slurm's scontrol takes any prefix of the entity's name as
+     * long as it is unambiguous in its own order (OOD runs {@code show part}, Snakemake {@code show config}).
+     * Names that are no prefix are returned as they were, for the exact matches and the error.
+     */
+    private static String entity(String word) {
+        if (List.of("hostnames", "hostlist", "hostlistsorted").contains(word)) {
+            return word;
+        }
+        for (String[] known : new String[][] {{"config", "1"}, {"jobs", "1"}, {"nodes", "1"}, {"partitions", "2"},
+                {"steps", "2"}}) {
+            if (word.length() >= Integer.parseInt(known[1]) && known[0].startsWith(word)) {
+                return known[0];
+            }
+        }
+        return word;
     }
 
     /**
