@@ -213,7 +213,14 @@ class SlurmToolsCorpusIntegrationTests {
                         + visible(run.stdout()) + "\n    stderr: " + visible(run.stderr()));
             }
         }
-        assertThat(failures).as("corpus lines whose output the tool could not parse").isEmpty();
+        String job = values.get("JOB");
+        String state = api.get("/api/v1/jobs/" + job, token).json().path("state").asString();
+        String agent = Files.readString(cluster.agentLog("node1")).lines()
+                .filter(l -> l.contains("job " + job + ":") || l.contains("job " + job + " ")).reduce("", (a, b) -> a + b + "\n");
+        Path output = work.resolve("slurm-" + job + ".out");
+        String printed = Files.exists(output) ? Files.readString(output) : "(no output file)";
+        assertThat(failures).as("corpus lines whose output the tool could not parse (job %s is %s; its agent log:\n%s"
+                + "its output: %s)", job, state, agent, printed).isEmpty();
     }
 
     private static String visible(String text) {
@@ -223,6 +230,13 @@ class SlurmToolsCorpusIntegrationTests {
     /** Why the tool would fail on this output, or null when it parses as the tool needs. */
     private String problem(Line line, Run run) throws Exception {
         String check = line.check();
+        if (check.startsWith("unsupported:")) {
+            // A line Gantry does not answer yet (README's table says why): it must still fail its check, so
+            // the day it works the table and this mark are updated together.
+            String problem = problem(new Line(line.number(), line.tool(), line.version(), line.source(), line.command(),
+                    line.parses(), check.substring("unsupported:".length())), run);
+            return problem != null ? null : "marked unsupported but parses now: update README and the corpus";
+        }
         if (check.startsWith("exit:")) {
             int expected = Integer.parseInt(check.substring(5));
             return run.exit() == expected ? null : "exit " + run.exit() + ", the tool needs " + expected;
