@@ -288,7 +288,7 @@ final class Scontrol {
         List<String> first = new ArrayList<>(List.of("JobId=" + (j.hasNonNull("arrayTaskId")
                 ? id + " ArrayJobId=" + j.path("arrayJobId").asString() + " ArrayTaskId=" + j.get("arrayTaskId").asString()
                 : id), "JobName=" + SlurmText.text(j, "name", "")));
-        return List.of(first,
+        List<List<String>> lines = new ArrayList<>(List.of(first,
                 List.of("UserId=" + SlurmText.text(j, "user", "") + "(" + 0 + ")", "GroupId=" + SlurmText.text(j, "user", "") + "(0)",
                         "MCS_label=N/A"),
                 List.of("Priority=" + j.path("priority").asLong(), "Nice=" + j.path("nice").asInt(),
@@ -325,7 +325,13 @@ final class Scontrol {
                 List.of("StdErr=" + stderr),
                 List.of("StdIn=/dev/null"),
                 List.of("StdOut=" + stdout),
-                List.of("Power="));
+                List.of("Power=")));
+        if (!pending && !nodes.isEmpty()) {
+            // Slurm names the node that ran the batch script once the job has started (recorded; Toil reads it).
+            int at = lines.indexOf(List.of("NodeList=" + nodes)) + 1;
+            lines.add(at, List.of("BatchHost=" + SlurmText.expand(nodes).get(0)));
+        }
+        return lines;
     }
 
     private static String exitCode(int code) {
