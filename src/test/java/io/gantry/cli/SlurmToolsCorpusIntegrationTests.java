@@ -226,6 +226,34 @@ class SlurmToolsCorpusIntegrationTests {
                 + "its output: %s)", job, state, agent, printed).isEmpty();
     }
 
+    /**
+     * The other lines issue 37 names that no tool of the corpus runs as such: scancel by name, user, state
+     * and partition; sbatch --wait with --export=NONE and ALL,VAR=value; sacct from the epoch.
+     */
+    @Test
+    void scancelByNameUserAndStateAndSbatchWaitWithExportDoWhatSlurmDoes() throws Exception {
+        Run run = sh("""
+                set -u
+                A=$(sbatch --parsable -H -p gpu -J sweep-a --wrap 'sleep 100')
+                B=$(sbatch --parsable -H -p gpu -J sweep-a --wrap 'sleep 100')
+                C=$(sbatch --parsable -H -p gpu -J keep --wrap 'sleep 100')
+                scancel --name=sweep-a; echo "name $?"
+                echo "after-name $(sacct -X -n -P -j $A,$B,$C -o JobName,State | sort | tr '\\n' ' ')"
+                scancel -u admin -t PENDING -p gpu; echo "user-state $?"
+                echo "after-user $(sacct -X -n -P -j $C -o State)"
+                W=$(FOO=bar sbatch --parsable --wait -p cpu --export=NONE --wrap 'echo "x=${GANTRY_X:-} foo=${FOO:-}" > none.txt; exit 3')
+                echo "wait $?"
+                cat none.txt
+                FOO=bar sbatch --wait -p cpu --export=ALL,GANTRY_X=2 --wrap 'echo "x=${GANTRY_X:-} foo=${FOO:-}" > all.txt' >/dev/null
+                echo "wait2 $?"
+                cat all.txt
+                sacct -S 1970-01-01 --parsable2 --noconvert -X -o JobIDRaw,State,ExitCode | grep "^$W|" | sed "s/^$W/W/"
+                """);
+        assertThat(run.stdout().lines().toList()).as(run.stderr()).containsExactly("name 0",
+                "after-name keep|PENDING sweep-a|CANCELLED sweep-a|CANCELLED ", "user-state 0", "after-user CANCELLED",
+                "wait 3", "x= foo=", "wait2 0", "x=2 foo=bar", "W|FAILED|3:0");
+    }
+
     /** What the reference Slurm 22.05 printed for corpus row {@code row} (reference/lines/NN-tool.txt). */
     private static String reference(Line line) throws IOException {
         Path file = REFERENCE.resolve(String.format("%02d-%s.txt", line.number(), line.tool()));
