@@ -4,7 +4,7 @@
 read side by side; with --record DIR it writes them as DIR/NN-tool.txt (the reference Slurm's answers).
 
 Placeholders as SlurmToolsCorpusIntegrationTests fills them: {JOB} a running job named {UUID}, {DONE} a
-completed job, {NEW} a fresh held job (one per occurrence), {USER}, {DIR}, {CLUSTER}, {US}/{RS} the
+completed job, {NEW} a fresh held job and {NEWRUN} a fresh running one (one per occurrence), {USER}, {DIR}, {CLUSTER}, {US}/{RS} the
 unit and record separators, {STARTTIME} two days ago as %Y-%m-%dT%H:00, {NOW}.
 
 usage: scripts/run-slurm-corpus.py [--record DIR] [--cluster NAME] [--partition cpu]
@@ -49,6 +49,13 @@ def main():
         while "{NEW}" in line:
             new = sh("sbatch --parsable -H -J victim --wrap 'sleep 100'", work)[1].strip().split(";")[0]
             line = line.replace("{NEW}", new, 1)
+        while "{NEWRUN}" in line:
+            new = sh("sbatch --parsable -p cpu -J victim-run -t 10:00 --wrap 'sleep 300'", work)[1].strip().split(";")[0]
+            for _ in range(60):
+                if sh(f"squeue -h -j {new} -o %T", work)[1].strip() == "RUNNING":
+                    break
+                time.sleep(1)
+            line = line.replace("{NEWRUN}", new, 1)
         for k, v in values.items():
             line = line.replace("{" + k + "}", v)
         rc, out, err = sh(line, work)
