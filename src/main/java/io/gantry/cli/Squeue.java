@@ -37,7 +37,8 @@ final class Squeue {
             new Option("help", '\0', false), new Option("usage", '\0', false), new Option("version", 'V', false),
             new Option("noconvert", '\0', false), new Option("nodelist", 'w', true),
             new Option("verbose", 'v', false), new Option("array-unique", '\0', false),
-            new Option("clusters", 'M', true), new Option("only-job-state", '\0', false));
+            new Option("clusters", 'M', true), new Option("only-job-state", '\0', false),
+            new Option("json", '\0', false));
 
     /** One column: its header and how to print a job in it. */
     private record Column(String header, java.util.function.BiFunction<Row, Instant, String> value) {
@@ -123,6 +124,11 @@ final class Squeue {
                 .thenComparing(Comparator.comparingLong((JsonNode j) -> j.path("priority").asLong()).reversed())
                 .thenComparingLong(j -> j.path("jobId").asLong())
                 .thenComparingLong(j -> j.path("arrayTaskId").asLong(-1)));
+        if (line.has("json")) {
+            String cluster = Clusters.named(env, "squeue", line.value("clusters"));
+            env.out().println(SqueueJson.render(jobs, cluster != null ? cluster : Sacctmgr.cluster(env)));
+            return 0;
+        }
         List<Row> rows = line.has("array") ? jobs.stream().map(j -> new Row(j, Jobs.id(j), taskId(j))).toList()
                 : collapse(jobs);
         List<Column> columns;
