@@ -28,7 +28,7 @@ final class Sinfo {
             new Option("all", 'a', false), new Option("summarize", 's', false), new Option("help", '\0', false),
             new Option("usage", '\0', false), new Option("version", 'V', false), new Option("responding", 'r', false),
             new Option("dead", 'd', false), new Option("exact", 'e', false), new Option("verbose", 'v', false),
-            new Option("Format", 'O', true));
+            new Option("Format", 'O', true), new Option("json", '\0', false));
 
     private static final Map<String, String[]> STATES = Map.of("IDLE", new String[] { "idle", "idle" },
             "MIXED", new String[] { "mix", "mixed" }, "ALLOCATED", new String[] { "alloc", "allocated" },
@@ -76,6 +76,10 @@ final class Sinfo {
         Map<String, JsonNode> nodes = new LinkedHashMap<>();
         for (JsonNode node : items(api.get("/api/v1/nodes?size=1000"))) {
             nodes.put(node.path("name").asString(), node);
+        }
+        if (line.has("json")) {
+            env.out().println(SinfoJson.render(new ArrayList<>(nodes.values()), partitions));
+            return 0;
         }
         List<String> wantedPartitions = line.list("partition");
         List<String> wantedNodes = new ArrayList<>();

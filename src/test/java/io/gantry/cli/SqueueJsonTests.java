@@ -14,8 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 /**
- * {@code squeue --json} in Slurm 22.05's shape: the same envelope as the reference Slurm's recorded answer
- * ({@code reference/squeue-json.txt}), and every field Gantry prints is one of Slurm's, with Slurm's type.
+ * {@code squeue --json} and {@code sinfo --json} in Slurm 22.05's shape: the same envelope as the reference
+ * Slurm's recorded answers ({@code reference/squeue-json.txt}, {@code sinfo-json.txt}), and every field Gantry
+ * prints is one of Slurm's, with Slurm's type.
  */
 class SqueueJsonTests {
 
@@ -41,15 +42,40 @@ class SqueueJsonTests {
         assertThat(job.get("partition").asString()).isEqualTo("cpu");
         assertThat(job.get("time_limit").asInt()).isEqualTo(10);
         assertThat(job.get("name").asString()).isEqualTo("fix-run");
-        JsonNode theirs = slurm.get("jobs").get(0);
+        assertThat(notSlurms(job, slurm.get("jobs").get(0))).as("fields not Slurm's, or of another type").isEmpty();
+    }
+
+    @Test
+    void nodesPrintInSlurmsShapeWithSlurmsFieldNamesAndTypes() throws IOException {
+        FakeController controller = new FakeController();
+        for (String line : Files.readAllLines(SlurmCorpus.directory("/cli/slurm-22.05").resolve("cluster.state"))) {
+            if (!line.isBlank()) {
+                controller.addSlurmNodeOrPartition(line);
+            }
+        }
+        SlurmCorpus.Result result = SlurmCorpus.run(List.of("sinfo", "--json"), "", Map.of("USER", "root"), dir,
+                Instant.parse("2026-12-03T15:40:00Z"), controller);
+        assertThat(result.exit()).as(result.stderr()).isZero();
+        JsonNode gantry = HttpControllerApi.JSON.readTree(result.stdout());
+        JsonNode slurm = HttpControllerApi.JSON.readTree(
+                Files.readString(Path.of("src/test/resources/slurm-corpus/reference/sinfo-json.txt")));
+        assertThat(gantry.get("meta")).isEqualTo(slurm.get("meta"));
+        JsonNode node = gantry.get("nodes").get(0);
+        assertThat(node.get("name").asString()).isNotEmpty();
+        assertThat(node.get("cpus").asInt()).isPositive();
+        assertThat(node.get("partitions").isArray()).isTrue();
+        assertThat(notSlurms(node, slurm.get("nodes").get(0))).as("fields not Slurm's, or of another type").isEmpty();
+    }
+
+    private static List<String> notSlurms(JsonNode ours, JsonNode theirs) {
         List<String> unknown = new ArrayList<>();
-        for (String name : job.propertyNames()) {
+        for (String name : ours.propertyNames()) {
             JsonNode reference = theirs.get(name);
-            if (reference == null || !(reference.isNull() || job.get(name).isNull()
-                    || reference.getNodeType() == job.get(name).getNodeType())) {
+            if (reference == null || !(reference.isNull() || ours.get(name).isNull()
+                    || reference.getNodeType() == ours.get(name).getNodeType())) {
                 unknown.add(name);
             }
         }
-        assertThat(unknown).as("fields not Slurm's, or of another type than Slurm's").isEmpty();
+        return unknown;
     }
 }
