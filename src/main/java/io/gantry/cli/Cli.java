@@ -21,7 +21,7 @@ public final class Cli {
 
     /** The Slurm names {@code cli install} writes launchers for. */
     public static final List<String> COMMANDS = List.of("sbatch", "squeue", "scancel", "sinfo", "sacct", "sacctmgr",
-            "scontrol", "sprio", "sshare", "sreport", "srun", "salloc", "sstat", "seff");
+            "scontrol", "sprio", "sshare", "sreport", "srun", "salloc", "sstat", "seff", "sdiag");
 
     private Cli() {
     }
@@ -83,6 +83,7 @@ public final class Cli {
                 case "sshare" -> new Sshare(env).run(args);
                 case "sprio" -> new Sprio(env).run(args);
                 case "sreport" -> new Sreport(env).run(args);
+                case "sdiag" -> new Sdiag(env).run(args);
                 case "login" -> new Login(env).run(args);
                 case "cli" -> new Install(env).run(args);
                 default -> {
@@ -95,6 +96,8 @@ public final class Cli {
             env.err().println("Try \"" + command + " --help\" for more information");
             // sbatch exits 255 on a bad option (its error(), as recorded from Slurm 22.05); the others 1.
             return command.equals("sbatch") ? 255 : 1;
+        } catch (Clusters.Refused e) {
+            return 1;
         } catch (ControllerApi.Unreachable e) {
             env.err().println(command + ": error: " + e.getMessage());
             return 1;
@@ -115,7 +118,7 @@ public final class Cli {
                        java -jar gantry.jar simulate|bench|loadtest ...   the simulator and benchmarks
                        java -jar gantry.jar cli install --prefix DIR      write sbatch, squeue, ... launchers into DIR
                        java -jar gantry.jar login [--user NAME] [--password-stdin] [--url URL]
-                       java -jar gantry.jar sbatch|squeue|scancel|sinfo|sacct|sstat|seff|scontrol|sacctmgr|sshare|sprio|sreport|srun ...
+                       java -jar gantry.jar sbatch|squeue|scancel|sinfo|sacct|sstat|seff|scontrol|sacctmgr|sshare|sprio|sreport|sdiag|srun ...
                 """;
     }
 }

@@ -23,7 +23,8 @@ final class Sacct {
             new Option("allusers", 'a', false), new Option("partition", 'r', true), new Option("accounts", 'A', true),
             new Option("brief", 'b', false), new Option("long", 'l', false), new Option("help", 'h', false),
             new Option("version", 'V', false), new Option("duplicates", 'D', false), new Option("truncate", 'T', false),
-            new Option("units", '\0', true), new Option("noconvert", '\0', false), new Option("delimiter", '\0', true));
+            new Option("units", '\0', true), new Option("noconvert", '\0', false), new Option("delimiter", '\0', true),
+            new Option("clusters", 'M', true));
 
     /** A field: header, default width, how to print a record (job or step). */
     private record Field(String header, int width, java.util.function.Function<JsonNode, String> value) {
@@ -113,6 +114,10 @@ final class Sacct {
         if (!jobNames.isEmpty()) {
             records.removeIf(r -> !jobNames.contains(r.path("name").asString()));
         }
+        Clusters.named(env, "sacct", line.value("clusters"));
+        if (names.contains("comment")) {
+            SacctComments.fill(api, records);
+        }
         boolean parsable = line.has("parsable") || line.has("parsable2");
         String delimiter = line.value("delimiter") != null ? line.value("delimiter") : "|";
         String trailer = line.has("parsable") ? delimiter : "";
@@ -193,13 +198,18 @@ final class Sacct {
     }
 
     private static String cpus(JsonNode r) {
+        return tres(r, "cpu=", "0");
+    }
+
+    /** One item of the record's AllocTRES ({@code cpu=}, {@code mem=}), or {@code fallback}. */
+    private static String tres(JsonNode r, String key, String fallback) {
         String tres = s(r, "allocTres");
         for (String part : tres.split(",")) {
-            if (part.startsWith("cpu=")) {
-                return part.substring(4);
+            if (part.startsWith(key)) {
+                return part.substring(key.length());
             }
         }
-        return "0";
+        return fallback;
     }
 
     private static String time(JsonNode r, String field, String fallback) {
@@ -214,6 +224,12 @@ final class Sacct {
         field("JobID", "JobID", 12, r -> s(r, "jobId"));
         field("JobIDRaw", "JobIDRaw", 12, r -> s(r, "jobIdRaw").isEmpty() ? s(r, "jobId") : s(r, "jobIdRaw"));
         field("JobName", "JobName", 10, r -> s(r, "name"));
+        // Gantry's jobs have no Unix group of their own: the user's name, as scontrol show job's GroupId prints.
+        field("Group", "Group", 9, r -> step(r) ? "" : s(r, "user"));
+        field("Comment", "Comment", 10, r -> s(r, "comment"));
+        field("NCPUS", "NCPUS", 10, Sacct::cpus);
+        field("ReqCPUS", "ReqCPUS", 8, Sacct::cpus);
+        field("ReqMem", "ReqMem", 10, r -> step(r) ? "" : tres(r, "mem=", "0"));
         field("State", "State", 10, r -> s(r, "state"));
         field("ExitCode", "ExitCode", 8, Sacct::exitCode);
         field("Elapsed", "Elapsed", 10, r -> SlurmText.clock(r.path("elapsedSeconds").asLong()));

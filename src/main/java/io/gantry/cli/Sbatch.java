@@ -27,7 +27,8 @@ final class Sbatch {
     private static final Pattern VARIABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     /** Options only the command line has: they shape the submission and are not passed on. */
     private static final Map<String, Boolean> LOCAL = Map.of("parsable", false, "wrap", true, "test-only", false,
-            "export", true, "help", false, "usage", false, "version", false, "quiet", false, "wait", false);
+            "export", true, "help", false, "usage", false, "version", false, "quiet", false, "wait", false,
+            "clusters", true);
 
     private final CliEnvironment env;
 
@@ -101,6 +102,7 @@ final class Sbatch {
             env.out().println("Gantry's sbatch: every sbatch 22.05 option is read; see the README for those Gantry acts on.");
             return 0;
         }
+        Clusters.named(env, "sbatch", local.get("clusters"));
         String script;
         if (local.containsKey("wrap")) {
             if (!operands.isEmpty()) {
@@ -186,7 +188,10 @@ final class Sbatch {
             }
         }
         String id = answer.path("jobId").asString();
-        env.out().println(local.containsKey("parsable") ? id : "Submitted batch job " + id);
+        // With -M, sbatch names the cluster: "id;cluster" (--parsable) or "... on cluster X".
+        String cluster = Clusters.named(env, "sbatch", local.get("clusters"));
+        env.out().println(local.containsKey("parsable") ? id + (cluster == null ? "" : ";" + cluster)
+                : "Submitted batch job " + id + (cluster == null ? "" : " on cluster " + cluster));
         return local.containsKey("wait") ? waitFor(env, id) : 0;
     }
 

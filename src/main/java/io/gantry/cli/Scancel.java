@@ -21,7 +21,8 @@ final class Scancel {
             new Option("signal", 's', true), new Option("quiet", 'Q', false), new Option("verbose", 'v', false),
             new Option("interactive", 'i', false), new Option("batch", 'b', false), new Option("full", 'f', false),
             new Option("me", '\0', false), new Option("help", '\0', false), new Option("usage", '\0', false),
-            new Option("version", 'V', false), new Option("qos", 'q', true), new Option("jobname", '\0', true));
+            new Option("version", 'V', false), new Option("qos", 'q', true), new Option("jobname", '\0', true),
+            new Option("clusters", 'M', true));
 
     private final CliEnvironment env;
 
@@ -34,6 +35,7 @@ final class Scancel {
         if (line.versionPrinted(env)) {
             return 0;
         }
+        Clusters.named(env, "scancel", line.value("clusters"));
         String signal = null;
         if (line.has("signal")) {
             try {

@@ -65,9 +65,12 @@ final class Scontrol {
             env.err().println("invalid entity: for keyword: show");
             return 1;
         }
-        String entity = rest.get(0).toLowerCase(Locale.ROOT);
+        String entity = entity(rest.get(0).toLowerCase(Locale.ROOT));
         String name = rest.size() > 1 ? rest.get(1) : null;
         switch (entity) {
+            case "config" -> {
+                return new ScontrolConfig(env).show();
+            }
             case "hostnames" -> {
                 for (String host : SlurmText.expand(name == null ? env.env().getOrDefault("SLURM_JOB_NODELIST", "") : name)) {
                     env.out().println(host);
@@ -150,6 +153,24 @@ final class Scontrol {
                 return 1;
             }
         }
+    }
+
+    /**
+     * The entity a {@code show} word names: Slurm's scontrol takes any prefix of the entity's name as
+     * long as it is unambiguous in its own order (OOD runs {@code show part}, Snakemake {@code show config}).
+     * Names that are no prefix are returned as they were, for the exact matches and the error.
+     */
+    private static String entity(String word) {
+        if (List.of("hostnames", "hostlist", "hostlistsorted").contains(word)) {
+            return word;
+        }
+        for (String[] known : new String[][] {{"config", "1"}, {"jobs", "1"}, {"nodes", "1"}, {"partitions", "2"},
+                {"steps", "2"}}) {
+            if (word.length() >= Integer.parseInt(known[1]) && known[0].startsWith(word)) {
+                return known[0];
+            }
+        }
+        return word;
     }
 
     /**
@@ -267,7 +288,7 @@ final class Scontrol {
         List<String> first = new ArrayList<>(List.of("JobId=" + (j.hasNonNull("arrayTaskId")
                 ? id + " ArrayJobId=" + j.path("arrayJobId").asString() + " ArrayTaskId=" + j.get("arrayTaskId").asString()
                 : id), "JobName=" + SlurmText.text(j, "name", "")));
-        return List.of(first,
+        List<List<String>> lines = new ArrayList<>(List.of(first,
                 List.of("UserId=" + SlurmText.text(j, "user", "") + "(" + 0 + ")", "GroupId=" + SlurmText.text(j, "user", "") + "(0)",
                         "MCS_label=N/A"),
                 List.of("Priority=" + j.path("priority").asLong(), "Nice=" + j.path("nice").asInt(),
@@ -304,7 +325,13 @@ final class Scontrol {
                 List.of("StdErr=" + stderr),
                 List.of("StdIn=/dev/null"),
                 List.of("StdOut=" + stdout),
-                List.of("Power="));
+                List.of("Power=")));
+        if (!pending && !nodes.isEmpty()) {
+            // Slurm names the node that ran the batch script once the job has started (recorded; Toil reads it).
+            int at = lines.indexOf(List.of("NodeList=" + nodes)) + 1;
+            lines.add(at, List.of("BatchHost=" + SlurmText.expand(nodes).get(0)));
+        }
+        return lines;
     }
 
     private static String exitCode(int code) {

@@ -20,13 +20,15 @@ final class Sinfo {
     static final String NODE_FORMAT = "%#N %.6D %.#P %6t";
     static final String LONG_FORMAT = "%#P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N";
     private static final Pattern FIELD = Pattern.compile("%(\\.)?(#|\\d+)?([a-zA-Z%])");
+    private static final Pattern PARTITION_FIELD = Pattern.compile("%(\\.)?(#|\\d+)?[PRp]");
 
     static final List<Option> OPTIONS = List.of(new Option("noheader", 'h', false), new Option("format", 'o', true),
             new Option("Node", 'N', false), new Option("partition", 'p', true), new Option("states", 't', true),
             new Option("nodes", 'n', true), new Option("long", 'l', false), new Option("list-reasons", 'R', false),
             new Option("all", 'a', false), new Option("summarize", 's', false), new Option("help", '\0', false),
             new Option("usage", '\0', false), new Option("version", 'V', false), new Option("responding", 'r', false),
-            new Option("dead", 'd', false), new Option("exact", 'e', false), new Option("verbose", 'v', false));
+            new Option("dead", 'd', false), new Option("exact", 'e', false), new Option("verbose", 'v', false),
+            new Option("Format", 'O', true), new Option("json", '\0', false));
 
     private static final Map<String, String[]> STATES = Map.of("IDLE", new String[] { "idle", "idle" },
             "MIXED", new String[] { "mix", "mixed" }, "ALLOCATED", new String[] { "alloc", "allocated" },
@@ -75,18 +77,26 @@ final class Sinfo {
         for (JsonNode node : items(api.get("/api/v1/nodes?size=1000"))) {
             nodes.put(node.path("name").asString(), node);
         }
+        if (line.has("json")) {
+            env.out().println(SinfoJson.render(new ArrayList<>(nodes.values()), partitions));
+            return 0;
+        }
         List<String> wantedPartitions = line.list("partition");
         List<String> wantedNodes = new ArrayList<>();
         if (line.has("nodes")) {
             wantedNodes.addAll(SlurmText.expand(line.value("nodes")));
         }
-        String format = line.value("format");
+        String format = line.has("Format") ? SinfoFormat.letters(line.value("Format")) : line.value("format");
         if (format == null) {
             format = line.has("Node") ? NODE_FORMAT : line.has("long") ? LONG_FORMAT
                     : line.has("list-reasons") ? "%20E %9u %19H %N" : DEFAULT_FORMAT;
         }
         List<List<Cell>> groups = new ArrayList<>();
         List<String> keys = new ArrayList<>();
+        // Without a partition column sinfo counts each node once, whichever partitions hold it (recorded:
+        // OOD's "sinfo -aho %F/%C" is one line for the whole cluster).
+        boolean perPartition = PARTITION_FIELD.matcher(format).find();
+        java.util.Set<String> seen = new java.util.HashSet<>();
         for (JsonNode partition : partitions) {
             String name = partition.path("name").asString();
             if (!wantedPartitions.isEmpty() && !wantedPartitions.contains(name)) {
@@ -95,11 +105,13 @@ final class Sinfo {
             for (String host : SlurmText.expand(partition.path("nodes").asString(""))) {
                 JsonNode node = nodes.get(host);
                 if (node == null || !wantedNodes.isEmpty() && !wantedNodes.contains(host)
-                        || !states.isEmpty() && !states.contains(node.path("state").asString())) {
+                        || !states.isEmpty() && !states.contains(node.path("state").asString())
+                        || !perPartition && !seen.add(host)) {
                     continue;
                 }
                 Cell cell = new Cell(partition, node);
-                String key = line.has("Node") ? name + "|" + host : name + "|" + render(format, List.of(cell), true);
+                String group = perPartition ? name : "";
+                String key = line.has("Node") ? group + "|" + host : group + "|" + render(format, List.of(cell), true);
                 int at = keys.indexOf(key);
                 if (at < 0) {
                     keys.add(key);
@@ -136,7 +148,7 @@ final class Sinfo {
     /** {@code key}: render every field but the aggregates, so equal keys share a line. */
     private String render(String format, List<Cell> cells, boolean key) {
         return expand(format, (letter, width, right) -> {
-            if (key && (letter == 'D' || letter == 'N')) {
+            if (key && (letter == 'D' || letter == 'N' || letter == 'F' || letter == 'C')) {
                 return "";
             }
             return SlurmText.fit(value(letter, cells), width, right);
@@ -175,7 +187,8 @@ final class Sinfo {
             Map.entry('m', "MEMORY"), Map.entry('G', "GRES"), Map.entry('f', "AVAIL_FEATURES"),
             Map.entry('b', "ACTIVE_FEATURES"), Map.entry('C', "CPUS(A/I/O/T)"), Map.entry('E', "REASON"),
             Map.entry('s', "JOB_SIZE"), Map.entry('r', "ROOT"), Map.entry('h', "OVERSUBS"), Map.entry('g', "GROUPS"),
-            Map.entry('u', "USER"), Map.entry('H', "TIMESTAMP"), Map.entry('n', "HOSTNAMES"), Map.entry('z', "S:C:T"));
+            Map.entry('u', "USER"), Map.entry('H', "TIMESTAMP"), Map.entry('n', "HOSTNAMES"), Map.entry('z', "S:C:T"),
+            Map.entry('F', "NODES(A/I/O/T)"), Map.entry('p', "PRIO_TIER"), Map.entry(SinfoFormat.GRES_USED, "GRES_USED"));
 
     private String value(char letter, List<Cell> cells) {
         Cell first = cells.get(0);
@@ -195,6 +208,16 @@ final class Sinfo {
             case 't' -> STATES.getOrDefault(n.path("state").asString(), new String[] { "unk", "unknown" })[0];
             case 'T' -> STATES.getOrDefault(n.path("state").asString(), new String[] { "unk", "unknown" })[1];
             case 'N', 'n' -> SlurmText.compress(cells.stream().map(c -> c.node().path("name").asString()).toList());
+            case 'F' -> {
+                long alloc = cells.stream().filter(c -> List.of("ALLOCATED", "MIXED")
+                        .contains(c.node().path("state").asString())).count();
+                long idle = cells.stream().filter(c -> "IDLE".equals(c.node().path("state").asString())).count();
+                yield alloc + "/" + idle + "/" + (cells.size() - alloc - idle) + "/" + cells.size();
+            }
+            case 'p' -> p.path("priorityTier").asString("1");
+            case SinfoFormat.GRES_USED -> n.path("gpus").asInt() > 0
+                    ? "gpu:" + (n.hasNonNull("gpuType") ? n.get("gpuType").asString() + ":" : "") + n.path("allocGpus").asInt()
+                    : "(null)";
             case 'c' -> n.path("cpus").asString();
             case 'm' -> n.path("memoryMb").asString();
             case 'G' -> n.path("gpus").asInt() > 0
@@ -203,12 +226,17 @@ final class Sinfo {
             case 'f', 'b' -> SlurmText.text(n, "features", "(null)");
             case 'C' -> {
                 long alloc = 0;
+                long other = 0;
                 long total = 0;
                 for (Cell c : cells) {
                     alloc += c.node().path("allocCpus").asLong();
                     total += c.node().path("cpus").asLong();
+                    // a node that cannot run jobs counts its CPUs as "other", as sinfo does (recorded)
+                    if (List.of("DOWN", "DRAINED", "UNKNOWN").contains(c.node().path("state").asString())) {
+                        other += c.node().path("cpus").asLong() - c.node().path("allocCpus").asLong();
+                    }
                 }
-                yield alloc + "/" + (total - alloc) + "/0/" + total;
+                yield alloc + "/" + (total - alloc - other) + "/" + other + "/" + total;
             }
             case 'E' -> SlurmText.text(n, "reason", "none");
             case 'u' -> SlurmText.text(n, "reasonUser", "Unknown");

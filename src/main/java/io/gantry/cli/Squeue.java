@@ -21,6 +21,9 @@ import io.gantry.cli.CommandLine.Option;
  */
 final class Squeue {
 
+    /** The job states the controller has (JobFilter's); Slurm's others never match a Gantry job. */
+    private static final Set<String> GANTRY_STATES = Set.of("PENDING", "RUNNING", "COMPLETING", "COMPLETED", "FAILED",
+            "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "DEADLINE", "SUSPENDED");
     static final String DEFAULT_FORMAT = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
     static final String START_FORMAT = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
     private static final Pattern FIELD = Pattern.compile("%(\\.)?(\\d+)?([a-zA-Z%])");
@@ -33,7 +36,9 @@ final class Squeue {
             new Option("all", 'a', false), new Option("sort", 'S', true), new Option("steps", 's', false),
             new Option("help", '\0', false), new Option("usage", '\0', false), new Option("version", 'V', false),
             new Option("noconvert", '\0', false), new Option("nodelist", 'w', true),
-            new Option("verbose", 'v', false), new Option("array-unique", '\0', false));
+            new Option("verbose", 'v', false), new Option("array-unique", '\0', false),
+            new Option("clusters", 'M', true), new Option("only-job-state", '\0', false),
+            new Option("json", '\0', false));
 
     /** One column: its header and how to print a job in it. */
     private record Column(String header, java.util.function.BiFunction<Row, Instant, String> value) {
@@ -88,8 +93,13 @@ final class Squeue {
             }
         } else {
             Map<String, String> filters = new LinkedHashMap<>();
-            filters.put("state", states.isEmpty() ? "PENDING,RUNNING,SUSPENDED,COMPLETING" : String.join(",", states));
-            jobs.addAll(Jobs.list(api, filters));
+            // Only the states a Gantry job can be in go to the controller (-t all names Slurm's every state,
+            // BOOT_FAIL and REVOKED among them, which no Gantry job ever has).
+            List<String> asked = states.stream().filter(GANTRY_STATES::contains).toList();
+            filters.put("state", states.isEmpty() ? "PENDING,RUNNING,SUSPENDED,COMPLETING" : String.join(",", asked));
+            if (states.isEmpty() || !asked.isEmpty()) {
+                jobs.addAll(Jobs.list(api, filters));
+            }
         }
         List<String> users = new ArrayList<>(line.list("user"));
         if (line.has("me")) {
@@ -114,6 +124,11 @@ final class Squeue {
                 .thenComparing(Comparator.comparingLong((JsonNode j) -> j.path("priority").asLong()).reversed())
                 .thenComparingLong(j -> j.path("jobId").asLong())
                 .thenComparingLong(j -> j.path("arrayTaskId").asLong(-1)));
+        if (line.has("json")) {
+            String cluster = Clusters.named(env, "squeue", line.value("clusters"));
+            env.out().println(SqueueJson.render(jobs, cluster != null ? cluster : Sacctmgr.cluster(env)));
+            return 0;
+        }
         List<Row> rows = line.has("array") ? jobs.stream().map(j -> new Row(j, Jobs.id(j), taskId(j))).toList()
                 : collapse(jobs);
         List<Column> columns;
@@ -125,6 +140,11 @@ final class Squeue {
                     : line.has("start") ? START_FORMAT : DEFAULT_FORMAT);
         }
         Instant now = env.clock().instant();
+        // Slurm's squeue names the cluster before its table whenever -M is given, header or not.
+        String cluster = Clusters.named(env, "squeue", line.value("clusters"));
+        if (cluster != null) {
+            env.out().println("CLUSTER: " + cluster);
+        }
         if (!line.has("noheader")) {
             env.out().println(render(columns, null, now));
         }
@@ -213,24 +233,57 @@ final class Squeue {
         return columns;
     }
 
-    /** {@code -O}: field names, each 20 wide (or {@code Name:width}), left-justified, as squeue prints them. */
+    /**
+     * {@code -O}: {@code type[:[.][size][suffix]]} items, as squeue reads them. Without a suffix each value is
+     * padded to its size (20 by default) and followed by a space once it fills it; with one (Open OnDemand
+     * ends each field with {@code \x1F}) the value is printed as it is, padded only to a size given, and the
+     * suffix follows. A name squeue does not know is said on stderr and printed as an empty column, as
+     * squeue 22.05 does (recorded: {@code excnodes}).
+     */
     private List<Column> named(String format) {
         List<Column> columns = new ArrayList<>();
         for (String item : format.split(",")) {
+            if (item.isEmpty()) {
+                continue;
+            }
             String[] parts = item.split(":", 2);
             String name = parts[0].strip().toLowerCase(Locale.ROOT);
-            Character letter = NAMED.get(name);
-            if (letter == null) {
-                throw new CommandLine.UsageError("Invalid job format specification: " + parts[0]);
+            Field field = NAMED_ONLY.get(name);
+            if (field == null && NAMED.containsKey(name)) {
+                field = FIELDS.get(NAMED.get(name));
             }
-            boolean right = parts.length > 1 && parts[1].startsWith(".");
-            int width = parts.length > 1 && !parts[1].isEmpty() ? Integer.parseInt(parts[1].replace(".", "")) : 20;
-            Field field = FIELDS.get(letter);
-            // squeue -O pads each value to its width without cutting it and adds no separator.
-            columns.add(new Column(pad(field.header(), width, right),
-                    (r, n) -> pad(field.value().apply(r, n), width, right)));
+            if (field == null) {
+                env.err().println("squeue: error: Invalid job format specification: " + parts[0]);
+                field = new Field("", (r, n) -> "");
+            }
+            Matcher spec = SPEC.matcher(parts.length > 1 ? parts[1] : "");
+            spec.matches();
+            boolean right = spec.group(1) != null;
+            String suffix = spec.group(3);
+            Field shown = field;
+            if (suffix.isEmpty()) {
+                int width = spec.group(2) != null ? Integer.parseInt(spec.group(2)) : 20;
+                // squeue -O pads each value to its width without cutting it and adds no separator.
+                columns.add(new Column(pad(shown.header(), width, right),
+                        (r, n) -> pad(shown.value().apply(r, n), width, right)));
+            } else {
+                int width = spec.group(2) != null ? Integer.parseInt(spec.group(2)) : 0;
+                columns.add(new Column(fill(shown.header(), width, right) + suffix,
+                        (r, n) -> fill(shown.value().apply(r, n), width, right) + suffix));
+            }
         }
         return columns;
+    }
+
+    /** An -O item's part after the colon: right-justified, size, suffix. */
+    private static final Pattern SPEC = Pattern.compile("(\\.)?(\\d+)?(.*)", Pattern.DOTALL);
+
+    private static String fill(String value, int width, boolean right) {
+        if (value.length() >= width) {
+            return value;
+        }
+        String spaces = " ".repeat(width - value.length());
+        return right ? spaces + value : value + spaces;
     }
 
     private static String pad(String value, int width, boolean right) {
@@ -246,6 +299,12 @@ final class Squeue {
 
     private static final Map<Character, Field> FIELDS = new LinkedHashMap<>();
     private static final Map<String, Character> NAMED = new LinkedHashMap<>();
+    /** -O names without a %-letter of Gantry's, or with another header than their letter's. */
+    private static final Map<String, Field> NAMED_ONLY = new LinkedHashMap<>();
+
+    private static void named(String name, String header, java.util.function.BiFunction<Row, Instant, String> value) {
+        NAMED_ONLY.put(name.toLowerCase(Locale.ROOT), new Field(header, value));
+    }
 
     private static void field(char letter, String header, String name, java.util.function.BiFunction<Row, Instant, String> value) {
         FIELDS.put(letter, new Field(header, value));
@@ -364,5 +423,24 @@ final class Squeue {
         field('o', "COMMAND", "Command", (r, n) -> "(null)");
         field('k', "COMMENT", "Comment", (r, n) -> s(r, "comment", "(null)"));
         field('v', "RESERVATION", "Reservation", (r, n) -> s(r, "reservation", "(null)"));
+        // Open OnDemand asks squeue -O for these (recorded from Slurm 22.05 for their headers); where Gantry
+        // has no such notion the value is what scontrol show job prints for it.
+        named("ArrayJobID", "ARRAY_JOB_ID", (r, n) -> s(r, "jobId", ""));
+        named("JobArrayID", "JOBID", (r, n) -> r.id());
+        named("MinTmpDisk", "MIN_TMP_DISK", (r, n) -> "0");
+        named("GroupName", "GROUP", (r, n) -> s(r, "user", ""));
+        named("GroupID", "GROUP", (r, n) -> "0");
+        named("UserID", "UID", (r, n) -> "0");
+        named("OverSubscribe", "OVER_SUBSCRIBE", (r, n) -> r.job().path("exclusive").asBoolean() ? "NO" : "OK");
+        named("Sockets", "SOCKETS_PER_NODE", (r, n) -> "*");
+        named("Cores", "CORES_PER_SOCKET", (r, n) -> "*");
+        named("Threads", "THREADS_PER_CORE", (r, n) -> "*");
+        named("SCT", "S:C:T", (r, n) -> "*:*:*");
+        named("ReqNodes", "REQ_NODES", (r, n) -> s(r, "nodelist", ""));
+        named("Contiguous", "CONTIGUOUS", (r, n) -> "0");
+        named("PriorityLong", "PRIORITY", (r, n) -> s(r, "priority", "0"));
+        named("WCKey", "WCKEY", (r, n) -> "(null)");
+        named("Licenses", "LICENSES", (r, n) -> "(null)");
+        named("CoreSpec", "CORE_SPEC", (r, n) -> "N/A");
     }
 }
