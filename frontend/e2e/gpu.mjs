@@ -1,6 +1,6 @@
 // End-to-end test of a job's GPU use on its page (issue 33): the GPU use card shows the average and
 // peak utilisation the controller computed from the agents' readings, and the chart draws one line per
-// GPU. DashboardIntegrationTests runs a GPU job and stores the readings an agent would have sent for it.
+// GPU; the overview lists the job among those whose allocated GPUs were idle longest. DashboardIntegrationTests runs a GPU job and stores the readings an agent would have sent for it.
 //   node frontend/e2e/gpu.mjs <baseUrl> <jobId> <average> <peak> [screenshotDir]
 // Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).
 // Exits 0 when every step passed, 1 on a failed step, 2 when Chromium is missing.
@@ -48,6 +48,15 @@ try {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(overflow <= 1, `the job page is ${overflow}px wider than a 390px screen`);
   await page.screenshot({ path: join(shots, 'g-job-gpu-390x844.png'), fullPage: true });
+
+  step = 'the overview lists the job among those whose allocated GPUs were idle';
+  await page.evaluate((h) => { window.location.hash = h; }, '/');
+  await page.getByTestId('allocated-idle').waitFor({ timeout: 30000 }).catch(() => fail('no allocated-but-idle card on the overview'));
+  const row = page.locator(`[data-testid=allocated-idle-job][data-job="${jobId}"]`);
+  await row.waitFor({ timeout: 30000 }).catch(() => fail(`job ${jobId} is not among the jobs whose GPUs were idle longest`));
+  const line = (await row.textContent()) ?? '';
+  check(line.includes('0.8 GPU-h idle of 3.3 GPU-h'), `its line says "${line}", not 0.8 GPU-h idle of 3.3 GPU-h`);
+  check((await row.locator('a').getAttribute('href')) === `#/jobs/${jobId}`, 'its line does not link to the job');
 
   step = 'no console errors';
   check(consoleErrors.length === 0, `console errors:\n  ${consoleErrors.join('\n  ')}`);

@@ -162,7 +162,9 @@ export interface UtilizationHours { allocated: number; idle: number; down: numbe
 /** Why GPUs were not allocated, in GPU-seconds; adds up to the bucket's gpuHours idle + down + reserved (times 3600). */
 export interface IdleCauses { noDemand: number; reserved: number; fragmented: number; topology: number; limits: number; draining: number; down: number }
 export interface UtilizationBucket { start: string; end: string; group: string | null; gpuHours: UtilizationHours; cpuHours?: UtilizationHours; idleCauses?: IdleCauses | null }
-export interface UtilizationReport { buckets: UtilizationBucket[] }
+/** The allocated GPU-hours whose GPUs read below the idle threshold (the nodes' nvidia-smi readings). */
+export type AllocatedIdleGpus = components['schemas']['AllocatedIdleGpus'];
+export interface UtilizationReport { buckets: UtilizationBucket[]; allocatedIdle?: AllocatedIdleGpus | null }
 
 /** The admin views' answers (GET /reservations, /qos, /users, /accounts, /associations). */
 export interface Reservation {

@@ -142,6 +142,7 @@ function GpuHistory({ now, ready }: { now: GpuSummary; ready: boolean }) {
       </p>
       <Chart option={option} height={200} label="GPUs allocated, idle, drained and down over the last 24 hours" testId="gpu-history-chart" />
       {report.data && <IdleCauseBreakdown report={report.data} />}
+      {report.data && <AllocatedIdleSummary report={report.data} />}
     </div>
   );
 }
@@ -173,6 +174,36 @@ function IdleCauseBreakdown({ report }: { report: UtilizationReport }) {
       </ul>
     </div>
   );
+}
+
+/**
+ * The waste inside the allocated GPU-hours (issue 33): how many of the window's allocated GPU-hours the
+ * nodes' nvidia-smi readings found below the idle threshold, and the jobs that wasted most, each a link
+ * to its page (where its GPU use is charted). Shown once some GPU was measured.
+ */
+function AllocatedIdleSummary({ report }: { report: UtilizationReport }) {
+  const idle = report.allocatedIdle;
+  if (!idle || !(idle.measuredGpuHours > 0)) return null;
+  const jobs = (idle.byJob ?? []).filter((j) => j.idleGpuHours > 0).slice(0, 5);
+  return (
+    <div className="allocated-idle" data-testid="allocated-idle">
+      <h3>Allocated but idle <span className="muted small">({fmtGpuTime(idle.gpuHours)} of {fmtGpuTime(idle.measuredGpuHours)} measured read below {idle.thresholdPercent} %)</span></h3>
+      {jobs.length > 0 && (
+        <ol className="idle-jobs" aria-label="Jobs whose GPUs were idle longest">
+          {jobs.map((j) => (
+            <li key={j.name} data-testid="allocated-idle-job" data-job={j.name}>
+              <a href={`#/jobs/${j.name}`}>Job {j.name}</a>: {fmtGpuTime(j.idleGpuHours)} idle of {fmtGpuTime(j.measuredGpuHours)}
+            </li>
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}
+
+/** GPU time: GPU-hours, or GPU-minutes below a tenth of an hour. */
+function fmtGpuTime(h: number): string {
+  return h < 0.1 ? `${Math.round(h * 60)} GPU-min` : `${fmtHours(h)} GPU-h`;
 }
 
 function fmtHours(h: number): string {

@@ -80,10 +80,11 @@ class DashboardIntegrationTests {
     }
 
     /**
-     * Issue 33's chart (frontend/e2e/gpu.mjs): a 2-GPU job ran, and its node's agent sent ten seconds of
-     * readings (stored through the same path as an agent's poll): the first GPU at 80 % for five seconds
+     * Issue 33's chart (frontend/e2e/gpu.mjs): a 2-GPU job ran, and its node's agent sent 100 minutes of
+     * readings (stored through the same path as an agent's poll): the first GPU at 80 % for 50 minutes
      * then idle, the second at 40 % throughout. The job's page shows 40.0 % average and 80.0 % peak, and
-     * the chart draws a line for each GPU.
+     * the chart draws a line for each GPU; the overview lists the job among those whose GPUs were idle,
+     * 0.8 of its 3.3 GPU-hours.
      */
     @Test
     void aGpuJobsPageShowsItsUtilisationAndDrawsItsChart() throws Exception {
@@ -94,14 +95,14 @@ class DashboardIntegrationTests {
                 "simulatedRunSeconds", 1));
         api.awaitJobState(id, admin, "COMPLETED", Duration.ofSeconds(60));
         String node = api.get("/api/v1/jobs/" + id, admin).json().get("allocatedNodes").asString();
-        java.time.Instant start = java.time.Instant.now().minusSeconds(20);
+        java.time.Instant start = java.time.Instant.now().minus(Duration.ofHours(2));
         List<AgentProtocol.GpuSample> readings = new ArrayList<>();
         for (int k = 0; k < 10; k++) {
-            java.time.Instant at = start.plusSeconds(k);
+            java.time.Instant at = start.plusSeconds(600L * k);
             readings.add(new AgentProtocol.GpuSample(at, 0, "GPU-e2e-0", Long.toString(id), k < 5 ? 80.0 : 0.0,
-                    1000L, 16384L, 250.0, 50.0, 0L, 1.0));
+                    1000L, 16384L, 250.0, 50.0, 0L, 600.0));
             readings.add(new AgentProtocol.GpuSample(at, 1, "GPU-e2e-1", Long.toString(id), 40.0, 500L, 16384L,
-                    200.0, 50.0, 0L, 1.0));
+                    200.0, 50.0, 0L, 600.0));
         }
         gpuSamples.record(node, readings);
         runNode(Path.of("target", "e2e-gpu.log"), 2, GPU_SCRIPT.toString(), "http://127.0.0.1:" + port,

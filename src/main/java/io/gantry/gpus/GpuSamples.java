@@ -16,7 +16,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 import io.gantry.agent.protocol.AgentProtocol.GpuSample;
-import io.gantry.jobs.JobOwners;
 
 /**
  * The GPU readings agents send with their polls, kept per job in {@code gpu_samples} as they arrive
@@ -38,14 +37,12 @@ public class GpuSamples {
 
     private final JdbcTemplate jdbc;
     private final GpuMetrics metrics;
-    private final JobOwners owners;
     private final double idleThreshold;
 
-    GpuSamples(JdbcTemplate jdbc, GpuMetrics metrics, JobOwners owners,
+    GpuSamples(JdbcTemplate jdbc, GpuMetrics metrics,
             @Value("${gantry.reports.gpu-idle-threshold:5}") double idleThreshold) {
         this.jdbc = jdbc;
         this.metrics = metrics;
-        this.owners = owners;
         this.idleThreshold = idleThreshold;
     }
 
@@ -155,30 +152,25 @@ public class GpuSamples {
                 first, bucket, id[0], (int) id[1]));
     }
 
+    /** One job's (or array task's) allocated-but-idle and all GPU-seconds of a window. */
+    public record IdleUse(long job, int arrayTaskId, String jobId, double idleGpuSeconds, double gpuSeconds) {
+    }
+
     /**
-     * Allocated-but-idle GPU time in [{@code from}, {@code to}) per job, with its account, user and
-     * partition: GPU-seconds of readings below the idle threshold, and all its readings' GPU-seconds.
+     * Allocated-but-idle GPU time in [{@code from}, {@code to}) per job, the most idle first: GPU-seconds
+     * of readings below the idle threshold, and all its readings' GPU-seconds. Who each job is charged to
+     * is the jobs feature's to say (this feature is read by it, so it does not read it back).
      */
-    public List<AllocatedIdle> allocatedIdle(Instant from, Instant to) {
-        record Use(long job, int task, double idle, double all) {
-        }
-        List<Use> uses = jdbc.query("SELECT job_id, array_task_id, "
+    public List<IdleUse> allocatedIdle(Instant from, Instant to) {
+        return jdbc.query("SELECT job_id, array_task_id, "
                 + "COALESCE(SUM(CASE WHEN utilization < ? THEN seconds END), 0) AS idle, SUM(seconds) "
                 + "FROM gpu_samples WHERE sampled_at >= ? AND sampled_at < ? "
-                + "GROUP BY job_id, array_task_id ORDER BY idle DESC, job_id, array_task_id",
-                (rs, n) -> new Use(rs.getLong(1), rs.getInt(2), rs.getDouble(3), rs.getDouble(4)),
-                idleThreshold, Timestamp.from(from), Timestamp.from(to));
-        // Who each job is charged to, from the jobs feature (which owns its tables); a job gone is left out.
-        Map<String, JobOwners.Charged> charged = owners.charged(uses.stream().map(Use::job).toList());
-        List<AllocatedIdle> out = new ArrayList<>();
-        for (Use u : uses) {
-            JobOwners.Charged c = charged.get(u.job() + ":" + u.task());
-            if (c != null) {
-                out.add(new AllocatedIdle(u.task() == NO_TASK ? Long.toString(u.job()) : u.job() + "_" + u.task(),
-                        c.account(), c.user(), c.partition(), u.idle(), u.all()));
-            }
-        }
-        return out;
+                + "GROUP BY job_id, array_task_id ORDER BY idle DESC, job_id, array_task_id", (rs, n) -> {
+                    long job = rs.getLong(1);
+                    int task = rs.getInt(2);
+                    return new IdleUse(job, task, task == NO_TASK ? Long.toString(job) : job + "_" + task,
+                            rs.getDouble(3), rs.getDouble(4));
+                }, idleThreshold, Timestamp.from(from), Timestamp.from(to));
     }
 
     private static GpuUsageSeries.Point point(ResultSet rs, Instant time) throws SQLException {

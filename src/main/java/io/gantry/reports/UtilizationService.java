@@ -18,6 +18,8 @@ import org.springframework.transaction.annotation.Transactional;
 
 import io.gantry.api.GantryException;
 import io.gantry.api.InputBounds;
+import io.gantry.gpus.GpuSamples;
+import io.gantry.jobs.JobOwners;
 import io.gantry.jobs.JobUsage;
 import io.gantry.reports.UtilizationReport.Bucket;
 import io.gantry.reports.UtilizationReport.Figures;
@@ -39,11 +41,13 @@ class UtilizationService {
     private final UtilizationRecorder recorder;
     private final Clock clock;
 
-    private final io.gantry.gpus.GpuSamples gpuSamples;
+    private final GpuSamples gpuSamples;
+    private final JobOwners jobOwners;
 
     UtilizationService(JdbcTemplate jdbc, JobUsage jobs, UtilizationRecorder recorder, Clock clock,
-            io.gantry.gpus.GpuSamples gpuSamples) {
+            GpuSamples gpuSamples, JobOwners jobOwners) {
         this.gpuSamples = gpuSamples;
+        this.jobOwners = jobOwners;
         this.jdbc = jdbc;
         this.jobs = jobs;
         this.recorder = recorder;
@@ -141,7 +145,22 @@ class UtilizationService {
             }
         }
         return new UtilizationReport(from, to, interval, groupBy, buckets,
-                AllocatedIdleGpus.of(gpuSamples.idleThreshold(), gpuSamples.allocatedIdle(from, to)));
+                AllocatedIdleGpus.of(gpuSamples.idleThreshold(), allocatedIdle(from, to)));
+    }
+
+    /** Each job's allocated-but-idle GPU time with who it is charged to (a job no longer known is left out). */
+    private List<io.gantry.gpus.AllocatedIdle> allocatedIdle(Instant from, Instant to) {
+        List<GpuSamples.IdleUse> uses = gpuSamples.allocatedIdle(from, to);
+        Map<String, JobOwners.Charged> charged = jobOwners.charged(uses.stream().map(GpuSamples.IdleUse::job).toList());
+        List<io.gantry.gpus.AllocatedIdle> out = new ArrayList<>();
+        for (GpuSamples.IdleUse u : uses) {
+            JobOwners.Charged c = charged.get(u.job() + ":" + u.arrayTaskId());
+            if (c != null) {
+                out.add(new io.gantry.gpus.AllocatedIdle(u.jobId(), c.account(), c.user(), c.partition(),
+                        u.idleGpuSeconds(), u.gpuSeconds()));
+            }
+        }
+        return out;
     }
 
     /**
