@@ -116,7 +116,7 @@ class WorkflowToolsIntegrationTests {
                 """);
         List<String> before = jobIds(work);
         Run run = run(work, List.of("snakemake", "--slurm", "--jobs", "2", "--latency-wait", "30",
-                "--default-resources", "slurm_partition=cpu", "slurm_account=root", "mem_mb=100", "runtime=5",
+                "--default-resources", "slurm_partition=cpu", "slurm_account=root", "mem_mb=1000", "runtime=5",
                 "--cores", "1"), Map.of());
         assertThat(run.exit()).as(run.output()).isZero();
         assertThat(Files.readString(work.resolve("result.txt"))).isEqualTo("HELLO-FROM-STEP-ONE\nstep-two\n");
@@ -129,7 +129,7 @@ class WorkflowToolsIntegrationTests {
      */
     @Test
     void toilRunsATwoStepWorkflowThroughGantry() throws Exception {
-        assumeTrue(onPath("toil"), "runs Toil's Slurm batch system: apt-get install toil");
+        assumeTrue(toil() != null, "runs Toil's Slurm batch system: apt-get install toil");
         Path work = Files.createDirectories(dir.resolve("toil"));
         Files.writeString(work.resolve("workflow.py"), """
                 import sys
@@ -160,8 +160,10 @@ class WorkflowToolsIntegrationTests {
                 """);
         Path result = work.resolve("result.txt");
         List<String> before = jobIds(work);
-        Run run = run(work, List.of("python3", "workflow.py", "--batchSystem", "slurm", "--disableCaching",
-                "--defaultMemory", "100M", "--defaultDisk", "10M", "--defaultCores", "1", "--logInfo",
+        // the Python Debian's toil runs on (another python3 may come first on PATH)
+        String python = Files.readAllLines(Path.of(toil())).get(0).substring(2).strip();
+        Run run = run(work, List.of(python, "workflow.py", "--batchSystem", "slurm", "--disableCaching",
+                "--defaultMemory", "1G", "--defaultDisk", "10M", "--defaultCores", "1", "--logInfo",
                 work.resolve("jobstore").toString(), result.toString()),
                 Map.of("TOIL_SLURM_ARGS", "--partition=cpu"));
         assertThat(run.exit()).as(run.output()).isZero();
@@ -216,11 +218,19 @@ class WorkflowToolsIntegrationTests {
     }
 
     private static boolean onPath(String tool) {
+        return which(tool) != null;
+    }
+
+    private static String toil() {
+        return which("toil");
+    }
+
+    private static String which(String tool) {
         for (String entry : System.getenv("PATH").split(File.pathSeparator)) {
             if (Files.isExecutable(Path.of(entry, tool))) {
-                return true;
+                return Path.of(entry, tool).toString();
             }
         }
-        return false;
+        return null;
     }
 }
