@@ -124,8 +124,9 @@ class WorkflowToolsIntegrationTests {
     }
 
     /**
-     * Toil 5.9.2's Slurm batch system: a root job and its child, each a job Toil submits with sbatch and
-     * follows with squeue and sacct, sharing a file through the job store.
+     * Toil 5.9.2's Slurm batch system: a root job and its child (asking more memory, so Toil's worker cannot
+     * chain it into the root's batch job), each a job Toil submits with sbatch and follows with squeue and
+     * sacct, the child reading the file the root wrote.
      */
     @Test
     void toilRunsATwoStepWorkflowThroughGantry() throws Exception {
@@ -140,7 +141,8 @@ class WorkflowToolsIntegrationTests {
                 def first(job, out):
                     with open(out + ".first", "w") as f:
                         f.write("hello-from-step-one\\n")
-                    return job.addChildJobFn(second, out).rv()
+                    # more memory than this job has, so Toil's worker cannot chain it here: a job of its own
+                    return job.addChildJobFn(second, out, memory="1100M").rv()
 
 
                 def second(job, out):
