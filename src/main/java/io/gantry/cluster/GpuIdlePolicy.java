@@ -12,7 +12,15 @@ import java.util.Locale;
  *
  * @param thresholdPercent null: {@code gantry.reports.gpu-idle-threshold}, the report's idea of idle
  */
+@io.swagger.v3.oas.annotations.media.Schema(name = "GpuIdlePolicy", description = "A job all of whose GPUs read "
+        + "below thresholdPercent for timeoutSeconds is warned (an event and SIGUSR1 or its --signal), and when still "
+        + "idle graceSeconds later gets action")
 public record GpuIdlePolicy(long timeoutSeconds, Double thresholdPercent, long graceSeconds, Action action) {
+
+    /** This policy with {@code percent} as its threshold (as the API shows it, the default filled in). */
+    public GpuIdlePolicy withThreshold(double percent) {
+        return new GpuIdlePolicy(timeoutSeconds, percent, graceSeconds, action);
+    }
 
     /** What happens to a job still idle when its grace is over. */
     public enum Action {

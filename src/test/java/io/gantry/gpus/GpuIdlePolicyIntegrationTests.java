@@ -103,6 +103,12 @@ class GpuIdlePolicyIntegrationTests {
 
     @Test
     void anIdleJobIsWarnedThenCancelledWhileABusyOneAndAnExemptOneRunOn() {
+        JsonNode policy = api.get("/api/v1/partitions/batch", admin).json().get("gpuIdle");
+        assertThat(policy.get("timeoutSeconds").asLong()).isEqualTo(TIMEOUT);
+        assertThat(policy.get("thresholdPercent").asDouble()).as("the report's threshold by default").isEqualTo(5.0);
+        assertThat(policy.get("graceSeconds").asLong()).isEqualTo(GRACE);
+        assertThat(policy.get("action").asString()).isEqualTo("CANCEL");
+
         Response qos = api.send("POST", "/api/v1/qos", admin, Map.of("name", "notebooks", "gpuIdleExempt", true));
         assertThat(qos.status()).as(qos.body()).isEqualTo(201);
         assertThat(qos.json().get("gpuIdleExempt").asBoolean()).isTrue();
@@ -135,14 +141,18 @@ class GpuIdlePolicyIntegrationTests {
         int idleFor = Integer.parseInt(cancelled.get("detail").asString().replaceAll("\\D*(\\d+) s.*", "$1"));
         assertThat(idleFor).isGreaterThanOrEqualTo(TIMEOUT + GRACE);
 
-        // the busy job and the exempt one (idle as long as A) run on, never warned
+        // the exempt job, idle longer than what got A cancelled (and a check period more), and the busy one
+        // run on, never warned
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(250)).until(() -> api.get(
+                "/api/v1/jobs/" + exempt, admin).json().path("gpuUsage").path("idleGpuSeconds").asDouble()
+                >= TIMEOUT + GRACE + 2);
         for (long id : List.of(busy, exempt)) {
             assertThat(api.get("/api/v1/jobs/" + id, admin).json().get("state").asString()).isEqualTo("RUNNING");
             assertThat(event(id, "GPU_IDLE")).as("job " + id + " warned").isNull();
             assertThat(event(id, "SIGNALLED")).isNull();
         }
-        JsonNode exemptUse = api.get("/api/v1/jobs/" + exempt, admin).json().get("gpuUsage");
-        assertThat(exemptUse.get("idleGpuSeconds").asDouble()).as("idle long enough to be cancelled").isGreaterThanOrEqualTo(TIMEOUT + GRACE - 1);
+        assertThat(api.get("/api/v1/jobs/" + busy, admin).json().get("gpuUsage").get("peakUtilization").asDouble())
+                .as("its GPU was read busy").isEqualTo(80.0);
         for (long id : List.of(busy, exempt)) {
             api.send("DELETE", "/api/v1/jobs/" + id, admin, null);
         }
