@@ -39,6 +39,8 @@ class GpuIdlePolicyIntegrationTests {
     private static final String DATABASE = "gantry_gpuidle_it_" + ProcessHandle.current().pid();
     private static final int TIMEOUT = 4;
     private static final int GRACE = 4;
+    /** The grace of partition lab (REQUEUE), long enough for the test to make a warned job busy again. */
+    private static final int LAB_GRACE = 6;
 
     @TempDir
     static Path dir;
@@ -50,7 +52,7 @@ class GpuIdlePolicyIntegrationTests {
 
     @BeforeAll
     void start() throws Exception {
-        smi = FakeNvidiaSmi.install(dir, 3);
+        smi = FakeNvidiaSmi.install(dir, 5);
         cluster = OwnCluster.create(dir, DATABASE, """
                 gantry:
                   gpus:
@@ -59,9 +61,9 @@ class GpuIdlePolicyIntegrationTests {
                     name: gpuidle-test
                     nodes:
                       - names: node1
-                        cpus: 4
+                        cpus: 6
                         memory-mb: 4000
-                        gpus: 3
+                        gpus: 5
                         gpu-type: test
                         simulated: false
                     partitions:
@@ -73,6 +75,13 @@ class GpuIdlePolicyIntegrationTests {
                         gpu-idle-timeout-seconds: %d
                         gpu-idle-grace-seconds: %d
                         gpu-idle-action: CANCEL
+                      - name: lab
+                        nodes: node1
+                        default-time: "10:00"
+                        default-mem-per-cpu: 500
+                        gpu-idle-timeout-seconds: %d
+                        gpu-idle-grace-seconds: %d
+                        gpu-idle-action: REQUEUE
                     switches:
                       - name: leaf1
                         nodes: node1
@@ -85,11 +94,11 @@ class GpuIdlePolicyIntegrationTests {
                     kill-wait: 2s
                     poll-wait: 1s
                     gpu-sample-interval: 500ms
-                """.formatted(TIMEOUT, GRACE, JOIN_TOKEN) + ClusterYaml.adminRunsJobsAsTester());
+                """.formatted(TIMEOUT, GRACE, TIMEOUT, LAB_GRACE, JOIN_TOKEN) + ClusterYaml.adminRunsJobsAsTester());
         ControllerProcess controller = cluster.startController("controller");
         api = controller.api();
         admin = api.adminToken();
-        cluster.startAgent(controller, Map.of("PATH", smi.bin() + ":" + System.getenv("PATH")), JOIN_TOKEN, "node1", 4,
+        cluster.startAgent(controller, Map.of("PATH", smi.bin() + ":" + System.getenv("PATH")), JOIN_TOKEN, "node1", 6,
                 4000, "--gpu-type", "test");
         api.awaitNodeState("node1", admin, Duration.ofSeconds(60), "IDLE");
     }
@@ -158,11 +167,59 @@ class GpuIdlePolicyIntegrationTests {
         }
     }
 
+    @Test
+    void underRequeueAnIdleJobGoesBackToTheQueueWhileOneBusyAgainInItsGraceStartsItsCountdownAgain() {
+        // both ignore the warning's SIGUSR1 (inherited by their sleeps), which would end them otherwise
+        String ignoring = "\ntrap '' USR1\nbash -c 'while true; do sleep 0.2; done' &\nwait";
+        long idle = submit("lab-idle", smi.setOwnUtilization(0) + ignoring, null, "lab");
+        long waking = submit("lab-waking", smi.setOwnUtilization(0) + ignoring, null, "lab");
+        for (long id : List.of(idle, waking)) {
+            api.awaitJobState(id, admin, "RUNNING", Duration.ofSeconds(60));
+        }
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                .until(() -> event(waking, "GPU_IDLE"), e -> e != null);
+        // the notebook's user comes back: its GPU gets busy within the grace
+        int gpu = api.get("/api/v1/jobs/" + waking, admin).json().get("allocation").get(0).get("gpuIndices").get(0)
+                .asInt();
+        write(smi.bin().resolve("gpu-" + gpu + ".util"), "80");
+        JsonNode reset = await().atMost(Duration.ofSeconds(LAB_GRACE)).pollInterval(Duration.ofMillis(250))
+                .until(() -> event(waking, "GPU_BUSY"), e -> e != null);
+        assertThat(reset.get("detail").asString()).isEqualTo("GPUs busy again: the GPU idle countdown starts again");
+
+        JsonNode requeued = await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                .until(() -> event(idle, "REQUEUED"), e -> e != null);
+        assertThat(requeued.get("detail").asString()).matches("requeued: GPUs idle for \\d+ s below 5 % "
+                + "\\(partition lab's GPU idle policy, grace " + LAB_GRACE + " s\\)");
+        assertThat(api.get("/api/v1/jobs/" + idle, admin).json().get("state").asString()).isIn("PENDING", "RUNNING");
+        // the job made busy again outlives its old countdown's grace, never requeued
+        await().during(Duration.ofSeconds(LAB_GRACE + 1)).atMost(Duration.ofSeconds(LAB_GRACE + 5))
+                .pollInterval(Duration.ofMillis(500)).until(() -> event(waking, "REQUEUED") == null
+                        && "RUNNING".equals(api.get("/api/v1/jobs/" + waking, admin).json().get("state").asString()));
+        for (long id : List.of(idle, waking)) {
+            api.send("DELETE", "/api/v1/jobs/" + id, admin, null);
+        }
+    }
+
+    private static void write(Path file, String text) {
+        try {
+            Files.writeString(file, text);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     private long submit(String name, String body, String qos) {
+        return submit(name, body, qos, null);
+    }
+
+    private long submit(String name, String body, String qos, String partition) {
         Map<String, Object> job = new java.util.HashMap<>(Map.of("name", name, "nodes", 1, "gpusPerNode", 1,
                 "workdir", dir.toString(), "script", "#!/bin/bash\n" + body + "\n"));
         if (qos != null) {
             job.put("qos", qos);
+        }
+        if (partition != null) {
+            job.put("partition", partition);
         }
         return api.submitJob(admin, job);
     }
