@@ -695,21 +695,10 @@ public class AccountingService implements Charges {
                 entity.setPreemptMode(mode);
             }
         }
-        if (request.graceSeconds() != null) {
-            long g = request.graceSeconds();
-            if (g < -1) {
-                errors.add(new FieldError("graceSeconds", "must be 0 or more, or -1 to clear it; was " + g));
-            } else {
-                entity.setGraceSeconds(g == -1 ? null : g);
-            }
-        }
-        if (request.preemptExemptSeconds() != null) {
-            long x = request.preemptExemptSeconds();
-            if (x < -1) {
-                errors.add(new FieldError("preemptExemptSeconds", "must be 0 or more, or -1 to clear it; was " + x));
-            } else {
-                entity.setPreemptExemptSeconds(x == -1 ? null : x);
-            }
+        seconds("graceSeconds", request.graceSeconds(), errors, entity::setGraceSeconds);
+        seconds("preemptExemptSeconds", request.preemptExemptSeconds(), errors, entity::setPreemptExemptSeconds);
+        if (request.gpuIdleExempt() != null) {
+            entity.setGpuIdleExempt(request.gpuIdleExempt());
         }
         if (request.usageFactor() != null) {
             double f = request.usageFactor();
@@ -754,6 +743,15 @@ public class AccountingService implements Charges {
             return null;
         }
         return value == -1 ? null : value;
+    }
+
+    /** A number of seconds that -1 clears. */
+    private static void seconds(String field, Long value, List<FieldError> errors, java.util.function.Consumer<Long> set) {
+        if (value != null && value < -1) {
+            errors.add(new FieldError(field, "must be 0 or more, or -1 to clear it; was " + value));
+        } else if (value != null) {
+            set.accept(value == -1 ? null : value);
+        }
     }
 
     private static void tres(String field, String text, List<FieldError> errors,

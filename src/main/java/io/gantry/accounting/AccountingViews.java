@@ -150,7 +150,9 @@ public final class AccountingViews {
                     + "MaxTRESPerAccount: MaxGRESPerAccount, MaxCpuPerAccount); null: none",
                     example = "gres/gpu=32") String maxTresPerAccount,
             @Schema(description = "The least each job of this QOS must ask (Slurm's MinTRESPerJob); a job asking "
-                    + "less is refused at submission; null: none", example = "gres/gpu=1") String minTresPerJob) {
+                    + "less is refused at submission; null: none", example = "gres/gpu=1") String minTresPerJob,
+            @Schema(description = "Jobs of this QOS are never warned, requeued or cancelled by a partition's GPU "
+                    + "idle policy (sacctmgr Flags=GpuIdleExempt)") boolean gpuIdleExempt) {
     }
 
     @Schema(name = "QosRequest", description = "A new QOS, or a change to one (null leaves a field)")
@@ -171,7 +173,20 @@ public final class AccountingViews {
             @Schema(description = "0 or more; -1 clears") Long preemptExemptSeconds,
             @Schema(description = "0 or more; -1 clears") Integer maxJobsPerAccount,
             @Schema(description = "TRES; \"\" clears") @Size(max = TRES) String maxTresPerAccount,
-            @Schema(description = "TRES; \"\" clears") @Size(max = TRES) String minTresPerJob) {
+            @Schema(description = "TRES; \"\" clears") @Size(max = TRES) String minTresPerJob,
+            @Schema(description = "true: exempt from the partitions' GPU idle policies") Boolean gpuIdleExempt) {
+
+        /** A request without the GPU idle exemption. */
+        public QosRequest(String name, String description, Integer priority, Long maxWallSeconds,
+                Integer maxJobsPerUser, Integer maxSubmitJobsPerUser, String maxTresPerUser, String maxTresPerJob,
+                String grpTres, List<String> preempt, String preemptMode, Double usageFactor, Long graceSeconds,
+                String grpTresMins, String grpTresRunMins, String maxTresMinsPerJob, Double rawUsage,
+                Long preemptExemptSeconds, Integer maxJobsPerAccount, String maxTresPerAccount, String minTresPerJob) {
+            this(name, description, priority, maxWallSeconds, maxJobsPerUser, maxSubmitJobsPerUser, maxTresPerUser,
+                    maxTresPerJob, grpTres, preempt, preemptMode, usageFactor, graceSeconds, grpTresMins,
+                    grpTresRunMins, maxTresMinsPerJob, rawUsage, preemptExemptSeconds, maxJobsPerAccount,
+                    maxTresPerAccount, minTresPerJob, null);
+        }
 
         /** A request without a budget, a preempt exempt time or per-account limits. */
         public QosRequest(String name, String description, Integer priority, Long maxWallSeconds,
@@ -179,7 +194,7 @@ public final class AccountingViews {
                 String grpTres, List<String> preempt, String preemptMode, Double usageFactor, Long graceSeconds) {
             this(name, description, priority, maxWallSeconds, maxJobsPerUser, maxSubmitJobsPerUser, maxTresPerUser,
                     maxTresPerJob, grpTres, preempt, preemptMode, usageFactor, graceSeconds, null, null, null, null, null,
-                    null, null, null);
+                    null, null, null, null);
         }
     }
 

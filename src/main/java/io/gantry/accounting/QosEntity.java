@@ -74,6 +74,10 @@ class QosEntity implements Persistable<String> {
     @Column(name = "min_tres_per_job", length = 256)
     private String minTresPerJob;
 
+    /** Jobs of this QOS are never acted on by a partition's GPU idle policy (issue 33). */
+    @Column(name = "gpu_idle_exempt", nullable = false)
+    private boolean gpuIdleExempt;
+
     @Version
     private long version;
 
@@ -139,6 +143,7 @@ class QosEntity implements Persistable<String> {
     void setMaxJobsPerAccount(Integer v) { maxJobsPerAccount = v; }
     void setMaxTresPerAccount(String v) { maxTresPerAccount = v; }
     void setMinTresPerJob(String v) { minTresPerJob = v; }
+    void setGpuIdleExempt(boolean v) { gpuIdleExempt = v; }
 
     /** As the API shows it, with the TRES-minutes its budget has used ({@code usedMinutes}). */
     AccountingViews.Qos toView(Tres usedMinutes) {
@@ -146,7 +151,8 @@ class QosEntity implements Persistable<String> {
         return new AccountingViews.Qos(name, description, priority, maxWallSeconds, maxJobsPerUser,
                 maxSubmitJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres, preempt(), preemptMode, usageFactor,
                 graceSeconds, budget().grpTresMins(), budget().grpTresRunMins(), budget().maxTresMinsPerJob(),
-                usedLeft[0], usedLeft[1], preemptExemptSeconds, maxJobsPerAccount, maxTresPerAccount, minTresPerJob);
+                usedLeft[0], usedLeft[1], preemptExemptSeconds, maxJobsPerAccount, maxTresPerAccount, minTresPerJob,
+                gpuIdleExempt);
     }
 
     io.gantry.engine.Qos toEngine() {

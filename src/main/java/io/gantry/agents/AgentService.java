@@ -470,7 +470,7 @@ class AgentService {
     void on(JobsPreempted event) {
         for (JobsPreempted.Victim v : event.victims()) {
             if (v.batchHost() != null) {
-                hub.deliver(v.batchHost(), List.of(Command.kill(v.jobId(), JobState.PREEMPTED.name(), v.detail())));
+                hub.deliver(v.batchHost(), List.of(Command.kill(v.jobId(), v.state(), v.detail())));
             }
         }
     }

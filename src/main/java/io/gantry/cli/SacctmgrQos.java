@@ -65,6 +65,8 @@ final class SacctmgrQos {
         row.put("GRPTM", text(q, "grpTresMins"));
         row.put("GRPTRM", text(q, "grpTresRunMins"));
         row.put("MAXTM", text(q, "maxTresMinsPerJob"));
+        // Gantry's one QOS flag: exempt from the partitions' GPU idle policies
+        row.put("FLAGS", q.path("gpuIdleExempt").asBoolean(false) ? "GpuIdleExempt" : null);
         return row;
     }
 
@@ -124,6 +126,18 @@ final class SacctmgrQos {
         if (budget != null) {
             return budget;
         }
+        if (w.is("Flags", 2)) {
+            // Slurm's QOS flags (DenyOnLimit, NoReserve, ...) are not Gantry's; its own is GpuIdleExempt.
+            boolean exempt = false;
+            for (String flag : clear || v.isEmpty() ? List.<String>of() : commaList(v)) {
+                if (!flag.equalsIgnoreCase("GpuIdleExempt")) {
+                    throw new IllegalArgumentException("Invalid QOS flag '" + flag + "': Gantry's only QOS flag is "
+                            + "GpuIdleExempt (Flags=-1 clears it)");
+                }
+                exempt = true;
+            }
+            return Map.entry("gpuIdleExempt", exempt);
+        }
         if (w.is("PreemptExemptTime", 8)) {
             // A time as for MaxWall (a bare number is minutes), as sacctmgr's time_str2secs reads it.
             return Map.entry("preemptExemptSeconds", clear ? -1L : TimeLimit.seconds(v));
@@ -172,6 +186,9 @@ final class SacctmgrQos {
         printSetting(settings, "grpTresMins", "  GrpTRESMins              = ");
         printSetting(settings, "grpTresRunMins", "  GrpTRESRunMins           = ");
         printSetting(settings, "maxTresMinsPerJob", "  MaxTRESMinsPerJob        = ");
+        if (Boolean.TRUE.equals(settings.get("gpuIdleExempt"))) {
+            env.out().println("  Flags                    = GpuIdleExempt");
+        }
         printSetting(settings, "preemptExemptSeconds", "  PreemptExemptTime        = ");
         printSetting(settings, "maxJobsPerUser", "  MaxJobsPerUser = ");
         printSetting(settings, "maxSubmitJobsPerUser", "  MaxSubmitJobsPerUser     = ");

@@ -376,6 +376,27 @@ final class Scontrol {
     }
 
     private List<List<String>> partition(JsonNode p) {
+        List<List<String>> lines = new java.util.ArrayList<>(slurmPartition(p));
+        List<String> idle = gpuIdleLine(p);
+        if (idle != null) {
+            lines.add(idle);
+        }
+        return lines;
+    }
+
+    /** Gantry's own line of {@code show partition}: its GPU idle policy under the cluster file's names; null: none. */
+    static List<String> gpuIdleLine(JsonNode p) {
+        JsonNode idle = p.path("gpuIdle");
+        if (!idle.isObject()) {
+            return null;
+        }
+        double threshold = idle.path("thresholdPercent").asDouble();
+        return List.of("GpuIdleTimeout=" + idle.path("timeoutSeconds").asLong(), "GpuIdleThreshold="
+                + (threshold == Math.rint(threshold) ? Long.toString((long) threshold) : Double.toString(threshold))
+                + "%", "GpuIdleGrace=" + idle.path("graceSeconds").asLong(), "GpuIdleAction=" + idle.path("action").asString());
+    }
+
+    private List<List<String>> slurmPartition(JsonNode p) {
         return List.of(List.of("PartitionName=" + p.path("name").asString()),
                 List.of("AllowGroups=ALL", "AllowAccounts=ALL", "AllowQos=ALL"),
                 List.of("AllocNodes=ALL", "Default=" + (p.path("isDefault").asBoolean() ? "YES" : "NO"), "QoS=N/A"),

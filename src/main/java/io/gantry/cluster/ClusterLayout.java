@@ -135,7 +135,15 @@ public record ClusterLayout(
      */
     public record PartitionSpec(String name, List<String> nodes, boolean isDefault, Long defaultTimeSeconds,
             Long maxTimeSeconds, int priorityTier, PartitionState state, Long defaultMemPerCpuMb,
-            Long defaultMemPerNodeMb) {
+            Long defaultMemPerNodeMb, GpuIdlePolicy gpuIdle) {
+
+        /** A partition without a GPU idle policy. */
+        public PartitionSpec(String name, List<String> nodes, boolean isDefault, Long defaultTimeSeconds,
+                Long maxTimeSeconds, int priorityTier, PartitionState state, Long defaultMemPerCpuMb,
+                Long defaultMemPerNodeMb) {
+            this(name, nodes, isDefault, defaultTimeSeconds, maxTimeSeconds, priorityTier, state, defaultMemPerCpuMb,
+                    defaultMemPerNodeMb, null);
+        }
 
         /** What the engine gives a job that asks for no memory. */
         public io.gantry.engine.MemoryDefault memoryDefault() {
@@ -187,7 +195,7 @@ public record ClusterLayout(
                 members.add(-at - 1, node.name());
                 newPartitions.put(name, new PartitionSpec(p.name(), List.copyOf(members), p.isDefault(),
                         p.defaultTimeSeconds(), p.maxTimeSeconds(), p.priorityTier(), p.state(),
-                        p.defaultMemPerCpuMb(), p.defaultMemPerNodeMb()));
+                        p.defaultMemPerCpuMb(), p.defaultMemPerNodeMb(), p.gpuIdle()));
             }
         }
         return new ClusterLayout(name, Map.copyOf(newNodes), Map.copyOf(newPartitions), switches, blocks, blockSizes);
@@ -385,7 +393,7 @@ public record ClusterLayout(
                 List<String> members = new ArrayList<>(new java.util.LinkedHashSet<>(hosts));
                 members.sort(Hostlist.HOST_ORDER);
                 PartitionSpec spec = new PartitionSpec(p.name(), List.copyOf(members), p.isDefault(), defaultTime,
-                        maxTime, p.priorityTier(), state, perCpu, perNode);
+                        maxTime, p.priorityTier(), state, perCpu, perNode, GpuIdlePolicy.of(key, p, problems));
                 if (partitions.putIfAbsent(p.name(), spec) != null) {
                     problems.add(key + ".name: duplicate partition name '" + p.name() + "'");
                 }

@@ -56,9 +56,28 @@ public record ClusterProperties(
      * that asks for none gets, as Slurm's DefMemPerCPU and DefMemPerNode; with neither it gets all of
      * each node's memory, so it shares its nodes with no other job that needs memory.
      */
+    /**
+     * {@code gpu-idle-timeout-seconds} turns on the partition's GPU idle policy ({@link GpuIdlePolicy}): a
+     * running job all of whose GPUs read below {@code gpu-idle-threshold-percent} (default
+     * {@code gantry.reports.gpu-idle-threshold}) for that long is warned, and after
+     * {@code gpu-idle-grace-seconds} (default 0) gets {@code gpu-idle-action} (WARN, REQUEUE or CANCEL;
+     * default WARN).
+     */
     public record PartitionConfig(String name, String nodes, @Name("default") boolean isDefault,
             String defaultTime, String maxTime, int priorityTier, @DefaultValue("UP") String state,
-            Long defaultMemPerCpu, Long defaultMemPerNode) {
+            Long defaultMemPerCpu, Long defaultMemPerNode, Long gpuIdleTimeoutSeconds, Double gpuIdleThresholdPercent,
+            Long gpuIdleGraceSeconds, String gpuIdleAction) {
+
+        @org.springframework.boot.context.properties.bind.ConstructorBinding
+        public PartitionConfig {
+        }
+
+        /** A partition without a GPU idle policy. */
+        public PartitionConfig(String name, String nodes, boolean isDefault, String defaultTime, String maxTime,
+                int priorityTier, String state, Long defaultMemPerCpu, Long defaultMemPerNode) {
+            this(name, nodes, isDefault, defaultTime, maxTime, priorityTier, state, defaultMemPerCpu,
+                    defaultMemPerNode, null, null, null, null);
+        }
     }
 
     /** A switch with nodes is a leaf; one without is an inner switch that leaves name as parent. */

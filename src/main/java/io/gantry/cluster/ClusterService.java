@@ -47,9 +47,15 @@ public class ClusterService {
     private final org.springframework.jdbc.core.JdbcTemplate batch;
     private final Audit audit;
 
+    /** The GPU idle threshold of a partition's policy that names none (percent). */
+    private final double gpuIdleThreshold;
+
     ClusterService(ClusterLayout layout, NodeRepository nodes, PartitionRepository partitions,
             ApplicationEventPublisher events, Clock clock, JdbcClient jdbc,
-            org.springframework.jdbc.core.JdbcTemplate batch, Audit audit) {
+            org.springframework.jdbc.core.JdbcTemplate batch, Audit audit,
+            @org.springframework.beans.factory.annotation.Value("${gantry.reports.gpu-idle-threshold:5}")
+            double gpuIdleThreshold) {
+        this.gpuIdleThreshold = gpuIdleThreshold;
         this.audit = audit;
         this.jdbc = jdbc;
         this.batch = batch;
@@ -399,7 +405,8 @@ public class ClusterService {
         }
         return new PartitionView(spec.name(), spec.hostlist(), spec.nodes().size(), cpus, gpus, entity.state(),
                 spec.isDefault(), spec.defaultTimeSeconds(), spec.maxTimeSeconds(), spec.priorityTier(),
-                spec.defaultMemPerCpuMb(), spec.defaultMemPerNodeMb());
+                spec.defaultMemPerCpuMb(), spec.defaultMemPerNodeMb(), spec.gpuIdle() == null ? null
+                        : spec.gpuIdle().withThreshold(spec.gpuIdle().threshold(gpuIdleThreshold)));
     }
 
     private NodeEntity find(String name) {

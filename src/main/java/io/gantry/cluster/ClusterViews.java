@@ -31,7 +31,9 @@ public final class ClusterViews {
             int priorityTier,
             @Schema(description = "MB per allocated CPU a job that asks for no memory gets (DefMemPerCPU)") Long defaultMemPerCpuMb,
             @Schema(description = "MB per node a job that asks for no memory gets (DefMemPerNode); with neither "
-                    + "default, such a job gets all of each node's memory") Long defaultMemPerNodeMb) {
+                    + "default, such a job gets all of each node's memory") Long defaultMemPerNodeMb,
+            @Schema(description = "The partition's GPU idle policy (cluster file gpu-idle-*); null: none")
+            GpuIdlePolicy gpuIdle) {
     }
 
     @Schema(name = "Switch")

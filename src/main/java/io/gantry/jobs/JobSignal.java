@@ -130,12 +130,20 @@ public record JobSignal(boolean batchOnly, String signal, int seconds) {
      * @param nodes the job's nodes, its batch host first
      */
     public static JobSignalRequested.Target atGraceStart(String jobId, List<String> nodes, String spec) {
+        return warning(jobId, nodes, spec, "TERM");
+    }
+
+    /**
+     * A warning signal reaching the job as {@link #atGraceStart} does: its own {@code --signal} when it has
+     * one, else {@code otherwise} (USR1 for a GPU idle warning, which must not stop a job that does not trap it).
+     */
+    public static JobSignalRequested.Target warning(String jobId, List<String> nodes, String spec, String otherwise) {
         JobSignal own = spec == null || spec.isBlank() ? null : parse(spec);
         if (own != null && own.batchOnly()) {
             return new JobSignalRequested.Target(jobId, List.of(nodes.get(0)), own.signal(),
                     JobSignalRequested.Scope.BATCH);
         }
-        return new JobSignalRequested.Target(jobId, nodes, own == null ? "TERM" : own.signal(),
+        return new JobSignalRequested.Target(jobId, nodes, own == null ? otherwise : own.signal(),
                 JobSignalRequested.Scope.CHILDREN);
     }
 

@@ -304,13 +304,22 @@ public class SchedulerJobs {
      */
     @Transactional(readOnly = true)
     public Optional<JobSignalRequested.Target> graceSignal(long row) {
+        return warningSignal(row, "TERM");
+    }
+
+    /**
+     * What a running job gets as a warning: its own {@code --signal}, else {@code otherwise} (see
+     * {@link JobSignal#warning}); empty when it no longer runs on a node.
+     */
+    @Transactional(readOnly = true)
+    public Optional<JobSignalRequested.Target> warningSignal(long row, String otherwise) {
         return jobs.findById(row).filter(j -> j.state() == JobState.RUNNING).flatMap(j -> {
             List<JobAllocation> allocation = JobAllocation.decode(j.allocation());
             if (allocation == null || allocation.isEmpty()) {
                 return Optional.empty();
             }
-            return Optional.of(JobSignal.atGraceStart(JobIds.format(j.jobId(), j.arrayTaskId()),
-                    allocation.stream().map(JobAllocation::node).toList(), j.signal()));
+            return Optional.of(JobSignal.warning(JobIds.format(j.jobId(), j.arrayTaskId()),
+                    allocation.stream().map(JobAllocation::node).toList(), j.signal(), otherwise));
         });
     }
 
