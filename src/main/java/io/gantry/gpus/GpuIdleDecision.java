@@ -10,13 +10,13 @@ import io.gantry.cluster.GpuIdlePolicy;
  * The readings come summarised: when the job's latest reading at or above the threshold was taken (a reading
  * of any of its GPUs counts, so the job is idle only while every GPU is) and when its earliest reading was.
  */
-final class GpuIdleDecision {
+public final class GpuIdleDecision {
 
     private GpuIdleDecision() {
     }
 
     /** What the monitor does for the job now. */
-    enum Step {
+    public enum Step {
         /** Nothing: not idle long enough, exempt, or already dealt with. */
         NONE,
         /** Idle for the whole timeout: the event and the signal, the grace starts. */
@@ -35,7 +35,7 @@ final class GpuIdleDecision {
      * @param warnedAt when it was warned
      * @param acted whether the action (or, for WARN, the last word) was taken
      */
-    record Warning(Instant warnedAt, boolean acted) {
+    public record Warning(Instant warnedAt, boolean acted) {
     }
 
     /**
@@ -44,10 +44,10 @@ final class GpuIdleDecision {
      * @param lastBusy its latest reading at or above the threshold (or with no utilisation reported); null: none
      * @param firstReading its earliest reading; null: none yet
      */
-    record Readings(Instant lastBusy, Instant firstReading) {
+    public record Readings(Instant lastBusy, Instant firstReading) {
 
         /** Since when every GPU has read below the threshold; null when there is no reading yet. */
-        Instant idleSince() {
+        public Instant idleSince() {
             return lastBusy != null ? lastBusy : firstReading;
         }
     }
@@ -56,7 +56,7 @@ final class GpuIdleDecision {
      * @param exempt its QOS is {@code gpuIdleExempt}
      * @param warning where its countdown stands; null when it was not warned
      */
-    static Step decide(GpuIdlePolicy policy, boolean exempt, Readings readings, Warning warning, Instant now) {
+    public static Step decide(GpuIdlePolicy policy, boolean exempt, Readings readings, Warning warning, Instant now) {
         if (exempt) {
             return Step.NONE;
         }
@@ -75,13 +75,13 @@ final class GpuIdleDecision {
     }
 
     /** How long the job has been idle, in whole seconds, for its history. */
-    static long idleSeconds(Readings readings, Instant now) {
+    public static long idleSeconds(Readings readings, Instant now) {
         Instant since = readings == null ? null : readings.idleSince();
         return since == null ? 0 : Math.max(0, java.time.Duration.between(since, now).toSeconds());
     }
 
     /** A percentage as people write it: 5, 7.5. */
-    static String percent(double value) {
+    public static String percent(double value) {
         return value == Math.rint(value) ? Long.toString((long) value) : Double.toString(value);
     }
 }

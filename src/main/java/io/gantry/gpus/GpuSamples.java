@@ -152,6 +152,43 @@ public class GpuSamples {
                 first, bucket, id[0], (int) id[1]));
     }
 
+    /** A running job's readings to summarise: those of its job id and array task (-1: none) since {@code since}. */
+    public record Since(long jobId, int arrayTaskId, Instant since) {
+    }
+
+    /**
+     * For each job, its latest reading at or above {@code threshold} percent (or with no utilisation
+     * reported: a MIG-split GPU is not known to be idle) and its earliest reading, both since its
+     * {@code since}, keyed {@code jobId + ":" + arrayTaskId}; jobs without readings are left out. What the
+     * GPU idle policy decides from.
+     */
+    public Map<String, GpuIdleDecision.Readings> idleReadings(List<Since> jobs, double threshold) {
+        Map<String, GpuIdleDecision.Readings> found = new HashMap<>();
+        for (int from = 0; from < jobs.size(); from += BATCH) {
+            List<Since> batch = jobs.subList(from, Math.min(jobs.size(), from + BATCH));
+            List<Object> args = new ArrayList<>();
+            args.add(threshold);
+            for (Since j : batch) {
+                args.add(j.jobId());
+                args.add(j.arrayTaskId());
+                args.add(Timestamp.from(j.since()));
+            }
+            // one range of the (job, task, time) index per job
+            jdbc.query("SELECT job_id, array_task_id, "
+                    + "MAX(CASE WHEN utilization IS NULL OR utilization >= ? THEN sampled_at END), MIN(sampled_at) "
+                    + "FROM gpu_samples WHERE "
+                    + String.join(" OR ", java.util.Collections.nCopies(batch.size(),
+                            "(job_id = ? AND array_task_id = ? AND sampled_at >= ?)"))
+                    + " GROUP BY job_id, array_task_id", (ResultSet rs) -> {
+                        Timestamp busy = rs.getTimestamp(3);
+                        Timestamp first = rs.getTimestamp(4);
+                        found.put(rs.getLong(1) + ":" + rs.getInt(2), new GpuIdleDecision.Readings(
+                                busy == null ? null : busy.toInstant(), first == null ? null : first.toInstant()));
+                    }, args.toArray());
+        }
+        return found;
+    }
+
     /** One job's (or array task's) allocated-but-idle and all GPU-seconds of a window. */
     public record IdleUse(long job, int arrayTaskId, String jobId, double idleGpuSeconds, double gpuSeconds) {
     }

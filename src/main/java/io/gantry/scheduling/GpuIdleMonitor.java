@@ -1,6 +1,5 @@
-package io.gantry.gpus;
+package io.gantry.scheduling;
 
-import java.sql.Timestamp;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HashMap;
@@ -8,23 +7,28 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
+import io.gantry.accounting.AccountingService;
+import io.gantry.accounting.AccountingViews;
 import io.gantry.cluster.ClusterLayout;
 import io.gantry.cluster.GpuIdlePolicy;
 import io.gantry.control.LeaderLock;
+import io.gantry.gpus.GpuIdleDecision;
 import io.gantry.gpus.GpuIdleDecision.Readings;
 import io.gantry.gpus.GpuIdleDecision.Step;
 import io.gantry.gpus.GpuIdleDecision.Warning;
+import io.gantry.gpus.GpuSamples;
+import io.gantry.jobs.RunningJobs;
 
 /**
  * Applies the partitions' GPU idle policies ({@link GpuIdlePolicy}) on the leader every
  * {@code gantry.gpus.idle-check-period} (5 s): an allocated GPU nobody uses is the waste issue 33 is about,
  * and a job left idle (a notebook left open, a crashed worker) must give its GPUs back without an admin
- * watching. Cheap by construction: one query per partition with a policy, reading only its RUNNING jobs
- * (through the state index) and their readings of the look-back window (through the readings' job index).
+ * watching. Cheap by construction: per partition with a policy, its RUNNING jobs (through the state index)
+ * and their readings of the look-back window (through the readings' job index), and the QOS list only when
+ * some job has readings.
  * Where each warned job's countdown stands is kept in memory: a new leader starts every countdown again,
  * which only ever delays an action.
  */
@@ -34,7 +38,8 @@ class GpuIdleMonitor {
     /** Readings older than the timeout plus the grace plus this are not read: they cannot change a decision. */
     private static final long SLACK_SECONDS = 60;
 
-    private final JdbcTemplate jdbc;
+    private final RunningJobs runningJobs;
+    private final AccountingService accounting;
     private final ClusterLayout layout;
     private final GpuSamples samples;
     private final GpuIdleActions actions;
@@ -42,9 +47,10 @@ class GpuIdleMonitor {
     private final Clock clock;
     private final Map<Long, Warning> warnings = new HashMap<>();
 
-    GpuIdleMonitor(JdbcTemplate jdbc, ClusterLayout layout, GpuSamples samples, GpuIdleActions actions,
-            LeaderLock leader, Clock clock) {
-        this.jdbc = jdbc;
+    GpuIdleMonitor(RunningJobs runningJobs, AccountingService accounting, ClusterLayout layout, GpuSamples samples,
+            GpuIdleActions actions, LeaderLock leader, Clock clock) {
+        this.runningJobs = runningJobs;
+        this.accounting = accounting;
         this.layout = layout;
         this.samples = samples;
         this.actions = actions;
@@ -108,22 +114,35 @@ class GpuIdleMonitor {
         warnings.keySet().retainAll(seen);
     }
 
-    /** The RUNNING jobs of {@code partition} with readings since they started, within the look-back window. */
+    /**
+     * The RUNNING jobs of {@code partition} with readings since they started, within the look-back window:
+     * the jobs from the jobs feature, their readings from GPU use's, their QOS's exemption from accounting.
+     */
     private java.util.List<Candidate> candidates(String partition, GpuIdlePolicy policy, double threshold,
             Instant now) {
         Instant from = now.minusSeconds(policy.timeoutSeconds() + policy.graceSeconds() + SLACK_SECONDS);
-        return jdbc.query("SELECT j.id, j.job_id, j.array_task_id, COALESCE(q.gpu_idle_exempt, FALSE), "
-                + "MAX(CASE WHEN s.utilization IS NULL OR s.utilization >= ? THEN s.sampled_at END), MIN(s.sampled_at) "
-                + "FROM jobs j JOIN gpu_samples s ON s.job_id = j.job_id AND s.array_task_id = j.array_task_id "
-                + "AND s.sampled_at >= j.start_time AND s.sampled_at >= ? LEFT JOIN qos q ON q.name = j.qos "
-                + "WHERE j.state = 'RUNNING' AND j.partition = ? GROUP BY j.id, j.job_id, j.array_task_id, q.gpu_idle_exempt",
-                (rs, n) -> {
-                    Timestamp busy = rs.getTimestamp(5);
-                    Timestamp first = rs.getTimestamp(6);
-                    int task = rs.getInt(3);
-                    return new Candidate(rs.getLong(1), task < 0 ? Long.toString(rs.getLong(2))
-                            : rs.getLong(2) + "_" + task, rs.getBoolean(4), new Readings(
-                                    busy == null ? null : busy.toInstant(), first == null ? null : first.toInstant()));
-                }, threshold, Timestamp.from(from), partition);
+        java.util.List<RunningJobs.Running> running = runningJobs.in(partition);
+        java.util.List<GpuSamples.Since> since = new java.util.ArrayList<>();
+        for (RunningJobs.Running r : running) {
+            Instant start = r.startTime() == null || r.startTime().isBefore(from) ? from : r.startTime();
+            since.add(new GpuSamples.Since(r.jobId(), r.arrayTaskId(), start));
+        }
+        Map<String, Readings> readings = samples.idleReadings(since, threshold);
+        Set<String> exempt = new HashSet<>();
+        if (!readings.isEmpty()) {
+            for (AccountingViews.Qos q : accounting.listQos()) {
+                if (q.gpuIdleExempt()) {
+                    exempt.add(q.name());
+                }
+            }
+        }
+        java.util.List<Candidate> out = new java.util.ArrayList<>();
+        for (RunningJobs.Running r : running) {
+            Readings read = readings.get(r.jobId() + ":" + r.arrayTaskId());
+            if (read != null) {
+                out.add(new Candidate(r.row(), r.displayId(), r.qos() != null && exempt.contains(r.qos()), read));
+            }
+        }
+        return out;
     }
 }

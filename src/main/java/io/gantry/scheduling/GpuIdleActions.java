@@ -1,4 +1,4 @@
-package io.gantry.gpus;
+package io.gantry.scheduling;
 
 import java.time.Instant;
 import java.util.List;
@@ -14,8 +14,8 @@ import io.gantry.jobs.ActiveJob;
 import io.gantry.jobs.JobSignalRequested;
 import io.gantry.jobs.JobState;
 import io.gantry.jobs.SchedulerJobs;
-import io.gantry.scheduling.JobCompletion;
-import io.gantry.scheduling.JobsPreempted;
+
+import io.gantry.gpus.GpuIdleDecision;
 
 /**
  * What the GPU idle policy does to a job, each step in one transaction: what users see is the job's history
