@@ -10,6 +10,9 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +41,7 @@ final class GpuSampler implements AutoCloseable {
     private final Deque<GpuSample> history = new ArrayDeque<>();
     private final Map<Integer, Instant> lastRead = new HashMap<>();
     private long intervalMillis;
-    private Thread thread;
+    private ScheduledExecutorService timer;
     private boolean warned;
 
     /**
@@ -51,9 +54,9 @@ final class GpuSampler implements AutoCloseable {
         this.clock = clock;
     }
 
-    /** Samples every {@code millis} (0 or less: stops), on a fresh daemon thread when the interval changed. */
+    /** Samples every {@code millis} (0 or less: stops), on a fresh daemon timer when the interval changed. */
     synchronized void configure(long millis) {
-        if (thread != null && millis == intervalMillis) {
+        if (timer != null && millis == intervalMillis) {
             return;
         }
         stop();
@@ -62,20 +65,17 @@ final class GpuSampler implements AutoCloseable {
             return;
         }
         log.info("GPU use read with nvidia-smi every {} ms", millis);
-        Thread t = new Thread(() -> loop(millis), "gpu-sampler");
-        t.setDaemon(true);
-        thread = t;
-        t.start();
+        timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("gpu-sampler"));
+        Duration interval = Duration.ofMillis(millis);
+        timer.scheduleWithFixedDelay(() -> sampleSafely(interval), 0, millis, TimeUnit.MILLISECONDS);
     }
 
-    private void loop(long millis) {
+    /** A reading that throws must not end the schedule (a scheduled task that throws is never run again). */
+    private void sampleSafely(Duration interval) {
         try {
-            while (!Thread.currentThread().isInterrupted()) {
-                sampleOnce(Duration.ofMillis(millis));
-                Thread.sleep(millis);
-            }
-        } catch (InterruptedException e) {
-            // reconfigured or closed
+            sampleOnce(interval);
+        } catch (RuntimeException e) {
+            log.warn("reading the GPUs failed: {}", e.toString());
         }
     }
 
@@ -150,10 +150,10 @@ final class GpuSampler implements AutoCloseable {
     }
 
     private synchronized void stop() {
-        Thread t = thread;
-        thread = null;
+        ScheduledExecutorService t = timer;
+        timer = null;
         if (t != null) {
-            t.interrupt();
+            t.shutdownNow();
         }
     }
 

@@ -20,18 +20,7 @@ final class SinfoJson {
     }
 
     static String render(List<JsonNode> nodes, List<JsonNode> partitions) {
-        ObjectNode root = HttpControllerApi.JSON.createObjectNode();
-        ObjectNode meta = root.putObject("meta");
-        ObjectNode plugin = meta.putObject("plugin");
-        plugin.put("type", "openapi/v0.0.38");
-        plugin.put("name", "Slurm OpenAPI v0.0.38");
-        ObjectNode slurm = meta.putObject("Slurm");
-        ObjectNode version = slurm.putObject("version");
-        version.put("major", 22);
-        version.put("micro", 8);
-        version.put("minor", 5);
-        slurm.put("release", "22.05.8");
-        root.putArray("errors");
+        ObjectNode root = SqueueJson.envelope();
         ArrayNode out = root.putArray("nodes");
         for (JsonNode n : nodes) {
             out.add(node(n, partitions));

@@ -18,7 +18,11 @@ final class SqueueJson {
     private SqueueJson() {
     }
 
-    static String render(List<JsonNode> jobs, String cluster) {
+    /**
+     * Slurm 22.05's data_parser envelope (openapi/v0.0.38) that its {@code --json} answers share, with no
+     * errors: what squeue and sinfo put their records under.
+     */
+    static ObjectNode envelope() {
         ObjectNode root = HttpControllerApi.JSON.createObjectNode();
         ObjectNode meta = root.putObject("meta");
         ObjectNode plugin = meta.putObject("plugin");
@@ -31,6 +35,11 @@ final class SqueueJson {
         version.put("minor", 5);
         slurm.put("release", "22.05.8");
         root.putArray("errors");
+        return root;
+    }
+
+    static String render(List<JsonNode> jobs, String cluster) {
+        ObjectNode root = SqueueJson.envelope();
         ArrayNode out = root.putArray("jobs");
         for (JsonNode j : jobs) {
             out.add(job(j, cluster));

@@ -142,7 +142,16 @@ class GpuUseIntegrationTests {
                 api.get("/api/v1/jobs/" + id, admin).json().get("gpuUsage").get("lastSample").asString())
                 .isAfter(ended.minusSeconds(1)));
 
-        JsonNode usage = api.get("/api/v1/jobs/" + id, admin).json().get("gpuUsage");
+        // and a reading taken just before the end may come with a poll after that one: settled once two
+        // answers more than a poll apart agree, so the view, sacct and seff below read the same readings
+        JsonNode[] settled = {null};
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(1500)).until(() -> {
+            JsonNode now = api.get("/api/v1/jobs/" + id, admin).json().get("gpuUsage");
+            boolean same = now.equals(settled[0]);
+            settled[0] = now;
+            return same;
+        });
+        JsonNode usage = settled[0];
         double gpuSeconds = usage.get("gpuSeconds").asDouble();
         assertThat(gpuSeconds).as("one GPU for the job's run").isCloseTo(RUN_SECONDS, within(TOLERANCE_SECONDS));
         double expectedAverage = 80.0 * BUSY_SECONDS / gpuSeconds;
