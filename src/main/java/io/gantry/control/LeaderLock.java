@@ -108,9 +108,20 @@ public class LeaderLock {
         resigned = false;
     }
 
-    /** Gives the lock up now; the next {@link #isLeader()} may take it again. */
+    /**
+     * Gives the lock up now; the next {@link #isLeader()} may take it again. The lock is unlocked before
+     * its connection is closed: a pooled connection's close only hands it back to the pool, session and
+     * lock alive, and the lock would then sit on an idle connection that nobody asks for again, so that
+     * neither this controller nor any other could ever lead.
+     */
     public synchronized void close() {
         if (held != null) {
+            try (Statement s = held.createStatement()) {
+                s.setQueryTimeout(2);
+                s.execute("SELECT pg_advisory_unlock(" + key + ")");
+            } catch (SQLException ignored) {
+                // a broken connection: its session, and the lock with it, is gone or going
+            }
             try {
                 held.close();
             } catch (SQLException ignored) {

@@ -45,6 +45,32 @@ class LeaderLockIntegrationTests {
         assertThat(standby.isLeader()).isFalse();
     }
 
+    /**
+     * A pooled connection's close ends no session: a lock taken on one and given up by closing it stayed
+     * on an idle connection in the pool, and no controller could lead again until the pool closed.
+     */
+    @Test
+    void aLockTakenThroughAPoolIsFreeOnceGivenUp() {
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setJdbcUrl(db.url());
+        config.setUsername(db.username());
+        config.setPassword(db.password());
+        config.setMaximumPoolSize(2);
+        try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config)) {
+            LeaderLock pooled = new LeaderLock(pool, key);
+            assertThat(pooled.isLeader()).isTrue();
+            assertThat(standby.isLeader()).isFalse();
+
+            pooled.resign();
+
+            assertThat(standby.isLeader()).as("the pool is still open, the lock is not held by it").isTrue();
+            standby.close();
+            pooled.resume();
+            assertThat(pooled.isLeader()).as("and this process can lead again, on any of its connections").isTrue();
+            pooled.close();
+        }
+    }
+
     private DriverManagerDataSource source() {
         return new DriverManagerDataSource(db.url(), db.username(), db.password());
     }
