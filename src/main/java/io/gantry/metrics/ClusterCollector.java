@@ -24,16 +24,68 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshots;
  */
 public final class ClusterCollector implements MultiCollector {
 
-    private final int maxLabelValues;
-    private volatile ClusterFigures figures = ClusterFigures.notLeader();
+    /** How long a scrape waits for the scheduler's next figures when the last are stale. */
+    private static final long MAX_WAIT_NANOS = 2_000_000_000L;
 
+    private final int maxLabelValues;
+    /** Figures older than this are worked out again for a scrape, which waits for them. */
+    private final long staleNanos;
+    private volatile ClusterFigures figures = ClusterFigures.notLeader();
+    private volatile long publishedAt = System.nanoTime();
+    private volatile long lastScrape;
+    private volatile boolean scraped;
+
+    /** A collector that serves whatever it was last given, however old. */
     public ClusterCollector(int maxLabelValues) {
-        this.maxLabelValues = maxLabelValues;
+        this(maxLabelValues, Long.MAX_VALUE);
     }
 
-    /** The scheduler's newest figures; the next scrape shows them. */
+    /**
+     * {@code staleNanos}: a scrape that finds figures older than this waits (at most two seconds) for the
+     * scheduler to work out new ones, which it does when asked ({@link #scrapedSince}) rather than every
+     * second for nobody.
+     */
+    public ClusterCollector(int maxLabelValues, long staleNanos) {
+        this.maxLabelValues = maxLabelValues;
+        this.staleNanos = staleNanos;
+    }
+
+    /** The scheduler's newest figures; the next scrape shows them, and a waiting scrape goes on. */
     public void publish(ClusterFigures latest) {
-        this.figures = latest;
+        synchronized (this) {
+            this.figures = latest;
+            this.publishedAt = System.nanoTime();
+            notifyAll();
+        }
+    }
+
+    /** Whether anything scraped (or is waiting) since {@code nanos} ({@link System#nanoTime()}). */
+    public boolean scrapedSince(long nanos) {
+        return scraped && lastScrape - nanos > 0;
+    }
+
+    /** The figures to show now: the last ones, or, when they are stale on the leader, the next ones. */
+    private ClusterFigures current() {
+        long asked = System.nanoTime();
+        lastScrape = asked;
+        scraped = true;
+        ClusterFigures f = figures;
+        if (!f.leader() || asked - publishedAt <= staleNanos) {
+            return f;
+        }
+        synchronized (this) {
+            long left = MAX_WAIT_NANOS;
+            while (publishedAt - asked < 0 && left > 0) {
+                try {
+                    java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+                left = MAX_WAIT_NANOS - (System.nanoTime() - asked);
+            }
+            return figures;
+        }
     }
 
     public ClusterFigures figures() {
@@ -42,7 +94,7 @@ public final class ClusterCollector implements MultiCollector {
 
     @Override
     public MetricSnapshots collect() {
-        ClusterFigures f = figures;
+        ClusterFigures f = current();
         List<MetricSnapshot> out = new ArrayList<>();
         out.add(gauge("gantry_scheduler_leader", "1 when this controller schedules (and so has the cluster's "
                 + "figures below), 0 on a follower", f.leader() ? 1 : 0));

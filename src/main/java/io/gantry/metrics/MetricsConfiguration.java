@@ -16,7 +16,8 @@ class MetricsConfiguration {
 
     @Bean
     ClusterCollector clusterCollector(MetricsProperties properties, ObjectProvider<PrometheusMeterRegistry> registry) {
-        ClusterCollector collector = new ClusterCollector(properties.maxLabelValues());
+        long stale = Math.max(2_000_000_000L, 2 * properties.refreshInterval().toNanos());
+        ClusterCollector collector = new ClusterCollector(properties.maxLabelValues(), stale);
         registry.ifAvailable(r -> r.getPrometheusRegistry().register(collector));
         return collector;
     }

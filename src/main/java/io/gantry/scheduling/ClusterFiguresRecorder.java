@@ -23,14 +23,19 @@ import io.gantry.metrics.MetricsProperties;
  * Works out the cluster's figures for {@code /metrics} at the end of a scheduling cycle, on the
  * scheduler's thread, from what the scheduler already holds: its live jobs (with the pending reasons
  * it decided) and the nodes and partitions it planned with. A scrape then reads them without a query;
- * the jobs table is never scanned for metrics. At most once per {@code gantry.metrics.refresh-interval}:
- * every submission wakes a cycle, and the figures are a pass over every active job. A job started
+ * the jobs table is never scanned for metrics. At most once per {@code gantry.metrics.refresh-interval},
+ * and only when something scraped since the last time (else once a minute): every submission wakes a
+ * cycle, and the figures are a pass over every active job, which was most of the scheduler thread's
+ * profile under a stream of held submissions when it ran every second for nobody. A scrape that finds them stale
+ * waits for the next cycle's ({@code ClusterCollector}). A job started
  * by a cycle counts as running from the next one (within the scheduler's interval, 1 s by default).
  */
 @Component
 class ClusterFiguresRecorder {
 
     private static final Logger log = LoggerFactory.getLogger(ClusterFiguresRecorder.class);
+    /** With nobody scraping, the figures are still worked out this often, so a first scrape rarely waits. */
+    private static final long UNWATCHED_NANOS = 60_000_000_000L;
 
     private final ClusterService cluster;
     private final SchedulerStats stats;
@@ -54,7 +59,8 @@ class ClusterFiguresRecorder {
             backfillDepth = live.eligible().size();
         }
         long now = System.nanoTime();
-        if (recorded && now - lastRecorded < refreshNanos) {
+        if (recorded && (now - lastRecorded < refreshNanos
+                || !collector.scrapedSince(lastRecorded) && now - lastRecorded < UNWATCHED_NANOS)) {
             return;
         }
         try {

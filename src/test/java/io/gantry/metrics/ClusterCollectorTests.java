@@ -106,4 +106,27 @@ class ClusterCollectorTests {
         assertThat(answer.getHeaders().getContentType().toString()).startsWith("application/openmetrics-text");
         assertThat(answer.getBody()).contains("slurm_jobs_running 3").endsWith("# EOF\n");
     }
+
+    @Test
+    void aScrapeThatFindsStaleFiguresAsksForNewOnesAndWaitsForThem() throws Exception {
+        ClusterCollector collector = new ClusterCollector(10, 0);
+        collector.publish(figures());
+        long before = System.nanoTime();
+        assertThat(collector.scrapedSince(before)).as("nobody has scraped: the scheduler need not work").isFalse();
+
+        java.util.concurrent.CompletableFuture<io.prometheus.metrics.model.snapshots.MetricSnapshots> scrape =
+                java.util.concurrent.CompletableFuture.supplyAsync(collector::collect);
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                .until(() -> collector.scrapedSince(before));
+        assertThat(scrape).as("waits for the scheduler's next figures").isNotDone();
+        ClusterFigures f = figures();
+        collector.publish(new ClusterFigures(true, f.scheduler(), new ClusterFigures.Jobs(7, 5, 0, 1, 2, 10),
+                f.nodesByState(), f.partitions(), f.accounts(), f.users(), f.pendingByReason()));
+
+        io.prometheus.metrics.model.snapshots.MetricSnapshots shown = scrape.get(5, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(shown.stream().filter(m -> m.getMetadata().getPrometheusName().equals("slurm_jobs_running"))
+                .findFirst().orElseThrow().getDataPoints().get(0))
+                .extracting(d -> ((io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot) d).getValue())
+                .isEqualTo(7.0);
+    }
 }
