@@ -66,4 +66,11 @@ public record Preemption(JobId victim, JobId by, Mode mode, boolean reclaim, Str
         Objects.requireNonNull(by, "by");
         Objects.requireNonNull(mode, "mode");
     }
+
+    /** As a record prints itself, without {@code cause} when there is none (as before partition preemption). */
+    @Override
+    public String toString() {
+        return "Preemption[victim=" + victim + ", by=" + by + ", mode=" + mode + ", reclaim=" + reclaim
+                + (cause == null ? "" : ", cause=" + cause) + "]";
+    }
 }
