@@ -408,7 +408,7 @@ final class Scontrol {
                 List.of("Nodes=" + p.path("nodes").asString()),
                 List.of("PriorityJobFactor=1", "PriorityTier=" + p.path("priorityTier").asInt(1), "RootOnly=NO",
                         "ReqResv=NO", "OverSubscribe=NO"),
-                List.of("OverTimeLimit=NONE", "PreemptMode=OFF"),
+                List.of("OverTimeLimit=NONE", "PreemptMode=" + p.path("preemptMode").asString("OFF")),
                 List.of("State=" + p.path("state").asString(), "TotalCPUs=" + p.path("totalCpus").asLong(),
                         "TotalNodes=" + p.path("totalNodes").asInt(), "SelectTypeParameters=NONE"),
                 List.of("JobDefaults=(null)"),

@@ -43,6 +43,7 @@ final class ScontrolConfig {
         // Slurm: "A value of zero prevents any job record purging", which is what Gantry does.
         lines.put("MinJobAge", seconds(config, "minJobAgeSeconds"));
         lines.put("MpiDefault", config.path("mpiDefault").asString("none"));
+        lines.put("PreemptType", config.path("preemptType").asString("preempt/qos"));
         lines.put("PrivateData", config.path("privateJobs").asBoolean() ? "jobs" : "none");
         lines.put("SchedulerParameters", "sched_interval=" + config.path("schedulerIntervalSeconds").asLong()
                 + ",bf_interval=" + config.path("fullPassIntervalSeconds").asLong());

@@ -188,7 +188,8 @@ final class Sinfo {
             Map.entry('b', "ACTIVE_FEATURES"), Map.entry('C', "CPUS(A/I/O/T)"), Map.entry('E', "REASON"),
             Map.entry('s', "JOB_SIZE"), Map.entry('r', "ROOT"), Map.entry('h', "OVERSUBS"), Map.entry('g', "GROUPS"),
             Map.entry('u', "USER"), Map.entry('H', "TIMESTAMP"), Map.entry('n', "HOSTNAMES"), Map.entry('z', "S:C:T"),
-            Map.entry('F', "NODES(A/I/O/T)"), Map.entry('p', "PRIO_TIER"), Map.entry(SinfoFormat.GRES_USED, "GRES_USED"));
+            Map.entry('F', "NODES(A/I/O/T)"), Map.entry('p', "PRIO_TIER"), Map.entry('M', "PREEMPT_MODE"),
+            Map.entry(SinfoFormat.GRES_USED, "GRES_USED"));
 
     private String value(char letter, List<Cell> cells) {
         Cell first = cells.get(0);
@@ -215,6 +216,7 @@ final class Sinfo {
                 yield alloc + "/" + idle + "/" + (cells.size() - alloc - idle) + "/" + cells.size();
             }
             case 'p' -> p.path("priorityTier").asString("1");
+            case 'M' -> p.path("preemptMode").asString("OFF");
             case SinfoFormat.GRES_USED -> n.path("gpus").asInt() > 0
                     ? "gpu:" + (n.hasNonNull("gpuType") ? n.get("gpuType").asString() + ":" : "") + n.path("allocGpus").asInt()
                     : "(null)";

@@ -21,6 +21,7 @@ final class SinfoFormat {
             Map.entry("groups", 'g'), Map.entry("memory", 'm'), Map.entry("nodeaiot", 'F'), Map.entry("nodehost", 'n'),
             Map.entry("nodelist", 'N'), Map.entry("nodes", 'D'), Map.entry("oversubscribe", 'h'),
             Map.entry("partition", 'P'), Map.entry("partitionname", 'R'), Map.entry("prioritytier", 'p'),
+            Map.entry("preemptmode", 'M'),
             Map.entry("reason", 'E'), Map.entry("root", 'r'), Map.entry("size", 's'), Map.entry("statecompact", 't'),
             Map.entry("statelong", 'T'), Map.entry("time", 'l'), Map.entry("timestamp", 'H'), Map.entry("user", 'u'));
 

@@ -26,12 +26,20 @@ public record ClusterLayout(
         Map<String, PartitionSpec> partitions,
         List<SwitchSpec> switches,
         List<BlockSpec> blocks,
-        List<Integer> blockSizes) {
+        List<Integer> blockSizes,
+        io.gantry.engine.Preemption.Type preemptType) {
 
     private static final String PREFIX = "gantry.cluster.";
 
     public ClusterLayout {
         blockSizes = blockSizes == null ? defaultBlockSizes(blocks) : List.copyOf(blockSizes);
+        preemptType = preemptType == null ? io.gantry.engine.Preemption.Type.QOS : preemptType;
+    }
+
+    /** A layout under QOS preemption (preempt/qos). */
+    public ClusterLayout(String name, Map<String, NodeSpec> nodes, Map<String, PartitionSpec> partitions,
+            List<SwitchSpec> switches, List<BlockSpec> blocks, List<Integer> blockSizes) {
+        this(name, nodes, partitions, switches, blocks, blockSizes, null);
     }
 
     /** A layout with the default block sizes. */
@@ -135,7 +143,19 @@ public record ClusterLayout(
      */
     public record PartitionSpec(String name, List<String> nodes, boolean isDefault, Long defaultTimeSeconds,
             Long maxTimeSeconds, int priorityTier, PartitionState state, Long defaultMemPerCpuMb,
-            Long defaultMemPerNodeMb, GpuIdlePolicy gpuIdle) {
+            Long defaultMemPerNodeMb, GpuIdlePolicy gpuIdle, io.gantry.engine.Partition.PreemptMode preemptMode) {
+
+        public PartitionSpec {
+            preemptMode = preemptMode == null ? io.gantry.engine.Partition.PreemptMode.OFF : preemptMode;
+        }
+
+        /** A partition whose jobs no partition preemption stops. */
+        public PartitionSpec(String name, List<String> nodes, boolean isDefault, Long defaultTimeSeconds,
+                Long maxTimeSeconds, int priorityTier, PartitionState state, Long defaultMemPerCpuMb,
+                Long defaultMemPerNodeMb, GpuIdlePolicy gpuIdle) {
+            this(name, nodes, isDefault, defaultTimeSeconds, maxTimeSeconds, priorityTier, state, defaultMemPerCpuMb,
+                    defaultMemPerNodeMb, gpuIdle, null);
+        }
 
         /** A partition without a GPU idle policy. */
         public PartitionSpec(String name, List<String> nodes, boolean isDefault, Long defaultTimeSeconds,
@@ -195,10 +215,11 @@ public record ClusterLayout(
                 members.add(-at - 1, node.name());
                 newPartitions.put(name, new PartitionSpec(p.name(), List.copyOf(members), p.isDefault(),
                         p.defaultTimeSeconds(), p.maxTimeSeconds(), p.priorityTier(), p.state(),
-                        p.defaultMemPerCpuMb(), p.defaultMemPerNodeMb(), p.gpuIdle()));
+                        p.defaultMemPerCpuMb(), p.defaultMemPerNodeMb(), p.gpuIdle(), p.preemptMode()));
             }
         }
-        return new ClusterLayout(name, Map.copyOf(newNodes), Map.copyOf(newPartitions), switches, blocks, blockSizes);
+        return new ClusterLayout(name, Map.copyOf(newNodes), Map.copyOf(newPartitions), switches, blocks, blockSizes,
+                preemptType);
     }
 
     public PartitionSpec defaultPartition() {
@@ -209,12 +230,19 @@ public record ClusterLayout(
 
         private final ClusterProperties config;
         private final List<String> problems = new ArrayList<>();
+        private io.gantry.engine.Preemption.Type preemptType;
 
         Builder(ClusterProperties config) {
             this.config = config;
         }
 
         ClusterLayout build() {
+            io.gantry.engine.Preemption.Type preemptType = io.gantry.engine.Preemption.Type.named(config.preemptType());
+            if (preemptType == null) {
+                problems.add(PREFIX + "preempt-type: must be preempt/qos, preempt/partition_prio or preempt/none, was '"
+                        + config.preemptType() + "'");
+            }
+            this.preemptType = preemptType;
             Map<String, ClusterProperties.NodeSet> nodeSets = nodes();
             Map<String, List<String>> partitionsOfNode = new HashMap<>();
             Map<String, PartitionSpec> partitions = partitions(nodeSets.keySet(), partitionsOfNode);
@@ -238,7 +266,8 @@ public record ClusterLayout(
                     List.copyOf(partitionsOfNode.get(node)), leafOfNode.get(node), blockOfNode.get(node),
                     migOf.get(set), set.shardsPerGpu())));
             String name = config.name() == null || config.name().isBlank() ? "gantry" : config.name();
-            return new ClusterLayout(name, Map.copyOf(nodes), Map.copyOf(partitions), switches, blocks, blockSizes);
+            return new ClusterLayout(name, Map.copyOf(nodes), Map.copyOf(partitions), switches, blocks, blockSizes,
+                    preemptType);
         }
 
         /**
@@ -393,7 +422,8 @@ public record ClusterLayout(
                 List<String> members = new ArrayList<>(new java.util.LinkedHashSet<>(hosts));
                 members.sort(Hostlist.HOST_ORDER);
                 PartitionSpec spec = new PartitionSpec(p.name(), List.copyOf(members), p.isDefault(), defaultTime,
-                        maxTime, p.priorityTier(), state, perCpu, perNode, GpuIdlePolicy.of(key, p, problems));
+                        maxTime, p.priorityTier(), state, perCpu, perNode, GpuIdlePolicy.of(key, p, problems),
+                        preemptMode(key + ".preempt-mode", p.preemptMode()));
                 if (partitions.putIfAbsent(p.name(), spec) != null) {
                     problems.add(key + ".name: duplicate partition name '" + p.name() + "'");
                 }
@@ -402,6 +432,23 @@ public record ClusterLayout(
                 problems.add(PREFIX + "partitions: " + defaults + " partitions are marked default; mark at most one");
             }
             return partitions;
+        }
+
+        /**
+         * A partition's PreemptMode as configured; unset: REQUEUE under preempt/partition_prio (Slurm takes the
+         * cluster-wide PreemptMode, which must then not be OFF), else OFF.
+         */
+        private io.gantry.engine.Partition.PreemptMode preemptMode(String key, String value) {
+            if (value == null || value.isBlank()) {
+                return preemptType == io.gantry.engine.Preemption.Type.PARTITION_PRIO
+                        ? io.gantry.engine.Partition.PreemptMode.REQUEUE : io.gantry.engine.Partition.PreemptMode.OFF;
+            }
+            try {
+                return io.gantry.engine.Partition.PreemptMode.valueOf(value.strip().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                problems.add(key + ": must be OFF, CANCEL, REQUEUE or SUSPEND, was '" + value + "'");
+                return null;
+            }
         }
 
         private List<SwitchSpec> switches(Set<String> known, Map<String, String> leafOfNode) {

@@ -12,6 +12,8 @@ import org.springframework.boot.context.properties.bind.Name;
  * {@code blockSizes} is topology.conf's {@code BlockSizes}: the planning base block size (the
  * smallest, which every block must reach) and the larger aggregate sizes, each a power of two times
  * the one before; empty for the default (the smallest block's size, doubled up to all blocks).
+ * {@code preemptType} is slurm.conf's {@code PreemptType}: {@code preempt/qos} (the default),
+ * {@code preempt/partition_prio} or {@code preempt/none}.
  */
 @ConfigurationProperties("gantry.cluster")
 public record ClusterProperties(
@@ -20,14 +22,23 @@ public record ClusterProperties(
         List<PartitionConfig> partitions,
         List<SwitchConfig> switches,
         List<BlockConfig> blocks,
-        List<Integer> blockSizes) {
+        List<Integer> blockSizes,
+        @DefaultValue("preempt/qos") String preemptType) {
 
+    @org.springframework.boot.context.properties.bind.ConstructorBinding
     public ClusterProperties {
+        preemptType = preemptType == null ? "preempt/qos" : preemptType;
         nodes = nodes == null ? List.of() : List.copyOf(nodes);
         partitions = partitions == null ? List.of() : List.copyOf(partitions);
         switches = switches == null ? List.of() : List.copyOf(switches);
         blocks = blocks == null ? List.of() : List.copyOf(blocks);
         blockSizes = blockSizes == null ? List.of() : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(blockSizes));
+    }
+
+    /** A cluster under QOS preemption (preempt/qos). */
+    public ClusterProperties(String name, List<NodeSet> nodes, List<PartitionConfig> partitions,
+            List<SwitchConfig> switches, List<BlockConfig> blocks, List<Integer> blockSizes) {
+        this(name, nodes, partitions, switches, blocks, blockSizes, null);
     }
 
     /**
@@ -61,22 +72,34 @@ public record ClusterProperties(
      * running job all of whose GPUs read below {@code gpu-idle-threshold-percent} (default
      * {@code gantry.reports.gpu-idle-threshold}) for that long is warned, and after
      * {@code gpu-idle-grace-seconds} (default 0) gets {@code gpu-idle-action} (WARN, REQUEUE or CANCEL;
-     * default WARN).
+     * default WARN). {@code preempt-mode} is Slurm's partition PreemptMode (OFF, CANCEL, REQUEUE or
+     * SUSPEND): how its jobs are stopped for a job of a partition of a higher priority tier under
+     * {@code preempt/partition_prio}; unset: REQUEUE under partition_prio, else OFF.
      */
     public record PartitionConfig(String name, String nodes, @Name("default") boolean isDefault,
             String defaultTime, String maxTime, int priorityTier, @DefaultValue("UP") String state,
             Long defaultMemPerCpu, Long defaultMemPerNode, Long gpuIdleTimeoutSeconds, Double gpuIdleThresholdPercent,
-            Long gpuIdleGraceSeconds, String gpuIdleAction) {
+            Long gpuIdleGraceSeconds, String gpuIdleAction, String preemptMode) {
 
         @org.springframework.boot.context.properties.bind.ConstructorBinding
         public PartitionConfig {
+        }
+
+        /** A partition without its own PreemptMode. */
+        public PartitionConfig(String name, String nodes, boolean isDefault, String defaultTime, String maxTime,
+                int priorityTier, String state, Long defaultMemPerCpu, Long defaultMemPerNode,
+                Long gpuIdleTimeoutSeconds, Double gpuIdleThresholdPercent, Long gpuIdleGraceSeconds,
+                String gpuIdleAction) {
+            this(name, nodes, isDefault, defaultTime, maxTime, priorityTier, state, defaultMemPerCpu,
+                    defaultMemPerNode, gpuIdleTimeoutSeconds, gpuIdleThresholdPercent, gpuIdleGraceSeconds,
+                    gpuIdleAction, null);
         }
 
         /** A partition without a GPU idle policy. */
         public PartitionConfig(String name, String nodes, boolean isDefault, String defaultTime, String maxTime,
                 int priorityTier, String state, Long defaultMemPerCpu, Long defaultMemPerNode) {
             this(name, nodes, isDefault, defaultTime, maxTime, priorityTier, state, defaultMemPerCpu,
-                    defaultMemPerNode, null, null, null, null);
+                    defaultMemPerNode, null, null, null, null, null);
         }
     }
 

@@ -217,11 +217,20 @@ public class ClusterService {
                 .sorted(Comparator.comparing(ClusterLayout.NodeSpec::name, Hostlist.HOST_ORDER))
                 .map(n -> engineNode(n, io.gantry.engine.NodeState.UP))
                 .toList();
-        return new EngineLayout(all, enginePartitions(current, current.nodes().keySet()));
+        return new EngineLayout(all, enginePartitions(current, current.nodes().keySet()), current.preemptType());
     }
 
-    /** Nodes and partitions taken from one layout together: every node a partition names is in the list. */
-    public record EngineLayout(List<io.gantry.engine.Node> nodes, List<io.gantry.engine.Partition> partitions) {
+    /**
+     * Nodes and partitions taken from one layout together: every node a partition names is in the list;
+     * with the cluster's PreemptType.
+     */
+    public record EngineLayout(List<io.gantry.engine.Node> nodes, List<io.gantry.engine.Partition> partitions,
+            io.gantry.engine.Preemption.Type preemptType) {
+
+        /** A layout under QOS preemption (preempt/qos). */
+        public EngineLayout(List<io.gantry.engine.Node> nodes, List<io.gantry.engine.Partition> partitions) {
+            this(nodes, partitions, io.gantry.engine.Preemption.Type.QOS);
+        }
     }
 
     /**
@@ -275,7 +284,7 @@ public class ClusterService {
         List<io.gantry.engine.Node> nodes = readEngineNodes(current);
         Set<String> names = new java.util.HashSet<>();
         nodes.forEach(n -> names.add(n.name()));
-        EngineLayout view = new EngineLayout(nodes, enginePartitions(current, names));
+        EngineLayout view = new EngineLayout(nodes, enginePartitions(current, names), current.preemptType());
         if (nodeGeneration.get() == generation) {
             engineView = view;
         }
@@ -290,7 +299,8 @@ public class ClusterService {
                 .sorted(Comparator.comparing(ClusterLayout.PartitionSpec::name))
                 .map(p -> new io.gantry.engine.Partition(p.name(), p.nodes().stream().filter(names::contains).toList(),
                         p.maxTimeSeconds() == null ? 0 : p.maxTimeSeconds(), p.priorityTier(),
-                        states.getOrDefault(p.name(), p.state()) == PartitionState.UP, p.memoryDefault()))
+                        states.getOrDefault(p.name(), p.state()) == PartitionState.UP, p.memoryDefault(),
+                        p.preemptMode()))
                 .toList();
     }
 
@@ -406,7 +416,8 @@ public class ClusterService {
         return new PartitionView(spec.name(), spec.hostlist(), spec.nodes().size(), cpus, gpus, entity.state(),
                 spec.isDefault(), spec.defaultTimeSeconds(), spec.maxTimeSeconds(), spec.priorityTier(),
                 spec.defaultMemPerCpuMb(), spec.defaultMemPerNodeMb(), spec.gpuIdle() == null ? null
-                        : spec.gpuIdle().withThreshold(spec.gpuIdle().threshold(gpuIdleThreshold)));
+                        : spec.gpuIdle().withThreshold(spec.gpuIdle().threshold(gpuIdleThreshold)),
+                spec.preemptMode().name());
     }
 
     private NodeEntity find(String name) {

@@ -33,7 +33,11 @@ public final class ClusterViews {
             @Schema(description = "MB per node a job that asks for no memory gets (DefMemPerNode); with neither "
                     + "default, such a job gets all of each node's memory") Long defaultMemPerNodeMb,
             @Schema(description = "The partition's GPU idle policy (cluster file gpu-idle-*); null: none")
-            GpuIdlePolicy gpuIdle) {
+            GpuIdlePolicy gpuIdle,
+            @Schema(description = "Slurm's partition PreemptMode (cluster file preempt-mode): how its running jobs "
+                    + "are stopped for a job of a partition of a higher priorityTier under PreemptType="
+                    + "preempt/partition_prio; OFF: never", allowableValues = {"OFF", "CANCEL", "REQUEUE", "SUSPEND"})
+            String preemptMode) {
     }
 
     @Schema(name = "Switch")

@@ -6,10 +6,28 @@ import java.util.Objects;
 /**
  * A partition: a named set of nodes with a time limit and a priority tier. Jobs of a higher tier
  * are scheduled first (Slurm's PriorityTier). {@code maxTimeSeconds <= 0} means no limit.
- * {@code memoryDefault} is what a job that asks for no memory gets on each node.
+ * {@code memoryDefault} is what a job that asks for no memory gets on each node. {@code preemptMode} is
+ * Slurm's partition PreemptMode: how its running jobs are stopped for a job of a partition of a higher
+ * tier under {@link Preemption.Type#PARTITION_PRIO}; {@link PreemptMode#OFF} (the default) means never.
  */
 public record Partition(String name, List<String> nodes, long maxTimeSeconds, int priorityTier, boolean up,
-        MemoryDefault memoryDefault) {
+        MemoryDefault memoryDefault, PreemptMode preemptMode) {
+
+    /** Slurm's partition PreemptMode: OFF, or how its jobs are stopped ({@link #mode()}). */
+    public enum PreemptMode {
+        OFF, CANCEL, REQUEUE, SUSPEND;
+
+        /** How a job of such a partition is stopped; null for OFF (never). */
+        public Preemption.Mode mode() {
+            return this == OFF ? null : Preemption.Mode.valueOf(name());
+        }
+    }
+
+    /** A partition whose jobs no partition preemption stops. */
+    public Partition(String name, List<String> nodes, long maxTimeSeconds, int priorityTier, boolean up,
+            MemoryDefault memoryDefault) {
+        this(name, nodes, maxTimeSeconds, priorityTier, up, memoryDefault, PreemptMode.OFF);
+    }
 
     /** A partition that accounts no memory for jobs that ask for none. */
     public Partition(String name, List<String> nodes, long maxTimeSeconds, int priorityTier, boolean up) {
@@ -20,6 +38,7 @@ public record Partition(String name, List<String> nodes, long maxTimeSeconds, in
         Objects.requireNonNull(name, "name");
         nodes = List.copyOf(nodes);
         memoryDefault = memoryDefault == null ? MemoryDefault.NONE : memoryDefault;
+        preemptMode = preemptMode == null ? PreemptMode.OFF : preemptMode;
         if (priorityTier < 0) {
             throw new IllegalArgumentException("priority tier must not be negative");
         }

@@ -26,7 +26,7 @@ import java.util.OptionalLong;
  *           partition cannot start, the partition is blocked and later jobs there start only by
  *           backfill (or not at all without backfill).</li>
  *       <li>{@link #reclaim}: a job under its account's guarantee stops jobs that borrow it.</li>
- *       <li>{@link #preempt}: a job whose QOS preempts others stops some and starts now.</li>
+ *       <li>{@link #preempt}: a job that may preempt others ({@link PreemptRules}) stops some and starts now.</li>
  *       <li>{@link #reserve}: the first {@code reservationDepth} blocked jobs of each partition (and
  *           starving or selected ones) get the earliest time enough nodes are free for their whole
  *           time limit, held in the profile so that nothing started later can delay them.</li>
@@ -57,6 +57,7 @@ final class QueuePass {
     private final List<Preemption> preemptions = new ArrayList<>();
     /** Guarantees, borrowing and reclaim (issue 16); inactive when no account holds a guarantee. */
     private final QuotaBook quotas;
+    private final PreemptRules rules;
 
     private record Failure(Shape shape, long duration, PendingReason reason) {
     }
@@ -111,6 +112,7 @@ final class QueuePass {
         }
         this.priorities = new Priorities(policy.weights(), now, limits, cluster, oldest);
         this.layouts = new Layouts(cluster);
+        this.rules = new PreemptRules(snapshot, cluster, limits);
         this.blocked = new boolean[cluster.parts.length];
         this.reservations = new int[cluster.parts.length];
     }
@@ -266,8 +268,8 @@ final class QueuePass {
                 return;
             }
         }
-        Qos qos = limits.qos(job.qos());
-        if (qos != null && !qos.preempts().isEmpty() && own == null) {
+        if (own == null) {
+            Qos qos = limits.qos(job.qos());
             Preempting preempting = preempt(job, qos, candidates, end, e.priority);
             if (preempting != null && preempting.started() != null) {
                 starts.add(preempting.started());
@@ -441,8 +443,22 @@ final class QueuePass {
 
 
     /**
-     * Phase 3d: starts {@code job} now by stopping running jobs of the QOS its own may preempt: the
-     * youngest first until it fits, then as few as possible (see {@link #pickVictims}). A job that ran
+     * Phase 3d: starts {@code job} now by stopping running jobs {@link PreemptRules} lets it stop, in each
+     * group of its candidate shapes the rules give in turn, until one makes room (null: none does).
+     */
+    private Preempting preempt(PendingJob job, Qos qos, List<Shape> candidates, long end, Priority priority) {
+        for (List<Shape> shapes : rules.attempts(qos, candidates)) {
+            Preempting preempting = preemptIn(job, qos, shapes, end, priority);
+            if (preempting != null) {
+                return preempting;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Phase 3d in one group of shapes: stops the jobs the rules allow in their order (QOS: the
+     * youngest first) until it fits, then as few as possible (see {@link #pickVictims}). A job that ran
      * less than its QOS's exempt time is never chosen. Jobs already told to stop (in their grace time)
      * count as gone: more are chosen only if they are not enough. When a victim's QOS gives it a grace
      * time (and they are not suspended) the job does not start now: it waits for its victims to end
@@ -450,19 +466,19 @@ final class QueuePass {
      * their resources held meanwhile so that nothing else takes them. Null, with nothing changed, when
      * even all of them would not make room.
      */
-    private Preempting preempt(PendingJob job, Qos qos, List<Shape> candidates, long end, Priority priority) {
+    private Preempting preemptIn(PendingJob job, Qos qos, List<Shape> candidates, long end, Priority priority) {
         List<RunningJob> pool = new ArrayList<>();
         List<RunningJob> going = new ArrayList<>();
         for (RunningJob r : snapshot.running()) {
             if (preempted.contains(r.id()) || !profile.holds(r.id())) {
                 continue;
             }
-            if (!qos.preempts().contains(r.qos())) {
+            if (!rules.mayStop(qos, candidates, r)) {
                 continue;
             }
             if (quotas.stopping(r.id())) {
                 going.add(r);
-            } else if (!exempt(r)
+            } else if (!rules.exempt(r)
                     && (!quotas.active() || quotas.member(r.account()).equals(quotas.member(job.account())))) {
                 // With guarantees, QOS preemption acts within what the job's own account may use.
                 pool.add(r);
@@ -476,8 +492,7 @@ final class QueuePass {
         Shape fit = going.isEmpty() ? null : fittingShape(candidates, end);
         List<RunningJob> taken = new ArrayList<>();
         if (fit == null && !pool.isEmpty()) {
-            pool.sort(Comparator.comparingLong(RunningJob::startTime).reversed().thenComparing(RunningJob::id,
-                    Comparator.reverseOrder()));
+            pool.sort(rules.order());
             Victims victims = pickVictims(pool, candidates, end);
             taken = victims.taken();
             fit = victims.fit();
@@ -490,12 +505,11 @@ final class QueuePass {
         }
         boolean graced = !going.isEmpty();
         for (RunningJob victim : taken) {
-            Qos of = limits.qos(victim.qos());
-            Preemption.Mode mode = qos.modeFor(of);
+            Preemption.Mode mode = rules.mode(qos, victim);
             preempted.add(victim.id());
-            preemptions.add(new Preemption(victim.id(), job.id(), mode));
+            preemptions.add(new Preemption(victim.id(), job.id(), mode, false, rules.cause(candidates, victim)));
             // A suspended job is frozen at once, as Slurm's GraceTime does not apply to SUSPEND.
-            graced |= mode != Preemption.Mode.SUSPEND && of != null && of.graceSeconds() > 0;
+            graced |= mode != Preemption.Mode.SUSPEND && rules.graceSeconds(victim) > 0;
         }
         if (graced) {
             // Its victims hold their resources until they really end: nothing else gets them this cycle.
@@ -504,12 +518,6 @@ final class QueuePass {
             return new Preempting(null, waiting(job, PendingReason.RESOURCES, priority));
         }
         return new Preempting(start(job, fit, nodes.nodes(), end, end, blocked[fit.partition()], priority), null);
-    }
-
-    /** Whether running job {@code r} ran less than its QOS's exempt time, so no QOS preemption chooses it. */
-    private boolean exempt(RunningJob r) {
-        Qos of = limits.qos(r.qos());
-        return of != null && of.preemptExemptSeconds() > 0 && now - r.startTime() < of.preemptExemptSeconds();
     }
 
     /**

@@ -10,9 +10,11 @@ import java.util.List;
  */
 public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, List<Switch> switches,
         List<RunningJob> running, List<PendingJob> pending, List<Qos> qos, List<Association> associations,
-        Policy policy, List<AdvanceReservation> reservations, QuotaTree quotas, Budgets budgets) {
+        Policy policy, List<AdvanceReservation> reservations, QuotaTree quotas, Budgets budgets,
+        Preemption.Type preemptType) {
 
     public Snapshot {
+        preemptType = preemptType == null ? Preemption.Type.QOS : preemptType;
         quotas = quotas == null ? QuotaTree.NONE : quotas;
         budgets = budgets == null ? Budgets.NONE : budgets;
         reservations = reservations == null ? List.of() : List.copyOf(reservations);
@@ -24,6 +26,14 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         qos = List.copyOf(qos);
         associations = List.copyOf(associations);
         policy = policy == null ? Policy.defaults() : policy;
+    }
+
+    /** A snapshot under QOS preemption (preempt/qos). */
+    public Snapshot(long now, List<Node> nodes, List<Partition> partitions, List<Switch> switches,
+            List<RunningJob> running, List<PendingJob> pending, List<Qos> qos, List<Association> associations,
+            Policy policy, List<AdvanceReservation> reservations, QuotaTree quotas, Budgets budgets) {
+        this(now, nodes, partitions, switches, running, pending, qos, associations, policy, reservations, quotas,
+                budgets, Preemption.Type.QOS);
     }
 
     /** A snapshot without TRES-minutes budgets. */
@@ -67,6 +77,7 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         b.reservations = reservations;
         b.quotas = quotas;
         b.budgets = budgets;
+        b.preemptType = preemptType;
         return b;
     }
 
@@ -83,6 +94,7 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         private List<AdvanceReservation> reservations = List.of();
         private QuotaTree quotas = QuotaTree.NONE;
         private Budgets budgets = Budgets.NONE;
+        private Preemption.Type preemptType = Preemption.Type.QOS;
 
         public Builder now(long v) { now = v; return this; }
         public Builder nodes(List<Node> v) { nodes = v; return this; }
@@ -96,10 +108,11 @@ public record Snapshot(long now, List<Node> nodes, List<Partition> partitions, L
         public Builder reservations(List<AdvanceReservation> v) { reservations = v; return this; }
         public Builder quotas(QuotaTree v) { quotas = v; return this; }
         public Builder budgets(Budgets v) { budgets = v; return this; }
+        public Builder preemptType(Preemption.Type v) { preemptType = v; return this; }
 
         public Snapshot build() {
             return new Snapshot(now, nodes, partitions, switches, running, pending, qos, associations, policy,
-                    reservations, quotas, budgets);
+                    reservations, quotas, budgets, preemptType);
         }
     }
 }

@@ -321,7 +321,7 @@ class SchedulingCycle {
         Snapshot snapshot = Snapshot.builder().now(now.getEpochSecond()).nodes(layout.nodes())
                 .partitions(layout.partitions()).switches(cluster.engineSwitches()).running(running)
                 .pending(schedulable).qos(limits.qos()).associations(limits.associations()).policy(policy)
-                .reservations(reservations.current()).budgets(accounting.engineBudgets())
+                .reservations(reservations.current()).budgets(accounting.engineBudgets()).preemptType(layout.preemptType())
                 .quotas(new io.gantry.engine.QuotaTree(limits.quotas(), quotaProperties.minRuntime().toSeconds(),
                         reclaims.stoppingIds(), reclaims.borrowing(), reclaims.borrowedAt())).build();
         Plan plan = engine.plan(snapshot);
@@ -619,15 +619,15 @@ class SchedulingCycle {
                 }
                 continue;
             }
-            String detail = "preempted by job " + by.displayId() + " (QOS " + by.qos() + " may preempt QOS "
-                    + victim.qos() + ")";
+            String detail = "preempted by job " + by.displayId() + " (" + (p.cause() != null ? p.cause()
+                    : "QOS " + by.qos() + " may preempt QOS " + victim.qos()) + ")";
             if (p.mode() == io.gantry.engine.Preemption.Mode.SUSPEND) {
                 // Frozen on its nodes; what it holds goes to the preemptor, which starts in this transaction.
                 completion.suspend(victim.row(), now, detail + "; suspended until what it held is free again")
                         .ifPresent(j -> suspended.add(target(j)));
                 continue;
             }
-            long grace = planned.graceSeconds().getOrDefault(victim.qos(), 0L);
+            long grace = p.cause() != null ? 0 : planned.graceSeconds().getOrDefault(victim.qos(), 0L); // partition: none
             if (grace > 0) {
                 // Slurm's GraceTime: warned now so it can checkpoint, stopped when its grace is over; the
                 // preemptor waits for it (the engine holds the victim's resources for it meanwhile).

@@ -66,7 +66,9 @@ class ConfigController {
             @Schema(description = "gantry.agents.health-check-interval in seconds (HealthCheckInterval)")
             long healthCheckIntervalSeconds,
             @Schema(description = "gantry.agents.allow-root-jobs (DisableRootJobs is its opposite)") boolean allowRootJobs,
-            @Schema(description = "gantry.steps.mpi-default (MpiDefault)") String mpiDefault) {
+            @Schema(description = "gantry.steps.mpi-default (MpiDefault)") String mpiDefault,
+            @Schema(description = "gantry.cluster.preempt-type (PreemptType)", allowableValues = {"preempt/qos",
+                    "preempt/partition_prio", "preempt/none"}) String preemptType) {
     }
 
     @Operation(operationId = "getConfig", summary = "The controller's settings, as scontrol show config prints them")
@@ -75,6 +77,7 @@ class ConfigController {
         return new Config(cluster.name(), bootTime, jobs.maxArraySize(), jobs.privateJobs(), 0,
                 scheduler.interval().toSeconds(), scheduler.fullPassInterval().toSeconds(),
                 agents.killWait().toSeconds(), agents.heartbeatTimeout().toSeconds(),
-                agents.healthCheckInterval().toSeconds(), agents.allowRootJobs(), mpiDefault);
+                agents.healthCheckInterval().toSeconds(), agents.allowRootJobs(), mpiDefault,
+                io.gantry.engine.Preemption.Type.named(cluster.preemptType()).slurmName());
     }
 }

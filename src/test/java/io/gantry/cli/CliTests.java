@@ -341,6 +341,42 @@ class CliTests {
         }
     }
 
+    /** Answers the partitions and nodes of a cluster with a scavenger partition that is cancelled for higher tiers. */
+    private static final class Tiers extends ControllerApiStub {
+        private static final String SCAVENGER = """
+                {"name":"scavenger","nodes":"cpu001","totalNodes":1,"totalCpus":64,"totalGpus":0,"state":"UP",
+                 "isDefault":false,"defaultTimeSeconds":null,"maxTimeSeconds":null,"priorityTier":0,
+                 "preemptMode":"CANCEL"}""";
+
+        @Override
+        public JsonNode get(String path) {
+            if (path.startsWith("/api/v1/partitions/")) {
+                return HttpControllerApi.JSON.readTree(SCAVENGER);
+            }
+            if (path.startsWith("/api/v1/partitions")) {
+                return HttpControllerApi.JSON.readTree("{\"items\":[" + SCAVENGER + "],\"page\":0,\"size\":1000,\"total\":1}");
+            }
+            return HttpControllerApi.JSON.readTree("""
+                    {"items":[{"name":"cpu001","state":"IDLE","cpus":64,"memoryMb":256000,"gpus":0,"features":[],
+                    "allocCpus":0,"allocMemoryMb":0,"allocGpus":0,"partitions":["scavenger"]}],"page":0,"size":1000,
+                    "total":1}""");
+        }
+    }
+
+    @Test
+    void aPartitionsPreemptModeIsShownByScontrolAndSinfo() {
+        assertThat(Cli.run(env(Map.of(), "", new Tiers()), "scontrol", List.of("show", "partition", "scavenger")))
+                .isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("   OverTimeLimit=NONE PreemptMode=CANCEL\n");
+        out.reset();
+        assertThat(Cli.run(env(Map.of(), "", new Tiers()), "sinfo", List.of("-o", "%P %p %M"))).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("PARTITION PRIO_TIER PREEMPT_MODE\nscavenger 0 CANCEL\n");
+        out.reset();
+        assertThat(Cli.run(env(Map.of(), "", new Tiers()), "sinfo", List.of("-O", "partition:10,preemptmode:8")))
+                .isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("PARTITION PREEMPT_\nscavenger CANCEL  \n");
+    }
+
     @Test
     void sacctPrintsWhatWorkflowEnginesParse() {
         Accounting api = new Accounting();

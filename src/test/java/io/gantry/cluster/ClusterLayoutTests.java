@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.gantry.engine.Partition;
+import io.gantry.engine.Preemption;
+
 import org.junit.jupiter.api.Test;
 
 import io.gantry.cluster.ClusterProperties.BlockConfig;
@@ -243,6 +246,35 @@ class ClusterLayoutTests {
                 + "(gpus) to split; was 4");
     }
 
+    @Test
+    void preemptTypeAndPartitionPreemptModesAreSlurmsAndAnUnsetModeFollowsTheType() {
+        Fixture fixture = config();
+        assertThat(ClusterLayout.from(fixture.build()).preemptType()).isEqualTo(Preemption.Type.QOS);
+        assertThat(ClusterLayout.from(fixture.build()).partitions().get("cpu").preemptMode())
+                .as("unset, under preempt/qos").isEqualTo(Partition.PreemptMode.OFF);
+
+        fixture.preemptType = "preempt/partition_prio";
+        fixture.partitions.set(2, new PartitionConfig("all", "gpu[01-04],cpu[1-2]", false, null, "UNLIMITED", 0, "UP",
+                null, null, null, null, null, null, "suspend"));
+        ClusterLayout layout = ClusterLayout.from(fixture.build());
+        assertThat(layout.preemptType()).isEqualTo(Preemption.Type.PARTITION_PRIO);
+        assertThat(layout.partitions().get("all").preemptMode()).isEqualTo(Partition.PreemptMode.SUSPEND);
+        assertThat(layout.partitions().get("cpu").preemptMode()).as("unset, under partition_prio")
+                .isEqualTo(Partition.PreemptMode.REQUEUE);
+    }
+
+    @Test
+    void anUnknownPreemptTypeOrPartitionPreemptModeStopsStartUpNamingTheKey() {
+        Fixture fixture = config();
+        fixture.preemptType = "preempt/tiers";
+        fixture.partitions.set(1, new PartitionConfig("cpu", "cpu[1-2]", false, "60", "1-00:00:00", 1, "UP", null, null,
+                null, null, null, null, "GANG"));
+        assertProblem(fixture, "gantry.cluster.preempt-type: must be preempt/qos, preempt/partition_prio or "
+                + "preempt/none, was 'preempt/tiers'");
+        assertProblem(fixture, "gantry.cluster.partitions[1].preempt-mode: must be OFF, CANCEL, REQUEUE or SUSPEND, "
+                + "was 'GANG'");
+    }
+
     private static Fixture config() {
         return new Fixture();
     }
@@ -265,9 +297,10 @@ class ClusterLayoutTests {
                 new BlockConfig("b2", "cpu[1-2]")));
 
         final List<Integer> blockSizes = new ArrayList<>();
+        String preemptType;
 
         ClusterProperties build() {
-            return new ClusterProperties("test", nodes, partitions, switches, blocks, blockSizes);
+            return new ClusterProperties("test", nodes, partitions, switches, blocks, blockSizes, preemptType);
         }
     }
 }

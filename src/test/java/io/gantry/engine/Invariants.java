@@ -47,7 +47,10 @@ final class Invariants {
             require(startedNow.contains(p.by()), "preempted for a job that did not start: " + p.by());
             Qos byQos = qosByName.get(s.pending().stream().filter(j -> j.id().equals(p.by())).findFirst().orElseThrow()
                     .qos());
-            require(byQos != null && byQos.preempts().contains(victim.qos()), "preempted a QOS not on the list");
+            // Partition preemption (preempt/partition_prio) is checked by PartitionPreemptionTests.
+            require(s.preemptType() != Preemption.Type.QOS || byQos != null && byQos.preempts().contains(victim.qos()),
+                    "preempted a QOS not on the list");
+            require(s.preemptType() != Preemption.Type.NONE, "preempted under preempt/none");
         }
         for (RunningJob r : s.running()) {
             if (victims.contains(r.id())) {
