@@ -79,7 +79,8 @@ public class SchedulerJobs {
             + " cpus_per_task, memory_mb, gpus, gpus_per_node, gpu_type, constraints, exclusive, dependency,"
             + " array_max_running, partition, start_time, allocation, requeue, simulated_run_seconds,"
             + " simulated_exit_code, reason, priority, expected_start_time, reservation, nodelist, exclude,"
-            + " switches_spec, max_nodes, time_min_seconds, segment_size, exclusive_mode, shards FROM jobs";
+            + " switches_spec, max_nodes, time_min_seconds, segment_size, exclusive_mode, shards, suspended_by,"
+            + " kill_on_invalid_dep FROM jobs";
 
     private static ActiveJob row(java.sql.ResultSet rs, int n) throws java.sql.SQLException {
         long simulatedRun = rs.getLong("simulated_run_seconds");
@@ -101,7 +102,8 @@ public class SchedulerJobs {
                 rs.getString("reservation"), rs.getString("nodelist"), rs.getString("exclude"),
                 rs.getString("switches_spec"), (Integer) rs.getObject("max_nodes", Integer.class),
                 (Long) rs.getObject("time_min_seconds", Long.class), (Integer) rs.getObject("segment_size", Integer.class),
-                rs.getString("exclusive_mode"), (Integer) rs.getObject("shards", Integer.class));
+                rs.getString("exclusive_mode"), (Integer) rs.getObject("shards", Integer.class),
+                rs.getString("suspended_by"), (Boolean) rs.getObject("kill_on_invalid_dep", Boolean.class));
     }
 
     private static Instant instant(java.sql.ResultSet rs, String column) throws java.sql.SQLException {
@@ -345,6 +347,6 @@ public class SchedulerJobs {
                 j.startTime(), JobAllocation.decode(j.allocation()), j.requeue(), j.simulatedRunSeconds(),
                 j.simulatedExitCode(), j.reason(), j.priority(), j.expectedStartTime(), j.reservation(),
                 j.nodelist(), j.exclude(), j.switches(), j.maxNodes(), j.timeMinSeconds(), j.segment(),
-                j.exclusiveMode(), j.shards());
+                j.exclusiveMode(), j.shards(), j.suspendedBy(), j.killOnInvalidDep());
     }
 }
