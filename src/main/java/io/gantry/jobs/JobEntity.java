@@ -175,6 +175,7 @@ class JobEntity {
         this.simulatedExitCode = spec.simulatedExitCode();
         this.umask = spec.umask();
         this.signal = spec.signal();
+        this.killOnInvalidDep = spec.killOnInvalidDep();
         this.switches = spec.switches();
         this.timeMinSeconds = spec.timeMinSeconds();
         this.segment = spec.segment();
@@ -375,6 +376,12 @@ class JobEntity {
         this.endTime = at;
         this.reason = PendingReason.NONE.slurmName();
         this.expectedStartTime = null;
+    }
+
+    /** Cancelled while pending because its dependency can never be satisfied, which stays its reason, as in Slurm. */
+    void cancelForInvalidDependency(Instant at) {
+        cancelPending(at);
+        this.reason = PendingReason.DEPENDENCY_NEVER_SATISFIED.slurmName();
     }
 
     void setHold(Hold hold, Instant now) {

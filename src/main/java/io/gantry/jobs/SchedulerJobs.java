@@ -291,6 +291,25 @@ public class SchedulerJobs {
         return true;
     }
 
+    /**
+     * Cancels the pending jobs whose dependency can never be satisfied and that are to be killed for it
+     * (sbatch {@code --kill-on-invalid-dep=yes}, or the cluster's {@code kill_invalid_depend}), as slurmctld
+     * does, in a transaction of its own; returns the rows it cancelled (those still pending).
+     */
+    @Transactional
+    public List<Long> cancelForInvalidDependency(Collection<Long> rows, Instant at) {
+        List<Long> cancelled = new java.util.ArrayList<>();
+        for (JobEntity job : jobs.findAllById(rows)) {
+            if (job.state() == JobState.PENDING) {
+                job.cancelForInvalidDependency(at);
+                events.save(new JobEventEntity(job.id(), at, JobState.CANCELLED.name(), "cancelled: its dependency "
+                        + job.dependency() + " can never be satisfied (--kill-on-invalid-dep)"));
+                cancelled.add(job.id());
+            }
+        }
+        return cancelled;
+    }
+
     /** Puts a job that lost its node back in the queue (it allows requeue). */
     @Transactional(propagation = Propagation.MANDATORY)
     public void requeueAfterFailure(long row, Instant at, String detail) {
