@@ -466,6 +466,14 @@ class AgentService {
         }
     }
 
+    /** Jobs an operator suspended (scontrol suspend) are frozen on every node they run on, thawed when resumed. */
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(io.gantry.jobs.JobsFrozen event) {
+        for (io.gantry.jobs.JobsFrozen.Target t : event.targets()) {
+            t.nodes().forEach(node -> hub.deliver(node, List.of(Command.suspend(t.jobId(), event.frozen()))));
+        }
+    }
+
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(JobsPreempted event) {
         for (JobsPreempted.Victim v : event.victims()) {

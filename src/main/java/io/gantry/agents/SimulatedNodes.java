@@ -43,6 +43,8 @@ class SimulatedNodes {
     /** Jobs "running" on simulated nodes, by the time they end; one thread ends all that are due together. */
     private final PriorityQueue<Due> due = new PriorityQueue<>(Comparator.comparing(Due::at).thenComparingLong(Due::row));
     private final Map<Long, Due> byRow = new HashMap<>();
+    /** Jobs an operator suspended: their end as it was due, and how much of their run was left. */
+    private final Map<Long, Frozen> frozen = new HashMap<>();
     private final Thread runner = new Thread(this::loop, "gantry-simulated-nodes");
 
     /** A job's end on its simulated node, due at {@code at}; {@code failures}: attempts that failed so far. */
@@ -57,6 +59,9 @@ class SimulatedNodes {
             long delaySeconds = Math.min(60, 1L << Math.min(failures, 6));
             return new Due(row, now.plusSeconds(delaySeconds), state, exitCode, detail, id, failures + 1);
         }
+    }
+
+    private record Frozen(Due end, Duration left) {
     }
 
     SimulatedNodes(ClusterService cluster, JobCompletion completion, Clock clock) {
@@ -92,9 +97,33 @@ class SimulatedNodes {
         event.jobRows().forEach(this::stopIfRunningHere);
     }
 
+    /**
+     * A job an operator suspended stops its simulated run's clock, and runs what was left of it once resumed,
+     * as a frozen job's processes make no progress.
+     */
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    synchronized void on(io.gantry.jobs.JobsFrozen event) {
+        Instant now = clock.instant();
+        for (io.gantry.jobs.JobsFrozen.Target t : event.targets()) {
+            if (event.frozen()) {
+                Due end = byRow.remove(t.row());
+                if (end != null) {
+                    due.remove(end);
+                    frozen.put(t.row(), new Frozen(end, Duration.between(now, end.at())));
+                }
+            } else {
+                Frozen f = frozen.remove(t.row());
+                if (f != null) {
+                    Due end = f.end();
+                    schedule(new Due(end.row(), now.plus(f.left()), end.state(), end.exitCode(), end.detail(), end.id()));
+                }
+            }
+        }
+    }
+
     /** Only jobs "running" here: a job on a real node ends when its agent confirms the kill. */
     private synchronized void stopIfRunningHere(long row) {
-        if (byRow.containsKey(row)) {
+        if (byRow.containsKey(row) || frozen.remove(row) != null) {
             stop(row);
         }
     }

@@ -8,7 +8,7 @@ import java.util.Locale;
  * although nothing changed: it is how a stolen join token shows); {@code ROTATE} a new join token.
  */
 public enum AuditAction {
-    CREATE, UPDATE, DELETE, CANCEL, HOLD, RELEASE, REQUEUE, REVOKE, SIGNAL, ROTATE, JOIN, JOIN_REFUSED;
+    CREATE, UPDATE, DELETE, CANCEL, HOLD, RELEASE, REQUEUE, REVOKE, SIGNAL, ROTATE, JOIN, JOIN_REFUSED, SUSPEND, RESUME;
 
     public String text() {
         return name().toLowerCase(Locale.ROOT);

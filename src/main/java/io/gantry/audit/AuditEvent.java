@@ -14,7 +14,7 @@ public record AuditEvent(
                 "AGENT"})
         String actorRole,
         @Schema(allowableValues = {"create", "update", "delete", "cancel", "hold", "release", "requeue", "revoke",
-                "signal", "rotate", "join", "join_refused"}) String action,
+                "signal", "rotate", "join", "join_refused", "suspend", "resume"}) String action,
         @Schema(allowableValues = {"user", "account", "association", "qos", "coordinators", "reservation", "node", "job",
                 "join_token"})
         String entityType,

@@ -11,7 +11,8 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * {@code scontrol}: {@code show job|step|node|partition|reservation|hostnames|hostlist}, {@code hold}, {@code release},
- * {@code requeue}, {@code update JobId=..|NodeName=..} and {@code ping}, printed in Slurm's key=value layout.
+ * {@code requeue}, {@code suspend}, {@code resume}, {@code update JobId=..|NodeName=..} and {@code ping}, printed in
+ * Slurm's key=value layout.
  */
 final class Scontrol {
 
@@ -47,6 +48,7 @@ final class Scontrol {
             case "hold", "uhold" -> action(rest, "hold");
             case "release" -> action(rest, "release");
             case "requeue" -> action(rest, "requeue");
+            case "suspend", "resume" -> suspend(rest, command);
             case "update" -> update(rest);
             case "ping" -> ping();
             case "version", "--version" -> {
@@ -432,6 +434,35 @@ final class Scontrol {
                 } catch (ControllerApi.ApiException e) {
                     env.err().println(e.status() == 404 ? "Invalid job id specified for job " + id
                             : "scontrol: error: " + action + " of job " + id + ": " + e.getMessage());
+                    code = 1;
+                }
+            }
+        }
+        return code;
+    }
+
+    /**
+     * {@code scontrol suspend|resume job_list}: silent on success; each job refused is a line on stderr in
+     * Slurm's words ({@code Job is not running for job 12}), and the exit code 1.
+     */
+    private int suspend(List<String> ids, String action) {
+        if (ids.isEmpty()) {
+            env.err().println("Invalid job id specified");
+            return 1;
+        }
+        ControllerApi api = env.api().get();
+        int code = 0;
+        for (String operand : ids) {
+            String list = operand.replaceFirst("(?i)^(jobid|job)=", "");
+            for (String id : Scancel.expandIds(list)) {
+                try {
+                    api.post("/api/v1/jobs/" + HttpControllerApi.encode(id) + "/" + action, null);
+                } catch (ControllerApi.ApiException e) {
+                    // The problem's detail starts with Slurm's words, then says more after a colon.
+                    String words = e.status() == 404 ? "Invalid job id specified"
+                            : e.getMessage().contains(": ") ? e.getMessage().substring(0, e.getMessage().indexOf(": "))
+                            : e.getMessage();
+                    env.err().println(words + " for job " + id);
                     code = 1;
                 }
             }

@@ -14,8 +14,8 @@ import java.util.Objects;
  * {@code ,} and {@code ?} is rejected (Slurm documents it as unsupported but quietly treats the
  * whole list as {@code ?}); a {@code +minutes} delay is accepted on {@code after} only (Slurm
  * takes it on every type but only {@code after} uses it) and applies to its own job id only (Slurm
- * carries it over to the ids after it); {@code aftercorr} and {@code afterburstbuffer} are
- * rejected as unsupported. As in Slurm, a bare job id means {@code afterany}, type names are
+ * carries it over to the ids after it); {@code afterburstbuffer} is rejected as unsupported.
+ * As in Slurm, a bare job id means {@code afterany}, type names are
  * case-insensitive, and {@code 123_*} names the whole array, the same as {@code 123}.
  *
  * @param anyOf whether one condition is enough ({@code ?}) rather than all of them ({@code ,})
@@ -45,7 +45,13 @@ public record DependencySpec(boolean anyOf, boolean singleton, List<Condition> c
         /** The other job has completed with exit code zero. */
         AFTEROK,
         /** The other job has ended in a failed state. */
-        AFTERNOTOK;
+        AFTERNOTOK,
+        /**
+         * Each task of this array waits for the task of the other array with its own task id to complete with
+         * exit code zero; where the other job has no such task (or this job is no array), for the whole other
+         * job to, as Slurm's {@code aftercorr}.
+         */
+        AFTERCORR;
 
         /** Slurm's spelling, as written in {@code --dependency}. */
         public String slurmName() {
@@ -145,8 +151,8 @@ public record DependencySpec(boolean anyOf, boolean singleton, List<Condition> c
             }
         }
         switch (lower) {
-            case "aftercorr", "afterburstbuffer" -> throw new JobSpecException(WHAT, text, "'" + name + "' at position "
-                    + position + " is a Slurm dependency type Gantry does not support; use after, afterany, afterok, afternotok or singleton");
+            case "afterburstbuffer" -> throw new JobSpecException(WHAT, text, "'" + name + "' at position "
+                    + position + " is a Slurm dependency type Gantry does not support; use after, afterany, afterok, afternotok, aftercorr or singleton");
             case "singleton" -> throw new JobSpecException(WHAT, text, "singleton at position " + position + " takes no job ids");
             default -> throw new JobSpecException(WHAT, text, typeProblem(name, position));
         }
@@ -154,7 +160,7 @@ public record DependencySpec(boolean anyOf, boolean singleton, List<Condition> c
 
     private static String typeProblem(String name, int position) {
         return "'" + name + "' at position " + position
-                + " is not a dependency type; use after, afterany, afterok, afternotok or singleton";
+                + " is not a dependency type; use after, afterany, afterok, afternotok, aftercorr or singleton";
     }
 
     /** {@code 123}, {@code 123_4}, {@code 123_*} or (for after) {@code 123+10}. */
@@ -210,6 +216,21 @@ public record DependencySpec(boolean anyOf, boolean singleton, List<Condition> c
         catch (NumberFormatException tooLarge) {
             throw new JobSpecException(WHAT, text, what + " at position " + start + " is too large");
         }
+    }
+
+    /**
+     * sbatch's {@code --kill-on-invalid-dep=yes|no}, in any case: whether a job whose dependency can never be
+     * satisfied is cancelled rather than left pending with reason DependencyNeverSatisfied.
+     * @throws IllegalArgumentException for any other value (sbatch ignores it silently)
+     */
+    public static boolean killOnInvalidDep(String value) {
+        if ("yes".equalsIgnoreCase(value)) {
+            return true;
+        }
+        if ("no".equalsIgnoreCase(value)) {
+            return false;
+        }
+        throw new IllegalArgumentException("'" + value + "' is neither yes nor no");
     }
 
     private static boolean isDigit(char c) {

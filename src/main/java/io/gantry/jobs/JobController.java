@@ -183,6 +183,35 @@ class JobController {
         return retrying(() -> jobs.requeue(id, caller));
     }
 
+    @Operation(operationId = "suspendJob", summary = "Suspend a running job, like scontrol suspend (OPERATOR)",
+            description = "Freezes the job's processes on its nodes (every running task of an array id). It stays "
+                    + "SUSPENDED, keeping its CPUs, memory and GPUs (no other job gets them), until an operator resumes "
+                    + "it; its time limit does not run meanwhile. Its history says who suspended it.")
+    @ApiResponse(responseCode = "403", description = "Access/permission denied: not an OPERATOR or ADMIN",
+            content = @Content(mediaType = MediaType.APPLICATION_PROBLEM_JSON_VALUE,
+                    schema = @Schema(implementation = ProblemDetail.class)))
+    @ApiResponse(responseCode = "409", description = "Job is not running (the detail says its state)",
+            content = @Content(mediaType = MediaType.APPLICATION_PROBLEM_JSON_VALUE,
+                    schema = @Schema(implementation = ProblemDetail.class)))
+    @PostMapping("/{id}/suspend")
+    ActionResult suspendJob(@PathVariable String id, CurrentUser caller) {
+        return retrying(() -> jobs.suspend(id, caller));
+    }
+
+    @Operation(operationId = "resumeJob", summary = "Resume a job an operator suspended, like scontrol resume (OPERATOR)",
+            description = "Thaws its processes; it runs on what it kept. A job suspended for its preemptor "
+                    + "(PreemptMode SUSPEND) resumes on its own when what it held is free again.")
+    @ApiResponse(responseCode = "403", description = "Access/permission denied: not an OPERATOR or ADMIN",
+            content = @Content(mediaType = MediaType.APPLICATION_PROBLEM_JSON_VALUE,
+                    schema = @Schema(implementation = ProblemDetail.class)))
+    @ApiResponse(responseCode = "409", description = "Job is not suspended (by an operator)",
+            content = @Content(mediaType = MediaType.APPLICATION_PROBLEM_JSON_VALUE,
+                    schema = @Schema(implementation = ProblemDetail.class)))
+    @PostMapping("/{id}/resume")
+    ActionResult resumeJob(@PathVariable String id, CurrentUser caller) {
+        return retrying(() -> jobs.resume(id, caller));
+    }
+
     @Operation(operationId = "updateJob", summary = "Change a pending job; raising a running job's time limit needs OPERATOR")
     @PatchMapping("/{id}")
     JobView updateJob(@PathVariable String id, @Valid @RequestBody JobUpdate update, CurrentUser caller) {

@@ -115,6 +115,10 @@ class JobEntity {
     private Long maxRssBytes;
     /** The run's CPU time (all its processes) as its node measured it; null when not known. */
     private Long totalCpuMillis;
+    /** Who suspended it with scontrol suspend (it keeps what it holds until resumed); null otherwise. */
+    private String suspendedBy;
+    /** sbatch --kill-on-invalid-dep: cancelled (true) or left pending (false) when its dependency can never hold; null: the cluster's default. */
+    private Boolean killOnInvalidDep;
     @Version
     private long version;
 
@@ -171,6 +175,7 @@ class JobEntity {
         this.simulatedExitCode = spec.simulatedExitCode();
         this.umask = spec.umask();
         this.signal = spec.signal();
+        this.killOnInvalidDep = spec.killOnInvalidDep();
         this.switches = spec.switches();
         this.timeMinSeconds = spec.timeMinSeconds();
         this.segment = spec.segment();
@@ -301,8 +306,9 @@ class JobEntity {
 
     void requestCancel() {
         this.cancelRequested = true;
-        if (state != JobState.SUSPENDED) {
-            // A suspended job holds nothing: it stays SUSPENDED until its node confirms the kill.
+        if (state != JobState.SUSPENDED || suspendedBy != null) {
+            // A job suspended for its preemptor holds nothing: it stays SUSPENDED until its node confirms the
+            // kill; one an operator suspended holds what it had, and gives it back once stopped, as a running one.
             this.state = JobState.COMPLETING;
         }
         this.endState = JobState.CANCELLED;
@@ -313,9 +319,24 @@ class JobEntity {
         this.state = JobState.SUSPENDED;
     }
 
+    /** Suspended by an operator (scontrol suspend): frozen, and keeping all it holds until resumed. */
+    void suspendBy(String operator) {
+        this.state = JobState.SUSPENDED;
+        this.suspendedBy = operator;
+    }
+
     /** Resumed on what it held before it was suspended. */
     void resume() {
         this.state = JobState.RUNNING;
+        this.suspendedBy = null;
+    }
+
+    String suspendedBy() {
+        return suspendedBy;
+    }
+
+    Boolean killOnInvalidDep() {
+        return killOnInvalidDep;
     }
 
     /**
@@ -357,6 +378,12 @@ class JobEntity {
         this.expectedStartTime = null;
     }
 
+    /** Cancelled while pending because its dependency can never be satisfied, which stays its reason, as in Slurm. */
+    void cancelForInvalidDependency(Instant at) {
+        cancelPending(at);
+        this.reason = PendingReason.DEPENDENCY_NEVER_SATISFIED.slurmName();
+    }
+
     void setHold(Hold hold, Instant now) {
         this.hold = hold;
         this.reason = switch (hold) {
@@ -387,6 +414,7 @@ class JobEntity {
         this.endState = null;
         this.batchHost = null;
         this.launched = false;
+        this.suspendedBy = null;
     }
 
     void update(String name, Long timeLimitSeconds, String partitions, String qos, Integer nice, String constraints) {

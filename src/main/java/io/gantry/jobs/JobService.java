@@ -397,6 +397,90 @@ public class JobService {
         return new ActionResult(requeued, List.of(), "requeued");
     }
 
+    /**
+     * scontrol suspend: freezes the running jobs {@code id} names (a job, every running task of an array, or
+     * one task) on their nodes. Unlike a job suspended for its preemptor, each keeps all it holds (no other
+     * job gets its CPUs, memory or GPUs), the scheduler never resumes it, and its time limit does not run
+     * while it is frozen. Operators only, as in Slurm; refused in Slurm's words.
+     */
+    @Transactional
+    public ActionResult suspend(String id, CurrentUser caller) {
+        operatorOnly(caller, "suspend");
+        List<JobEntity> targets = visible(findAll(id), id, caller);
+        JobAudit.Trail trail = audit.before(id, targets, caller);
+        Instant now = clock.instant();
+        List<JobsFrozen.Target> frozen = new ArrayList<>();
+        for (JobEntity job : targets) {
+            if (job.state() == JobState.RUNNING) {
+                job.suspendBy(caller.username());
+                event(job, now, "SUSPENDED", "suspended by " + caller.username()
+                        + " (scontrol suspend); it keeps what it holds until resumed");
+                frozen.add(frozen(job));
+            }
+        }
+        if (frozen.isEmpty()) {
+            throw GantryException.conflict("Job is not running: job " + id + " is " + states(targets));
+        }
+        jobs.saveAll(targets);
+        trail.record(AuditAction.SUSPEND);
+        publisher.publishEvent(new JobsFrozen(frozen, true));
+        publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "SUSPENDED"));
+        return new ActionResult(frozen.stream().map(JobsFrozen.Target::jobId).toList(), List.of(), "suspended");
+    }
+
+    /**
+     * scontrol resume: thaws the jobs {@code id} names that an operator suspended; they run on what they
+     * kept. A job suspended for its preemptor is not one: it resumes on its own when what it held is free.
+     */
+    @Transactional
+    public ActionResult resume(String id, CurrentUser caller) {
+        operatorOnly(caller, "resume");
+        List<JobEntity> targets = visible(findAll(id), id, caller);
+        JobAudit.Trail trail = audit.before(id, targets, caller);
+        Instant now = clock.instant();
+        List<JobsFrozen.Target> thawed = new ArrayList<>();
+        for (JobEntity job : targets) {
+            if (job.state() == JobState.SUSPENDED && job.suspendedBy() != null) {
+                String by = job.suspendedBy();
+                job.resume();
+                event(job, now, "RESUMED", "resumed by " + caller.username() + " (scontrol resume; suspended by "
+                        + by + ")");
+                thawed.add(frozen(job));
+            }
+        }
+        if (thawed.isEmpty()) {
+            boolean forPreemptor = targets.stream().anyMatch(j -> j.state() == JobState.SUSPENDED);
+            throw GantryException.conflict("Job is not suspended: job " + id + (forPreemptor
+                    ? " was suspended for its preemptor (PreemptMode SUSPEND) and resumes on its own when what it "
+                            + "held is free again" : " is " + states(targets)));
+        }
+        jobs.saveAll(targets);
+        trail.record(AuditAction.RESUME);
+        publisher.publishEvent(new JobsFrozen(thawed, false));
+        publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "RESUMED"));
+        return new ActionResult(thawed.stream().map(JobsFrozen.Target::jobId).toList(), List.of(), "resumed");
+    }
+
+    /** Slurm lets only operators, administrators, SlurmUser and root suspend and resume jobs. */
+    private static void operatorOnly(CurrentUser caller, String action) {
+        if (!caller.isOperator()) {
+            throw new GantryException(ProblemType.FORBIDDEN, "Access/permission denied: only an operator or an "
+                    + "administrator may " + action + " a job");
+        }
+    }
+
+    private static JobsFrozen.Target frozen(JobEntity job) {
+        List<JobAllocation> allocation = JobAllocation.decode(job.allocation());
+        return new JobsFrozen.Target(job.id(), JobIds.format(job.jobId(), job.arrayTaskId()), allocation == null
+                ? List.of() : allocation.stream().map(JobAllocation::node).distinct().toList());
+    }
+
+    /** PENDING, or the states of an array's tasks. */
+    private static String states(List<JobEntity> targets) {
+        List<String> states = targets.stream().map(j -> j.state().name()).distinct().sorted().toList();
+        return states.size() == 1 ? states.get(0) : "in states " + String.join(", ", states);
+    }
+
     /** Whether a dependency may name {@code jobId}: with private jobs, a USER's own jobs only, so it reveals no others. */
     private boolean exists(long jobId, CurrentUser caller) {
         return properties.privateJobs() && !caller.isOperator() ? jobs.existsByJobIdAndUser(jobId, caller.username())

@@ -86,7 +86,28 @@ public record JobSubmission(
         @Schema(description = "When the job must have ended (--deadline): a job that can no longer end by then "
                 + "(now plus its time limit, or its --time-min, is later) ends in state DEADLINE without starting, "
                 + "and one still running then is stopped and ends DEADLINE; in the future and not before beginTime")
-        Instant deadline) {
+        Instant deadline,
+        @Schema(description = "Whether the job is cancelled when its dependency can never be satisfied (sbatch "
+                + "--kill-on-invalid-dep=yes|no); when absent, as the cluster says (gantry.scheduler.kill-invalid-depend, "
+                + "Slurm's DependencyParameters=kill_invalid_depend; by default it pends with reason "
+                + "DependencyNeverSatisfied)") Boolean killOnInvalidDep) {
+
+    /** A submission without --kill-on-invalid-dep. */
+    public JobSubmission(String name, String script, String partition, String account, String qos, Integer nodes,
+            Integer maxNodes, Integer tasks, Integer cpusPerTask, Integer ntasksPerNode, Long memoryMb,
+            Long memPerCpuMb, Long memPerGpuMb, Integer gpus, Integer gpusPerNode, Integer gpusPerTask,
+            Integer cpusPerGpu, String gpuType, Long timeLimitSeconds, String constraints, Boolean exclusive,
+            String dependency, String array, Boolean hold, Integer nice, String workdir,
+            Map<String, String> environment, String stdout, String stderr, Boolean requeue, String reservation,
+            Instant beginTime, String nodelist, String exclude, String comment, Long simulatedRunSeconds,
+            Integer simulatedExitCode, String umask, String signal, String switches, Long timeMinSeconds,
+            Integer segment, String exclusiveMode, Integer shards, ContainerSpec container, Instant deadline) {
+        this(name, script, partition, account, qos, nodes, maxNodes, tasks, cpusPerTask, ntasksPerNode, memoryMb,
+                memPerCpuMb, memPerGpuMb, gpus, gpusPerNode, gpusPerTask, cpusPerGpu, gpuType, timeLimitSeconds,
+                constraints, exclusive, dependency, array, hold, nice, workdir, environment, stdout, stderr, requeue,
+                reservation, beginTime, nodelist, exclude, comment, simulatedRunSeconds, simulatedExitCode, umask,
+                signal, switches, timeMinSeconds, segment, exclusiveMode, shards, container, deadline, null);
+    }
 
     /** A submission without a deadline. */
     public JobSubmission(String name, String script, String partition, String account, String qos, Integer nodes,
@@ -102,7 +123,7 @@ public record JobSubmission(
                 memPerCpuMb, memPerGpuMb, gpus, gpusPerNode, gpusPerTask, cpusPerGpu, gpuType, timeLimitSeconds,
                 constraints, exclusive, dependency, array, hold, nice, workdir, environment, stdout, stderr, requeue,
                 reservation, beginTime, nodelist, exclude, comment, simulatedRunSeconds, simulatedExitCode, umask,
-                signal, switches, timeMinSeconds, segment, exclusiveMode, shards, container, null);
+                signal, switches, timeMinSeconds, segment, exclusiveMode, shards, container, null, null);
     }
 
     /** A submission without a container, as every one was before containers. */
@@ -119,6 +140,6 @@ public record JobSubmission(
                 memPerCpuMb, memPerGpuMb, gpus, gpusPerNode, gpusPerTask, cpusPerGpu, gpuType, timeLimitSeconds,
                 constraints, exclusive, dependency, array, hold, nice, workdir, environment, stdout, stderr, requeue,
                 reservation, beginTime, nodelist, exclude, comment, simulatedRunSeconds, simulatedExitCode, umask,
-                signal, switches, timeMinSeconds, segment, exclusiveMode, shards, null, null);
+                signal, switches, timeMinSeconds, segment, exclusiveMode, shards, null, null, null);
     }
 }

@@ -77,7 +77,9 @@ public class JobUsage {
     /** The rows (not job ids: an array task is a row of its own) of the jobs that hold what they were given. */
     public Set<Long> holdingRows() {
         Set<Long> rows = new HashSet<>();
-        jdbc.query("SELECT id FROM jobs WHERE state IN ('RUNNING', 'COMPLETING')", rs -> {
+        // A job an operator suspended keeps its GPUs; one suspended for its preemptor gave them to it.
+        jdbc.query("SELECT id FROM jobs WHERE state IN ('RUNNING', 'COMPLETING')"
+                + " OR (state = 'SUSPENDED' AND suspended_by IS NOT NULL)", rs -> {
             rows.add(rs.getLong(1));
         });
         return rows;

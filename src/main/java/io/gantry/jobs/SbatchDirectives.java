@@ -91,6 +91,7 @@ public final class SbatchDirectives {
         acted("reservation", null, Arg.VALUE, (p, o, v) -> p.reservation = text(v));
         acted("export", null, Arg.VALUE, (p, o, v) -> p.export = export(v));
         acted("comment", null, Arg.VALUE, (p, o, v) -> p.comment = text(v));
+        acted("kill-on-invalid-dep", null, Arg.VALUE, (p, o, v) -> p.killOnInvalidDep = DependencySpec.killOnInvalidDep(v));
         acted("signal", null, Arg.VALUE, (p, o, v) -> p.signal = JobSignal.parse(v).toString());
         acted("switches", null, Arg.VALUE, (p, o, v) -> p.switches = JobSwitches.parse(v).toString());
         acted("time-min", null, Arg.VALUE, (p, o, v) -> p.timeMinSeconds = timeMin(v));
@@ -130,7 +131,6 @@ public final class SbatchDirectives {
         ignored("hint", null, Arg.VALUE);
         ignored("ignore-pbs", null, Arg.NO_VALUE);
         ignored("input", 'i', Arg.VALUE);
-        ignored("kill-on-invalid-dep", null, Arg.VALUE);
         ignored("licenses", 'L', Arg.VALUE);
         ignored("mail-type", null, Arg.VALUE);
         ignored("mail-user", null, Arg.VALUE);
@@ -452,6 +452,7 @@ public final class SbatchDirectives {
         Integer segment;
         String exclusiveMode;
         Integer shards;
+        Boolean killOnInvalidDep;
         final io.gantry.agent.protocol.ContainerOptions.Builder container = new io.gantry.agent.protocol.ContainerOptions.Builder();
 
         /** The memory option given so far, for sbatch's rule that only one kind may be. */
@@ -726,7 +727,7 @@ public final class SbatchDirectives {
                     this.constraints, this.exclusive, this.dependency, this.array, this.hold, this.nice, this.workdir,
                     this.stdout, this.stderr, this.requeue, this.ntasksPerNode, this.nodelist, this.exclude,
                     this.beginTime, this.deadline, this.reservation, this.export, this.comment, this.signal, this.switches, this.timeMinSeconds, this.segment,
-                    this.exclusiveMode, this.shards, this.container.build(), this.warnings,
+                    this.exclusiveMode, this.shards, this.container.build(), this.killOnInvalidDep, this.warnings,
                     this.lines);
         }
     }

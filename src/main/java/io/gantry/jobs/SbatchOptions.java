@@ -84,6 +84,7 @@ public record SbatchOptions(
         String exclusiveMode,
         Integer shards,
         io.gantry.agent.protocol.ContainerSpec container,
+        Boolean killOnInvalidDep,
         List<String> warnings,
         Map<String, Integer> lines) {
 

@@ -79,7 +79,8 @@ public class SchedulerJobs {
             + " cpus_per_task, memory_mb, gpus, gpus_per_node, gpu_type, constraints, exclusive, dependency,"
             + " array_max_running, partition, start_time, allocation, requeue, simulated_run_seconds,"
             + " simulated_exit_code, reason, priority, expected_start_time, reservation, nodelist, exclude,"
-            + " switches_spec, max_nodes, time_min_seconds, segment_size, exclusive_mode, shards FROM jobs";
+            + " switches_spec, max_nodes, time_min_seconds, segment_size, exclusive_mode, shards, suspended_by,"
+            + " kill_on_invalid_dep FROM jobs";
 
     private static ActiveJob row(java.sql.ResultSet rs, int n) throws java.sql.SQLException {
         long simulatedRun = rs.getLong("simulated_run_seconds");
@@ -101,7 +102,8 @@ public class SchedulerJobs {
                 rs.getString("reservation"), rs.getString("nodelist"), rs.getString("exclude"),
                 rs.getString("switches_spec"), (Integer) rs.getObject("max_nodes", Integer.class),
                 (Long) rs.getObject("time_min_seconds", Long.class), (Integer) rs.getObject("segment_size", Integer.class),
-                rs.getString("exclusive_mode"), (Integer) rs.getObject("shards", Integer.class));
+                rs.getString("exclusive_mode"), (Integer) rs.getObject("shards", Integer.class),
+                rs.getString("suspended_by"), (Boolean) rs.getObject("kill_on_invalid_dep", Boolean.class));
     }
 
     private static Instant instant(java.sql.ResultSet rs, String column) throws java.sql.SQLException {
@@ -289,6 +291,25 @@ public class SchedulerJobs {
         return true;
     }
 
+    /**
+     * Cancels the pending jobs whose dependency can never be satisfied and that are to be killed for it
+     * (sbatch {@code --kill-on-invalid-dep=yes}, or the cluster's {@code kill_invalid_depend}), as slurmctld
+     * does, in a transaction of its own; returns the rows it cancelled (those still pending).
+     */
+    @Transactional
+    public List<Long> cancelForInvalidDependency(Collection<Long> rows, Instant at) {
+        List<Long> cancelled = new java.util.ArrayList<>();
+        for (JobEntity job : jobs.findAllById(rows)) {
+            if (job.state() == JobState.PENDING) {
+                job.cancelForInvalidDependency(at);
+                events.save(new JobEventEntity(job.id(), at, JobState.CANCELLED.name(), "cancelled: its dependency "
+                        + job.dependency() + " can never be satisfied (--kill-on-invalid-dep)"));
+                cancelled.add(job.id());
+            }
+        }
+        return cancelled;
+    }
+
     /** Puts a job that lost its node back in the queue (it allows requeue). */
     @Transactional(propagation = Propagation.MANDATORY)
     public void requeueAfterFailure(long row, Instant at, String detail) {
@@ -345,6 +366,6 @@ public class SchedulerJobs {
                 j.startTime(), JobAllocation.decode(j.allocation()), j.requeue(), j.simulatedRunSeconds(),
                 j.simulatedExitCode(), j.reason(), j.priority(), j.expectedStartTime(), j.reservation(),
                 j.nodelist(), j.exclude(), j.switches(), j.maxNodes(), j.timeMinSeconds(), j.segment(),
-                j.exclusiveMode(), j.shards());
+                j.exclusiveMode(), j.shards(), j.suspendedBy(), j.killOnInvalidDep());
     }
 }

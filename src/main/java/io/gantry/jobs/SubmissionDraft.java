@@ -123,7 +123,8 @@ final class SubmissionDraft implements JobRequest {
                 dependency, array, arrayMaxRunning, taskIds, held ? Hold.USER : Hold.NONE, nice,
                 workdir, environment, stdout, stderr, first(json.requeue(), directives.requeue(), true), reservation,
                 beginTime, nodelist, exclude, comment, simulatedRun, json.simulatedExitCode(), umask, signal,
-                switches, timeMin, segment, defaultMemoryMb, exclusiveMode, shards, container, deadline);
+                switches, timeMin, segment, defaultMemoryMb, exclusiveMode, shards, container, deadline,
+                first(json.killOnInvalidDep(), directives.killOnInvalidDep()));
     }
 
     // --- JobRequest: the job as the engine is asked about it ----------------------------------------

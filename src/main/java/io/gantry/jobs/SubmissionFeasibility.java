@@ -104,7 +104,8 @@ final class SubmissionFeasibility {
     /** Fields whose mistakes leave the resource request as asked (the job's shape, partitions and time). */
     private static final java.util.Set<String> BESIDE_THE_REQUEST = java.util.Set.of("account", "qos", "name",
             "dependency", "array", "workdir", "stdout", "stderr", "comment", "reservation", "beginTime", "signal",
-            "umask", "environment", "simulatedRunSeconds", "simulatedExitCode", "nice", "hold", "requeue");
+            "umask", "environment", "simulatedRunSeconds", "simulatedExitCode", "nice", "hold", "requeue",
+            "killOnInvalidDep");
 
     /** Whether {@code field} names part of the container, which leaves the resource request as asked. */
     private static boolean container(String field) {
@@ -115,7 +116,7 @@ final class SubmissionFeasibility {
     private static final java.util.Set<String> DIRECTIVES_BESIDE_THE_REQUEST = java.util.Set.of("-A", "--account",
             "-q", "--qos", "-J", "--job-name", "-d", "--dependency", "-a", "--array", "-o", "--output", "-e", "--error",
             "-D", "--chdir", "--comment", "-b", "--begin", "--nice", "--export", "--reservation", "--requeue",
-            "--no-requeue", "--signal", "--mail-type", "--mail-user", "--open-mode");
+            "--no-requeue", "--signal", "--mail-type", "--mail-user", "--open-mode", "--kill-on-invalid-dep");
 
     /** Whether the request can still be checked for "could it ever run" despite {@code error}. */
     private static boolean leavesRequestWhole(FieldError error) {

@@ -122,7 +122,12 @@ class ClusterFiguresRecorder {
                         }
                     }
                 }
-                case RUNNING, COMPLETING -> {
+                case RUNNING, COMPLETING, SUSPENDED -> {
+                    if (job.suspendedForPreemptor()) {
+                        // What it held is its preemptor's; one an operator suspended still holds it all.
+                        suspended++;
+                        continue;
+                    }
                     int gpus = 0;
                     for (JobAllocation a : job.allocation()) {
                         long[] use = held.computeIfAbsent(a.node(), k -> new long[3]);
@@ -145,11 +150,12 @@ class ClusterFiguresRecorder {
                         if (part != null) {
                             part[0]++;
                         }
+                    } else if (job.state() == io.gantry.jobs.JobState.SUSPENDED) {
+                        suspended++;
                     } else {
                         completing++;
                     }
                 }
-                case SUSPENDED -> suspended++;
                 default -> {
                     // Ended: on its way out of the live jobs.
                 }

@@ -16,7 +16,7 @@ import io.gantry.jobs.JobState;
 
 /**
  * Judges Slurm dependencies ({@code after}, {@code afterany}, {@code afterok}, {@code afternotok},
- * {@code singleton}; {@code ,} all of, {@code ?} any of) against the jobs they name.
+ * {@code aftercorr}, {@code singleton}; {@code ,} all of, {@code ?} any of) against the jobs they name.
  */
 final class Dependencies {
 
@@ -80,12 +80,26 @@ final class Dependencies {
         return earlierActive ? Status.WAITING : Status.SATISFIED;
     }
 
+    /**
+     * What becomes of a job whose dependency can never be satisfied: cancelled when it asked so
+     * ({@code --kill-on-invalid-dep=yes}), or when it said nothing and the cluster kills such jobs (Slurm's
+     * {@code DependencyParameters=kill_invalid_depend}); else it pends with reason DependencyNeverSatisfied.
+     */
+    static boolean cancelledWhenNever(ActiveJob job, boolean clusterKills) {
+        return job.killOnInvalidDep() != null ? job.killOnInvalidDep() : clusterKills;
+    }
+
     private Status of(ActiveJob job, DependencySpec.Condition c) {
         List<JobOutcome> targets = byJob.getOrDefault(c.jobId(), List.of()).stream()
                 .filter(o -> c.arrayTaskId() == null || o.arrayTaskId() == c.arrayTaskId())
                 .toList();
         if (targets.isEmpty()) {
             return Status.NEVER;
+        }
+        if (c.type() == DependencySpec.Type.AFTERCORR && c.arrayTaskId() == null && job.arrayTaskId() >= 0) {
+            // The corresponding task, where the other array has one; else the whole other job, as in Slurm.
+            List<JobOutcome> corresponding = targets.stream().filter(o -> o.arrayTaskId() == job.arrayTaskId()).toList();
+            targets = corresponding.isEmpty() ? targets : corresponding;
         }
         return switch (c.type()) {
             case AFTER -> targets.stream().allMatch(o -> o.startTime() != null
@@ -94,7 +108,7 @@ final class Dependencies {
                     : targets.stream().anyMatch(o -> o.state() == JobState.CANCELLED && o.startTime() == null)
                             ? Status.NEVER : Status.WAITING;
             case AFTERANY -> targets.stream().allMatch(o -> o.state().isFinished()) ? Status.SATISFIED : Status.WAITING;
-            case AFTEROK -> {
+            case AFTEROK, AFTERCORR -> {
                 if (targets.stream().anyMatch(o -> o.state().isFinished() && o.state() != JobState.COMPLETED)) {
                     yield Status.NEVER;
                 }

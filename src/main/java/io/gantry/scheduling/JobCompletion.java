@@ -50,8 +50,8 @@ public class JobCompletion {
     public boolean end(long row, JobState state, Integer exitCode, Instant at, String detail, MeasuredUsage usage) {
         Optional<ActiveJob> ended = jobs.end(row, state, exitCode, at, detail, usage);
         ended.ifPresent(job -> {
-            if (job.state() != JobState.SUSPENDED) {
-                // A suspended job gave what it held to its preemptor already.
+            if (!job.suspendedForPreemptor()) {
+                // A job suspended for its preemptor gave what it held to it already.
                 release(job);
             }
             events.publishEvent(JobEnded.of(job, state));
@@ -76,7 +76,7 @@ public class JobCompletion {
                 events.publishEvent(JobEnded.of(job, e.state()));
             });
         }
-        ended.removeIf(job -> job.state() == JobState.SUSPENDED);
+        ended.removeIf(ActiveJob::suspendedForPreemptor);
         gpus.release(ended.stream().map(ActiveJob::row).toList());
         cluster.give(ended.stream().flatMap(job -> job.allocation().stream())
                 .map(JobAllocation::use).toList());
@@ -142,7 +142,7 @@ public class JobCompletion {
         if (job.isEmpty() || job.get().state() == JobState.PENDING) {
             return;
         }
-        if (job.get().state() == JobState.SUSPENDED) {
+        if (job.get().suspendedForPreemptor()) {
             // It held nothing while suspended: end() gives nothing back.
             end(row, JobState.NODE_FAIL, null, at, detail);
             return;

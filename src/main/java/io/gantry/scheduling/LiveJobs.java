@@ -91,8 +91,12 @@ final class LiveJobs {
     private final Set<Long> changedJobIds = new HashSet<>();
     private boolean loaded;
 
-    LiveJobs(SchedulerJobs store) {
+    /** Slurm's DependencyParameters=kill_invalid_depend: what a job that did not say is told. */
+    private final boolean killInvalidDepend;
+
+    LiveJobs(SchedulerJobs store, SchedulerProperties properties) {
         this.store = store;
+        this.killInvalidDepend = properties.killInvalidDepend();
     }
 
     /** A committed change to these jobs (every task of an array). */
@@ -283,10 +287,17 @@ final class LiveJobs {
         boolean singleton = jobs.stream().anyMatch(j -> j.dependency().contains("singleton"));
         Dependencies dependencies = new Dependencies(store.outcomes(Dependencies.referencedIds(jobs)),
                 singleton ? byRow.values().stream().map(e -> e.job).toList() : List.of(), now);
+        List<Long> cancelled = new ArrayList<>();
         for (Entry e : toJudge) {
             switch (dependencies.of(e.job)) {
                 case WAITING -> reasons.put(e.job.row(), PendingReason.DEPENDENCY);
-                case NEVER -> reasons.put(e.job.row(), PendingReason.DEPENDENCY_NEVER_SATISFIED);
+                case NEVER -> {
+                    if (Dependencies.cancelledWhenNever(e.job, killInvalidDepend)) {
+                        cancelled.add(e.job.row());
+                    } else {
+                        reasons.put(e.job.row(), PendingReason.DEPENDENCY_NEVER_SATISFIED);
+                    }
+                }
                 default -> {
                     dependent.remove(e.job.row());
                     if (e.job.eligibleTime() != null && e.job.eligibleTime().isAfter(now)) {
@@ -299,6 +310,10 @@ final class LiveJobs {
                     }
                 }
             }
+        }
+        if (!cancelled.isEmpty()) {
+            // Re-read once committed: they leave the live state, and the jobs that depend on them are judged again.
+            touchRows(store.cancelForInvalidDependency(cancelled, now));
         }
         return reasons;
     }

@@ -16,7 +16,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * gives every pending job an expected start (0: no bound; the next pass goes on where a cut-short
  * one stopped, and jobs an earlier pass reached keep a time meanwhile);
  * {@code policy} is one of the engine's named policies (default, easy, fifo); {@code enabled=false}
- * stops this process scheduling at all.
+ * stops this process scheduling at all; {@code kill-invalid-depend} (Slurm's
+ * {@code DependencyParameters=kill_invalid_depend}) cancels a job whose dependency can never be satisfied
+ * unless it asked otherwise with {@code --kill-on-invalid-dep=no} (by default it pends with reason
+ * DependencyNeverSatisfied).
  */
 @ConfigurationProperties("gantry.scheduler")
 public record SchedulerProperties(
@@ -28,7 +31,8 @@ public record SchedulerProperties(
         @DefaultValue("500") int quickDepth,
         @DefaultValue("60s") Duration priorityWriteInterval,
         @DefaultValue("0") int estimateMaxJobs,
-        @DefaultValue("2s") Duration estimateTimeBudget) {
+        @DefaultValue("2s") Duration estimateTimeBudget,
+        @DefaultValue("false") boolean killInvalidDepend) {
 
     public SchedulerProperties {
         if (estimateMaxJobs < 0 || estimateTimeBudget.isNegative()) {

@@ -38,8 +38,8 @@ class SchedulerRecovery {
             if (joined > 0) {
                 log.info("Took {} nodes that joined through their agents from the store", joined);
             }
-            // A suspended job holds nothing: what it held is its preemptor's.
-            List<NodeUse> uses = holding.stream().filter(j -> j.state() != io.gantry.jobs.JobState.SUSPENDED)
+            // A job suspended for its preemptor holds nothing: what it held is its preemptor's.
+            List<NodeUse> uses = holding.stream().filter(j -> !j.suspendedForPreemptor())
                     .flatMap(j -> j.allocation().stream())
                     .map(JobAllocation::use).toList();
             cluster.resetAllocations(uses);

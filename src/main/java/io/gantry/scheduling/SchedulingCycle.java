@@ -268,8 +268,8 @@ class SchedulingCycle {
         List<ActiveJob> suspended = new ArrayList<>();
         List<ActiveJob> holding = new ArrayList<>();
         for (LiveJobs.Entry e : live.running()) {
-            if (e.job.state() == JobState.SUSPENDED) {
-                // It holds nothing: what it held is its preemptor's until it resumes.
+            if (e.job.suspendedForPreemptor()) {
+                // It holds nothing: what it held is its preemptor's until it resumes (one an operator suspended holds it all).
                 suspended.add(e.job);
                 continue;
             }
@@ -282,7 +282,7 @@ class SchedulingCycle {
             LiveJobs.Entry e = live.get(job.row());
             RunningJob engineJob = EngineRequests.running(e.job);
             running.add(engineJob);
-            if (e.job.state() == JobState.RUNNING || e.job.state() == JobState.SUSPENDED) {
+            if (e.job.state() == JobState.RUNNING || e.job.suspendedForPreemptor()) {
                 runningByEngineId.put(engineJob.id(), e.job);
             }
         }

@@ -76,6 +76,7 @@ class DependencySpecTests {
             after:7+10                    | after:7+10
             afternotok:4_2:4_3            | afternotok:4_2:4_3
             afterok:9_*                   | afterok:9
+            AfterCorr:12:13               | aftercorr:12:13
             9                             | afterany:9
             """)
     void theCanonicalFormIsSlurmsAndReadsBackTheSame(String text, String canonical) {
@@ -95,7 +96,7 @@ class DependencySpecTests {
     @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
             ``                        | it is empty
             afterok:1,afterany:2?after:3 | ',' at position 9 (all must hold) and '?' at position 20 (any may hold) cannot be mixed; use one separator
-            afterok                   | 'afterok' at position 0 is not a dependency type; use after, afterany, afterok, afternotok or singleton; or is the ':' and job id missing?
+            afterok                   | 'afterok' at position 0 is not a dependency type; use after, afterany, afterok, afternotok, aftercorr or singleton; or is the ':' and job id missing?
             afterok:                  | a job id is missing at position 8
             afterok:1:                | a job id is missing at position 10
             afterok:1::2              | a job id is missing at position 10
@@ -104,10 +105,9 @@ class DependencySpecTests {
             afterok:0                 | job id 0 at position 8 does not exist; ids start at 1
             afterok:1,                | an empty item at position 10; write type:jobid as in afterok:123
             ,afterok:1                | an empty item at position 0; write type:jobid as in afterok:123
-            bogus:1                   | 'bogus' at position 0 is not a dependency type; use after, afterany, afterok, afternotok or singleton
-            afterok:1,expand:2        | 'expand' at position 10 is not a dependency type; use after, afterany, afterok, afternotok or singleton
-            aftercorr:1               | 'aftercorr' at position 0 is a Slurm dependency type Gantry does not support; use after, afterany, afterok, afternotok or singleton
-            afterburstbuffer:1        | 'afterburstbuffer' at position 0 is a Slurm dependency type Gantry does not support; use after, afterany, afterok, afternotok or singleton
+            bogus:1                   | 'bogus' at position 0 is not a dependency type; use after, afterany, afterok, afternotok, aftercorr or singleton
+            afterok:1,expand:2        | 'expand' at position 10 is not a dependency type; use after, afterany, afterok, afternotok, aftercorr or singleton
+            afterburstbuffer:1        | 'afterburstbuffer' at position 0 is a Slurm dependency type Gantry does not support; use after, afterany, afterok, afternotok, aftercorr or singleton
             singleton:1               | singleton at position 0 takes no job ids
             afterok:1+10              | '+' at position 9: only after takes a delay in minutes, as in after:123+10
             after:1+0                 | the delay at position 8 is 0; leave out '+0' or give minutes
@@ -117,7 +117,7 @@ class DependencySpecTests {
             afterok:1_x               | 'x' at position 10: expected an array task id
             afterok:1_99999999999     | the array task id at position 10 is too large
             afterok:99999999999999999999 | a job id at position 8 is too large
-            46:47                     | '46' at position 0 is not a dependency type; use after, afterany, afterok, afternotok or singleton
+            46:47                     | '46' at position 0 is not a dependency type; use after, afterany, afterok, afternotok, aftercorr or singleton
             """)
     void malformedDependenciesNameThePositionAndTheProblem(String text, String problem) {
         assertThatExceptionOfType(JobSpecException.class).isThrownBy(() -> DependencySpec.parse(text))

@@ -81,6 +81,6 @@ class EngineRequestsTests {
         return new ActiveJob(1, 1, 7, 3, "j", "alice", "physics", "normal", List.of("gpu", "cpu"), state, Hold.NONE,
                 SUBMIT, eligible, 3600, 5, 4, 16, 2, 1000, 0, 2, "h100", constraints, exclusiveMode != null, null,
                 null, start == null ? null : "gpu", start, allocation == null ? List.of() : allocation, true, null,
-                null, null, 0, null, "maint", "n[1-4]", "n9", switches, 8, timeMin, segment, exclusiveMode, null);
+                null, null, 0, null, "maint", "n[1-4]", "n9", switches, 8, timeMin, segment, exclusiveMode, null, null, null);
     }
 }

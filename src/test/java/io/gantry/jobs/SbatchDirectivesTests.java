@@ -127,6 +127,9 @@ class SbatchDirectivesTests {
             --time-min=30                 | timeMinSeconds    | 1800
             --time-min 1:00:00            | timeMinSeconds    | 3600
             --segment=4                   | segment           | 4
+            --kill-on-invalid-dep=yes     | killOnInvalidDep  | true
+            --kill-on-invalid-dep=NO      | killOnInvalidDep  | false
+            --kill-on-invalid-dep no      | killOnInvalidDep  | false
             """)
     void eachOptionInEachOfItsFormsSetsItsField(String directive, String field, String expected) {
         SbatchOptions options = SbatchDirectives.parse(script("#SBATCH " + directive));
@@ -155,6 +158,16 @@ class SbatchDirectivesTests {
         assertThat(options.lineOf("nodelist")).isEqualTo(4);
         assertThat(options.lineOf("job-name")).isEqualTo(3);
         assertThat(options.lineOf("exclude")).isNull();
+    }
+
+    @Test
+    void killOnInvalidDepTakesYesOrNoAndAnythingElseIsAnErrorAtItsLine() {
+        assertThatExceptionOfType(SbatchException.class)
+                .isThrownBy(() -> SbatchDirectives.parse("#!/bin/bash\n#SBATCH -J a\n#SBATCH --kill-on-invalid-dep=maybe\n"))
+                .satisfies(e -> assertThat(e.errors()).singleElement().satisfies(err -> {
+                    assertThat(err.line()).isEqualTo(3);
+                    assertThat(err.message()).contains("'maybe' is neither yes nor no");
+                }));
     }
 
     @Test
@@ -338,7 +351,6 @@ class SbatchDirectivesTests {
             --ignore-pbs                | --ignore-pbs
             -i in.txt                   | -i
             --input=in.txt              | --input
-            --kill-on-invalid-dep=yes   | --kill-on-invalid-dep
             -L matlab:2                 | -L
             --licenses=matlab           | --licenses
             --mail-type=END,FAIL        | --mail-type
@@ -451,7 +463,7 @@ class SbatchDirectivesTests {
             -G :2                        | -G               | '' is not a GPU type such as h100
             --gpus-per-node=h100:        | --gpus-per-node  | needs a number
             -t abc                       | -t               | Invalid time limit 'abc': 'a' at position 0 is not allowed; use digits, '-' and ':' or UNLIMITED
-            -d bogus:1                   | -d               | Invalid dependency 'bogus:1': 'bogus' at position 0 is not a dependency type; use after, afterany, afterok, afternotok or singleton
+            -d bogus:1                   | -d               | Invalid dependency 'bogus:1': 'bogus' at position 0 is not a dependency type; use after, afterany, afterok, afternotok, aftercorr or singleton
             -a 5-1                       | -a               | Invalid array '5-1': the range at position 0 runs down from 5 to 1; write the smaller index first
             --array=0-1001               | --array          | Invalid array '0-1001': index 1001 at position 2 is too large; indexes run from 0 to 1000
             -b xyz                       | -b               | Invalid begin time 'xyz': 'xyz' is not a date or time; use YYYY-MM-DD[THH:MM[:SS]], HH:MM[:SS], now+N[units], today, tomorrow, midnight or noon

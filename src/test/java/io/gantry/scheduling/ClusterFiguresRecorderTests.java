@@ -41,7 +41,7 @@ class ClusterFiguresRecorderTests {
         ActiveJob job = new ActiveJob(id, 1, id, -1, "j" + id, user, account, "normal", List.of(partition), state, hold,
                 Instant.EPOCH, null, 600, 0, 1, 1, 1, 0, 0, 0, null, null, false, null, null,
                 state == JobState.PENDING ? null : partition, state == JobState.PENDING ? null : Instant.EPOCH,
-                allocation, false, null, null, reason, 0, null, null, null, null, null, null, null, null, null, null);
+                allocation, false, null, null, reason, 0, null, null, null, null, null, null, null, null, null, null, null, null);
         return new LiveJobs.Entry(job);
     }
 

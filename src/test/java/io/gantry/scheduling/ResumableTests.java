@@ -53,6 +53,6 @@ class ResumableTests {
         return new ActiveJob(id, 1, id, -1, "j" + id, "u", "a", "normal", List.of("p"), state, null,
                 Instant.EPOCH, null, 600, 0, 1, 1, cpus, 0, gpus.size(), 0, null, null, false, null, null, "p",
                 Instant.ofEpochSecond(started), List.of(new JobAllocation("n1", cpus, 100, gpus)), false, null, null,
-                null, 0, null, null, null, null, null, null, null, null, null, null);
+                null, 0, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 }

@@ -59,6 +59,6 @@ class WaitingJobsTests {
     private static ActiveJob job(long id) {
         return new ActiveJob(id, 1, id, -1, "j" + id, "u", "a", "normal", List.of("gpu"), JobState.PENDING, null,
                 Instant.EPOCH, null, 600, 0, 1, 1, 1, 0, 1, 0, null, null, false, null, null, null, null, List.of(),
-                false, null, null, null, 0, null, null, null, null, null, null, null, null, null, null);
+                false, null, null, null, 0, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 }
