@@ -1,5 +1,8 @@
 package io.gantry.agents;
 
+import static io.gantry.support.FrozenProcesses.count;
+import static io.gantry.support.FrozenProcesses.frozen;
+import static io.gantry.support.FrozenProcesses.processState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -192,41 +195,6 @@ class AdminSuspendIntegrationTests {
         String stdout = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(2, TimeUnit.MINUTES)).as(String.join(" ", args) + " ends").isTrue();
         return new Cli(process.exitValue(), stdout, new String(err.get(), StandardCharsets.UTF_8));
-    }
-
-    private static long count(Path counter) {
-        try {
-            String text = Files.exists(counter) ? Files.readString(counter).strip() : "";
-            return text.isEmpty() ? 0 : Long.parseLong(text);
-        } catch (java.io.IOException | NumberFormatException e) {
-            return 0;
-        }
-    }
-
-    /** The state letter of /proc/PID/stat (after the command's closing parenthesis). */
-    private static String processState(long pid) throws java.io.IOException {
-        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-        return stat.substring(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    }
-
-    /** Whether the process's cgroup is frozen: v1 freezer.state FROZEN, or v2 cgroup.events "frozen 1". */
-    private static boolean frozen(long pid) throws java.io.IOException {
-        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "cgroup"))) {
-            String[] parts = line.split(":", 3);
-            if (parts[1].equals("freezer")) {
-                return Files.readString(Path.of("/sys/fs/cgroup/freezer" + parts[2], "freezer.state")).strip()
-                        .equals("FROZEN");
-            }
-        }
-        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "cgroup"))) {
-            String[] parts = line.split(":", 3);
-            if (parts[0].equals("0")) {
-                Path root = Files.exists(Path.of("/sys/fs/cgroup/unified")) ? Path.of("/sys/fs/cgroup/unified")
-                        : Path.of("/sys/fs/cgroup");
-                return Files.readAllLines(root.resolve(parts[2].substring(1)).resolve("cgroup.events")).contains("frozen 1");
-            }
-        }
-        return false;
     }
 
     private String state(long id) {
