@@ -45,6 +45,8 @@ class InteractiveIntegrationTests {
     private static final String DATABASE = "gantry_interactive_it_" + ProcessHandle.current().pid();
     private static final String PASSWORD = "interactive-password";
     private static final Duration WAIT = Duration.ofSeconds(60);
+    /** bash's prompt for a user, alone at the end of a line: {@code user@host:dir$}. */
+    private static final Pattern PROMPT = Pattern.compile("(?m)^\\S+@\\S+\\$\\s*$");
 
     @TempDir
     static Path dir;
@@ -144,14 +146,23 @@ class InteractiveIntegrationTests {
         assertThat(screen).contains("/dev/pts/").contains("30 100").contains("user=" + alice);
 
         tmux("resize-window", "-t", "s", "-x", "120", "-y", "40");
+        // the new size travels to the remote terminal asynchronously: ask again until it has arrived, each time
+        // waiting for the answer, so that no line is typed ahead into a command that is still running
+        int[] asked = {0};
         await().atMost(WAIT).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
-            type("clear; stty size", "Enter");
-            assertThat(screen()).contains("40 120");
+            String mark = "size" + ++asked[0];
+            type("echo " + mark + "=$(stty size)", "Enter");
+            assertThat(awaitLine(mark + "=(\\d+ \\d+)")).isEqualTo("40 120");
         });
 
-        // Ctrl-C reaches the remote terminal as a key: it interrupts the sleep, not the session
-        type("sleep 300", "Enter");
+        // Ctrl-C reaches the remote terminal as a key: it interrupts the sleep, not the session. It is pressed
+        // once the sleep runs, and the next line typed once the shell prompts again, as a person at it would.
+        type("echo sleeping; sleep 300", "Enter");
+        awaitLine("(sleeping)");
+        await().atMost(WAIT).until(() -> sleepsOf(alice));
         type("C-c");
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(100))
+                .until(() -> PROMPT.matcher(afterLast(screen(), "\nsleeping\n")).find());
         type("echo after-interrupt-$?", "Enter");
         awaitScreen("after-interrupt-130");
 
@@ -223,6 +234,29 @@ class InteractiveIntegrationTests {
 
     private String screen() throws Exception {
         return tmux("capture-pane", "-p", "-J", "-t", "s", "-S", "-2000");
+    }
+
+    /** Waits for a whole line of the terminal matching {@code regex}, and returns its first group. */
+    private String awaitLine(String regex) {
+        Pattern line = Pattern.compile("(?m)^" + regex + "$");
+        String[] found = {null};
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> {
+            Matcher matcher = line.matcher(screen());
+            found[0] = matcher.find() ? matcher.group(1) : null;
+            return found[0] != null;
+        });
+        return found[0];
+    }
+
+    private static String afterLast(String screen, String marker) {
+        int at = screen.lastIndexOf(marker);
+        return at < 0 ? "" : screen.substring(at + marker.length());
+    }
+
+    private static boolean sleepsOf(String user) throws Exception {
+        Process pgrep = new ProcessBuilder("pgrep", "-u", user, "-xf", "sleep 300").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        return pgrep.waitFor(10, TimeUnit.SECONDS) && pgrep.exitValue() == 0;
     }
 
     private String awaitScreen(String text) {
