@@ -1,7 +1,8 @@
 // End-to-end test of a job's live output on its page, from a REAL agent running its real bash script
 // (issue 17): the output panel shows the lines the job prints while it runs, updating without a
 // reload, then says it ended; its error file is the other tab; a job on a simulated node says it has
-// no output. DashboardIntegrationTests starts a controller with node1 (a real agent) and sim1.
+// no output; eight tabs on running jobs' pages each show their job's output and leave Cancel answering at
+// once. DashboardIntegrationTests starts a controller with node1 (a real agent, 8 CPUs) and sim1.
 //   node frontend/e2e/output.mjs <baseUrl> <workDir> [screenshotDir]
 // <workDir>: a directory the job (run by the agent as this user) and this script both reach.
 // Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).
@@ -75,6 +76,56 @@ try {
   check(overflow <= 1, `the job page is ${overflow}px wider than a 390px screen`);
   await page.screenshot({ path: join(shots, 'o-job-output-390x844.png'), fullPage: true });
   await page.setViewportSize({ width: 1440, height: 900 });
+
+  step = "eight tabs on running jobs' pages: each shows its job's output, and Cancel in the first answers at once";
+  // A browser opens six connections to a server: were each tab to hold its own streams, the fourth
+  // would never load and the first tab's Cancel would wait behind them.
+  const hold = join(workDir, `hold-${Date.now()}`);
+  const tabs = [];
+  for (let i = 0; i < 8; i++) {
+    const job = await http('POST', '/api/v1/jobs', token, {
+      name: `e2e-tab-${i}`, partition: 'batch', workdir: workDir, stdout: `tab-${i}-%j.out`,
+      script: `#!/bin/bash\necho "tab ${i} says hello"\nwhile [ ! -e ${hold} ]; do sleep 0.2; done\n`,
+    });
+    check(job.status === 201, `submitting job ${i} answered ${job.status}: ${job.text}`);
+    tabs.push({ id: String(job.json.jobId), line: `tab ${i} says hello` });
+  }
+  for (const tab of tabs) {
+    const started = Date.now();
+    for (;;) {
+      const view = await http('GET', `/api/v1/jobs/${tab.id}`, token);
+      if (view.json?.state === 'RUNNING') break;
+      check(Date.now() - started < 60000, `job ${tab.id} is ${view.json?.state}, not RUNNING, after 60 s`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  const pages = [page];
+  for (let i = 1; i < tabs.length; i++) pages.push(await context.newPage());
+  for (let i = 0; i < tabs.length; i++) {
+    await pages[i].goto(`${base}/#/jobs/${tabs[i].id}`);
+  }
+  for (let i = 0; i < tabs.length; i++) {
+    await pages[i].bringToFront();
+    await pages[i].waitForFunction((line) => (document.querySelector('[data-testid=job-output-text]')?.textContent ?? '').includes(line),
+      tabs[i].line, { timeout: 30000 })
+      .catch(async () => fail(`tab ${i + 1} (job ${tabs[i].id}) shows ${JSON.stringify(await pages[i].getByTestId('job-output-text').textContent().catch(() => ''))}`
+        + ` (${await pages[i].getByTestId('job-output-status').textContent().catch(() => 'no output panel')})`));
+  }
+  await page.bringToFront();
+  await tid('job-cancel').click();
+  const clicked = Date.now();
+  const [cancelled] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'DELETE' && r.url().endsWith(`/api/v1/jobs/${tabs[0].id}`), { timeout: 20000 }),
+    tid('job-cancel-confirm').click(),
+  ]);
+  const answeredMs = Date.now() - clicked;
+  log(`Cancel answered ${cancelled.status()} in ${answeredMs} ms with ${pages.length} tabs open`);
+  check(cancelled.status() >= 200 && cancelled.status() < 300, `Cancel answered ${cancelled.status()}`);
+  check(answeredMs < 1000, `Cancel took ${answeredMs} ms to answer with eight tabs open`);
+  await page.waitForFunction(() => /CANCELLED/.test(document.querySelector('[data-testid=job-state]')?.textContent ?? ''), null, { timeout: 30000 })
+    .catch(async () => fail(`after Cancel the first tab says ${await text('job-state')}`));
+  writeFileSync(hold, '');
+  for (const other of pages.slice(1)) await other.close();
 
   step = 'a job on a simulated node says it has no output, with no invented text';
   const simulated = await http('POST', '/api/v1/jobs', token, {

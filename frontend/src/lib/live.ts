@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { tokenStore } from '../api/client';
+import { TabChannel, leadOne, locksAvailable, tabVisible } from './tabs';
 
 /**
  * Live updates from GET /api/v1/events. EventSource cannot send a bearer header and the token
@@ -69,12 +70,28 @@ export function staleKeys(messages: LiveMessage[]): { everyOf: string[]; exact: 
   return { everyOf: messages.length ? ['jobs', 'nodes', 'diag'] : [], exact };
 }
 
+/** What the tab holding the event stream tells the others, and what a tab that opens asks. */
+type TabMessage =
+  | { type: 'messages'; messages: LiveMessage[] }
+  | { type: 'state'; open: boolean }
+  | { type: 'hello' };
+
+/** A message of no known kind: every job and node query is stale (see {@link staleKeys}). */
+const RESYNC: LiveMessage = { kind: 'resync', id: '' };
+
+/**
+ * Keeps this tab's queries fresh from the event stream. One tab of the browser holds the stream
+ * (lib/tabs' leadOne) and passes each message to the others, so that any number of open tabs costs
+ * one connection; when that tab closes, the next one takes over and every tab re-reads what it shows
+ * (messages may have been missed in between). Where the tabs cannot share (no Web Locks or no
+ * BroadcastChannel: plain http on a host other than localhost), each tab holds a stream only while
+ * it is in front, and polls ({@link fallbackPoll}) while it is not.
+ */
 export function useLiveEvents(enabled: boolean): void {
   const queryClient = useQueryClient();
   useEffect(() => {
     if (!enabled) return;
     const abort = new AbortController();
-    let stopped = false;
     // Messages gathered for 300 ms, then the queries they make stale refreshed at once.
     let batch: LiveMessage[] = [];
     const flush = throttle(() => {
@@ -83,50 +100,110 @@ export function useLiveEvents(enabled: boolean): void {
       void queryClient.invalidateQueries({ predicate: (q) => everyOf.includes(String(q.queryKey[0])) });
       for (const key of exact) void queryClient.invalidateQueries({ queryKey: key, exact: true });
     }, 300);
+    const heard = (messages: LiveMessage[]) => { batch.push(...messages); flush(); };
 
-    async function run() {
-      let delay = 1000;
-      let lastEventId: string | null = null;
-      while (!stopped) {
-        try {
-          const token = tokenStore.get();
-          const response = await fetch('/api/v1/events', {
-            headers: {
-              Accept: 'text/event-stream',
-              ...(token ? { Authorization: `Bearer ${token}` } : {}),
-              ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}),
-            },
-            signal: abort.signal,
-          });
-          if (!keepTrying(response.status)) return;
-          if (response.ok && response.body) {
-            delay = 1000;
-            const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-            streaming = true;
-            const lines = new SseLines();
-            for (;;) {
-              const { value, done } = await reader.read();
-              if (done) break;
-              const seen = lines.push(value);
-              if (seen.id) lastEventId = seen.id;
-              if (seen.messages.length) { batch.push(...seen.messages); flush(); }
-            }
-          } else {
-            const retryAfter = Number(response.headers.get('Retry-After'));
-            if (retryAfter > 0) delay = Math.max(delay, retryAfter * 1000);
-          }
-        } catch {
-          if (stopped) return;
-        } finally {
+    let leading = false;
+    let anotherLed = false;
+    const channel = new TabChannel<TabMessage>(EVENTS_CHANNEL, (m) => {
+      if (m.type === 'messages') heard(m.messages);
+      else if (m.type === 'state' && !leading) { streaming = m.open; anotherLed = true; }
+      else if (m.type === 'hello' && leading) channel.post({ type: 'state', open: streaming });
+    });
+    const tell = (messages: LiveMessage[]) => { heard(messages); channel.post({ type: 'messages', messages }); };
+
+    if (locksAvailable() && channel.shared) {
+      channel.post({ type: 'hello' });
+      leadOne(EVENTS_LOCK, abort.signal, async () => {
+        leading = true;
+        const tookOver = anotherLed;
+        let opened = false;
+        await readStream(abort.signal, tell, (open) => {
+          streaming = open;
+          channel.post({ type: 'state', open });
+          if (open && !opened && tookOver) tell([RESYNC]);
+          opened ||= open;
+        });
+        // Refused for good (signed out, no such endpoint): keep the lead, so the other tabs do not each ask again.
+        if (!abort.signal.aborted) {
+          await new Promise<void>((resolve) => abort.signal.addEventListener('abort', () => resolve(), { once: true }));
+        }
+        leading = false;
+        channel.post({ type: 'state', open: false });
+      });
+    } else {
+      let current: AbortController | null = null;
+      const follow = () => {
+        if (tabVisible() && !current) {
+          const mine = new AbortController();
+          current = mine;
+          void readStream(mine.signal, heard, (open) => { streaming = open; })
+            .finally(() => { if (current === mine) current = null; });
+        } else if (!tabVisible() && current) {
+          current.abort();
+          current = null;
           streaming = false;
         }
-        await new Promise((r) => setTimeout(r, delay));
-        delay = Math.min(delay * 2, 30000);
-      }
+      };
+      document.addEventListener('visibilitychange', follow);
+      abort.signal.addEventListener('abort', () => {
+        document.removeEventListener('visibilitychange', follow);
+        current?.abort();
+      });
+      follow();
     }
-    void run();
-    return () => { stopped = true; abort.abort(); };
+    return () => { abort.abort(); channel.close(); streaming = false; };
   }, [enabled, queryClient]);
+}
+
+const EVENTS_CHANNEL = 'gantry-events';
+const EVENTS_LOCK = 'gantry-event-stream';
+
+/**
+ * Reads GET /api/v1/events until {@code signal} aborts or the server refuses for good, handing each
+ * chunk's messages to {@code onMessages} and saying when the stream opens and closes. A dropped
+ * stream (the server drops a client that falls behind, or answers 429 when streams are capped) is
+ * resumed with backoff, with the last event id seen as Last-Event-ID so nothing in between is missed.
+ */
+async function readStream(signal: AbortSignal, onMessages: (messages: LiveMessage[]) => void,
+  onOpen: (open: boolean) => void): Promise<void> {
+  let delay = 1000;
+  let lastEventId: string | null = null;
+  while (!signal.aborted) {
+    try {
+      const token = tokenStore.get();
+      const response = await fetch('/api/v1/events', {
+        headers: {
+          Accept: 'text/event-stream',
+          ...(token ? { Authorization: `Bearer ${token}` } : {}),
+          ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}),
+        },
+        signal,
+      });
+      if (!keepTrying(response.status)) return;
+      if (response.ok && response.body) {
+        delay = 1000;
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        onOpen(true);
+        const lines = new SseLines();
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          const seen = lines.push(value);
+          if (seen.id) lastEventId = seen.id;
+          if (seen.messages.length) onMessages(seen.messages);
+        }
+      } else {
+        const retryAfter = Number(response.headers.get('Retry-After'));
+        if (retryAfter > 0) delay = Math.max(delay, retryAfter * 1000);
+      }
+    } catch {
+      if (signal.aborted) return;
+    } finally {
+      onOpen(false);
+    }
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 30000);
+  }
 }
 
 /** Whether a stream answered with {@code status} is worth opening again later. */

@@ -138,17 +138,18 @@ class DashboardIntegrationTests {
     void aRealAgentsJobOutputShowsLiveOnItsPage(@TempDir Path dir) throws Exception {
         assertThat(Files.isExecutable(CHROMIUM)).as("Debian's Chromium at %s", CHROMIUM).isTrue();
         Path cluster = dir.resolve("cluster.yml");
-        Files.writeString(cluster, ClusterYaml.oneRealAndOneSimulatedNode("dashboard-output", 2, 2000, JOIN_TOKEN));
+        // eight CPUs, so that the eight jobs the tabs step opens run at once
+        Files.writeString(cluster, ClusterYaml.oneRealAndOneSimulatedNode("dashboard-output", 8, 4000, JOIN_TOKEN));
         Path data = Files.createDirectories(dir.resolve("controller"));
         Path work = Files.createDirectories(dir.resolve("jobs"));
         try (ControllerProcess controller = new ControllerProcess(data,
                 "--spring.config.additional-location=file:" + cluster.toAbsolutePath(), "--server.shutdown=immediate")) {
             ApiClient api = controller.start().api();
             String admin = api.adminToken();
-            try (AgentProcess agent = AgentProcess.start(controller.port(), JOIN_TOKEN, "node1", 2, 2000,
+            try (AgentProcess agent = AgentProcess.start(controller.port(), JOIN_TOKEN, "node1", 8, 4000,
                     dir.resolve("agent"), dir.resolve("agent.log"))) {
                 api.awaitNodeState("node1", admin, Duration.ofSeconds(60), "IDLE");
-                runNode(Path.of("target", "e2e-output.log"), 3, OUTPUT_SCRIPT.toString(),
+                runNode(Path.of("target", "e2e-output.log"), 5, OUTPUT_SCRIPT.toString(),
                         "http://127.0.0.1:" + controller.port(), work.toString(), Path.of("target", "screenshots").toString());
             }
         }
