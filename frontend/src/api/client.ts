@@ -1,7 +1,7 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from './schema';
 import type {
-  AccountQuota, AccountingRecord, FairShareLine, PriorityList, UtilizationReport,
+  AccountQuota, AccountingRecord, ArraySummary, FairShareLine, PriorityList, UtilizationReport,
   ClusterNode, Diag, Job, JobEvent, JobGpuUsageSeries, JobStep, JobSubmission, Page, Partition, Problem, SubmitResponse, Topology,
   TokenResponse, WhoAmI, Reservation, ReservationRequest, Qos, UserAccount, Account, Association,
 } from './types';
@@ -153,6 +153,14 @@ export const api = {
   utilization: (query: { start: string; end: string; groupBy: 'cluster' | 'account' | 'user'; interval: 'hour' | 'day' }) =>
     call<UtilizationReport>('GET', '/api/v1/reports/utilization', { params: { query } }),
   release: (id: string) => call<unknown>('POST', '/api/v1/jobs/{id}/release', { params: { path: { id } } }),
+  /** An array summed up by the server: its tasks by state and exit code, however many it has. */
+  arraySummary: (id: string) => call<ArraySummary>('GET', '/api/v1/jobs/{id}/array', { params: { path: { id } } }),
+  /** An array's tasks by task id, a page at a time, filtered by state, exit code and node. */
+  arrayTasks: (id: string, query: { state?: string; exitCode?: number; node?: string; page?: number; size?: number }) =>
+    call<Page<Job>>('GET', '/api/v1/jobs/{id}/tasks', { params: { path: { id: Number(id) }, query: clean({ ...query }) } }),
+  /** Puts ended tasks back in the queue; with states, only the tasks in those (an array's failed ones). */
+  requeue: (id: string, state?: string) =>
+    call<unknown>('POST', '/api/v1/jobs/{id}/requeue', { params: { path: { id }, query: clean({ state }) } }),
 
   // Administration (the admin views): scontrol's reservations, sacctmgr's QOS, users, accounts and associations.
   reservations: () => call<Reservation[]>('GET', '/api/v1/reservations'),

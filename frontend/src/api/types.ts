@@ -12,6 +12,12 @@ import type { components } from './schema';
  */
 export type PendingReason = components['schemas']['PendingReason'];
 
+/** An array summed up by the server (GET /jobs/{id}/array): tasks by state and exit code, task ids as ranges. */
+export interface ArraySummary {
+  arrayJobId: number; name?: string | null; user: string; account?: string | null; partition?: string | null;
+  tasks: number; taskIds: string; states: { state: string; tasks: number }[]; exitCodes: { exitCode: number; tasks: number }[];
+}
+
 export type NodeState = 'IDLE' | 'MIXED' | 'ALLOCATED' | 'DRAINING' | 'DRAINED' | 'DOWN' | 'UNKNOWN';
 
 export interface ClusterNode {

@@ -42,8 +42,7 @@ export const REPLANNED = 'REPLANNED';
 /**
  * The query keys a batch of messages makes stale: lists, counts, nodes and the scheduler figures
  * on any message (a job that starts or ends changes them all; a {@link REPLANNED} job only lists),
- * and each job's own queries (its page, history, steps; an array task's also its array's page)
- * only for the jobs named (a re-planned job's page only). A message of another kind (the server's
+ * and each job's own queries (its page, history, steps) only for the jobs named (a re-planned job's page only). A message of another kind (the server's
  * "events were missed; reload") makes every job and node query stale.
  */
 export function staleKeys(messages: LiveMessage[]): { everyOf: string[]; exact: unknown[][] } {
@@ -51,8 +50,9 @@ export function staleKeys(messages: LiveMessage[]): { everyOf: string[]; exact: 
   const jobs = new Map<string, boolean>();
   for (const m of messages) {
     if (m.kind !== 'job' || !m.id) continue;
-    const ids = m.id.includes('_') ? [m.id, m.id.split('_')[0]] : [m.id];
-    for (const id of ids) jobs.set(id, (jobs.get(id) ?? false) || m.change !== REPLANNED);
+    // An array task's array page follows its tasks by itself (onLiveMessages), at a pace a churning
+    // array of 100,000 tasks can afford: its first task's queries are not re-read for each task.
+    jobs.set(m.id, (jobs.get(m.id) ?? false) || m.change !== REPLANNED);
   }
   const exact: unknown[][] = [];
   for (const [id, all] of jobs) {
@@ -100,7 +100,11 @@ export function useLiveEvents(enabled: boolean): void {
       void queryClient.invalidateQueries({ predicate: (q) => everyOf.includes(String(q.queryKey[0])) });
       for (const key of exact) void queryClient.invalidateQueries({ queryKey: key, exact: true });
     }, 300);
-    const heard = (messages: LiveMessage[]) => { batch.push(...messages); flush(); };
+    const heard = (messages: LiveMessage[]) => {
+      batch.push(...messages);
+      flush();
+      for (const listener of listeners) listener(messages);
+    };
 
     let leading = false;
     let anotherLed = false;
@@ -153,6 +157,17 @@ export function useLiveEvents(enabled: boolean): void {
     }
     return () => { abort.abort(); channel.close(); streaming = false; };
   }, [enabled, queryClient]);
+}
+
+const listeners = new Set<(messages: LiveMessage[]) => void>();
+
+/**
+ * Hears every message of the event stream as it comes (in this tab, whichever tab holds the
+ * stream), for a view that decides itself when to re-read; the returned function stops it.
+ */
+export function onLiveMessages(listener: (messages: LiveMessage[]) => void): () => void {
+  listeners.add(listener);
+  return () => { listeners.delete(listener); };
 }
 
 const EVENTS_CHANNEL = 'gantry-events';

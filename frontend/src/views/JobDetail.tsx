@@ -31,9 +31,12 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   // re-read on any job's message (and every few seconds until the last pass has ranked this job).
   // Without the stream, everything is polled.
   const job = useQuery({ queryKey: ['job', id], queryFn: () => api.job(id), refetchInterval: fallbackPoll(FALLBACK_MS) });
-  const events = useQuery({ queryKey: ['jobEvents', id], queryFn: () => api.jobEvents(id), refetchInterval: fallbackPoll(FALLBACK_MS) });
+  // #/jobs/18 of an array shows the array (ArrayDetail, which reads what it needs): none of one job's queries
+  const array = !id.includes('_') && job.data?.arrayJobId != null;
+  const events = useQuery({ queryKey: ['jobEvents', id], queryFn: () => api.jobEvents(id), refetchInterval: fallbackPoll(FALLBACK_MS),
+    enabled: !!job.data && !array });
   const steps = useQuery({ queryKey: ['jobSteps', id], queryFn: () => api.jobSteps(id), refetchInterval: fallbackPoll(FALLBACK_MS),
-    enabled: !!job.data && job.data.state !== 'PENDING' });
+    enabled: !!job.data && !array && job.data.state !== 'PENDING' });
   const [actionError, setActionError] = useState<unknown>(null);
   const pending = job.data?.state === 'PENDING';
   const now = useNow(job.data?.state === 'RUNNING' ? 1000 : 0);
@@ -41,7 +44,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   // Only for a job that waits its turn (a held or dependent one has no place in the queue yet).
   const ranked = pending && whyPending(job.data?.reason, job.data?.expectedStartTime).ranked;
   const priority = useQuery({
-    queryKey: ['jobs', 'priority'], queryFn: api.priority, enabled: ranked,
+    queryKey: ['jobs', 'priority'], queryFn: api.priority, enabled: ranked && !array,
     refetchInterval: (q) => fallbackPoll(PRIORITY_FALLBACK_MS)() || untilRanked(q.state.data, id),
   });
   if (job.isLoading) return <Loading what={`job ${id}`} />;
@@ -56,7 +59,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   }
   const j = job.data!;
   // #/jobs/18 of an array is the array as one thing; #/jobs/18_3 is one task.
-  if (!id.includes('_') && j.arrayJobId != null) return <ArrayDetail id={id} first={j} />;
+  if (array) return <ArrayDetail id={id} first={j} />;
   const mayAct = operator || j.user === me?.username;
 
   async function act(action: 'cancel' | 'hold' | 'release') {

@@ -93,8 +93,30 @@ class JobController {
             @RequestParam(required = false) Integer page, @RequestParam(required = false) Integer size,
             CurrentUser caller) {
         PageRequest paging = PageRequest.of(page, size);
-        return jobs.list(JobFilter.of(state, user, account, partition, name, nameContains, arrayJobId), JobSort.parse(sort), paging,
-                caller);
+        return jobs.list(JobFilter.of(state, user, account, partition, name, nameContains, arrayJobId), JobSort.parse(sort),
+                paging, caller);
+    }
+
+    @Operation(operationId = "listArrayTasks", summary = "An array's tasks by task id, a page at a time, filtered by "
+            + "state, exit code and node (what the dashboard's array page shows)",
+            description = "An empty page when the id names no array (or, with gantry.jobs.private-jobs, another user's).")
+    @GetMapping("/{id}/tasks")
+    PageResponse<JobView> listArrayTasks(@PathVariable long id,
+            @Parameter(description = "Comma list of states, e.g. FAILED,TIMEOUT") @RequestParam(required = false) String state,
+            @Parameter(description = "Only tasks that ended with this exit code") @RequestParam(required = false) Integer exitCode,
+            @Parameter(description = "Only tasks that were given this node") @RequestParam(required = false) String node,
+            @RequestParam(required = false) Integer page, @RequestParam(required = false) Integer size, CurrentUser caller) {
+        return jobs.list(JobFilter.of(state, null, null, null, null, null, id).endedWith(exitCode, node), JobSort.parse("id"),
+                PageRequest.of(page, size), caller);
+    }
+
+    @Operation(operationId = "getArraySummary", summary = "An array job summed up: its tasks by state and by exit code",
+            description = "However many tasks the array has, counted in the store; list the tasks themselves with "
+                    + "listJobs?arrayJobId=, a page at a time. 404 when the id names no array (or, with "
+                    + "gantry.jobs.private-jobs, another user's); 400 for a task id.")
+    @GetMapping("/{id}/array")
+    ArraySummary getArraySummary(@PathVariable String id, CurrentUser caller) {
+        return jobs.arraySummary(id, caller);
     }
 
     @Operation(operationId = "getJob", summary = "One job or array task (42 or 42_7), like scontrol show job",
@@ -177,10 +199,15 @@ class JobController {
         return retrying(() -> jobs.release(id, caller));
     }
 
-    @Operation(operationId = "requeueJob", summary = "Put an ended job back in the queue")
+    @Operation(operationId = "requeueJob", summary = "Put an ended job back in the queue",
+            description = "A job, a task (42_7) or every ended task of an array; with state, only the tasks in those "
+                    + "states (state=FAILED,TIMEOUT resubmits an array's failed tasks). 409 when nothing matches.")
     @PostMapping("/{id}/requeue")
-    ActionResult requeueJob(@PathVariable String id, CurrentUser caller) {
-        return retrying(() -> jobs.requeue(id, caller));
+    ActionResult requeueJob(@PathVariable String id,
+            @Parameter(description = "Comma list of states: only the tasks in these", example = "FAILED,TIMEOUT")
+            @RequestParam(required = false) String state, CurrentUser caller) {
+        java.util.Set<JobState> only = JobFilter.states(state);
+        return retrying(() -> jobs.requeue(id, only, caller));
     }
 
     @Operation(operationId = "suspendJob", summary = "Suspend a running job, like scontrol suspend (OPERATOR)",

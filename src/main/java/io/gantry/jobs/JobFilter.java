@@ -13,7 +13,7 @@ import io.gantry.api.GantryException;
  * in any case, for a search box.
  */
 record JobFilter(Set<JobState> states, String user, String account, String partition, String name, String nameContains,
-        Long arrayJobId) {
+        Long arrayJobId, Integer exitCode, String node) {
 
     static JobFilter of(String state, String user, String account, String partition, String name, Long arrayJobId) {
         return of(state, user, account, partition, name, null, arrayJobId);
@@ -21,6 +21,17 @@ record JobFilter(Set<JobState> states, String user, String account, String parti
 
     static JobFilter of(String state, String user, String account, String partition, String name, String nameContains,
             Long arrayJobId) {
+        return new JobFilter(states(state), blankToNull(user), blankToNull(account), blankToNull(partition),
+                blankToNull(name), blankToNull(nameContains), arrayJobId, null, null);
+    }
+
+    /** This filter, and only jobs that ended with {@code exitCode} and that ran on {@code node}, where not null. */
+    JobFilter endedWith(Integer exitCode, String node) {
+        return new JobFilter(states, user, account, partition, name, nameContains, arrayJobId, exitCode, blankToNull(node));
+    }
+
+    /** The states of a comma list such as {@code PENDING,RUNNING} (any case); none for null or blank. */
+    static Set<JobState> states(String state) {
         Set<JobState> states = EnumSet.noneOf(JobState.class);
         if (state != null && !state.isBlank()) {
             for (String part : state.split(",")) {
@@ -32,8 +43,7 @@ record JobFilter(Set<JobState> states, String user, String account, String parti
                 }
             }
         }
-        return new JobFilter(states, blankToNull(user), blankToNull(account), blankToNull(partition),
-                blankToNull(name), blankToNull(nameContains), arrayJobId);
+        return states;
     }
 
     private static String blankToNull(String s) {

@@ -81,6 +81,15 @@ class JobLists {
             where.add("job_id = :arrayJobId AND array_task_id <> " + JobIds.NO_TASK);
             params.put("arrayJobId", filter.arrayJobId());
         }
+        if (filter.exitCode() != null) {
+            where.add("exit_code = :exitCode");
+            params.put("exitCode", filter.exitCode());
+        }
+        if (filter.node() != null) {
+            // the allocation names each node it holds, as "node:cpus:...;node:..."
+            where.add("(';' || allocation) LIKE :nodeLike ESCAPE '\\'");
+            params.put("nodeLike", "%;" + likeLiteral(filter.node()) + ":%");
+        }
         String whereClause = where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where);
 
         params.put("offset", page.offset());
@@ -101,6 +110,61 @@ class JobLists {
                         + " OFFSET :offset ROWS FETCH NEXT :size ROWS ONLY")
                 .params(params).query(Long.class).list();
         return new Page(rows, total);
+    }
+
+    /**
+     * An array's tasks summed up in the store, for its page at any size: how many in each state and
+     * with each exit code, their task ids as ranges, and what the first task says of all. Empty when
+     * {@code jobId} has no task (visible to {@code owner}, when not null).
+     */
+    java.util.Optional<ArraySummary> arraySummary(long jobId, String owner) {
+        String where = " WHERE job_id = :id AND array_task_id <> " + JobIds.NO_TASK + (owner == null ? "" : " AND user_name = :owner");
+        java.util.Map<String, Object> params = new java.util.HashMap<>();
+        params.put("id", jobId);
+        if (owner != null) {
+            params.put("owner", owner);
+        }
+        List<ArraySummary.StateCount> states = new ArrayList<>();
+        java.util.Map<Integer, Long> exits = new java.util.TreeMap<>();
+        long[] total = {0};
+        long[] bounds = {Long.MAX_VALUE, Long.MIN_VALUE};
+        jdbc.sql("SELECT state, exit_code, count(*) AS n, min(array_task_id) AS lo, max(array_task_id) AS hi FROM jobs"
+                        + where + " GROUP BY state, exit_code").params(params)
+                .query((rs, i) -> {
+                    JobState state = JobState.valueOf(rs.getString("state"));
+                    long n = rs.getLong("n");
+                    bounds[0] = Math.min(bounds[0], rs.getLong("lo"));
+                    bounds[1] = Math.max(bounds[1], rs.getLong("hi"));
+                    int code = rs.getInt("exit_code");
+                    if (!rs.wasNull() && state.isFinished()) {
+                        exits.merge(code, n, Long::sum);
+                    }
+                    total[0] += n;
+                    return new ArraySummary.StateCount(state, n);
+                }).list().stream()
+                .collect(java.util.stream.Collectors.groupingBy(ArraySummary.StateCount::state, java.util.TreeMap::new,
+                        java.util.stream.Collectors.summingLong(ArraySummary.StateCount::tasks)))
+                .forEach((state, n) -> states.add(new ArraySummary.StateCount(state, n)));
+        if (total[0] == 0) {
+            return java.util.Optional.empty();
+        }
+        // as many tasks as ids from the lowest to the highest: one range; else consecutive task ids share
+        // (id - its rank), and each such group is one range
+        List<String> ranges = total[0] == bounds[1] - bounds[0] + 1
+                ? List.of(bounds[0] == bounds[1] ? Long.toString(bounds[0]) : bounds[0] + "-" + bounds[1])
+                : jdbc.sql("SELECT min(t) AS lo, max(t) AS hi FROM (SELECT array_task_id AS t, array_task_id"
+                        + " - ROW_NUMBER() OVER (ORDER BY array_task_id) AS g FROM jobs" + where + ") runs GROUP BY g ORDER BY lo")
+                .params(params).query((rs, i) -> {
+                    long lo = rs.getLong("lo");
+                    long hi = rs.getLong("hi");
+                    return lo == hi ? Long.toString(lo) : lo + "-" + hi;
+                }).list();
+        var first = jdbc.sql("SELECT name, user_name, account, partition FROM jobs" + where
+                        + " ORDER BY array_task_id FETCH FIRST 1 ROWS ONLY").params(params)
+                .query((rs, i) -> new String[] {rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)}).single();
+        return java.util.Optional.of(new ArraySummary(jobId, first[0], first[1], first[2], first[3], total[0],
+                String.join(",", ranges), states,
+                exits.entrySet().stream().map(e -> new ArraySummary.ExitCodeCount(e.getKey(), e.getValue())).toList()));
     }
 
     /**

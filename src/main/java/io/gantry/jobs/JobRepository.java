@@ -12,6 +12,9 @@ interface JobRepository extends JpaRepository<JobEntity, Long> {
 
     List<JobEntity> findByJobIdOrderByArrayTaskId(long jobId);
 
+    /** A job, or an array's first task: what GET /jobs/{id} shows, without reading every task of a big array. */
+    Optional<JobEntity> findFirstByJobIdOrderByArrayTaskId(long jobId);
+
     List<JobEntity> findByStateIn(Collection<JobState> states);
 
     boolean existsByJobId(long jobId);

@@ -148,14 +148,14 @@ public class JobService {
      */
     @Transactional(readOnly = true)
     public JobView get(String id, CurrentUser caller) {
-        JobEntity job = visible(findAll(id), id, caller).get(0);
+        JobEntity job = visible(List.of(findFirst(id)), id, caller).get(0);
         return view(job, caller.mayActFor(job.user()) ? scripts.find(job.jobId()) : JobScripts.Script.NONE,
                 cluster::blocksOf);
     }
 
     @Transactional(readOnly = true)
     public List<JobEventView> events(String id, CurrentUser caller) {
-        JobEntity job = visible(findAll(id), id, caller).get(0);
+        JobEntity job = visible(List.of(findFirst(id)), id, caller).get(0);
         return events.findByJobRowOrderById(job.id()).stream()
                 .map(e -> new JobEventView(e.time(), e.type(), e.detail())).toList();
     }
@@ -367,10 +367,36 @@ public class JobService {
         return view(job, scripts.find(job.jobId()), cluster::blocksOf);
     }
 
+    /** An array summed up by the store (its tasks by state and exit code); 404 when {@code id} names no array. */
+    @Transactional(readOnly = true)
+    public ArraySummary arraySummary(String id, CurrentUser caller) {
+        JobIds.Parsed parsed = JobIds.parse(id);
+        if (parsed.task() != null) {
+            throw GantryException.badRequest("id", "'" + id + "' is one task; an array is named by its job id ("
+                    + parsed.jobId() + ")");
+        }
+        String owner = properties.privateJobs() && !caller.isOperator() ? caller.username() : null;
+        return lists.arraySummary(parsed.jobId(), owner).orElseThrow(() -> GantryException.notFound("Array job", id));
+    }
+
     @Transactional
     public ActionResult requeue(String id, CurrentUser caller) {
-        List<JobEntity> targets = findAll(id);
-        authorize(targets, id, caller, "requeue");
+        return requeue(id, java.util.Set.of(), caller);
+    }
+
+    /**
+     * Puts ended jobs back in the queue: a job, a task, or an array's tasks; with {@code only}, only the tasks
+     * in those states (an array's failed tasks, say), leaving the others as they are.
+     */
+    @Transactional
+    public ActionResult requeue(String id, java.util.Set<JobState> only, CurrentUser caller) {
+        List<JobEntity> all = findAll(id);
+        authorize(all, id, caller, "requeue");
+        List<JobEntity> targets = only.isEmpty() ? all : all.stream().filter(j -> only.contains(j.state())).toList();
+        if (targets.isEmpty()) {
+            throw GantryException.conflict("No task of job " + id + " is " + only.stream().map(Enum::name).sorted()
+                    .collect(java.util.stream.Collectors.joining(" or ")) + "; nothing to requeue");
+        }
         JobAudit.Trail trail = audit.before(id, targets, caller);
         List<String> requeued = new ArrayList<>();
         List<String> stopping = new ArrayList<>();
@@ -514,6 +540,14 @@ public class JobService {
 
     private JobEntity findOne(String id) {
         return findAll(id).get(0);
+    }
+
+    /** The job, the task, or an array's first task (its tasks share owner, name and script). */
+    private JobEntity findFirst(String id) {
+        JobIds.Parsed parsed = JobIds.parse(id);
+        return (parsed.task() == null ? jobs.findFirstByJobIdOrderByArrayTaskId(parsed.jobId())
+                : jobs.findByJobIdAndArrayTaskId(parsed.jobId(), parsed.task()))
+                .orElseThrow(() -> GantryException.notFound("Job", id));
     }
 
     private List<JobEntity> findAll(String id) {
