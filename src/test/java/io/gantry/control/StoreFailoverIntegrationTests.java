@@ -24,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
@@ -92,12 +93,21 @@ class StoreFailoverIntegrationTests {
         controller.start();
         ApiClient api = controller.api();
         String admin = api.adminToken();
+        // The leader lock is never taken on a standby: a hot standby grants advisory locks of its own, and a
+        // controller that reached it would lead beside the one on the primary (the key is the default one,
+        // which the controller holds on the primary).
+        LeaderLock onStandby = new LeaderLock(new DriverManagerDataSource(standby.url(DATABASE), "postgres", ""),
+                4242);
+        assertThat(onStandby.isLeader()).as("a controller on the standby leads").isFalse();
+        onStandby.close();
+
         // Before anything fails: the controller schedules on the demo cluster's simulated nodes.
         long before = api.submitJob(admin, Map.of("script", "#!/bin/bash\ntrue\n", "timeLimitSeconds", 600,
                 "simulatedRunSeconds", 3600));
         api.awaitJobState(before, admin, "RUNNING", Duration.ofSeconds(60));
 
-        // The burst: held jobs, each with a name of its own, so a submission stored twice would show.
+        // The burst: short jobs, each with a name of its own, so a submission stored twice would show, and one
+        // the store has but the controller forgot would never run.
         Map<String, Long> accepted = new ConcurrentHashMap<>();
         AtomicInteger refused = new AtomicInteger();
         AtomicBoolean stop = new AtomicBoolean();
@@ -109,7 +119,8 @@ class StoreFailoverIntegrationTests {
                     String name = "burst-" + client + "-" + n;
                     try {
                         Response r = api.send("POST", "/api/v1/jobs", admin,
-                                Map.of("name", name, "script", "#!/bin/bash\ntrue\n", "hold", true));
+                                Map.of("name", name, "script", "#!/bin/bash\ntrue\n", "cpusPerTask", 1,
+                                        "timeLimitSeconds", 600, "simulatedRunSeconds", 2));
                         if (r.status() == 201) {
                             accepted.put(name, r.json().get("jobId").asLong());
                         } else {
@@ -165,6 +176,10 @@ class StoreFailoverIntegrationTests {
                     .containsExactly(job.getValue());
         }
         assertThat(stored.values()).as("no submission was stored twice").allMatch(ids -> ids.size() == 1);
+        // Every job in the store runs and ends, those whose answer the failover cut off among them (their
+        // commit reached the standby, their 201 never left): none is stored yet unknown to the scheduler.
+        await("every burst job in the store completes").atMost(Duration.ofSeconds(90))
+                .untilAsserted(() -> assertThat(unfinishedBurstJobs()).as("burst jobs not completed").isEmpty());
         // The controller serves them from the new primary: the first and the last accepted are there.
         assertThat(api.get("/api/v1/jobs/" + accepted.get("burst-0-0"), admin).status()).isEqualTo(200);
         // The job that ran before the failover runs on, as it started.
@@ -179,6 +194,20 @@ class StoreFailoverIntegrationTests {
                 ResultSet r = s.executeQuery()) {
             while (r.next()) {
                 jobs.computeIfAbsent(r.getString(1), n -> new ArrayList<>()).add(r.getLong(2));
+            }
+        }
+        return jobs;
+    }
+
+    /** Burst jobs in the promoted store that have not completed, as {@code id name state}. */
+    private static List<String> unfinishedBurstJobs() throws SQLException {
+        List<String> jobs = new ArrayList<>();
+        try (Connection c = standby.connect(DATABASE);
+                PreparedStatement s = c.prepareStatement("SELECT job_id, name, state FROM jobs "
+                        + "WHERE name LIKE 'burst-%' AND state <> 'COMPLETED' ORDER BY job_id");
+                ResultSet r = s.executeQuery()) {
+            while (r.next()) {
+                jobs.add(r.getLong(1) + " " + r.getString(2) + " " + r.getString(3));
             }
         }
         return jobs;
