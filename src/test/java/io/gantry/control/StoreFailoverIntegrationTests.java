@@ -37,8 +37,10 @@ import io.gantry.support.LocalPostgres;
  * {@code synchronous_standby_names}); a packaged controller whose JDBC URL names both hosts with
  * {@code targetServerType=primary}. In the middle of a burst of submissions from several clients the
  * primary's postmaster is killed with SIGKILL and the standby promoted, and the clients keep submitting:
- * every job answered 201 is in the promoted store exactly once, no submission was stored twice, and within
- * 30 s of the kill the same controller, untouched, starts a new job on its simulated nodes.
+ * every job answered 201 is in the promoted store exactly once, no submission was stored twice, every job in
+ * the store runs and completes (any whose answer the kill cut off too), and within 30 s of the kill the same
+ * controller, untouched, starts a new job on its simulated nodes. Before all that, a leader lock is refused on
+ * the standby.
  */
 class StoreFailoverIntegrationTests {
 

@@ -35,6 +35,8 @@ public final class LocalPostgres {
     private final Path log;
     private final int port;
     private final List<String> settings;
+    /** Set once its postmaster was killed: its pid file stays behind, and the PID may belong to another process. */
+    private boolean killed;
 
     private LocalPostgres(Path data, int port, List<String> settings) {
         this.data = data;
@@ -145,6 +147,7 @@ public final class LocalPostgres {
     /** {@code kill -9} of the postmaster, as a crash would end it; its backends end when they notice. */
     public void killPostmaster() throws IOException, InterruptedException {
         run(List.of("kill", "-9", Long.toString(postmasterPid())), false);
+        killed = true;
     }
 
     /** {@code pg_ctl promote}: a standby becomes a primary, waiting until it takes writes. */
@@ -164,9 +167,12 @@ public final class LocalPostgres {
                 database, "--exit-on-error", file.toString()), true);
     }
 
-    /** Stops it if it still runs ({@code pg_ctl stop -m immediate}, which signals its postmaster by PID). */
+    /**
+     * Stops it if it still runs ({@code pg_ctl stop -m immediate}, which signals its postmaster by PID); one
+     * whose postmaster was killed is left alone, its stale pid file unread.
+     */
     public void stop() {
-        if (Files.exists(data.resolve("postmaster.pid"))) {
+        if (!killed && Files.exists(data.resolve("postmaster.pid"))) {
             try {
                 run(List.of(tool("pg_ctl"), "-D", data.toString(), "-m", "immediate", "-w", "stop"), true);
             } catch (IOException e) {
