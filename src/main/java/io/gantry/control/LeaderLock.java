@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
@@ -29,6 +30,8 @@ public class LeaderLock {
     private volatile Boolean postgres;
     /** Set while the scheduler is stopped: nothing in this process may take the lock then. */
     private volatile boolean resigned;
+    /** When a standby was last reported (0: never): once a minute is enough to be seen. */
+    private long lastStandbyWarning;
 
     /** {@code key}: the advisory lock every controller of one cluster contends for. */
     public LeaderLock(DataSource dataSource, long key) {
@@ -50,8 +53,17 @@ public class LeaderLock {
             }
             close();
             Connection c = dataSource.getConnection();
-            try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT pg_try_advisory_lock(" + key + ")")) {
-                if (r.next() && r.getBoolean(1)) {
+            // Never on a standby: a hot standby grants advisory locks too, its own, apart from the primary's, so
+            // a controller whose URL let it reach a standby (a multi-host URL without targetServerType=primary)
+            // would lead beside the one on the primary, and fail every write. CASE, unlike AND, is evaluated
+            // in order: the lock is not even taken there.
+            try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(
+                    "SELECT pg_is_in_recovery(), CASE WHEN pg_is_in_recovery() THEN false ELSE pg_try_advisory_lock("
+                            + key + ") END")) {
+                r.next();
+                if (r.getBoolean(1)) {
+                    warnStandby();
+                } else if (r.getBoolean(2)) {
                     held = c;
                     log.info("This controller is now the scheduling leader");
                     return true;
@@ -63,6 +75,15 @@ public class LeaderLock {
             log.warn("Could not check scheduling leadership: {}", e.getMessage());
             close();
             return false;
+        }
+    }
+
+    private void warnStandby() {
+        long now = System.nanoTime();
+        if (lastStandbyWarning == 0 || now - lastStandbyWarning > TimeUnit.MINUTES.toNanos(1)) {
+            lastStandbyWarning = now;
+            log.warn("The store this controller reached is a standby (read-only), so it does not lead from there: "
+                    + "a JDBC URL naming several hosts needs targetServerType=primary");
         }
     }
 
