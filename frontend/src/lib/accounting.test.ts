@@ -124,7 +124,7 @@ describe('jobs table columns and sort', () => {
 
 describe('utilization', () => {
   it('samples at most every 30 s and forgets what is older than a day', () => {
-    const s = { total: 8, allocated: 2, idle: 6, drained: 0, down: 0 };
+    const s = { total: 8, allocated: 2, idle: 6, drained: 0, down: 0, poweredDown: 0 };
     let samples = addSample([], s, 0);
     samples = addSample(samples, { ...s, allocated: 3 }, 10_000);
     expect(samples).toEqual([{ t: 0, allocated: 3, idle: 6, drained: 0, down: 0 }]);
