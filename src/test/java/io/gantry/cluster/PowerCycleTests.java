@@ -39,8 +39,10 @@ class PowerCycleTests {
         NodePower drained = new NodePower("n2", null, null, true, T0, false, false, false);
         at(0, Action.SUSPEND, idle("n1"), idle("n2"));
         at(20, Action.SUSPEND, busy, drained);
+        // Idle again from 40: not 30 s since 0, but since then.
         assertThat(at(40, Action.SUSPEND, idle("n1"), idle("n2"))).isEmpty();
-        assertThat(at(50, Action.SUSPEND, idle("n1"), idle("n2"))).containsExactly("n1", "n2");
+        assertThat(at(69, Action.SUSPEND, idle("n1"), idle("n2"))).isEmpty();
+        assertThat(at(70, Action.SUSPEND, idle("n1"), idle("n2"))).containsExactly("n1", "n2");
     }
 
     @Test
