@@ -116,7 +116,11 @@ class PowerSaving {
                         + "back to the queue", node, properties.resumeTimeout().toSeconds());
                 hub.close(node);
                 for (ActiveJob job : jobsOn(List.of(node))) {
-                    if (job.state() == JobState.RUNNING) {
+                    if (job.state() == JobState.COMPLETING) {
+                        // cancelled while it waited: nothing ran, nothing is left to kill
+                        completion.end(job.row(), JobState.CANCELLED, null, now, "cancelled; node " + node + ": "
+                                + PowerStates.RESUME_TIMEOUT_REASON);
+                    } else if (job.state() == JobState.RUNNING) {
                         completion.nodeFailed(job.row(), now, "node " + node + ": " + PowerStates.RESUME_TIMEOUT_REASON);
                     }
                 }
