@@ -18,7 +18,8 @@ export interface ArraySummary {
   tasks: number; taskIds: string; states: { state: string; tasks: number }[]; exitCodes: { exitCode: number; tasks: number }[];
 }
 
-export type NodeState = 'IDLE' | 'MIXED' | 'ALLOCATED' | 'DRAINING' | 'DRAINED' | 'DOWN' | 'UNKNOWN';
+export type NodeState = 'IDLE' | 'MIXED' | 'ALLOCATED' | 'DRAINING' | 'DRAINED' | 'DOWN' | 'UNKNOWN'
+  | 'POWERED_DOWN' | 'POWERING_UP' | 'POWERING_DOWN';
 
 export interface ClusterNode {
   name: string; state: NodeState; reason?: string | null; cpus: number; memoryMb: number; gpus: number;
@@ -166,7 +167,7 @@ export interface PriorityList { computedAt?: string | null; jobs: JobPriority[];
 /** GET /api/v1/reports/utilization (sreport): hours per group per interval; down includes drained. */
 export interface UtilizationHours { allocated: number; idle: number; down: number; reserved?: number; total: number }
 /** Why GPUs were not allocated, in GPU-seconds; adds up to the bucket's gpuHours idle + down + reserved (times 3600). */
-export interface IdleCauses { noDemand: number; reserved: number; fragmented: number; topology: number; limits: number; draining: number; down: number }
+export interface IdleCauses { noDemand: number; reserved: number; fragmented: number; topology: number; limits: number; draining: number; down: number; poweredDown?: number }
 export interface UtilizationBucket { start: string; end: string; group: string | null; gpuHours: UtilizationHours; cpuHours?: UtilizationHours; idleCauses?: IdleCauses | null }
 /** The allocated GPU-hours whose GPUs read below the idle threshold (the nodes' nvidia-smi readings). */
 export type AllocatedIdleGpus = components['schemas']['AllocatedIdleGpus'];

@@ -124,7 +124,7 @@ describe('jobs table columns and sort', () => {
 
 describe('utilization', () => {
   it('samples at most every 30 s and forgets what is older than a day', () => {
-    const s = { total: 8, allocated: 2, idle: 6, drained: 0, down: 0 };
+    const s = { total: 8, allocated: 2, idle: 6, drained: 0, down: 0, poweredDown: 0 };
     let samples = addSample([], s, 0);
     samples = addSample(samples, { ...s, allocated: 3 }, 10_000);
     expect(samples).toEqual([{ t: 0, allocated: 3, idle: 6, drained: 0, down: 0 }]);
@@ -157,10 +157,19 @@ describe('idle causes on the overview', () => {
 
   it('sums GPU-seconds per cause into GPU-hours in precedence order, with shares of the whole', () => {
     const totals = idleCauseTotals({ buckets: [bucket(causes(3600, 7200, 0)), bucket(causes(0, 3600, 7200)), bucket(null)] })!;
-    expect(totals.map((t) => t.key)).toEqual(['down', 'draining', 'reserved', 'limits', 'topology', 'fragmented', 'noDemand']);
+    expect(totals.map((t) => t.key)).toEqual(['down', 'draining', 'poweredDown', 'reserved', 'limits', 'topology', 'fragmented',
+      'noDemand']);
+    // A controller from before power saving sends no poweredDown: none.
+    expect(totals.find((t) => t.key === 'poweredDown')).toMatchObject({ hours: 0, share: 0 });
     expect(totals.find((t) => t.key === 'fragmented')).toMatchObject({ hours: 3, share: 0.5 });
     expect(totals.find((t) => t.key === 'noDemand')).toMatchObject({ hours: 1, share: 1 / 6 });
     expect(totals.reduce((a, t) => a + t.share, 0)).toBeCloseTo(1);
+  });
+
+  it('counts powered-down GPU-hours as their own cause', () => {
+    const totals = idleCauseTotals({ buckets: [bucket({ ...causes(3600, 0, 0), poweredDown: 10800 } as never)] })!;
+    expect(totals.find((t) => t.key === 'poweredDown')).toMatchObject({ hours: 3, share: 0.75 });
+    expect(totals.find((t) => t.key === 'noDemand')).toMatchObject({ hours: 1, share: 0.25 });
   });
 
   it('gives nothing for a report without causes and no shares when nothing was idle', () => {

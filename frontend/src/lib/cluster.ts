@@ -1,17 +1,24 @@
 import type { ClusterNode, Job, Topology } from '../api/types';
 import { expandHostlist } from './hostlist';
 
-export interface GpuSummary { total: number; allocated: number; idle: number; drained: number; down: number }
+export interface GpuSummary { total: number; allocated: number; idle: number; drained: number; down: number; poweredDown: number }
 
-/** GPUs now: allocated wherever jobs hold them; the rest idle, drained (DRAINED/DRAINING) or down. */
+/** Power saving's states: the node is off, or on its way off or on. */
+export const POWER_STATES: readonly string[] = ['POWERED_DOWN', 'POWERING_UP', 'POWERING_DOWN'];
+
+/**
+ * GPUs now: allocated wherever jobs hold them; the rest idle, drained (DRAINED/DRAINING), down, or powered down
+ * (power saving's states: usable, once the node has come up).
+ */
 export function gpuSummary(nodes: ClusterNode[]): GpuSummary {
-  const s: GpuSummary = { total: 0, allocated: 0, idle: 0, drained: 0, down: 0 };
+  const s: GpuSummary = { total: 0, allocated: 0, idle: 0, drained: 0, down: 0, poweredDown: 0 };
   for (const n of nodes) {
     const free = Math.max(0, n.gpus - n.allocGpus);
     s.total += n.gpus;
     s.allocated += n.allocGpus;
     if (n.state === 'DOWN' || n.state === 'UNKNOWN') s.down += free;
     else if (n.state === 'DRAINED' || n.state === 'DRAINING') s.drained += free;
+    else if (POWER_STATES.includes(n.state)) s.poweredDown += free;
     else s.idle += free;
   }
   return s;

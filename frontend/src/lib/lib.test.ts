@@ -71,7 +71,10 @@ describe('GPU summary', () => {
     const node = (state: string, gpus: number, allocGpus: number) =>
       ({ name: 'n', state, gpus, allocGpus, cpus: 1, memoryMb: 1, allocCpus: 0, allocMemoryMb: 0 }) as never;
     expect(gpuSummary([node('MIXED', 8, 2), node('IDLE', 8, 0), node('DRAINED', 8, 0), node('DOWN', 8, 0),
-      node('DRAINING', 8, 8)])).toEqual({ total: 40, allocated: 10, idle: 14, drained: 8, down: 8 });
+      node('DRAINING', 8, 8)])).toEqual({ total: 40, allocated: 10, idle: 14, drained: 8, down: 8, poweredDown: 0 });
+    // Power saving's nodes are neither idle nor down: usable once up, counted apart.
+    expect(gpuSummary([node('POWERED_DOWN', 8, 0), node('POWERING_UP', 8, 8), node('POWERING_DOWN', 8, 0), node('IDLE', 8, 0)]))
+      .toEqual({ total: 32, allocated: 8, idle: 8, drained: 0, down: 0, poweredDown: 16 });
   });
 });
 

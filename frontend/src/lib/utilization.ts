@@ -81,6 +81,7 @@ export function accountDailyUsage(report: UtilizationReport, window?: string[]):
 export const IDLE_CAUSES: { key: keyof IdleCauses; label: string; help: string; color: string }[] = [
   { key: 'down', label: 'down', help: 'on nodes down or not responding', color: '#b91c1c' },
   { key: 'draining', label: 'draining', help: 'on nodes draining or drained', color: '#d97706' },
+  { key: 'poweredDown', label: 'powered down', help: 'on nodes power saving has powered down', color: '#475569' },
   { key: 'reserved', label: 'reserved', help: 'held by an advance reservation or for a pending job\'s reservation', color: '#6d28d9' },
   { key: 'limits', label: 'limits', help: 'pending jobs that would use them wait only for a QOS or association limit', color: '#db2777' },
   { key: 'topology', label: 'topology', help: 'pending jobs would use them but for their --switches or block request', color: '#0891b2' },

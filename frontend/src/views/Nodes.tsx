@@ -8,7 +8,8 @@ import { href, navigate } from '../lib/router';
 import { ErrorBox, Loading, StateBadge } from './common';
 import { NodeCell } from './Overview';
 
-const STATES = ['IDLE', 'MIXED', 'ALLOCATED', 'DRAINING', 'DRAINED', 'DOWN', 'UNKNOWN'];
+const STATES = ['IDLE', 'MIXED', 'ALLOCATED', 'DRAINING', 'DRAINED', 'DOWN', 'UNKNOWN', 'POWERED_DOWN', 'POWERING_UP',
+  'POWERING_DOWN'];
 
 export function Nodes({ query }: { query: URLSearchParams }) {
   const { operator } = useAuth();

@@ -42,6 +42,7 @@ export function Overview() {
         <Stat label="GPUs idle" value={gpus.idle} testId="gpus-idle" tone="idle" />
         <Stat label="GPUs drained" value={gpus.drained} testId="gpus-drained" tone="drain" />
         <Stat label="GPUs down" value={gpus.down} testId="gpus-down" tone="down" />
+        {gpus.poweredDown > 0 && <Stat label="GPUs powered down" value={gpus.poweredDown} testId="gpus-powered-down" tone="powered" />}
         <Stat label="Jobs running" value={<a href={href('/jobs', { state: 'RUNNING', all: 1 })}>{runningCount ?? '—'}</a>} testId="jobs-running" />
         <Stat label="Jobs pending" value={<a href={href('/jobs', { state: 'PENDING', all: 1 })}>{pendingCount ?? '—'}</a>} testId="jobs-pending" />
       </div>
@@ -252,8 +253,8 @@ export function shortName(name: string): string {
 function Legend() {
   return (
     <ul className="legend" aria-label="Legend">
-      {['IDLE', 'MIXED', 'ALLOCATED', 'DRAINING', 'DRAINED', 'DOWN'].map((s) => (
-        <li key={s}><span className={`swatch state-${s.toLowerCase()}`} />{s.toLowerCase()}</li>
+      {['IDLE', 'MIXED', 'ALLOCATED', 'DRAINING', 'DRAINED', 'DOWN', 'POWERED_DOWN', 'POWERING_UP', 'POWERING_DOWN'].map((s) => (
+        <li key={s}><span className={`swatch state-${s.toLowerCase()}`} />{s.toLowerCase().replace('_', ' ')}</li>
       ))}
       <li className="muted">fill = share of GPUs (CPUs on CPU nodes) in use</li>
     </ul>

@@ -84,12 +84,15 @@ class AgentService {
     private final JobCredentials jobCredentials;
     private final NodeAddresses addresses;
     private final Clock clock;
+    private final io.gantry.cluster.PowerStates power;
     /** The health verdict each node last sent, as applied: "" when healthy, else what failed. */
     private final Map<String, String> healthVerdicts = new ConcurrentHashMap<>();
 
     AgentService(AgentsProperties properties, AgentCredentials credentials, AgentNodes nodes,
             ClusterService cluster, HostedJobs jobs, JobCompletion completion, AgentHub hub,
-            JobCredentials jobCredentials, NodeAddresses addresses, Clock clock, StepImages stepImages) {
+            JobCredentials jobCredentials, NodeAddresses addresses, Clock clock, StepImages stepImages,
+            io.gantry.cluster.PowerStates power) {
+        this.power = power;
         this.stepImages = stepImages;
         this.properties = properties;
         this.credentials = credentials;
@@ -529,6 +532,18 @@ class AgentService {
         }).toList()));
     }
 
+    /** Launches the jobs these batch hosts hold and have not started: their nodes have just come up. */
+    void launchWaiting(java.util.Collection<String> batchHosts) {
+        for (String host : batchHosts) {
+            List<Long> rows = jobs.onBatchHost(host).stream()
+                    .filter(j -> j.state() == JobState.RUNNING && !j.launched()).map(HostedJob::row).toList();
+            List<Command> commands = launches(rows);
+            if (!commands.isEmpty() && hub.connected(host)) {
+                hub.deliver(host, commands);
+            }
+        }
+    }
+
     /** LAUNCH commands for running jobs on agent-run nodes (simulated nodes run their own). */
     private List<Command> launches(List<Long> rows) {
         if (rows.isEmpty()) {
@@ -546,6 +561,9 @@ class AgentService {
                 continue;
             }
             List<String> hosts = job.allocation().stream().map(JobAllocation::node).toList();
+            if (!power.allPoweredOn(hosts)) {
+                continue; // launched once its nodes are up (launchWaiting)
+            }
             commands.add(Command.launch(new Launch(job.id(), job.jobId(), job.arrayTaskId(), job.name(), job.user(),
                     job.account(), job.partition(), job.qos(), job.script(), job.workdir(), withCredential(job),
                     job.stdout(), job.stderr(), job.timeLimitSeconds(), job.startTime(),

@@ -35,10 +35,12 @@ class NodeHealthMonitor {
     private final LeaderLock leader;
     private final Clock clock;
     private final Duration timeout;
+    private final io.gantry.cluster.PowerStates power;
     private Instant judgingFrom;
 
     NodeHealthMonitor(AgentHub hub, AgentNodes nodes, SchedulerJobs jobs, JobCompletion completion, LeaderLock leader,
-            Clock clock, AgentsProperties properties) {
+            Clock clock, AgentsProperties properties, io.gantry.cluster.PowerStates power) {
+        this.power = power;
         this.hub = hub;
         this.nodes = nodes;
         this.jobs = jobs;
@@ -72,7 +74,8 @@ class NodeHealthMonitor {
         }
         Instant cutoff = now.minus(timeout);
         for (String node : nodes.silentSince(cutoff)) {
-            if (nodes.notResponding(node, cutoff)) {
+            // A node power saving takes down goes silent on purpose: the jobs given it wait for it to come up.
+            if (nodes.notResponding(node, cutoff) && power.allPoweredOn(java.util.List.of(node))) {
                 log.warn("Node '{}' is not responding (no heartbeat for {} s): DOWN; ending or requeueing its jobs",
                         node, timeout.toSeconds());
                 hub.close(node);

@@ -340,6 +340,16 @@ final class Scontrol {
         return code > 128 ? "0:" + (code - 128) : code + ":0";
     }
 
+    /** Power saving's states as Slurm's flags on the node's base state: {@code IDLE+POWERED_DOWN}. */
+    private static String scontrolState(JsonNode n, String state) {
+        if (!state.startsWith("POWER")) {
+            return state;
+        }
+        int alloc = n.path("allocCpus").asInt();
+        String base = alloc == 0 ? "IDLE" : alloc >= n.path("cpus").asInt() ? "ALLOCATED" : "MIXED";
+        return base + "+" + state;
+    }
+
     private List<List<String>> node(JsonNode n) {
         String name = n.path("name").asString();
         String state = n.path("state").asString();
@@ -358,7 +368,7 @@ final class Scontrol {
         lines.add(List.of("NodeAddr=" + name, "NodeHostName=" + name, ""));
         lines.add(List.of("RealMemory=" + mem, "AllocMem=" + n.path("allocMemoryMb").asLong(), "FreeMem=N/A",
                 "Sockets=" + n.path("cpus").asInt(), "Boards=1"));
-        lines.add(List.of("State=" + state, "ThreadsPerCore=1", "TmpDisk=0", "Weight=1", "Owner=N/A", "MCS_label=N/A"));
+        lines.add(List.of("State=" + scontrolState(n, state), "ThreadsPerCore=1", "TmpDisk=0", "Weight=1", "Owner=N/A", "MCS_label=N/A"));
         lines.add(List.of("Partitions=" + SlurmText.text(n, "partitions", ""), ""));
         lines.add(List.of("BootTime=None", "SlurmdStartTime=" + SlurmText.time(n.get("lastHeartbeat"), env.zone(), "None")));
         lines.add(List.of("LastBusyTime=" + SlurmText.time(n.get("lastHeartbeat"), env.zone(), "Unknown")));

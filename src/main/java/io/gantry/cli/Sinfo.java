@@ -33,7 +33,24 @@ final class Sinfo {
     private static final Map<String, String[]> STATES = Map.of("IDLE", new String[] { "idle", "idle" },
             "MIXED", new String[] { "mix", "mixed" }, "ALLOCATED", new String[] { "alloc", "allocated" },
             "DRAINING", new String[] { "drng", "draining" }, "DRAINED", new String[] { "drain", "drained" },
-            "DOWN", new String[] { "down", "down" }, "UNKNOWN", new String[] { "unk", "unknown" });
+            "DOWN", new String[] { "down", "down" }, "UNKNOWN", new String[] { "unk", "unknown" },
+            "POWERED_DOWN", new String[] { "idle~", "idle~" }, "POWERING_UP", new String[] { "idle#", "idle#" },
+            "POWERING_DOWN", new String[] { "idle%", "idle%" });
+
+    /** Power saving's suffixes, as sinfo prints them after the state: powered down, powering up, powering down. */
+    private static final Map<String, String> POWER_SUFFIX = Map.of("POWERED_DOWN", "~", "POWERING_UP", "#",
+            "POWERING_DOWN", "%");
+
+    /** A node's state in sinfo's short ({@code form} 0) or long (1) words; a node coming up for a job shows as taken. */
+    static String stateName(JsonNode n, int form) {
+        String state = n.path("state").asString();
+        String suffix = POWER_SUFFIX.get(state);
+        if (suffix != null && n.path("allocCpus").asInt() > 0) {
+            boolean full = n.path("allocCpus").asInt() >= n.path("cpus").asInt();
+            return (full ? STATES.get("ALLOCATED") : STATES.get("MIXED"))[form] + suffix;
+        }
+        return STATES.getOrDefault(state, new String[] { "unk", "unknown" })[form];
+    }
 
     private record Cell(JsonNode partition, JsonNode node) {
     }
@@ -206,8 +223,8 @@ final class Sinfo {
             };
             case 'l' -> p.hasNonNull("maxTimeSeconds") ? SlurmText.elapsed(p.get("maxTimeSeconds").asLong()) : "infinite";
             case 'D' -> Integer.toString(cells.size());
-            case 't' -> STATES.getOrDefault(n.path("state").asString(), new String[] { "unk", "unknown" })[0];
-            case 'T' -> STATES.getOrDefault(n.path("state").asString(), new String[] { "unk", "unknown" })[1];
+            case 't' -> stateName(n, 0);
+            case 'T' -> stateName(n, 1);
             case 'N', 'n' -> SlurmText.compress(cells.stream().map(c -> c.node().path("name").asString()).toList());
             case 'F' -> {
                 long alloc = cells.stream().filter(c -> List.of("ALLOCATED", "MIXED")

@@ -38,6 +38,7 @@ final class SinfoJson {
         String base = switch (state) {
             case "DRAINING" -> alloc >= cpus ? "allocated" : "mixed";
             case "DRAINED" -> "idle";
+            case "POWERED_DOWN", "POWERING_UP", "POWERING_DOWN" -> alloc == 0 ? "idle" : alloc >= cpus ? "allocated" : "mixed";
             default -> state.toLowerCase(Locale.ROOT);
         };
         String gpuType = n.hasNonNull("gpuType") ? n.get("gpuType").asString() + ":" : "";
@@ -53,6 +54,9 @@ final class SinfoJson {
         ArrayNode flags = o.putArray("state_flags");
         if (state.startsWith("DRAIN")) {
             flags.add("DRAIN");
+        }
+        if (state.startsWith("POWER")) {
+            flags.add(state); // Slurm's flags: POWERED_DOWN, POWERING_UP, POWERING_DOWN
         }
         List<String> in = new ArrayList<>();
         for (JsonNode p : partitions) {

@@ -330,9 +330,8 @@ public class AgentNodes {
         int changed = jdbc.update("""
                 UPDATE nodes SET agent_state = 'NOT_RESPONDING'
                  WHERE name = ? AND agent_state = 'UP' AND last_heartbeat < ?""", name, utc(cutoff));
-        if (changed > 0) {
-            events.publishEvent(new NodeStateChanged(name, NodeState.DOWN, NodeEntity.NOT_RESPONDING_REASON));
-        }
+        // DOWN "Not responding", or still powered down when power saving stopped its agent
+        publishIfChanged(name, changed);
         return changed > 0;
     }
 

@@ -140,7 +140,8 @@ public class ClusterService {
         Map<String, NodeUse> free = new HashMap<>();
         jdbc.sql("""
                 SELECT name, cpus - alloc_cpus, memory_mb - alloc_memory_mb, gpus - alloc_gpus FROM nodes
-                 WHERE admin_state = 'NONE' AND (simulated OR agent_state = 'UP')""")
+                 WHERE admin_state = 'NONE'
+                   AND (simulated OR agent_state = 'UP' OR power_state IN ('POWERED_DOWN', 'POWERING_UP'))""")
                 .query((rs, i) -> new NodeUse(rs.getString(1), rs.getInt(2), rs.getLong(3), rs.getInt(4)))
                 .list().forEach(u -> free.put(u.node(), u));
         return free;
@@ -309,7 +310,8 @@ public class ClusterService {
                 .filter(n -> current.nodes().containsKey(n.name())) // a node joining this very moment
                 .sorted(Comparator.comparing(NodeEntity::name, Hostlist.HOST_ORDER))
                 .map(n -> engineNode(current.nodes().get(n.name()), switch (n.state()) {
-                    case DOWN, UNKNOWN -> io.gantry.engine.NodeState.DOWN;
+                    // A powered-down node is usable: its resume program brings it up for the job it is given.
+                    case DOWN, UNKNOWN, POWERING_DOWN -> io.gantry.engine.NodeState.DOWN;
                     case DRAINING, DRAINED -> io.gantry.engine.NodeState.DRAIN;
                     default -> io.gantry.engine.NodeState.UP;
                 }))

@@ -61,6 +61,10 @@ class NodeEntity {
     private boolean awaitingApproval;
     /** Until when an ADMIN lets one agent take this name again with the join token alone; null: not at all. */
     private Instant rejoinApprovedUntil;
+    /** Null while powered on; else where power saving has it. */
+    @Enumerated(EnumType.STRING)
+    private PowerState powerState;
+    private Instant powerSince;
     @Version
     private long version;
 
@@ -171,6 +175,10 @@ class NodeEntity {
         if (adminState == AdminState.DRAIN) {
             return allocated ? NodeState.DRAINING : NodeState.DRAINED;
         }
+        if (powerState != null) {
+            // Its agent is away on purpose: not DOWN, and usable after its resume program.
+            return powerState.shown();
+        }
         if (!simulated && lastHeartbeat == null) {
             return NodeState.UNKNOWN;
         }
@@ -258,7 +266,15 @@ class NodeEntity {
 
     /** The operator's reason, else why the node is down on its own. */
     String reason() {
-        return reason == null && !simulated && notResponding() ? NOT_RESPONDING_REASON : reason;
+        return reason == null && !simulated && notResponding() && powerState == null ? NOT_RESPONDING_REASON : reason;
+    }
+
+    PowerState powerState() {
+        return powerState;
+    }
+
+    Instant powerSince() {
+        return powerSince;
     }
 
     String reasonUser() {

@@ -10,7 +10,7 @@ import io.swagger.v3.oas.annotations.media.Schema;
  */
 @Schema(name = "IdleCauses", description = "Why GPUs were not allocated, in GPU-seconds; the causes add up exactly to "
         + "the bucket's non-allocated GPU time (gpuHours idle + down + reserved, times 3600). Precedence when several "
-        + "apply: down > draining > reserved > limits > topology > fragmented > noDemand.")
+        + "apply: down > draining > poweredDown > reserved > limits > topology > fragmented > noDemand.")
 public record IdleCauses(
         @Schema(description = "Free, and nothing pending asks for GPUs there (or what asks is already served)") long noDemand,
         @Schema(description = "Held by an advance reservation, or for a pending job's reservation in the backfill profile") long reserved,
@@ -20,13 +20,20 @@ public record IdleCauses(
                 + "TopologyWait, or one block)") long topology,
         @Schema(description = "Free, and a pending job that could use it is blocked only by a QOS or association limit") long limits,
         @Schema(description = "On nodes being drained or drained") long draining,
-        @Schema(description = "On nodes DOWN or not responding") long down) {
+        @Schema(description = "On nodes DOWN or not responding") long down,
+        @Schema(description = "On nodes power saving has powered down (or is powering down or up)") long poweredDown) {
 
-    public static final IdleCauses NONE = new IdleCauses(0, 0, 0, 0, 0, 0, 0);
+    public static final IdleCauses NONE = new IdleCauses(0, 0, 0, 0, 0, 0, 0, 0);
+
+    /** Causes where no node is powered down. */
+    public IdleCauses(long noDemand, long reserved, long fragmented, long topology, long limits, long draining,
+            long down) {
+        this(noDemand, reserved, fragmented, topology, limits, draining, down, 0);
+    }
 
     /** All the causes together: the non-allocated total. */
     public long total() {
-        return noDemand + reserved + fragmented + topology + limits + draining + down;
+        return noDemand + reserved + fragmented + topology + limits + draining + down + poweredDown;
     }
 
     /** These GPUs held for {@code seconds}: GPU-seconds. */
@@ -34,6 +41,6 @@ public record IdleCauses(
         return new IdleCauses(Math.multiplyExact(noDemand, seconds), Math.multiplyExact(reserved, seconds),
                 Math.multiplyExact(fragmented, seconds), Math.multiplyExact(topology, seconds),
                 Math.multiplyExact(limits, seconds), Math.multiplyExact(draining, seconds),
-                Math.multiplyExact(down, seconds));
+                Math.multiplyExact(down, seconds), Math.multiplyExact(poweredDown, seconds));
     }
 }

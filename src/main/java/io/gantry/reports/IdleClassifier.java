@@ -46,9 +46,9 @@ final class IdleClassifier {
     private IdleClassifier() {
     }
 
-    /** How a node stands at the sample, as far as idle GPUs go (down wins over draining). */
+    /** How a node stands at the sample, as far as idle GPUs go (down wins over draining, draining over powered down). */
     enum Condition {
-        UP, DRAINING, DOWN
+        UP, DRAINING, DOWN, POWERED_DOWN
     }
 
     /**
@@ -109,6 +109,7 @@ final class IdleClassifier {
         long down = 0;
         long draining = 0;
         long reserved = 0;
+        long poweredDown = 0;
         Map<String, NodeSample> byName = new HashMap<>();
         Map<String, Integer> available = new LinkedHashMap<>();
         for (NodeSample n : nodes) {
@@ -117,6 +118,7 @@ final class IdleClassifier {
             switch (n.condition()) {
                 case DOWN -> down += free;
                 case DRAINING -> draining += free;
+                case POWERED_DOWN -> poweredDown += free;
                 case UP -> {
                     int held = n.advanceReserved() ? free : Math.max(0, Math.min(free, n.heldGpus()));
                     reserved += held;
@@ -145,7 +147,7 @@ final class IdleClassifier {
         for (int g : left.values()) {
             noDemand += g;
         }
-        return new IdleCauses(noDemand, reserved, fragmented, topology, limits, draining, down);
+        return new IdleCauses(noDemand, reserved, fragmented, topology, limits, draining, down, poweredDown);
     }
 
     /** Which claim a pending job makes, or null when it is no demand for GPUs now. */

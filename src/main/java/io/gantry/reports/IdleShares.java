@@ -8,7 +8,7 @@ import java.math.BigInteger;
  * while causes are sampled, so the two can differ by what changed between samples. Down and
  * reserved are sampled in both, and are kept as they are: {@code down + draining} is the report's
  * down and {@code reserved} includes all of the report's reserved. The report's idle time is shared
- * among the sampled idle causes (backfill-reserved, limits, topology, fragmented, no demand) in
+ * among the sampled idle causes (backfill-reserved, limits, topology, fragmented, powered down, no demand) in
  * proportion, by largest remainder in whole GPU-seconds; idle time no sample saw (a bucket whose
  * samples found nothing idle, or sampled before causes were recorded) counts as no demand.
  */
@@ -27,10 +27,10 @@ final class IdleShares {
         long draining = Math.min(Math.max(0, sampled.draining()), down);
         long heldForJobs = Math.max(0, sampled.reserved() - reserved);
         long[] weights = {heldForJobs, sampled.limits(), sampled.topology(), sampled.fragmented(),
-                sampled.noDemand()};
+                sampled.poweredDown(), sampled.noDemand()};
         long[] shares = share(idle, weights);
-        return new IdleCauses(shares[4], reserved + shares[0], shares[3], shares[2], shares[1], draining,
-                down - draining);
+        return new IdleCauses(shares[5], reserved + shares[0], shares[3], shares[2], shares[1], draining,
+                down - draining, shares[4]);
     }
 
     /** {@code amount} split in proportion to {@code weights} (largest remainder); all to the last when they are 0. */

@@ -196,7 +196,7 @@ class UtilizationRecorder {
                 IdleCauses causes = sample.causes().times(s);
                 Object[] add = {capacity[0] * s, capacity[1] * s, capacity[2] * s, capacity[3] * s, capacity[4] * s,
                         capacity[5] * s, causes.noDemand(), causes.reserved(), causes.fragmented(), causes.topology(),
-                        causes.limits(), causes.draining(), causes.down(), utc(piece.getKey())};
+                        causes.limits(), causes.draining(), causes.down(), causes.poweredDown(), utc(piece.getKey())};
                 int updated = jdbc.update("""
                         UPDATE cluster_hourly SET total_cpu_seconds = total_cpu_seconds + ?,
                                total_gpu_seconds = total_gpu_seconds + ?, down_cpu_seconds = down_cpu_seconds + ?,
@@ -208,7 +208,8 @@ class UtilizationRecorder {
                                idle_topology_gpu_seconds = idle_topology_gpu_seconds + ?,
                                idle_limits_gpu_seconds = idle_limits_gpu_seconds + ?,
                                idle_draining_gpu_seconds = idle_draining_gpu_seconds + ?,
-                               idle_down_gpu_seconds = idle_down_gpu_seconds + ?
+                               idle_down_gpu_seconds = idle_down_gpu_seconds + ?,
+                               idle_powered_down_gpu_seconds = idle_powered_down_gpu_seconds + ?
                          WHERE hour_start = ?""", add);
                 if (updated == 0) {
                     jdbc.update("""
@@ -216,8 +217,8 @@ class UtilizationRecorder {
                                    down_gpu_seconds, reserved_cpu_seconds, reserved_gpu_seconds,
                                    idle_no_demand_gpu_seconds, idle_reserved_gpu_seconds, idle_fragmented_gpu_seconds,
                                    idle_topology_gpu_seconds, idle_limits_gpu_seconds, idle_draining_gpu_seconds,
-                                   idle_down_gpu_seconds, hour_start)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", add);
+                                   idle_down_gpu_seconds, idle_powered_down_gpu_seconds, hour_start)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", add);
                 }
             }
             jdbc.update("UPDATE utilization_state SET sampled_at = ? WHERE id = 1", utc(now));
@@ -241,20 +242,24 @@ class UtilizationRecorder {
         List<IdleClassifier.NodeSample> nodes = new ArrayList<>();
         long[] c = new long[6];
         jdbc.query("""
-                SELECT name, cpus, gpus, alloc_cpus, alloc_gpus, admin_state, simulated, agent_state FROM nodes""", rs -> {
+                SELECT name, cpus, gpus, alloc_cpus, alloc_gpus, admin_state, simulated, agent_state, power_state
+                  FROM nodes""", rs -> {
             String name = rs.getString(1);
             int cpus = rs.getInt(2);
             int gpus = rs.getInt(3);
             int freeCpus = Math.max(0, cpus - rs.getInt(4));
             int freeGpus = Math.max(0, gpus - rs.getInt(5));
             String admin = rs.getString(6);
-            boolean agentDown = !rs.getBoolean(7) && !"UP".equals(rs.getString(8));
+            boolean powerSaved = rs.getString(9) != null;
+            // A node power saving took down has no agent on purpose: idle (powered down), not down.
+            boolean agentDown = !rs.getBoolean(7) && !"UP".equals(rs.getString(8)) && !powerSaved;
             boolean isReserved = reserved.contains(name);
             c[0] += cpus;
             c[1] += gpus;
             IdleClassifier.Condition condition = "DOWN".equals(admin) || agentDown ? IdleClassifier.Condition.DOWN
-                    : "DRAIN".equals(admin) ? IdleClassifier.Condition.DRAINING : IdleClassifier.Condition.UP;
-            if (condition != IdleClassifier.Condition.UP) {
+                    : "DRAIN".equals(admin) ? IdleClassifier.Condition.DRAINING
+                    : powerSaved ? IdleClassifier.Condition.POWERED_DOWN : IdleClassifier.Condition.UP;
+            if (condition == IdleClassifier.Condition.DOWN || condition == IdleClassifier.Condition.DRAINING) {
                 c[2] += freeCpus;
                 c[3] += freeGpus;
             } else if (isReserved) {

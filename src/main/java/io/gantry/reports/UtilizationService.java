@@ -33,8 +33,8 @@ class UtilizationService {
 
     private static final long MAX_BUCKETS = 20_000;
     private static final double HOUR = 3600.0;
-    /** cluster_hourly's sums: CPU and GPU total, down, reserved, then the seven GPU idle causes. */
-    private static final int CAPACITY_COLUMNS = 13;
+    /** cluster_hourly's sums: CPU and GPU total, down, reserved, then the eight GPU idle causes. */
+    private static final int CAPACITY_COLUMNS = 14;
 
     private final JdbcTemplate jdbc;
     private final JobUsage jobs;
@@ -117,7 +117,8 @@ class UtilizationService {
                     SELECT hour_start, total_cpu_seconds, total_gpu_seconds, down_cpu_seconds, down_gpu_seconds,
                            reserved_cpu_seconds, reserved_gpu_seconds, idle_no_demand_gpu_seconds,
                            idle_reserved_gpu_seconds, idle_fragmented_gpu_seconds, idle_topology_gpu_seconds,
-                           idle_limits_gpu_seconds, idle_draining_gpu_seconds, idle_down_gpu_seconds FROM cluster_hourly
+                           idle_limits_gpu_seconds, idle_draining_gpu_seconds, idle_down_gpu_seconds,
+                           idle_powered_down_gpu_seconds FROM cluster_hourly
                      WHERE hour_start >= ? AND hour_start < ?""", rs -> {
                 long[] c = capacity.computeIfAbsent(bucket(rs.getObject(1, OffsetDateTime.class).toInstant(), unit),
                         k -> new long[CAPACITY_COLUMNS]);
@@ -182,7 +183,7 @@ class UtilizationService {
         long reserved = c[5];
         long accounted = allocated + down + reserved;
         long idle = Math.max(c[1], accounted) - accounted;
-        IdleCauses sampled = new IdleCauses(c[6], c[7], c[8], c[9], c[10], c[11], c[12]);
+        IdleCauses sampled = new IdleCauses(c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13]);
         return IdleShares.reconcile(down, reserved, idle, sampled);
     }
 

@@ -47,7 +47,10 @@ class ExpectedStarts {
     /** The last finished pass; read and written only on the estimator's thread. */
     private StartEstimates last;
 
-    ExpectedStarts(SchedulerProperties properties) {
+    private final io.gantry.cluster.PowerStates power;
+
+    ExpectedStarts(SchedulerProperties properties, io.gantry.cluster.PowerStates power) {
+        this.power = power;
         this.budget = new StartEstimator.Budget(properties.estimateMaxJobs(), properties.estimateTimeBudget().toNanos());
     }
 
@@ -59,6 +62,8 @@ class ExpectedStarts {
         if (running != null) {
             return false;
         }
+        // Powered-down nodes are usable once they have come up: a start on them counts their resume delay.
+        Map<String, Long> readyAt = power.readyAt(snapshot.now());
         running = thread.submit(() -> {
             StartEstimates estimates = engine.estimateStarts(snapshot, plan, budget, last);
             last = estimates;
@@ -70,8 +75,8 @@ class ExpectedStarts {
             // In queue order: what is written first, when not all of it is written at once.
             Map<Long, Instant> byRow = new LinkedHashMap<>(estimates.estimates().size() * 2);
             for (StartEstimate e : estimates.estimates()) {
-                byRow.put(rows.get(e.job()).row(),
-                        e.start().isPresent() ? Instant.ofEpochSecond(e.start().getAsLong()) : null);
+                java.util.OptionalLong start = io.gantry.engine.NodeReadiness.delayed(e, readyAt);
+                byRow.put(rows.get(e.job()).row(), start.isPresent() ? Instant.ofEpochSecond(start.getAsLong()) : null);
             }
             return byRow;
         });

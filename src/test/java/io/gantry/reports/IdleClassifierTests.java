@@ -62,6 +62,16 @@ class IdleClassifierTests {
     }
 
     @Test
+    void poweredDownNodesFreeGpusArePoweredDownNotDownNorWanted() {
+        List<NodeSample> nodes = List.of(new NodeSample("n1", 8, 8, Condition.POWERED_DOWN, false, 0, "a"),
+                new NodeSample("n2", 8, 2, Condition.UP, false, 0, "a"),
+                new NodeSample("n3", 8, 8, Condition.DOWN, false, 0, "b"));
+        IdleCauses c = IdleClassifier.classify(nodes, List.of());
+        assertThat(c).isEqualTo(new IdleCauses(2, 0, 0, 0, 0, 0, 8, 8));
+        assertThat(c.total()).isEqualTo(18);
+    }
+
+    @Test
     void advanceReservationsAndBackfillReservationsAreReserved() {
         List<NodeSample> nodes = List.of(new NodeSample("n1", 8, 8, Condition.UP, true, 0, "a"),
                 new NodeSample("n2", 8, 3, Condition.UP, false, 4, "a"));

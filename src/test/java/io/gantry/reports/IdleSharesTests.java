@@ -30,6 +30,16 @@ class IdleSharesTests {
     }
 
     @Test
+    void poweredDownHoursAreAnIdleCauseOfTheirOwn() {
+        IdleCauses sampled = new IdleCauses(30, 0, 0, 0, 0, 0, 10, 60);
+        // down 10, idle 90: of it, 60 powered down and 30 no demand, as sampled.
+        assertThat(IdleShares.reconcile(10, 0, 90, sampled)).isEqualTo(sampled);
+        IdleCauses halved = IdleShares.reconcile(10, 0, 45, sampled);
+        assertThat(halved.poweredDown()).isEqualTo(30);
+        assertThat(halved.noDemand()).isEqualTo(15);
+    }
+
+    @Test
     void idleNoSampleSawIsNoDemand() {
         assertThat(IdleShares.reconcile(30, 20, 50, IdleCauses.NONE))
                 .isEqualTo(new IdleCauses(50, 20, 0, 0, 0, 0, 30));
