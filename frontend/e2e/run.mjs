@@ -118,7 +118,7 @@ try {
   check(Number(await tid('gpus-idle').textContent()) + Number(await tid('gpus-allocated').textContent()) > 0, 'no GPUs counted');
   await page.locator('[data-testid=gpu-history-chart] svg').waitFor();
   await tid('idle-causes').waitFor();
-  check((await tid('idle-causes').locator('li').count()) === 7, 'the idle causes do not list all seven causes');
+  check((await tid('idle-causes').locator('li').count()) === 8, 'the idle causes do not list all eight causes (powered down among them)');
   await shot('overview');
 
   step = 'submit form shows line errors from the API';
@@ -282,6 +282,9 @@ try {
   await heldRow('RUNNING').waitFor({ timeout: 60000 });
   await tid(`select-${heldId}`).check();
   await tid('bulk-cancel').click();
+  check((await tid('bulk-outcome').count()) === 0 || !(await tid('bulk-outcome').textContent()).startsWith('cancel'),
+    'Cancel acted before it was confirmed');
+  await tid('bulk-cancel-confirm').click();
   await tid('bulk-outcome').filter({ hasText: 'cancel: 1 of 1 done' }).waitFor();
   await heldRow('CANCELLED').waitFor({ timeout: 60000 });
 
@@ -332,6 +335,7 @@ try {
   await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=job-row]')].every((r) => r.dataset.state === 'RUNNING'), null, { timeout: 60000 });
   await tid(`select-${arrayId}`).check();
   await tid('bulk-cancel').click();
+  await tid('bulk-cancel-confirm').click();
   await tid('bulk-outcome').filter({ hasText: 'cancel: 1 of 1 done (4 jobs)' }).waitFor();
   await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=job-row]')].every((r) => r.dataset.state === 'CANCELLED'), null, { timeout: 60000 });
 

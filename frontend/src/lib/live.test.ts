@@ -40,6 +40,13 @@ describe('staleKeys', () => {
     expect(exact).toEqual([['job', '7'], ['job', '18_3']]);
   });
 
+  it("re-reads the pages of an array's tasks when the array is re-planned as one", () => {
+    const { everyOf, exact, tasksOf } = staleKeys([{ kind: 'job', id: '18', change: 'REPLANNED TASKS' }, { kind: 'job', id: '19_2', change: 'REPLANNED' }]);
+    expect(everyOf).toEqual(['jobs']);
+    expect(exact, "not the array's first task: its page follows its tasks by itself").toEqual([['job', '19_2']]);
+    expect(tasksOf).toEqual(['18']);
+  });
+
   it("re-reads all of a job's queries when it was re-planned and also changed otherwise", () => {
     const { everyOf, exact } = staleKeys([
       { kind: 'job', id: '7', change: 'REPLANNED' }, { kind: 'job', id: '7', change: 'RUNNING' },
@@ -50,7 +57,7 @@ describe('staleKeys', () => {
 
   it('refreshes everything after the server says events were missed, nothing without messages', () => {
     expect(staleKeys([{ kind: '', id: '' }]).everyOf).toEqual(expect.arrayContaining(['job', 'jobEvents', 'jobSteps', 'node']));
-    expect(staleKeys([])).toEqual({ everyOf: [], exact: [] });
+    expect(staleKeys([])).toEqual({ everyOf: [], exact: [], tasksOf: [] });
   });
 });
 

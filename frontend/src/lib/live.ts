@@ -40,16 +40,22 @@ export interface LiveMessage { kind: string; id: string; change?: string }
 export const REPLANNED = 'REPLANNED';
 
 /**
+ * The change of one event naming an array (its id, "18") when the scheduler re-planned many of its tasks at
+ * once: its tasks' pages, and lists, need re-reading; the array's own page follows its tasks by itself.
+ */
+export const REPLANNED_TASKS = 'REPLANNED TASKS';
+
+/**
  * The query keys a batch of messages makes stale: lists, counts, nodes and the scheduler figures
  * on any message (a job that starts or ends changes them all; a {@link REPLANNED} job only lists),
  * and each job's own queries (its page, history, steps) only for the jobs named (a re-planned job's page only). A message of another kind (the server's
  * "events were missed; reload") makes every job and node query stale.
  */
-export function staleKeys(messages: LiveMessage[]): { everyOf: string[]; exact: unknown[][] } {
+export function staleKeys(messages: LiveMessage[]): { everyOf: string[]; exact: unknown[][]; tasksOf: string[] } {
   // Each job named, in order, and whether more than its page (its history and steps) changed.
   const jobs = new Map<string, boolean>();
   for (const m of messages) {
-    if (m.kind !== 'job' || !m.id) continue;
+    if (m.kind !== 'job' || !m.id || m.change === REPLANNED_TASKS) continue;
     // An array task's array page follows its tasks by itself (onLiveMessages), at a pace a churning
     // array of 100,000 tasks can afford: its first task's queries are not re-read for each task.
     jobs.set(m.id, (jobs.get(m.id) ?? false) || m.change !== REPLANNED);
@@ -59,15 +65,17 @@ export function staleKeys(messages: LiveMessage[]): { everyOf: string[]; exact: 
     if (all) exact.push(['job', id], ['jobEvents', id], ['jobSteps', id]);
     else exact.push(['job', id]);
   }
+  // REPLANNED TASKS names an array whose tasks the scheduler moved many at once (one event for them all)
+  const arrays = messages.filter((m) => m.kind === 'job' && m.change === REPLANNED_TASKS && m.id).map((m) => m.id);
   const nodes = messages.filter((m) => m.kind === 'node' && m.id).map((m) => m.id);
   for (const name of new Set(nodes)) exact.push(['node', name]);
   if (messages.some((m) => m.kind !== 'job' && m.kind !== 'node')) {
-    return { everyOf: ['jobs', 'job', 'jobEvents', 'jobSteps', 'nodes', 'node', 'diag'], exact: [] };
+    return { everyOf: ['jobs', 'job', 'jobEvents', 'jobSteps', 'nodes', 'node', 'diag'], exact: [], tasksOf: [] };
   }
-  if (messages.length && messages.every((m) => m.kind === 'job' && m.change === REPLANNED)) {
-    return { everyOf: ['jobs'], exact };
+  if (messages.length && messages.every((m) => m.kind === 'job' && (m.change === REPLANNED || m.change === REPLANNED_TASKS))) {
+    return { everyOf: ['jobs'], exact, tasksOf: arrays };
   }
-  return { everyOf: messages.length ? ['jobs', 'nodes', 'diag'] : [], exact };
+  return { everyOf: messages.length ? ['jobs', 'nodes', 'diag'] : [], exact, tasksOf: arrays };
 }
 
 /** What the tab holding the event stream tells the others, and what a tab that opens asks. */
@@ -95,9 +103,10 @@ export function useLiveEvents(enabled: boolean): void {
     // Messages gathered for 300 ms, then the queries they make stale refreshed at once.
     let batch: LiveMessage[] = [];
     const flush = throttle(() => {
-      const { everyOf, exact } = staleKeys(batch);
+      const { everyOf, exact, tasksOf } = staleKeys(batch);
       batch = [];
-      void queryClient.invalidateQueries({ predicate: (q) => everyOf.includes(String(q.queryKey[0])) });
+      void queryClient.invalidateQueries({ predicate: (q) => everyOf.includes(String(q.queryKey[0]))
+        || (q.queryKey[0] === 'job' && tasksOf.some((array) => String(q.queryKey[1]).startsWith(`${array}_`))) });
       for (const key of exact) void queryClient.invalidateQueries({ queryKey: key, exact: true });
     }, 300);
     const heard = (messages: LiveMessage[]) => {

@@ -33,7 +33,7 @@ interface Filter { state: string; exitCode: string; node: string }
  * tasks resubmitted. Task changes heard on the event stream re-read the summary and the page shown,
  * at most every {@link REFRESH_MS}.
  */
-export function ArrayDetail({ id, first }: { id: string; first: Job }) {
+export function ArrayDetail({ id, first }: { id: string; first?: Job }) {
   const { me, operator } = useAuth();
   const queryClient = useQueryClient();
   const now = useNow(1000);
@@ -56,7 +56,8 @@ export function ArrayDetail({ id, first }: { id: string; first: Job }) {
   const active = count('PENDING', 'RUNNING', 'SUSPENDED', 'COMPLETING');
   const pending = count('PENDING');
   const failed = count(...FAILED_STATES);
-  const mayAct = operator || first.user === me?.username;
+  const owner = s?.user ?? first?.user;
+  const mayAct = operator || owner === me?.username;
 
   async function act(action: Action | 'requeue', targets: string[], what: string) {
     setError(null);
@@ -81,7 +82,7 @@ export function ArrayDetail({ id, first }: { id: string; first: Job }) {
   return (
     <section aria-labelledby="array-title" data-testid="view-array" data-array-id={id}>
       <div className="heading">
-        <h1 id="array-title">Array <span data-testid="array-id">{id}</span> {first.name && <small className="muted">{first.name}</small>}</h1>
+        <h1 id="array-title">Array <span data-testid="array-id">{id}</span> {(s?.name ?? first?.name) && <small className="muted">{s?.name ?? first?.name}</small>}</h1>
       </div>
       {summary.isLoading && <Loading what={`array ${id}`} />}
       <ErrorBox error={summary.error} />
@@ -102,8 +103,9 @@ export function ArrayDetail({ id, first }: { id: string; first: Job }) {
           {s.exitCodes.length > 0 && (
             <p className="muted" data-testid="array-exit-codes">Exit codes: {s.exitCodes.map((e) => `${e.exitCode} × ${e.tasks.toLocaleString()}`).join(' · ')}</p>
           )}
-          <p className="muted">{first.user} · {first.partition ?? 'default partition'} · time limit {formatDuration(first.timeLimitSeconds)}
-            {pending > 0 && first.state === 'PENDING' && first.reason ? <> · pending tasks: {whyPending(first.reason, null, { formatTime }).sentence}</> : null}</p>
+          <p className="muted">{s.user} · {s.partition ?? 'default partition'}
+            {first && <> · time limit {formatDuration(first.timeLimitSeconds)}</>}
+            {pending > 0 && first?.state === 'PENDING' && first.reason ? <> · pending tasks: {whyPending(first.reason, null, { formatTime }).sentence}</> : null}</p>
         </div>
       )}
       {mayAct && s && (
@@ -191,7 +193,8 @@ export function ArrayDetail({ id, first }: { id: string; first: Job }) {
           <button type="button" data-testid="array-page-next" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>Next</button>
         </nav>
       </div>
-      <p><a href={href(`/jobs/${first.id ?? `${id}_${first.arrayTaskId}`}`)}>Task {first.arrayTaskId}</a> · <a href={href('/jobs', { arrayJobId: id, all: 1 })}>tasks in the jobs list</a></p>
+      <p>{first && <><a href={href(`/jobs/${first.id ?? `${id}_${first.arrayTaskId}`}`)}>Task {first.arrayTaskId}</a> · </>}
+        <a href={href('/jobs', { arrayJobId: id, all: 1 })}>tasks in the jobs list</a></p>
     </section>
   );
 }

@@ -31,8 +31,12 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
   // re-read on any job's message (and every few seconds until the last pass has ranked this job).
   // Without the stream, everything is polled.
   const job = useQuery({ queryKey: ['job', id], queryFn: () => api.job(id), refetchInterval: fallbackPoll(FALLBACK_MS) });
-  // #/jobs/18 of an array shows the array (ArrayDetail, which reads what it needs): none of one job's queries
-  const array = !id.includes('_') && job.data?.arrayJobId != null;
+  // #/jobs/18 of an array shows the array (ArrayDetail, which reads what it needs): none of one job's queries.
+  // Its summary is asked beside the job (a job that is no array has none), so a big array's page shows it
+  // without waiting for the job first.
+  const summary = useQuery({ queryKey: ['array', id, 'summary'], queryFn: () => api.arraySummary(id),
+    enabled: !id.includes('_'), refetchInterval: false, retry: false });
+  const array = !id.includes('_') && ((summary.data?.tasks ?? 0) > 0 || job.data?.arrayJobId != null);
   const events = useQuery({ queryKey: ['jobEvents', id], queryFn: () => api.jobEvents(id), refetchInterval: fallbackPoll(FALLBACK_MS),
     enabled: !!job.data && !array });
   const steps = useQuery({ queryKey: ['jobSteps', id], queryFn: () => api.jobSteps(id), refetchInterval: fallbackPoll(FALLBACK_MS),
@@ -47,6 +51,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
     queryKey: ['jobs', 'priority'], queryFn: api.priority, enabled: ranked && !array,
     refetchInterval: (q) => fallbackPoll(PRIORITY_FALLBACK_MS)() || untilRanked(q.state.data, id),
   });
+  if (array && summary.data) return <ArrayDetail id={id} first={job.data} />;
   if (job.isLoading) return <Loading what={`job ${id}`} />;
   if (job.error) {
     return (

@@ -10,7 +10,7 @@ import {
 } from '../lib/columns';
 import { formatDuration, formatTime, relative } from '../lib/format';
 import { href, navigate } from '../lib/router';
-import { ErrorBox, Loading, StateBadge } from './common';
+import { ConfirmButton, ErrorBox, Loading, StateBadge } from './common';
 
 const FILTERS = ['state', 'user', 'account', 'partition', 'name', 'nameContains', 'arrayJobId'] as const;
 
@@ -145,7 +145,9 @@ export function Jobs({ query }: { query: URLSearchParams }) {
 
       <div className="bulk" role="toolbar" aria-label="Actions on selected jobs">
         <span className="muted" data-testid="selected-count">{count} selected</span>
-        <button type="button" disabled={!count || busy} data-testid="bulk-cancel" className="danger" onClick={() => bulk('cancel')}>Cancel</button>
+        {/* Cancelling cannot be undone, and a selected array row stands for every task: it asks first */}
+        <ConfirmButton label="Cancel" confirmLabel={`Yes, cancel ${count} selected`} danger disabled={!count || busy}
+          testId="bulk-cancel" onConfirm={() => bulk('cancel')} />
         <button type="button" disabled={!count || busy} data-testid="bulk-hold" onClick={() => bulk('hold')}>Hold</button>
         <button type="button" disabled={!count || busy} data-testid="bulk-release" onClick={() => bulk('release')}>Release</button>
         {outcome && <span data-testid="bulk-outcome" role="status">{outcome}</span>}

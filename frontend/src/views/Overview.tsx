@@ -150,7 +150,7 @@ function GpuHistory({ now, ready }: { now: GpuSummary; ready: boolean }) {
 
 /**
  * Why GPUs were not allocated over the report's 24 h, one bar split by cause (the report's
- * precedence: down, draining, reserved, limits, topology, fragmented, no demand) and the GPU-hours
+ * precedence: down, draining, powered down, reserved, limits, topology, fragmented, no demand) and the GPU-hours
  * of each. The causes add up to the non-allocated GPU-hours exactly.
  */
 function IdleCauseBreakdown({ report }: { report: UtilizationReport }) {

@@ -32,7 +32,8 @@ class EventsController {
             + "TIMEOUT, ...), 'STEP 42.0 COMPLETED' for a step's start or end, or REPLANNED: the scheduler changed "
             + "the pending job's reason, or its expected start appeared, went away, or moved from what the stream "
             + "last said of it by at least 60 s and a tenth of the wait it said (smaller moves add up until they "
-            + "are that large; priorities changing by age are not announced). A node's change is its new state. "
+            + "are that large; priorities changing by age are not announced; more than 50 tasks of one array moved by "
+            + "one pass are one event naming the array, 42, with change 'REPLANNED TASKS'). A node's change is its new state. "
             + "An event named reset says events "
             + "were missed: reload. With gantry.jobs.private-jobs a USER's stream carries "
             + "only node events and the events of their own jobs; OPERATORs and ADMINs get every event.")

@@ -72,13 +72,46 @@ class LiveEvents {
     /**
      * The scheduler changed these pending jobs' reason or expected start (by a minute and a tenth
      * of the wait or more, see {@code JobsReplanned.noticeable}): {@code REPLANNED}, so that their
-     * pages re-read them instead of polling.
+     * pages re-read them instead of polling; an array's id with {@code REPLANNED TASKS} for many of its tasks.
      */
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(JobsReplanned event) {
-        for (String job : event.jobIds()) {
-            publish("job", job, "REPLANNED");
+        java.util.Set<String> named = new java.util.HashSet<>(event.jobIds());
+        for (String job : replannedSubjects(event.jobIds())) {
+            publish("job", job, named.contains(job) ? "REPLANNED" : REPLANNED_TASKS);
         }
+    }
+
+    /**
+     * More tasks of one array than this re-planned by one pass are announced as one event naming the
+     * array (its id, {@code 18}, change {@link #REPLANNED_TASKS}): a 100,000-task array moves thousands of estimates at once, and one
+     * event per task would fill every client's queue (and drop it) to say what one event says.
+     */
+    static final int TASKS_NAMED_UP_TO = 50;
+    /** The change of the one event for many re-planned tasks of an array, which it names. */
+    static final String REPLANNED_TASKS = "REPLANNED TASKS";
+
+    /** The ids to announce for these re-planned jobs: each, but an array's instead of its tasks' when many. */
+    static java.util.List<String> replannedSubjects(java.util.List<String> jobIds) {
+        java.util.Map<String, Integer> tasksOf = new java.util.HashMap<>();
+        for (String job : jobIds) {
+            int task = job.indexOf('_');
+            if (task > 0) {
+                tasksOf.merge(job.substring(0, task), 1, Integer::sum);
+            }
+        }
+        java.util.List<String> subjects = new java.util.ArrayList<>();
+        java.util.Set<String> arraysNamed = new java.util.HashSet<>();
+        for (String job : jobIds) {
+            int task = job.indexOf('_');
+            String array = task > 0 ? job.substring(0, task) : null;
+            if (array == null || tasksOf.get(array) <= TASKS_NAMED_UP_TO) {
+                subjects.add(job);
+            } else if (arraysNamed.add(array)) {
+                subjects.add(array);
+            }
+        }
+        return subjects;
     }
 
     /** A step's start or end: a job event whose change names the step, e.g. {@code STEP 42.0 COMPLETED}. */

@@ -112,7 +112,8 @@ class JobController {
 
     @Operation(operationId = "getArraySummary", summary = "An array job summed up: its tasks by state and by exit code",
             description = "However many tasks the array has, counted in the store; list the tasks themselves with "
-                    + "listJobs?arrayJobId=, a page at a time. 404 when the id names no array (or, with "
+                    + "listArrayTasks, a page at a time. A job that is no array has no tasks (tasks 0), so a client may "
+                    + "ask before it knows which the id names. 404 when the id names no job (or, with "
                     + "gantry.jobs.private-jobs, another user's); 400 for a task id.")
     @GetMapping("/{id}/array")
     ArraySummary getArraySummary(@PathVariable String id, CurrentUser caller) {

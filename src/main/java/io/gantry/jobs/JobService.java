@@ -367,7 +367,10 @@ public class JobService {
         return view(job, scripts.find(job.jobId()), cluster::blocksOf);
     }
 
-    /** An array summed up by the store (its tasks by state and exit code); 404 when {@code id} names no array. */
+    /**
+     * An array summed up by the store (its tasks by state and exit code); a job that is no array has no
+     * tasks; 404 when {@code id} names no job.
+     */
     @Transactional(readOnly = true)
     public ArraySummary arraySummary(String id, CurrentUser caller) {
         JobIds.Parsed parsed = JobIds.parse(id);
@@ -376,7 +379,12 @@ public class JobService {
                     + parsed.jobId() + ")");
         }
         String owner = properties.privateJobs() && !caller.isOperator() ? caller.username() : null;
-        return lists.arraySummary(parsed.jobId(), owner).orElseThrow(() -> GantryException.notFound("Array job", id));
+        return lists.arraySummary(parsed.jobId(), owner).orElseGet(() -> {
+            // a job that is no array has no tasks: a page may ask before it knows which the id names
+            JobEntity job = visible(List.of(findFirst(id)), id, caller).get(0);
+            return new ArraySummary(job.jobId(), job.name(), job.user(), job.account(), job.partition(), 0, "",
+                    List.of(), List.of());
+        });
     }
 
     @Transactional

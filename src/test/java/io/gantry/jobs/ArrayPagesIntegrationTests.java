@@ -60,15 +60,18 @@ class ArrayPagesIntegrationTests {
     }
 
     @Test
-    void theSummaryOfATaskIsRefusedAndOfNoArrayIsNotFound() {
+    void theSummaryOfATaskIsRefusedOfAPlainJobHasNoTasksAndOfNoJobIsNotFound() {
         long id = api.submitJob(admin, Map.of("partition", "cpu", "array", "0-1", "hold", true));
         Response task = api.get("/api/v1/jobs/" + id + "_1/array", admin);
         assertThat(task.status()).isEqualTo(400);
         assertThat(task.isProblem()).isTrue();
         assertThat(task.json().get("detail").asString()).contains("one task").contains(Long.toString(id));
 
-        long single = api.submitJob(admin, Map.of("partition", "cpu", "hold", true));
-        assertThat(api.get("/api/v1/jobs/" + single + "/array", admin).status()).as("a job that is no array").isEqualTo(404);
+        long single = api.submitJob(admin, Map.of("partition", "cpu", "hold", true, "name", "lonely"));
+        JsonNode plain = ok(api.get("/api/v1/jobs/" + single + "/array", admin));
+        assertThat(plain.get("tasks").asInt()).as("a job that is no array has no tasks").isZero();
+        assertThat(plain.get("name").asString()).isEqualTo("lonely");
+        assertThat(plain.get("states")).isEmpty();
         assertThat(api.get("/api/v1/jobs/987654321/array", admin).status()).isEqualTo(404);
         api.send("DELETE", "/api/v1/jobs/" + id, admin, null);
         api.send("DELETE", "/api/v1/jobs/" + single, admin, null);
