@@ -42,7 +42,9 @@ public final class SseClient implements AutoCloseable {
     public static SseClient open(int port, String path, String token, Long lastEventId)
             throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .header("Accept", "text/event-stream").header("Authorization", "Bearer " + token);
+                .header("Accept", "text/event-stream").header("Authorization", "Bearer " + token)
+                // a stream's headers come at once (its first line is the ":connected" comment): fail, never hang
+                .timeout(java.time.Duration.ofSeconds(30));
         if (lastEventId != null) {
             request.header("Last-Event-ID", Long.toString(lastEventId));
         }
