@@ -279,6 +279,9 @@ try {
   await tid('user-create').click();
   await page.locator(`[data-testid=user-row][data-name="${newcomer}"]`).waitFor();
   await tid(`user-role-${newcomer}`).selectOption('OPERATOR');
+  check((await http('GET', `/api/v1/users/${newcomer}`, token)).json?.roles?.includes('OPERATOR') !== true,
+    'choosing a role changed it before it was confirmed');
+  await tid(`user-role-${newcomer}-confirm`).click();
   const roleCheck = Date.now() + 15000;
   let roles = [];
   while (Date.now() < roleCheck && !roles.includes('OPERATOR')) {
@@ -287,7 +290,10 @@ try {
   }
   check(roles.includes('OPERATOR'), `the new user's roles are ${roles}`);
   await tid(`user-enable-${newcomer}`).click();
+  check((await http('GET', `/api/v1/users/${newcomer}`, token)).json?.enabled !== false, 'Disable acted before it was confirmed');
+  await tid(`user-enable-${newcomer}-confirm`).click();
   await page.locator(`[data-testid=user-row][data-name="${newcomer}"][data-enabled=false]`).waitFor();
+  check(await tid('user-enable-admin').isDisabled(), "the admin's own row offers to disable the admin");
   check((await http('GET', `/api/v1/users/${newcomer}`, token)).json?.enabled === false, 'the user is not disabled');
   check((await http('POST', '/api/v1/auth/tokens', null, { username: newcomer, password: 'e2e-newcomer-password' })).status === 401,
     'a disabled user can still sign in');

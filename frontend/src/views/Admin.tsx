@@ -204,7 +204,32 @@ function QosList() {
 
 const ROLES = ['USER', 'OPERATOR', 'ADMIN'];
 
+/**
+ * A user's role, changed only once confirmed: choosing another role asks first (and says so when the
+ * admin is about to take their own rights away).
+ */
+function RoleChange({ user, role, self, onConfirm }: { user: string; role: string; self: boolean; onConfirm: (role: string) => Promise<unknown> }) {
+  const [asked, setAsked] = useState<string | null>(null);
+  if (asked) {
+    return (
+      <span className="confirm" role="group" aria-label={`Change the role of ${user}`}>
+        <span>{self ? `Make yourself ${asked}? You lose what ${role} may do.` : `Make ${user} ${asked}?`}</span>{' '}
+        <button type="button" className={self ? 'danger' : 'primary'} data-testid={`user-role-${user}-confirm`} autoFocus
+          onClick={async () => { const chosen = asked; setAsked(null); await onConfirm(chosen); }}>Yes, change</button>
+        <button type="button" data-testid={`user-role-${user}-abort`} onClick={() => setAsked(null)}>Keep {role}</button>
+      </span>
+    );
+  }
+  return (
+    <select aria-label={`Role of ${user}`} value={role} data-testid={`user-role-${user}`}
+      onChange={(e) => { if (e.target.value !== role) setAsked(e.target.value); }}>
+      {ROLES.map((r) => <option key={r}>{r}</option>)}
+    </select>
+  );
+}
+
 function Users() {
+  const { me } = useAuth();
   const queryClient = useQueryClient();
   const list = useQuery({ queryKey: ['admin', 'users'], queryFn: api.users });
   const [error, setError] = useState<unknown>(null);
@@ -234,12 +259,12 @@ function Users() {
             {(list.data?.items ?? []).map((u) => (
               <tr key={u.username} data-testid="user-row" data-name={u.username} data-enabled={String(u.enabled !== false)}>
                 <th scope="row" className="ellipsis">{u.username}</th>
-                <td><select aria-label={`Role of ${u.username}`} value={ROLES.find((r) => u.roles.includes(r)) ?? 'USER'} data-testid={`user-role-${u.username}`}
-                  onChange={(e) => void act(() => api.updateUser(u.username, { roles: [e.target.value] }))}>
-                  {ROLES.map((r) => <option key={r}>{r}</option>)}</select></td>
-                <td><button type="button" data-testid={`user-enable-${u.username}`} className={u.enabled === false ? '' : 'danger'}
-                  onClick={() => void act(() => api.updateUser(u.username, { enabled: u.enabled === false }))}>
-                  {u.enabled === false ? 'Enable' : 'Disable'}</button></td>
+                <td><RoleChange user={u.username} role={ROLES.find((r) => u.roles.includes(r)) ?? 'USER'} self={u.username === me?.username}
+                  onConfirm={(role) => act(() => api.updateUser(u.username, { roles: [role] }))} /></td>
+                <td>{u.enabled === false
+                  ? <button type="button" data-testid={`user-enable-${u.username}`} onClick={() => void act(() => api.updateUser(u.username, { enabled: true }))}>Enable</button>
+                  : <ConfirmButton label="Disable" confirmLabel={`Yes, disable ${u.username}`} danger testId={`user-enable-${u.username}`}
+                    disabled={u.username === me?.username} onConfirm={() => act(() => api.updateUser(u.username, { enabled: false }))} />}</td>
                 <td className="wide">{u.defaultAccount ?? '—'}</td>
               </tr>
             ))}
