@@ -1,7 +1,7 @@
 // End-to-end test of the dashboard's second round of views (issue 17), in Debian's Chromium:
 // lists sorted and paged by the server (200 jobs), an array as one thing, why-pending in words,
-// and every view at phone width (no horizontal overflow) with axe-core's contrast and label rules
-// and a title of its own.
+// and every view at both widths with axe-core's WCAG 2.1 A/AA and best-practice rules, at phone width
+// with no horizontal overflow and no clipped text, and a title of its own.
 //   node frontend/e2e/views.mjs <baseUrl> [screenshotDir]
 // Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).
 // Exits 0 when every step passed, 1 on a failed step, 2 when Chromium is missing.
@@ -32,8 +32,9 @@ const tid = (id) => page.getByTestId(id);
 const go = (hash) => page.evaluate((h) => { window.location.hash = h; }, hash);
 
 /**
- * The view as a phone shows it (390x844): nothing wider than the screen, the page title its own,
- * and axe-core finds no contrast or label violations; then a screenshot at both sizes.
+ * The view as a phone shows it (390x844): nothing wider than the screen, no text clipped, the page title
+ * its own, and axe-core finds no WCAG 2.1 AA or best-practice violation at either size; then a screenshot
+ * at both sizes.
  */
 /** Waits until the view shows no "Loading …" line and the browser has laid it out (two frames). */
 async function settled() {
@@ -57,6 +58,14 @@ async function checkView(name, title) {
         .filter((b) => { const r = b.getBoundingClientRect(); return r.width > 0 && (r.right > window.innerWidth + 1 || r.left < -1); })
         .map((b) => b.textContent).slice(0, 3));
       check(cut.length === 0, `the ${name} view cuts state badges at ${width}px: ${cut.join(', ')}`);
+      // Text cut off by its box (overflow hidden or an ellipsis), measured: none, but what only screen readers get
+      const clipped = await page.evaluate(() => [...document.querySelectorAll('body *')].filter((e) => {
+        const style = getComputedStyle(e);
+        if (e.closest('.sr-only') || !e.textContent?.trim() || (e.children.length > 0 && style.textOverflow !== 'ellipsis')) return false;
+        const hides = style.overflowX === 'hidden' || style.overflowX === 'clip' || style.textOverflow === 'ellipsis';
+        return hides && e.scrollWidth > e.clientWidth + 1;
+      }).map((e) => `${e.tagName.toLowerCase()} "${e.textContent.trim().slice(0, 40)}"`).slice(0, 5));
+      check(clipped.length === 0, `the ${name} view clips text at ${width}px: ${clipped.join(', ')}`);
     }
     const violations = await axe();
     check(violations.length === 0, `axe-core at ${width}px on the ${name} view:\n  ${violations.join('\n  ')}`);
@@ -65,12 +74,12 @@ async function checkView(name, title) {
   await page.setViewportSize({ width: 1440, height: 900 });
 }
 
-/** axe-core's contrast and label rules on the page as it is; each violation with its first elements. */
+/** axe-core's WCAG 2.1 A and AA and best-practice rules on the page as it is; each violation with its first elements. */
 async function axe() {
   if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.addScriptTag({ content: axeSource });
   return page.evaluate(async () => {
     const result = await window.axe.run(document, {
-      runOnly: { type: 'rule', values: ['color-contrast', 'label', 'button-name', 'link-name', 'select-name', 'image-alt', 'document-title', 'aria-input-field-name'] },
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
     });
     return result.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} ${n.failureSummary?.split('\n')[1] ?? ''}`).join(' | ')}`);
   });

@@ -151,7 +151,7 @@ function FairShare() {
       )}
       <ErrorBox error={lines.error} />
       {lines.isLoading && <Loading what="fair share" />}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="table compact" data-testid="fairshare">
           <thead>
             <tr>
@@ -197,7 +197,7 @@ function Quotas() {
       <ErrorBox error={lines.error} />
       {lines.isLoading && <Loading what="quotas" />}
       {lines.data && !guaranteed && <p className="muted">No account holds a guaranteed quota (guaranteedTres).</p>}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="table compact" data-testid="quotas">
           <thead>
             <tr>
@@ -287,7 +287,7 @@ function History({ filters, page, onPage }: { filters: AccountingQuery; page: nu
       <ErrorBox error={exportError} testId="acct-csv-error" />
       <ErrorBox error={rows.error} />
       {rows.isLoading && <Loading what="job history" />}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="table compact" data-testid="acct-jobs">
           <thead>
             <tr>

@@ -86,7 +86,7 @@ function Reservations() {
       <ErrorBox error={list.error} />
       {list.isLoading && <Loading what="reservations" />}
       {list.data && <ReservationTimeline reservations={list.data} />}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="table compact" data-testid="reservations">
           <thead><tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Nodes</th><th scope="col" className="wide">Start</th>
             <th scope="col" className="wide">End</th><th scope="col" className="wide">Users / accounts</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
@@ -156,7 +156,7 @@ function Partitions() {
     <>
       <ErrorBox error={list.error} />
       {list.isLoading && <Loading what="partitions" />}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="table compact" data-testid="partitions">
           <thead><tr><th scope="col">Partition</th><th scope="col">State</th><th scope="col">Nodes</th><th scope="col">GPUs</th>
             <th scope="col" className="wide">CPUs</th><th scope="col" className="wide">Max time</th><th scope="col" className="wide">Node list</th></tr></thead>
@@ -184,7 +184,7 @@ function QosList() {
     <>
       <ErrorBox error={list.error} />
       {list.isLoading && <Loading what="QOS" />}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="table compact" data-testid="qos">
           <thead><tr><th scope="col">QOS</th><th scope="col">Priority</th><th scope="col">Max wall</th>
             <th scope="col" className="wide">Max jobs / user</th><th scope="col" className="wide">Max TRES / job</th><th scope="col" className="wide">Usage factor</th></tr></thead>
@@ -252,7 +252,7 @@ function Users() {
       <ErrorBox error={error} testId="user-error" />
       <ErrorBox error={list.error} />
       {list.isLoading && <Loading what="users" />}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="table compact" data-testid="users">
           <thead><tr><th scope="col">User</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col" className="wide">Default account</th></tr></thead>
           <tbody>
@@ -325,7 +325,7 @@ function Accounts({ scope }: { scope: Scope }) {
       {manageable.length > 0 && <NewAccountAndUser parents={manageable} onDone={refresh} />}
       <ErrorBox error={accounts.error ?? associations.error} />
       {(accounts.isLoading || associations.isLoading) && <Loading what="accounts" />}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="table compact" data-testid="accounts">
           <thead><tr><th scope="col">Account / user</th><th scope="col">Shares</th><th scope="col" className="wide">Max jobs</th>
             <th scope="col" className="wide">Group TRES</th><th scope="col" className="wide">QOS</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>

@@ -153,7 +153,7 @@ export function ArrayDetail({ id, first }: { id: string; first?: Job }) {
             <button type="button" disabled={!chosen.length} data-testid="tasks-release" onClick={() => act('release', chosen, 'selected')}>Release</button>
           </div>
         )}
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0}>
           <table className="table compact" data-testid="array-tasks" aria-busy={tasks.isFetching}>
             <thead>
               <tr>

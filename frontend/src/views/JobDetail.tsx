@@ -146,7 +146,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
         <div className="card">
           <h2>Requested vs allocated</h2>
           <table className="table compact" data-testid="resources">
-            <thead><tr><th scope="col"></th><th scope="col">Requested</th><th scope="col">Allocated</th></tr></thead>
+            <thead><tr><th scope="col"><span className="sr-only">Resource</span></th><th scope="col">Requested</th><th scope="col">Allocated</th></tr></thead>
             <tbody>
               <tr><th scope="row">Nodes</th><td>{j.nodes || 'any'}</td><td data-testid="alloc-nodes">{j.allocation?.length ?? 0}{j.allocatedNodes ? ` (${j.allocatedNodes})` : ''}</td></tr>
               <tr><th scope="row">CPUs</th><td>{(j.tasks ?? 1) * (j.cpusPerTask ?? 1)}</td><td>{sum(j.allocation?.map((a) => a.cpus))}</td></tr>
@@ -182,7 +182,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
         <div className="card">
           <h2>Steps</h2>
           {steps.error ? <ErrorBox error={steps.error} testId="job-steps-error" /> : (
-            <div className="scroll-x">
+            <div className="scroll-x" tabIndex={0}>
             <table className="table compact" data-testid="job-steps">
               <thead>
                 <tr><th scope="col">Step</th><th scope="col">Name</th><th scope="col">Nodes</th><th scope="col">Tasks</th>

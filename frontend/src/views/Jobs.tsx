@@ -155,7 +155,7 @@ export function Jobs({ query }: { query: URLSearchParams }) {
 
       <ErrorBox error={jobs.error} />
       {jobs.isLoading && <Loading what="jobs" />}
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="table" data-testid="jobs-table">
           <thead>
             <tr>

@@ -52,7 +52,7 @@ export function Nodes({ query }: { query: URLSearchParams }) {
       <ErrorBox error={nodes.error} />
       {nodes.isLoading && <Loading what="nodes" />}
       <div className="cells strip" aria-label="Map of the listed nodes">{items.map((n) => <NodeCell key={n.name} node={n} dense={items.length > 200} />)}</div>
-      <div className="table-wrap">
+      <div className="table-wrap" tabIndex={0}>
         <table className="table" data-testid="nodes-table">
           <thead>
             <tr>

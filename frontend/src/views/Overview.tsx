@@ -236,7 +236,9 @@ export function NodeCell({ node, dense }: { node: ClusterNode; dense?: boolean }
   const unit = node.gpus > 0 ? 'GPUs' : 'CPUs';
   const title = `${node.name}: ${node.state}, ${used}/${total} ${unit} in use${node.reason ? ` — ${node.reason}` : ''}`;
   return (
-    <a className={`cell state-${node.state.toLowerCase()}${dense ? ' dense' : ''}`} href={href(`/nodes/${node.name}`)} title={title} aria-label={title}
+    // The name spoken starts with the one shown (g1), so that what a voice-control user reads out names the link
+    <a className={`cell state-${node.state.toLowerCase()}${dense ? ' dense' : ''}`} href={href(`/nodes/${node.name}`)} title={title}
+      aria-label={dense ? title : `${shortName(node.name)}, ${title}`}
       data-testid="node-cell" data-node={node.name} data-state={node.state}>
       <span className="cell-fill" style={{ height: `${pct}%` }} />
       {!dense && <span className="cell-name">{shortName(node.name)}</span>}
