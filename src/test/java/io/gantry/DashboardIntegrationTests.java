@@ -42,6 +42,7 @@ class DashboardIntegrationTests {
     private static final Path OUTPUT_SCRIPT = Path.of("frontend", "e2e", "output.mjs");
     private static final Path GPU_SCRIPT = Path.of("frontend", "e2e", "gpu.mjs");
     private static final Path ARRAYS_SCRIPT = Path.of("frontend", "e2e", "arrays.mjs");
+    private static final Path WHY_SCRIPT = Path.of("frontend", "e2e", "why.mjs");
     private static final String ARRAYS_DATABASE = "gantry_dashboard_arrays";
     private static final String JOIN_TOKEN = "dashboard-output-join-token-0123456789";
     private static final Path SCALE_CLUSTER = Path.of("src", "test", "resources", "dashboard-scale-cluster.yml");
@@ -151,6 +152,22 @@ class DashboardIntegrationTests {
                     Path.of("target", "screenshots").toString());
         } finally {
             TestDatabase.drop(ARRAYS_DATABASE);
+        }
+    }
+
+    /**
+     * Why-pending in the browser for the hardest waits (frontend/e2e/why.mjs): the packaged jar on the demo
+     * cluster, a data directory of its own (so no other test's job can change a reason). A job waiting for a
+     * maintenance window, for its guarantee's reclaim, on a busy -w node and for its begin time: each page
+     * names its reason in words.
+     */
+    @Test
+    void aJobsPageSaysInWordsWhyItWaitsForMaintenanceReclaimABusyNodeOrItsBeginTime(@TempDir Path dataDir) throws Exception {
+        assertThat(Files.isExecutable(CHROMIUM)).as("Debian's Chromium at %s", CHROMIUM).isTrue();
+        try (ControllerProcess controller = new ControllerProcess(dataDir, "--server.shutdown=immediate")) {
+            controller.start();
+            runNode(Path.of("target", "e2e-why.log"), 4, WHY_SCRIPT.toString(), "http://127.0.0.1:" + controller.port(),
+                    Path.of("target", "screenshots").toString());
         }
     }
 
