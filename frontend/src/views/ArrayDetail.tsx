@@ -212,7 +212,8 @@ function ordered(states: ArraySummary['states']): ArraySummary['states'] {
 
 /**
  * Re-reads the array's summary and shown page when the event stream names one of its tasks (or the
- * array): at once if the last re-read is {@link REFRESH_MS} old, else when it will be.
+ * array), or says events were missed: at once if the last re-read is {@link REFRESH_MS} old, else when it
+ * will be. Node events alone do not: the tasks on a node that changed are named themselves.
  */
 function useArrayFollowsItsTasks(id: string) {
   const queryClient = useQueryClient();
@@ -225,7 +226,7 @@ function useArrayFollowsItsTasks(id: string) {
       void queryClient.invalidateQueries({ queryKey: ['array', id] });
     };
     const stop = onLiveMessages((messages) => {
-      if (timer || !messages.some((m) => m.kind !== 'job' || m.id === id || m.id.startsWith(`${id}_`))) return;
+      if (timer || !messages.some((m) => (m.kind === 'job' ? m.id === id || m.id.startsWith(`${id}_`) : m.kind !== 'node'))) return;
       timer = setTimeout(refresh, Math.max(0, last.current + REFRESH_MS - Date.now()));
     });
     return () => { stop(); if (timer) clearTimeout(timer); };
