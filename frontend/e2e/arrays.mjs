@@ -92,25 +92,40 @@ try {
   check(after > before, `the summary still counts ${after} completed tasks after 30 s of churn (${before} before)`);
 
   step = 'the task table filters by state, exit code and node';
+  // Cancelled first, so that the counts hold still while they are compared with the API's
+  const stopped = await http('DELETE', `/api/v1/jobs/${id}`, token);
+  check(stopped.status >= 200 && stopped.status < 300, `cancelling the array answered ${stopped.status}: ${stopped.text}`);
+  for (const until = Date.now() + 60000; ;) {
+    const active = await http('GET', `/api/v1/jobs/${id}/tasks?state=PENDING,RUNNING,COMPLETING&size=1`, token);
+    if (active.json?.total === 0) break;
+    check(Date.now() < until, `60 s after cancelling, ${active.json?.total} tasks are still active`);
+    await pause(500);
+  }
+  /**
+   * Waits until the table shows the answer to `query` (not the page it showed before, which stays up while the
+   * next one loads): the table is not busy and the pager counts what the API counts; then every row must show
+   * `value` in its state, exit code or node cell (`kind`).
+   */
+  const filteredTo = async (query, [kind, value], what) => {
+    const expected = (await http('GET', `/api/v1/jobs/${id}/tasks?${query}&size=1`, token)).json.total;
+    await page.waitForFunction((n) => document.querySelector('[data-testid=array-tasks]')?.getAttribute('aria-busy') === 'false'
+      && (document.querySelector('[data-testid=array-page]')?.textContent ?? '').includes(` ${n.toLocaleString('en-US')} task`), expected, { timeout: 15000 })
+      .catch(async () => fail(`filtered by ${what}, the pager reads "${await text('array-page')}", the API counts ${expected}`));
+    const shown = await rows().evaluateAll((all, [kind, value]) => all.map((r) => (kind === 'state' ? r.dataset.state
+      : kind === 'exit' ? r.querySelector('[data-testid=array-task-exit]')?.textContent
+        : r.querySelectorAll('td')[4]?.textContent) === value), [kind, value]);
+    check(shown.length > 0 && shown.every(Boolean), `filtered by ${what}, ${shown.filter((ok) => !ok).length} of ${shown.length} rows do not match`);
+    return expected;
+  };
   await tid('array-filter-state').selectOption('COMPLETED');
-  await page.waitForFunction(() => {
-    const shown = [...document.querySelectorAll('[data-testid=array-task]')];
-    return shown.length > 0 && shown.every((r) => r.dataset.state === 'COMPLETED');
-  }, null, { timeout: 10000 }).catch(() => fail('filtering by COMPLETED shows other tasks'));
+  await filteredTo('state=COMPLETED', ['state', 'COMPLETED'], 'state COMPLETED');
   await tid('array-filter-exit').selectOption('0');
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=array-task-exit]')].every((c) => c.textContent === '0'), null, { timeout: 10000 })
-    .catch(() => fail('filtering by exit code 0 shows other exit codes'));
+  await filteredTo('state=COMPLETED&exitCode=0', ['exit', '0'], 'exit code 0');
   const node = (await rows().first().locator('td').nth(4).textContent()).trim();
   check(/^[a-z]+[0-9]+$/.test(node), `the first completed task's node reads "${node}"`);
   await tid('array-filter-node').fill(node);
-  await page.waitForFunction((n) => {
-    const shown = [...document.querySelectorAll('[data-testid=array-task]')];
-    return shown.length > 0 && shown.every((r) => r.querySelectorAll('td')[4]?.textContent === n);
-  }, node, { timeout: 10000 }).catch(() => fail(`filtering by node ${node} shows tasks of other nodes`));
-  const onNode = await http('GET', `/api/v1/jobs/${id}/tasks?state=COMPLETED&exitCode=0&node=${node}&size=1`, token);
-  check((await text('array-page')).includes(`${onNode.json.total.toLocaleString('en-US')} task`),
-    `the pager reads "${await text('array-page')}", the API counts ${onNode.json.total}`);
-  await http('DELETE', `/api/v1/jobs/${id}`, token);
+  const onNode = await filteredTo(`state=COMPLETED&exitCode=0&node=${node}`, ['node', node], `node ${node}`);
+  log(`${onNode} completed tasks ran on ${node}`);
 
   step = "an array's failed tasks are resubmitted from its page";
   const failing = await http('POST', '/api/v1/jobs', token, {
