@@ -21,7 +21,7 @@ public final class EngineRequests {
 
     /** The engine's request for a job: every field the engine places by, named. */
     public static Request request(JobRequest job) {
-        JobSwitches switches = job.switches() == null ? null : JobSwitches.parse(job.switches());
+        JobSwitches switches = job.switches() == null ? null : JobSwitches.stored(job.switches());
         return Request.builder().nodes(job.minNodes()).tasks(job.tasks()).cpusPerTask(job.cpusPerTask())
                 .memoryMb(job.memoryMb()).typedGpus(job.gpuType(), job.gpus(), job.gpusPerNode())
                 .shards(job.shards() == null ? 0 : job.shards())

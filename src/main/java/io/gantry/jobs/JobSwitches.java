@@ -59,6 +59,23 @@ public record JobSwitches(int count, long waitSeconds) {
         return new JobSwitches(count, Math.min(wait, MAX_WAIT_SECONDS));
     }
 
+    /**
+     * Reads the stored form {@link #toString()} wrote, {@code count@seconds}. Not {@link #parse}: there a bare
+     * number after the {@code @} is minutes, so a stored {@code 1@30} would come back as five minutes.
+     * @throws IllegalArgumentException when the text is not in the stored form
+     */
+    public static JobSwitches stored(String value) {
+        int at = value.indexOf('@');
+        if (at < 0) {
+            throw new IllegalArgumentException("'" + value + "' is not a stored --switches value (count@seconds)");
+        }
+        try {
+            return new JobSwitches(Integer.parseInt(value.substring(0, at)), Long.parseLong(value.substring(at + 1)));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + value + "' is not a stored --switches value (count@seconds)", e);
+        }
+    }
+
     /** The stored form, {@code count@seconds}. */
     @Override
     public String toString() {

@@ -223,7 +223,7 @@ final class SubmissionOptions {
             if (d.json.switches() != null) {
                 d.switches = JobSwitches.parse(d.json.switches()).toString();
             }
-            d.switchLimit = d.switches == null ? null : JobSwitches.parse(d.switches);
+            d.switchLimit = d.switches == null ? null : JobSwitches.stored(d.switches);
         } catch (IllegalArgumentException e) {
             d.error("switches", e.getMessage());
         }

@@ -22,6 +22,16 @@ class JobSwitchesTests {
     }
 
     @Test
+    void theStoredFormReadsBackAsWritten() {
+        for (String given : new String[] {"1@0:30", "2@2", "3@0", "4"}) {
+            JobSwitches parsed = JobSwitches.parse(given);
+            assertThat(JobSwitches.stored(parsed.toString())).as(given).isEqualTo(parsed);
+        }
+        assertThat(JobSwitches.stored("1@30").waitSeconds()).as("stored seconds, not minutes").isEqualTo(30);
+        assertThatThrownBy(() -> JobSwitches.stored("1")).hasMessageContaining("count@seconds");
+    }
+
+    @Test
     void badValuesSayWhatIsWrong() {
         assertThatThrownBy(() -> JobSwitches.parse("")).hasMessageContaining("count of leaf switches");
         assertThatThrownBy(() -> JobSwitches.parse("0")).hasMessageContaining("1 to");
