@@ -47,9 +47,10 @@ class ProblemHandler {
     }
 
     /** Two writers raced for the same record and this one lost, even after retrying: a conflict, not a fault. */
-    @ExceptionHandler(org.springframework.dao.OptimisticLockingFailureException.class)
-    ResponseEntity<ProblemDetail> raced(org.springframework.dao.OptimisticLockingFailureException e) {
-        log.info("Optimistic lock conflict answered 409: {}", e.getMessage());
+    @ExceptionHandler({org.springframework.dao.OptimisticLockingFailureException.class,
+            org.springframework.dao.PessimisticLockingFailureException.class})
+    ResponseEntity<ProblemDetail> raced(org.springframework.dao.ConcurrencyFailureException e) {
+        log.info("Lock conflict answered 409: {}", e.getMessage());
         return respond(Problems.of(ProblemType.CONFLICT, "The record changed while this request ran (the scheduler "
                 + "or another request got there first); read it again and retry", List.of()));
     }

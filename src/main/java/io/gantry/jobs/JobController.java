@@ -254,13 +254,14 @@ class JobController {
 
     /**
      * Runs a change to jobs again when the scheduler (or another request) changed one of them in the
-     * meantime, as it may when it starts an array's tasks while they are being cancelled.
+     * meantime, or when the database broke a deadlock between the two by failing this one.
      */
     private static <T> T retrying(java.util.function.Supplier<T> change) {
         for (int attempt = 1;; attempt++) {
             try {
                 return change.get();
-            } catch (org.springframework.dao.OptimisticLockingFailureException e) {
+            } catch (org.springframework.dao.OptimisticLockingFailureException
+                    | org.springframework.dao.PessimisticLockingFailureException e) {
                 if (attempt == 3) {
                     throw e;
                 }

@@ -49,10 +49,12 @@ public class JobService {
     private final Clock clock;
     private final JobAudit audit;
     private final ClusterService cluster;
+    private final JobEventLines history;
 
     JobService(JobRepository jobs, JobLists lists, JobScripts scripts, JobEventRepository events,
             SubmissionCommitter committer, SubmissionResolver resolver, ApplicationEventPublisher publisher,
-            JobsProperties properties, Clock clock, JobAudit audit, ClusterService cluster) {
+            JobsProperties properties, Clock clock, JobAudit audit, ClusterService cluster, JobEventLines history) {
+        this.history = history;
         this.audit = audit;
         this.cluster = cluster;
         this.jobs = jobs;
@@ -167,20 +169,21 @@ public class JobService {
         authorize(targets, id, caller, "cancel");
         JobAudit.Trail trail = audit.before(id, targets, caller);
         Instant now = clock.instant();
+        JobEventLines.Lines lines = history.lines();
         List<String> done = new ArrayList<>();
         List<String> stopping = new ArrayList<>();
         for (JobEntity job : targets) {
             if (job.state() == JobState.PENDING) {
                 job.cancelPending(now);
-                event(job, now, "CANCELLED", "cancelled by " + caller.username() + " while pending");
+                lines.add(job, now, "CANCELLED", "cancelled by " + caller.username() + " while pending");
                 done.add(JobIds.format(job.jobId(), job.arrayTaskId()));
             } else if (job.state() == JobState.RUNNING) {
                 job.requestCancel();
-                event(job, now, "CANCEL_REQUESTED", "cancelled by " + caller.username() + "; stopping on its nodes");
+                lines.add(job, now, "CANCEL_REQUESTED", "cancelled by " + caller.username() + "; stopping on its nodes");
                 stopping.add(JobIds.format(job.jobId(), job.arrayTaskId()));
             } else if (job.state() == JobState.SUSPENDED) {
                 job.requestCancel();
-                event(job, now, "CANCEL_REQUESTED", "cancelled by " + caller.username()
+                lines.add(job, now, "CANCEL_REQUESTED", "cancelled by " + caller.username()
                         + " while suspended; stopping on its nodes");
                 stopping.add(JobIds.format(job.jobId(), job.arrayTaskId()));
             } else if (job.state() == JobState.COMPLETING) {
@@ -192,6 +195,7 @@ public class JobService {
                     + targets.get(0).state() + ")");
         }
         jobs.saveAll(targets);
+        lines.write();
         trail.record(AuditAction.CANCEL);
         publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "CANCELLED"));
         if (!stopping.isEmpty()) {
@@ -238,6 +242,7 @@ public class JobService {
         }
         io.gantry.cluster.ClusterLayout layout = cluster.layout();
         Instant now = clock.instant();
+        JobEventLines.Lines lines = history.lines();
         List<JobSignalRequested.Target> signalled = new ArrayList<>();
         List<String> simulated = new ArrayList<>();
         for (JobEntity job : running) {
@@ -257,7 +262,7 @@ public class JobService {
             }
             List<String> told = scope == JobSignalRequested.Scope.BATCH ? List.of(nodes.get(0)) : nodes;
             signalled.add(new JobSignalRequested.Target(display, told, name, scope));
-            event(job, now, "SIGNALLED", shown(name) + " sent by "
+            lines.add(job, now, "SIGNALLED", shown(name) + " sent by "
                     + caller.username() + " to " + switch (scope) {
                         case BATCH -> "the batch shell";
                         case STEPS -> "its srun steps";
@@ -268,6 +273,7 @@ public class JobService {
             throw GantryException.conflict("Job " + id + " runs on simulated nodes only, which have no processes to "
                     + "signal: " + String.join(", ", simulated));
         }
+        lines.write();
         trail.record(AuditAction.SIGNAL);
         publisher.publishEvent(new JobSignalRequested(signalled));
         List<String> nodes = signalled.stream().flatMap(t -> t.nodes().stream()).distinct().toList();
@@ -288,11 +294,12 @@ public class JobService {
         JobAudit.Trail trail = audit.before(id, targets, caller);
         Hold hold = caller.isOperator() ? Hold.ADMIN : Hold.USER;
         Instant now = clock.instant();
+        JobEventLines.Lines lines = history.lines();
         List<String> held = new ArrayList<>();
         for (JobEntity job : targets) {
             if (job.state() == JobState.PENDING) {
                 job.setHold(hold, now);
-                event(job, now, "HELD", (hold == Hold.ADMIN ? "admin" : "user") + " hold by " + caller.username());
+                lines.add(job, now, "HELD", (hold == Hold.ADMIN ? "admin" : "user") + " hold by " + caller.username());
                 held.add(JobIds.format(job.jobId(), job.arrayTaskId()));
             }
         }
@@ -300,6 +307,7 @@ public class JobService {
             throw GantryException.conflict("Job " + id + " is not pending; only pending jobs can be held");
         }
         jobs.saveAll(targets);
+        lines.write();
         trail.record(AuditAction.HOLD);
         publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "HELD"));
         return new ActionResult(held, List.of(), "held");
@@ -311,6 +319,7 @@ public class JobService {
         authorize(targets, id, caller, "release");
         JobAudit.Trail trail = audit.before(id, targets, caller);
         Instant now = clock.instant();
+        JobEventLines.Lines lines = history.lines();
         List<String> released = new ArrayList<>();
         for (JobEntity job : targets) {
             if (job.state() != JobState.PENDING || job.hold() == Hold.NONE) {
@@ -321,13 +330,14 @@ public class JobService {
                         + " is held by an administrator; only an operator may release it");
             }
             job.setHold(Hold.NONE, now);
-            event(job, now, "RELEASED", "released by " + caller.username());
+            lines.add(job, now, "RELEASED", "released by " + caller.username());
             released.add(JobIds.format(job.jobId(), job.arrayTaskId()));
         }
         if (released.isEmpty()) {
             throw GantryException.conflict("Job " + id + " is not held");
         }
         jobs.saveAll(targets);
+        lines.write();
         trail.record(AuditAction.RELEASE);
         publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "RELEASED"));
         return new ActionResult(released, List.of(), "released");
@@ -409,12 +419,13 @@ public class JobService {
         List<String> requeued = new ArrayList<>();
         List<String> stopping = new ArrayList<>();
         Instant now = clock.instant();
+        JobEventLines.Lines lines = history.lines();
         for (JobEntity job : targets) {
             if (job.state() == JobState.RUNNING) {
                 stopping.add(JobIds.format(job.jobId(), job.arrayTaskId()));
             } else if (job.state().isFinished() && job.state() != JobState.CANCELLED) {
                 job.requeue(now);
-                event(job, now, "REQUEUED", "requeued by " + caller.username());
+                lines.add(job, now, "REQUEUED", "requeued by " + caller.username());
                 requeued.add(JobIds.format(job.jobId(), job.arrayTaskId()));
             }
         }
@@ -426,6 +437,7 @@ public class JobService {
             throw GantryException.conflict("Job " + id + " has not ended (or was cancelled); nothing to requeue");
         }
         jobs.saveAll(targets);
+        lines.write();
         trail.record(AuditAction.REQUEUE);
         publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "REQUEUED"));
         return new ActionResult(requeued, List.of(), "requeued");
@@ -443,11 +455,12 @@ public class JobService {
         List<JobEntity> targets = visible(findAll(id), id, caller);
         JobAudit.Trail trail = audit.before(id, targets, caller);
         Instant now = clock.instant();
+        JobEventLines.Lines lines = history.lines();
         List<JobsFrozen.Target> frozen = new ArrayList<>();
         for (JobEntity job : targets) {
             if (job.state() == JobState.RUNNING) {
                 job.suspendBy(caller.username());
-                event(job, now, "SUSPENDED", "suspended by " + caller.username()
+                lines.add(job, now, "SUSPENDED", "suspended by " + caller.username()
                         + " (scontrol suspend); it keeps what it holds until resumed");
                 frozen.add(frozen(job));
             }
@@ -456,6 +469,7 @@ public class JobService {
             throw GantryException.conflict("Job is not running: job " + id + " is " + states(targets));
         }
         jobs.saveAll(targets);
+        lines.write();
         trail.record(AuditAction.SUSPEND);
         publisher.publishEvent(new JobsFrozen(frozen, true));
         publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "SUSPENDED"));
@@ -472,12 +486,13 @@ public class JobService {
         List<JobEntity> targets = visible(findAll(id), id, caller);
         JobAudit.Trail trail = audit.before(id, targets, caller);
         Instant now = clock.instant();
+        JobEventLines.Lines lines = history.lines();
         List<JobsFrozen.Target> thawed = new ArrayList<>();
         for (JobEntity job : targets) {
             if (job.state() == JobState.SUSPENDED && job.suspendedBy() != null) {
                 String by = job.suspendedBy();
                 job.resume();
-                event(job, now, "RESUMED", "resumed by " + caller.username() + " (scontrol resume; suspended by "
+                lines.add(job, now, "RESUMED", "resumed by " + caller.username() + " (scontrol resume; suspended by "
                         + by + ")");
                 thawed.add(frozen(job));
             }
@@ -489,6 +504,7 @@ public class JobService {
                             + "held is free again" : " is " + states(targets)));
         }
         jobs.saveAll(targets);
+        lines.write();
         trail.record(AuditAction.RESUME);
         publisher.publishEvent(new JobsFrozen(thawed, false));
         publisher.publishEvent(new JobsChanged(targets.get(0).jobId(), "RESUMED"));
@@ -558,10 +574,14 @@ public class JobService {
                 .orElseThrow(() -> GantryException.notFound("Job", id));
     }
 
+    /**
+     * The job, the task, or every task of an array, locked until this request's transaction ends: every caller
+     * changes them, and a big array's tasks change under the scheduler all the time.
+     */
     private List<JobEntity> findAll(String id) {
         JobIds.Parsed parsed = JobIds.parse(id);
-        List<JobEntity> found = parsed.task() == null ? jobs.findByJobIdOrderByArrayTaskId(parsed.jobId())
-                : jobs.findByJobIdAndArrayTaskId(parsed.jobId(), parsed.task()).map(List::of).orElse(List.of());
+        List<JobEntity> found = parsed.task() == null ? jobs.findForUpdateByJobIdOrderByArrayTaskId(parsed.jobId())
+                : jobs.findForUpdateByJobIdAndArrayTaskId(parsed.jobId(), parsed.task()).map(List::of).orElse(List.of());
         if (found.isEmpty()) {
             throw GantryException.notFound("Job", id);
         }
