@@ -362,6 +362,11 @@ try {
   const memberAssoc = (await http('GET', `/api/v1/associations?account=${dept}&size=1000`, token)).json.items.find((a) => a.user === member);
   check(memberAssoc?.maxJobs === 4, `the member's max jobs are ${memberAssoc?.maxJobs}`);
 
+  step = 'admin views: the audit trail';
+  await tid('admin-tab-audit').click();
+  await page.locator(`[data-testid=audit-row][data-entity=association]`).first().waitFor();
+  await checkView('admin-audit', 'Audit');
+
   step = "a coordinator sees their account's sub-tree and manages it";
   await tid('sign-out').click();
   await tid('signin-form').waitFor();

@@ -1,5 +1,5 @@
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { paths } from './schema';
+import type { components, paths } from './schema';
 import type {
   AccountQuota, AccountingRecord, ArraySummary, FairShareLine, PriorityList, UtilizationReport,
   ClusterNode, Diag, Job, JobEvent, JobGpuUsageSeries, JobStep, JobSubmission, Page, Partition, Problem, SubmitResponse, Topology,
@@ -166,7 +166,20 @@ export const api = {
   reservations: () => call<Reservation[]>('GET', '/api/v1/reservations'),
   createReservation: (body: ReservationRequest) => call<Reservation>('POST', '/api/v1/reservations', { body }),
   deleteReservation: (name: string) => call<unknown>('DELETE', '/api/v1/reservations/{name}', { params: { path: { name } } }),
+  updateReservation: (name: string, body: ReservationRequest) =>
+    call<Reservation>('PATCH', '/api/v1/reservations/{name}', { params: { path: { name } }, body }),
   qos: () => call<Page<Qos>>('GET', '/api/v1/qos', { params: { query: { size: 1000 } } }),
+  /** sacctmgr add/modify/delete qos (ADMIN): a limit sent as -1 or "" is cleared, one left out stays. */
+  createQos: (body: components['schemas']['QosRequest']) => call<Qos>('POST', '/api/v1/qos', { body }),
+  updateQos: (name: string, body: components['schemas']['QosRequest']) =>
+    call<Qos>('PATCH', '/api/v1/qos/{name}', { params: { path: { name } }, body }),
+  deleteQos: (name: string) => call<unknown>('DELETE', '/api/v1/qos/{name}', { params: { path: { name } } }),
+  /** scontrol update PartitionName= State= (ADMIN). */
+  updatePartition: (name: string, state: string) =>
+    call<Partition>('PATCH', '/api/v1/partitions/{name}', { params: { path: { name } }, body: { state } }),
+  /** sacctmgr list transactions (ADMIN): newest first. */
+  audit: (query: { actor?: string; entity?: string; key?: string; page?: number; size?: number }) =>
+    call<Page<components['schemas']['AuditEvent']>>('GET', '/api/v1/audit', { params: { query: clean({ ...query }) } }),
   users: () => call<Page<UserAccount>>('GET', '/api/v1/users', { params: { query: { size: 1000 } } }),
   createUser: (body: { username: string; password: string; roles: string[]; defaultAccount?: string }) =>
     call<UserAccount>('POST', '/api/v1/users', { body }),
@@ -177,7 +190,7 @@ export const api = {
   /** sacctmgr add/modify/delete account and association: ADMINs anywhere, coordinators below their account. */
   createAccount: (body: { name: string; parent?: string; shares?: number; description?: string }) =>
     call<Account>('POST', '/api/v1/accounts', { body }),
-  updateAccount: (name: string, body: { parent?: string; shares?: number; description?: string }) =>
+  updateAccount: (name: string, body: { parent?: string; shares?: number; description?: string; guaranteedTres?: string; maxBorrowTres?: string; maxLendTres?: string }) =>
     call<Account>('PATCH', '/api/v1/accounts/{name}', { params: { path: { name } }, body }),
   deleteAccount: (name: string) => call<unknown>('DELETE', '/api/v1/accounts/{name}', { params: { path: { name } } }),
   createAssociation: (body: { account: string; user: string; shares?: number; maxJobs?: number; maxSubmitJobs?: number; grpTres?: string }) =>

@@ -43,6 +43,7 @@ class DashboardIntegrationTests {
     private static final Path GPU_SCRIPT = Path.of("frontend", "e2e", "gpu.mjs");
     private static final Path ARRAYS_SCRIPT = Path.of("frontend", "e2e", "arrays.mjs");
     private static final Path WHY_SCRIPT = Path.of("frontend", "e2e", "why.mjs");
+    private static final Path ADMIN_SCRIPT = Path.of("frontend", "e2e", "admin.mjs");
     private static final String ARRAYS_DATABASE = "gantry_dashboard_arrays";
     private static final String JOIN_TOKEN = "dashboard-output-join-token-0123456789";
     private static final Path SCALE_CLUSTER = Path.of("src", "test", "resources", "dashboard-scale-cluster.yml");
@@ -167,6 +168,24 @@ class DashboardIntegrationTests {
         try (ControllerProcess controller = new ControllerProcess(dataDir, "--server.shutdown=immediate")) {
             controller.start();
             runNode(Path.of("target", "e2e-why.log"), 4, WHY_SCRIPT.toString(), "http://127.0.0.1:" + controller.port(),
+                    Path.of("target", "screenshots").toString());
+        }
+    }
+
+    /**
+     * Admins can act (frontend/e2e/admin.mjs): the packaged jar on the demo cluster, a data directory of its
+     * own (its partition drained and reservations made touch no other test). As an ADMIN in the browser a
+     * QOS is created, two limits edited and it is deleted; a partition drained and set UP; a MAINT
+     * reservation made, lengthened and deleted; an account's guarantee and borrow and lend limits set; each
+     * read back from the API, each destructive action asked first (Cancel and Escape keep it), each listed
+     * in the audit view, and a bad TRES string refused at its field with nothing stored.
+     */
+    @Test
+    void anAdminsEditsRoundTripThroughTheDashboardAndDestructiveOnesAskFirst(@TempDir Path dataDir) throws Exception {
+        assertThat(Files.isExecutable(CHROMIUM)).as("Debian's Chromium at %s", CHROMIUM).isTrue();
+        try (ControllerProcess controller = new ControllerProcess(dataDir, "--server.shutdown=immediate")) {
+            controller.start();
+            runNode(Path.of("target", "e2e-admin.log"), 4, ADMIN_SCRIPT.toString(), "http://127.0.0.1:" + controller.port(),
                     Path.of("target", "screenshots").toString());
         }
     }

@@ -32,7 +32,7 @@ class AuditController {
     PageResponse<AuditEvent> listAuditEvents(
             @Parameter(description = "Only this user's changes") @RequestParam(required = false) String actor,
             @Parameter(description = "Only changes to this kind of entity: user, account, association, qos, "
-                    + "coordinators, reservation, node, job or join_token") @RequestParam(required = false) String entity,
+                    + "coordinators, reservation, node, job, join_token or partition") @RequestParam(required = false) String entity,
             @Parameter(description = "Only changes to the entity with this name, id or job id")
             @RequestParam(required = false) String key,
             @Parameter(description = "Only changes at or after this time (ISO-8601, or a date: midnight UTC)")

@@ -6,7 +6,7 @@ import java.util.Optional;
 
 /** The kinds of thing an audited change may be made to; {@code GET /audit?entity=} takes their lower-case names. */
 public enum AuditEntity {
-    USER, ACCOUNT, ASSOCIATION, QOS, COORDINATORS, RESERVATION, NODE, JOB, JOIN_TOKEN;
+    USER, ACCOUNT, ASSOCIATION, QOS, COORDINATORS, RESERVATION, NODE, JOB, JOIN_TOKEN, PARTITION;
 
     public String text() {
         return name().toLowerCase(Locale.ROOT);

@@ -16,7 +16,7 @@ public record AuditEvent(
         @Schema(allowableValues = {"create", "update", "delete", "cancel", "hold", "release", "requeue", "revoke",
                 "signal", "rotate", "join", "join_refused", "suspend", "resume"}) String action,
         @Schema(allowableValues = {"user", "account", "association", "qos", "coordinators", "reservation", "node", "job",
-                "join_token"})
+                "join_token", "partition"})
         String entityType,
         @Schema(description = "The entity's name, id or job id") String entityKey,
         @Schema(description = "The entity before the change as the API shows it; null for a create", type = "object",

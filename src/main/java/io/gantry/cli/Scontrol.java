@@ -11,8 +11,8 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * {@code scontrol}: {@code show job|step|node|partition|reservation|hostnames|hostlist}, {@code hold}, {@code release},
- * {@code requeue}, {@code suspend}, {@code resume}, {@code update JobId=..|NodeName=..} and {@code ping}, printed in
- * Slurm's key=value layout.
+ * {@code requeue}, {@code suspend}, {@code resume}, {@code update JobId=..|NodeName=..|PartitionName=..} and
+ * {@code ping}, printed in Slurm's key=value layout.
  */
 final class Scontrol {
 
@@ -534,6 +534,9 @@ final class Scontrol {
                 }
                 return 0;
             }
+            if (pairs.containsKey("partitionname")) {
+                return updatePartition(api, pairs, words);
+            }
         } catch (IllegalArgumentException e) {
             env.err().println("scontrol: error: " + e.getMessage());
             return 1;
@@ -545,6 +548,26 @@ final class Scontrol {
         env.err().println("No valid entity in update command");
         env.err().println("Input line must include \"NodeName\", \"PartitionName\", \"Reservation/ReservationName\", or \"JobId\"");
         return 1;
+    }
+
+    /** {@code scontrol update PartitionName=gpu State=DOWN}: only the State can be changed. */
+    private int updatePartition(ControllerApi api, Map<String, String> pairs, List<String> words) {
+        String name = pairs.remove("partitionname");
+        String state = pairs.remove("state");
+        if (state == null || !pairs.isEmpty()) {
+            env.err().println("Update of this parameter is not supported: " + String.join(" ", words));
+            env.err().println("Request aborted");
+            return 1;
+        }
+        try {
+            api.patch("/api/v1/partitions/" + HttpControllerApi.encode(name),
+                    Map.of("state", state.toUpperCase(Locale.ROOT)));
+            return 0;
+        } catch (ControllerApi.ApiException e) {
+            env.err().println(e.status() == 404 ? "slurm_update error: Invalid partition name specified"
+                    : "slurm_update error: " + e.getMessage());
+            return 1;
+        }
     }
 
     private int ping() {

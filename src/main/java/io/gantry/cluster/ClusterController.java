@@ -16,6 +16,7 @@ import io.gantry.api.PageResponse;
 import io.gantry.audit.Actor;
 import io.gantry.cluster.ClusterViews.NodeUpdate;
 import io.gantry.cluster.ClusterViews.NodeView;
+import io.gantry.cluster.ClusterViews.PartitionUpdate;
 import io.gantry.cluster.ClusterViews.PartitionView;
 import io.gantry.cluster.ClusterViews.TopologyView;
 import io.gantry.security.CurrentUser;
@@ -72,6 +73,16 @@ class ClusterController {
     @GetMapping("/partitions/{name}")
     PartitionView getPartition(@PathVariable String name) {
         return cluster.partition(name);
+    }
+
+    @Tag(name = "partitions")
+    @Operation(operationId = "updatePartition", summary = "Set a partition UP, DOWN, DRAIN or INACTIVE, like scontrol "
+            + "update PartitionName=... State= (ADMIN)")
+    @PreAuthorize("hasRole('ADMIN')")
+    @PatchMapping("/partitions/{name}")
+    PartitionView updatePartition(@PathVariable String name,
+            @jakarta.validation.Valid @RequestBody PartitionUpdate update, CurrentUser caller) {
+        return cluster.updatePartition(name, update, Actor.staff(caller.username(), caller.isAdmin()));
     }
 
     @Tag(name = "topology")

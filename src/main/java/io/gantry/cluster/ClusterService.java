@@ -27,6 +27,7 @@ import io.gantry.engine.Hostlist;
 import io.gantry.cluster.ClusterViews.BlockView;
 import io.gantry.cluster.ClusterViews.NodeUpdate;
 import io.gantry.cluster.ClusterViews.NodeView;
+import io.gantry.cluster.ClusterViews.PartitionUpdate;
 import io.gantry.cluster.ClusterViews.PartitionView;
 import io.gantry.cluster.ClusterViews.SwitchView;
 import io.gantry.cluster.ClusterViews.TopologyView;
@@ -36,6 +37,8 @@ import io.gantry.cluster.ClusterViews.TopologyView;
 public class ClusterService {
 
     private static final int MAX_REASON = 1024;
+    private static final String PARTITION_STATES = String.join(", ",
+            Arrays.stream(PartitionState.values()).map(Enum::name).toList());
 
     /** The configuration's layout plus the nodes that joined through their agents; replaced whole on a join. */
     private volatile ClusterLayout layout;
@@ -253,6 +256,15 @@ public class ClusterService {
         engineView = null;
     }
 
+    /** A partition set UP or not: the engine's partitions are read again. */
+    @org.springframework.transaction.event.TransactionalEventListener(
+            phase = org.springframework.transaction.event.TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    @org.springframework.core.annotation.Order(org.springframework.core.Ordered.HIGHEST_PRECEDENCE)
+    void on(PartitionStateChanged event) {
+        nodeGeneration.incrementAndGet();
+        engineView = null;
+    }
+
     /**
      * Every node as the engine sees it now (DRAIN and DOWN from the store, unheard agents DOWN) and
      * the partitions (one not UP starts nothing), from one layout: a cycle takes both from one call, or
@@ -396,6 +408,31 @@ public class ClusterService {
     public PartitionView partition(String name) {
         return partitions.findById(name).map(this::partitionView)
                 .orElseThrow(() -> GantryException.notFound("Partition", name));
+    }
+
+    /**
+     * Sets a partition's state (scontrol update PartitionName=... State=), kept in the store; the engine
+     * starts no job in a partition that is not UP.
+     */
+    @Transactional
+    public PartitionView updatePartition(String name, PartitionUpdate update, Actor actor) {
+        PartitionEntity partition = partitions.findById(name)
+                .orElseThrow(() -> GantryException.notFound("Partition", name));
+        if (update == null || update.state() == null || update.state().isBlank()) {
+            throw GantryException.badRequest("state", "is required: one of " + PARTITION_STATES);
+        }
+        PartitionState state;
+        try {
+            state = PartitionState.valueOf(update.state().strip().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw GantryException.badRequest("state", "'" + update.state() + "' is not one of " + PARTITION_STATES);
+        }
+        PartitionView before = partitionView(partition);
+        partition.setState(state);
+        PartitionView after = partitionView(partitions.saveAndFlush(partition));
+        audit.record(actor, AuditAction.UPDATE, AuditEntity.PARTITION, name, before, after);
+        events.publishEvent(new PartitionStateChanged(name, state));
+        return after;
     }
 
     public TopologyView topology() {

@@ -65,4 +65,12 @@ public final class ClusterViews {
             @Schema(description = "Why; required for DRAIN and DOWN, as in Slurm")
             @jakarta.validation.constraints.Size(max = 1024) String reason) {
     }
+
+    @Schema(name = "PartitionUpdate")
+    public record PartitionUpdate(
+            @Schema(description = "UP (runs and accepts jobs), DOWN (accepts, runs none), DRAIN (accepts none) or "
+                    + "INACTIVE, as scontrol update PartitionName=... State=",
+                    requiredMode = Schema.RequiredMode.REQUIRED, allowableValues = {"UP", "DOWN", "DRAIN", "INACTIVE"})
+            @jakarta.validation.constraints.Size(max = 32) String state) {
+    }
 }

@@ -47,4 +47,8 @@ class PartitionEntity {
     PartitionState state() {
         return state;
     }
+
+    void setState(PartitionState state) {
+        this.state = state;
+    }
 }

@@ -90,6 +90,13 @@ class SchedulerWorker implements SmartLifecycle {
         wake();
     }
 
+    /** A partition set UP may start its pending jobs; one set DOWN starts nothing more. */
+    @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
+    void on(io.gantry.cluster.PartitionStateChanged event) {
+        cycle.outsideChange();
+        wake();
+    }
+
     /** A limit raised or an association added may let pending jobs start. */
     @TransactionalEventListener(phase = TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     void on(AccountingChanged event) {

@@ -1,0 +1,86 @@
+import { useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../api/client';
+import { formatDuration, formatMemory } from '../../lib/format';
+import { ErrorBox, Loading, StateBadge } from '../common';
+import { ConfirmDialog } from './Confirm';
+import { PARTITION_STATES, partitionStateWarning, type PartitionView } from './forms';
+
+/**
+ * The partitions with every field the API has (scontrol show partition), and for an ADMIN their state
+ * (scontrol update PartitionName= State=): UP at once, DOWN, DRAIN and INACTIVE only once confirmed.
+ */
+export function Partitions({ admin }: { admin: boolean }) {
+  const queryClient = useQueryClient();
+  const list = useQuery({ queryKey: ['admin', 'partitions'], queryFn: api.partitions });
+  const [asked, setAsked] = useState<{ name: string; state: string } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const items = (list.data?.items ?? []) as PartitionView[];
+
+  async function setState(name: string, state: string) {
+    setError(null);
+    try { await api.updatePartition(name, state); } catch (err) { setError(err); }
+    await queryClient.invalidateQueries({ queryKey: ['admin', 'partitions'] });
+  }
+
+  const memory = (p: PartitionView) => p.defaultMemPerCpuMb != null ? `${formatMemory(p.defaultMemPerCpuMb)} / CPU`
+    : p.defaultMemPerNodeMb != null ? `${formatMemory(p.defaultMemPerNodeMb)} / node` : 'whole node';
+  const gpuIdle = (p: PartitionView) => p.gpuIdle
+    ? `${p.gpuIdle.action ?? 'WARN'} below ${p.gpuIdle.thresholdPercent ?? '—'}% for ${formatDuration(p.gpuIdle.timeoutSeconds)}, grace ${formatDuration(p.gpuIdle.graceSeconds)}`
+    : '—';
+
+  return (
+    <>
+      <ErrorBox error={list.error} />
+      <ErrorBox error={error} testId="partition-error" />
+      {list.isLoading && <Loading what="partitions" />}
+      <div className="table-wrap" tabIndex={0} role="region" aria-label="Partitions">
+        <table className="table compact" data-testid="partitions">
+          <thead><tr><th scope="col">Partition</th><th scope="col">State</th><th scope="col">Nodes</th><th scope="col">GPUs</th>
+            <th scope="col" className="wide">CPUs</th><th scope="col" className="wide">Default time</th><th scope="col" className="wide">Max time</th>
+            <th scope="col" className="wide">Priority tier</th><th scope="col" className="wide">Preempt mode</th>
+            <th scope="col" className="wide">Default memory</th><th scope="col" className="wide">GPU idle policy</th>
+            <th scope="col" className="wide">Node list</th></tr></thead>
+          <tbody>
+            {items.map((p) => {
+              const name = p.name ?? '';
+              return (
+                <tr key={name} data-testid="partition-row" data-name={name} data-state={p.state}>
+                  <th scope="row">{name}{p.isDefault ? ' (default)' : ''}</th>
+                  <td>
+                    {p.state ? <StateBadge state={p.state} /> : '—'}
+                    {admin && (
+                      <select aria-label={`Set the state of partition ${name}`} value={p.state ?? 'UP'} data-testid={`partition-state-${name}`}
+                        onChange={(e) => {
+                          const state = e.target.value;
+                          if (state === p.state) return;
+                          if (partitionStateWarning(name, state)) setAsked({ name, state });
+                          else void setState(name, state);
+                        }}>
+                        {PARTITION_STATES.map((s) => <option key={s}>{s}</option>)}
+                      </select>
+                    )}
+                  </td>
+                  <td>{p.totalNodes}</td><td>{p.totalGpus}</td>
+                  <td className="wide">{p.totalCpus ?? '—'}</td>
+                  <td className="wide">{formatDuration(p.defaultTimeSeconds)}</td>
+                  <td className="wide">{formatDuration(p.maxTimeSeconds)}</td>
+                  <td className="wide">{p.priorityTier ?? 0}</td>
+                  <td className="wide">{p.preemptMode ?? 'OFF'}</td>
+                  <td className="wide">{memory(p)}</td>
+                  <td className="wide">{gpuIdle(p)}</td>
+                  <td className="wide">{p.nodes}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      {asked && (
+        <ConfirmDialog title={`Set partition ${asked.name} ${asked.state}?`} message={partitionStateWarning(asked.name, asked.state)}
+          confirmLabel={`Set ${asked.state}`} danger testId={`partition-state-${asked.name}`}
+          onCancel={() => setAsked(null)} onConfirm={async () => { const a = asked; setAsked(null); await setState(a.name, a.state); }} />
+      )}
+    </>
+  );
+}
