@@ -304,7 +304,30 @@ public class ClusterService {
         return view;
     }
 
-    /** The layout's partitions naming only nodes in {@code names}, in name order, UP as their rows say. */
+    /** Partition states as last read, and when: submissions ask on every request, the store is read once a second. */
+    private volatile Map<String, PartitionState> partitionStates = Map.of();
+    private volatile long partitionStatesReadAt;
+    private volatile boolean partitionStatesStale = true;
+
+    /**
+     * Whether a partition refuses new jobs: as in Slurm, one that is DRAIN or INACTIVE does (a DRAIN
+     * partition still runs those already queued; DOWN queues them and runs none). The state is at most a
+     * second old.
+     */
+    public boolean refusesJobs(String partition) {
+        long now = System.nanoTime();
+        if (partitionStatesStale || now - partitionStatesReadAt > 1_000_000_000L) {
+            Map<String, PartitionState> read = new HashMap<>();
+            partitions.findAll().forEach(p -> read.put(p.name(), p.state()));
+            partitionStates = read;
+            partitionStatesReadAt = now;
+            partitionStatesStale = false;
+        }
+        PartitionState state = partitionStates.get(partition);
+        return state == PartitionState.DRAIN || state == PartitionState.INACTIVE;
+    }
+
+    /** The layout's partitions naming only nodes in {@code names}, in name order; a DRAIN one still runs its queue. */
     private List<io.gantry.engine.Partition> enginePartitions(ClusterLayout current, Set<String> names) {
         Map<String, PartitionState> states = new HashMap<>();
         partitions.findAll().forEach(p -> states.put(p.name(), p.state()));
@@ -312,9 +335,13 @@ public class ClusterService {
                 .sorted(Comparator.comparing(ClusterLayout.PartitionSpec::name))
                 .map(p -> new io.gantry.engine.Partition(p.name(), p.nodes().stream().filter(names::contains).toList(),
                         p.maxTimeSeconds() == null ? 0 : p.maxTimeSeconds(), p.priorityTier(),
-                        states.getOrDefault(p.name(), p.state()) == PartitionState.UP, p.memoryDefault(),
+                        runs(states.getOrDefault(p.name(), p.state())), p.memoryDefault(),
                         p.preemptMode()))
                 .toList();
+    }
+
+    private static boolean runs(PartitionState state) {
+        return state == PartitionState.UP || state == PartitionState.DRAIN;
     }
 
     private List<io.gantry.engine.Node> readEngineNodes(ClusterLayout current) {
@@ -411,8 +438,8 @@ public class ClusterService {
     }
 
     /**
-     * Sets a partition's state (scontrol update PartitionName=... State=), kept in the store; the engine
-     * starts no job in a partition that is not UP.
+     * Sets a partition's state (scontrol update PartitionName=... State=), kept in the store. As in Slurm, the
+     * engine runs jobs in an UP or DRAIN partition, and submissions to a DRAIN or INACTIVE one are refused.
      */
     @Transactional
     public PartitionView updatePartition(String name, PartitionUpdate update, Actor actor) {
@@ -429,6 +456,7 @@ public class ClusterService {
         }
         PartitionView before = partitionView(partition);
         partition.setState(state);
+        partitionStatesStale = true;
         PartitionView after = partitionView(partitions.saveAndFlush(partition));
         audit.record(actor, AuditAction.UPDATE, AuditEntity.PARTITION, name, before, after);
         events.publishEvent(new PartitionStateChanged(name, state));

@@ -491,14 +491,25 @@ class SubmissionResolver {
                 errors.add(new FieldError("partition", "is required: this cluster has no default partition"));
                 return List.of();
             }
-            return List.of(fallback.name());
+            return accepting(List.of(fallback.name()), errors);
         }
         List<String> names = Arrays.stream(given.split(",")).map(String::strip).distinct().toList();
+        boolean unknown = false;
         for (String name : names) {
             if (!layout.partitions().containsKey(name)) {
+                unknown = true;
                 errors.add(new FieldError("partition", "unknown partition '" + name + "'; known: "
                         + String.join(", ", layout.partitions().keySet().stream().sorted().toList())));
             }
+        }
+        return unknown ? names : accepting(names, errors);
+    }
+
+    /** The partitions, with an error when none of them takes new jobs (DRAIN or INACTIVE, as in Slurm). */
+    private List<String> accepting(List<String> names, List<FieldError> errors) {
+        if (names.stream().allMatch(cluster::refusesJobs)) {
+            errors.add(new FieldError("partition", (names.size() == 1 ? "partition '" + names.get(0) + "' takes"
+                    : "partitions " + String.join(", ", names) + " take") + " no new jobs (State=DRAIN or INACTIVE)"));
         }
         return names;
     }

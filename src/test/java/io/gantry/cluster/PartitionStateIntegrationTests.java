@@ -22,6 +22,7 @@ import tools.jackson.databind.JsonNode;
 /**
  * {@code PATCH /partitions/{name}} (scontrol update PartitionName=... State=): an ADMIN sets a partition
  * DOWN and a job submitted to it waits with PartitionDown instead of running; set UP again, the job runs.
+ * A DRAIN partition runs what is queued and refuses new jobs, as an INACTIVE one does (Slurm's meaning).
  * Everyone else is refused, as are a state that does not exist and a partition that does not, and each
  * change is in the audit trail.
  */
@@ -78,6 +79,31 @@ class PartitionStateIntegrationTests {
         assertThat(trail.get(0).get("after").get("state").asString()).isEqualTo("UP");
         assertThat(trail.get(1).get("before").get("state").asString()).isEqualTo("UP");
         assertThat(trail.get(1).get("after").get("state").asString()).isEqualTo("DOWN");
+    }
+
+    @Test
+    void aDrainPartitionRunsItsQueueButRefusesNewJobsAsAnInactiveOneDoes() {
+        assertThat(api.send("PATCH", "/api/v1/partitions/cpu", admin, Map.of("state", "DOWN")).status()).isEqualTo(200);
+        long queued = submit(Map.of("name", "queued-before-drain", "partition", "cpu", "nodes", 1,
+                "timeLimitSeconds", 600, "simulatedRunSeconds", 600));
+        await().atMost(PATIENCE).until(() -> api.get("/api/v1/jobs/" + queued, admin).json().path("reason").asString(),
+                "PartitionDown"::equals);
+
+        assertThat(api.send("PATCH", "/api/v1/partitions/cpu", admin, Map.of("state", "DRAIN")).status()).isEqualTo(200);
+        api.awaitJobState(queued, admin, "RUNNING", PATIENCE);
+        for (String state : List.of("DRAIN", "INACTIVE")) {
+            assertThat(api.send("PATCH", "/api/v1/partitions/cpu", admin, Map.of("state", state)).status()).isEqualTo(200);
+            int before = api.get("/api/v1/jobs?size=1", admin).json().get("total").asInt();
+            Response refused = api.send("POST", "/api/v1/jobs", admin, Map.of("partition", "cpu",
+                    "script", "#!/bin/bash\ntrue\n"));
+            assertThat(refused.status()).as(state + ": " + refused.body()).isEqualTo(400);
+            assertThat(refused.json().get("errors").get(0).get("field").asString()).isEqualTo("partition");
+            assertThat(refused.json().get("errors").get(0).get("message").asString()).contains("'cpu'", "no new jobs");
+            assertThat(api.get("/api/v1/jobs?size=1", admin).json().get("total").asInt()).as("nothing stored")
+                    .isEqualTo(before);
+        }
+        assertThat(api.send("PATCH", "/api/v1/partitions/cpu", admin, Map.of("state", "UP")).status()).isEqualTo(200);
+        submit(Map.of("partition", "cpu", "hold", true, "script", "#!/bin/bash\ntrue\n")); // UP again takes jobs
     }
 
     @Test
