@@ -116,6 +116,13 @@ try {
   check(qos[0].label.includes(gold) && /default/.test(qos.find((o) => o.value === gold).label)
     && !/default/.test(qos.find((o) => o.value === 'normal').label), `${alpha}'s default QOS ${gold} is not the one marked: ${JSON.stringify(qos)}`);
   await tid('submit-qos').selectOption(gold);
+  // An account that does not allow the QOS picked drops it, rather than sending it unseen.
+  await tid('submit-account').selectOption(beta);
+  await page.waitForFunction((g) => document.querySelector('[data-testid=submit-qos]')?.value === ''
+    && !document.querySelector('[data-testid=submit-command]')?.textContent.includes(g), gold)
+    .catch(async () => fail(`${beta}, which allows only normal, keeps QOS ${gold}: ${await tid('submit-command').textContent()}`));
+  await tid('submit-account').selectOption(alpha);
+  await tid('submit-qos').selectOption(gold);
   await page.screenshot({ path: join(shots, 'submit-pickers-1440x900.png') });
 
   step = 'three mistakes on three lines, all shown after one click of Submit';

@@ -39,6 +39,12 @@ export function Submit() {
     ? choicesOf(associations.data.items, me.username, form.account, me.defaultAccount, (allQos.data?.items ?? []).map((q) => q.name))
     : null;
 
+  // A QOS picked for another account, which this one does not allow, is dropped rather than sent unseen.
+  const allowedQos = choices && allQos.data ? choices.qos.join(',') : null;
+  useEffect(() => {
+    if (allowedQos !== null) setForm((f) => (f.qos && !allowedQos.split(',').includes(f.qos) ? { ...f, qos: '' } : f));
+  }, [allowedQos]);
+
   // An estimate is of the form as it was: a change takes it away.
   const set = (k: keyof Form) => (e: { target: { value: string; checked?: boolean; type?: string } }) => {
     setTrial(null);
