@@ -2,7 +2,7 @@ import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from './schema';
 import type {
   AccountQuota, AccountingRecord, ArraySummary, FairShareLine, PriorityList, UtilizationReport,
-  ClusterNode, Diag, Job, JobEvent, JobGpuUsageSeries, JobStep, JobSubmission, Page, Partition, Problem, SubmitResponse, Topology,
+  ClusterNode, Diag, Job, JobEvent, JobGpuUsageSeries, JobStep, JobSubmission, JobTrial, Page, Partition, Problem, SubmitResponse, Topology,
   TokenResponse, WhoAmI, Reservation, ReservationRequest, Qos, UserAccount, Account, Association,
 } from './types';
 
@@ -121,6 +121,8 @@ export const api = {
   jobSteps: (id: string) =>
     call<{ items: JobStep[] }>('GET', '/api/v1/jobs/{id}/steps', { params: { path: { id } } }).then((r) => r.items),
   submit: (job: JobSubmission) => call<SubmitResponse>('POST', '/api/v1/jobs', { body: job }),
+  /** sbatch --test-only: the submission checked as submit checks it and its start estimated; nothing stored. */
+  testJob: (job: JobSubmission) => call<JobTrial>('POST', '/api/v1/jobs/test', { body: job }),
   cancel: (id: string) => call<unknown>('DELETE', '/api/v1/jobs/{id}', { params: { path: { id } } }),
   hold: (id: string) => call<unknown>('POST', '/api/v1/jobs/{id}/hold', { params: { path: { id } } }),
   priority: () => call<PriorityList>('GET', '/api/v1/priority'),
@@ -187,6 +189,8 @@ export const api = {
     call<UserAccount>('PATCH', '/api/v1/users/{username}', { params: { path: { username } }, body }),
   accounts: () => call<Page<Account>>('GET', '/api/v1/accounts', { params: { query: { size: 1000 } } }),
   associations: () => call<Page<Association>>('GET', '/api/v1/associations', { params: { query: { size: 1000 } } }),
+  associationsOf: (user: string) =>
+    call<Page<Association>>('GET', '/api/v1/associations', { params: { query: { user, size: 1000 } } }),
   /** sacctmgr add/modify/delete account and association: ADMINs anywhere, coordinators below their account. */
   createAccount: (body: { name: string; parent?: string; shares?: number; description?: string }) =>
     call<Account>('POST', '/api/v1/accounts', { body }),

@@ -44,6 +44,8 @@ export interface WhoAmI {
   username: string; roles: string[]; accounts: string[];
   /** The accounts whose sub-trees this user manages as their coordinator (absent from older controllers). */
   coordinatorOf?: string[];
+  /** The account a job that names none is charged to (absent from older controllers). */
+  defaultAccount?: string | null;
 }
 
 export type JobState = 'PENDING' | 'RUNNING' | 'COMPLETING' | 'COMPLETED' | 'FAILED' | 'CANCELLED'
@@ -126,6 +128,11 @@ export interface Diag {
   leader?: boolean | string; serverTime?: string;
 }
 
+/** What POST /jobs/test answers (sbatch --test-only): when and where the submission would start; jobId is always 0. */
+export interface JobTrial {
+  jobId: number; startTime?: string | null; processors?: number | null; nodes?: string | null; partition?: string | null;
+  reason?: string | null; warnings?: string[] | null;
+}
 export interface FieldError { field: string; message: string }
 export interface Problem { type?: string; title?: string; status?: number; detail?: string; errors?: FieldError[] }
 

@@ -49,3 +49,30 @@ export function sbatchCommand(fields: Record<string, string | number | boolean |
   parts.push('script.sh');
   return parts.join(' ');
 }
+
+/** The #SBATCH options that set each form field, long (abbreviable, as sbatch reads them) and short. */
+const OPTIONS_OF: Record<string, { long: string; short?: string }> = {
+  name: { long: '--job-name', short: '-J' }, partition: { long: '--partition', short: '-p' },
+  account: { long: '--account', short: '-A' }, qos: { long: '--qos', short: '-q' }, nodes: { long: '--nodes', short: '-N' },
+  tasks: { long: '--ntasks', short: '-n' }, cpusPerTask: { long: '--cpus-per-task', short: '-c' }, memoryMb: { long: '--mem' },
+  gpus: { long: '--gpus', short: '-G' }, gpusPerNode: { long: '--gpus-per-node' }, gpuType: { long: '--gpus' },
+  time: { long: '--time', short: '-t' }, constraints: { long: '--constraint', short: '-C' },
+  dependency: { long: '--dependency', short: '-d' }, array: { long: '--array', short: '-a' },
+  hold: { long: '--hold', short: '-H' }, exclusive: { long: '--exclusive' },
+};
+
+/**
+ * The script line whose directive sets the form field `field` (the last one, which wins as in
+ * sbatch), with the option as written there; undefined when no directive sets it.
+ */
+export function directiveLineOf(script: string, field: string): { line: number; option: string } | undefined {
+  const o = OPTIONS_OF[field];
+  if (!o) return undefined;
+  let found: Directive | undefined;
+  for (const d of readDirectives(script)) {
+    const isLong = d.option.startsWith('--') && d.option.length > 3 && o.long.startsWith(d.option)
+      && (d.option === o.long || !Object.values(OPTIONS_OF).some((x) => x.long !== o.long && x.long.startsWith(d.option)));
+    if (isLong || (o.short && d.option === o.short)) found = d;
+  }
+  return found && { line: found.line, option: found.option };
+}

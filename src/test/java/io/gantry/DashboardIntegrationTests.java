@@ -44,6 +44,7 @@ class DashboardIntegrationTests {
     private static final Path ARRAYS_SCRIPT = Path.of("frontend", "e2e", "arrays.mjs");
     private static final Path WHY_SCRIPT = Path.of("frontend", "e2e", "why.mjs");
     private static final Path ADMIN_SCRIPT = Path.of("frontend", "e2e", "admin.mjs");
+    private static final Path SUBMIT_SCRIPT = Path.of("frontend", "e2e", "submit.mjs");
     private static final String ARRAYS_DATABASE = "gantry_dashboard_arrays";
     private static final String JOIN_TOKEN = "dashboard-output-join-token-0123456789";
     private static final Path SCALE_CLUSTER = Path.of("src", "test", "resources", "dashboard-scale-cluster.yml");
@@ -186,6 +187,24 @@ class DashboardIntegrationTests {
         try (ControllerProcess controller = new ControllerProcess(dataDir, "--server.shutdown=immediate")) {
             controller.start();
             runNode(Path.of("target", "e2e-admin.log"), 4, ADMIN_SCRIPT.toString(), "http://127.0.0.1:" + controller.port(),
+                    Path.of("target", "screenshots").toString());
+        }
+    }
+
+    /**
+     * The submit form in one round (frontend/e2e/submit.mjs): the packaged jar on the demo cluster, a data
+     * directory of its own. A user with two associations picks from exactly their accounts and QOS, the
+     * default marked; a script with no #! on line 1, an unknown partition on line 2 and a bad --time on line
+     * 3 shows all three at their lines after one click of Submit (one request, no job created); the fixed
+     * script's "When would it start?" gives a start and nodes; Submit lands on the job's page, charged to the
+     * account and QOS picked.
+     */
+    @Test
+    void theSubmitFormShowsEveryMistakeAtItsLineInOneRoundAndSaysWhenAJobWouldStart(@TempDir Path dataDir) throws Exception {
+        assertThat(Files.isExecutable(CHROMIUM)).as("Debian's Chromium at %s", CHROMIUM).isTrue();
+        try (ControllerProcess controller = new ControllerProcess(dataDir, "--server.shutdown=immediate")) {
+            controller.start();
+            runNode(Path.of("target", "e2e-submit.log"), 4, SUBMIT_SCRIPT.toString(), "http://127.0.0.1:" + controller.port(),
                     Path.of("target", "screenshots").toString());
         }
     }

@@ -75,7 +75,10 @@ class AuthController {
     record Whoami(String username, List<Role> roles,
             @Schema(description = "Accounts the user may charge jobs to") List<String> accounts,
             @Schema(description = "Accounts the user coordinates: they manage the accounts and associations below "
-                    + "each (see /accounts/{name}/coordinators)") List<String> coordinatorOf) {
+                    + "each (see /accounts/{name}/coordinators)") List<String> coordinatorOf,
+            @Schema(description = "The account a job that names none is charged to: the user's default account when "
+                    + "they have an association with it, else the first of accounts; null without any account")
+            String defaultAccount) {
     }
 
     @PostMapping("/tokens")
@@ -168,7 +171,11 @@ class AuthController {
     @GetMapping("/whoami")
     @Operation(operationId = "getWhoami", summary = "The caller's username, roles and accounts")
     Whoami getWhoami(CurrentUser caller) {
-        return new Whoami(caller.username(), caller.roles().stream().sorted().toList(),
-                accounts.accountsOf(caller.username()), accounts.coordinatorOf(caller.username()));
+        List<String> mine = accounts.accountsOf(caller.username());
+        // As a submission that names no account is charged (io.gantry.accounting's Charges).
+        String defaultAccount = users.find(caller.username()).map(User::defaultAccount).filter(mine::contains)
+                .orElse(mine.isEmpty() ? null : mine.get(0));
+        return new Whoami(caller.username(), caller.roles().stream().sorted().toList(), mine,
+                accounts.coordinatorOf(caller.username()), defaultAccount);
     }
 }
