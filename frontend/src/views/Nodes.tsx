@@ -81,7 +81,7 @@ function NodeRow({ node, operator }: { node: ClusterNode; operator: boolean }) {
       <td className="wide">{formatMemory(node.allocMemoryMb)} / {formatMemory(node.memoryMb)}</td>
       <td className="wide">{(node.partitions ?? []).join(', ')}</td>
       <td className="wide">{node.switchName ?? '—'} / {node.block ?? '—'}</td>
-      <td className="ellipsis" data-testid={`node-reason-${node.name}`}>{node.reason ?? ''}
+      <td className="ellipsis"><span data-testid={`node-reason-${node.name}`}>{node.reason ?? ''}</span>
         {node.reason && (node.reasonUser || node.reasonTime)
           ? <span className="reason" data-testid={`node-reason-by-${node.name}`}>{reasonBy(node.reasonUser, node.reasonTime, formatTime)}</span> : null}</td>
       {operator && <td><NodeActions node={node} /></td>}
