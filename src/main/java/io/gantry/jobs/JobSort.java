@@ -55,7 +55,12 @@ record JobSort(List<Key> keys) {
 
     static final JobSort QUEUE = new JobSort(List.of());
 
-    /** {@link Field#ACTIVE}'s ORDER BY terms, ascending; each one flips for {@code -active}. */
+    /**
+     * {@link Field#ACTIVE}'s ORDER BY terms, ascending; each one flips for {@code -active}. PostgreSQL reads
+     * a page of them from the expression indexes {@code jobs_active_order} and {@code jobs_user_active_order}
+     * (db/vendor/postgresql V57), whose expressions must stay exactly these: with 100,000 jobs the first page
+     * is an index scan of 50 entries, 0.6 ms for all jobs and 2 ms for one user's (EXPLAIN ANALYZE).
+     */
     private static final List<String> ACTIVE_TERMS = List.of(
             "CASE WHEN state IN ('RUNNING', 'COMPLETING', 'SUSPENDED') THEN 0 WHEN state = 'PENDING' THEN 1 ELSE 2 END ASC",
             "CASE WHEN state = 'PENDING' THEN priority ELSE 0 END DESC",
