@@ -3,7 +3,7 @@ import type { components, paths } from './schema';
 import type {
   AccountQuota, AccountingRecord, ArraySummary, FairShareLine, PriorityList, UtilizationReport,
   ClusterNode, Diag, Job, JobEvent, JobGpuUsageSeries, JobStep, JobSubmission, JobTrial, Page, Partition, Problem, SubmitResponse, Topology,
-  TokenResponse, WhoAmI, Reservation, ReservationRequest, Qos, UserAccount, Account, Association,
+  TokenResponse, WhoAmI, MyWork, Reservation, ReservationRequest, Qos, UserAccount, Account, Association,
 } from './types';
 
 const TOKEN_KEY = 'gantry.token';
@@ -115,6 +115,8 @@ export const api = {
   diag: () => call<Diag>('GET', '/api/v1/diag'),
 
   jobs: (query: JobQuery) => call<Page<Job>>('GET', '/api/v1/jobs', { params: { query: clean({ ...query }) } }),
+  /** The caller's own work: active jobs, newest ended, failures of the last 24 h, arrays as one row each. */
+  myWork: () => call<MyWork>('GET', '/api/v1/work'),
   job: (id: string) => call<Job>('GET', '/api/v1/jobs/{id}', { params: { path: { id } } }),
   jobGpuUsage: (id: string) => call<JobGpuUsageSeries>('GET', '/api/v1/jobs/{id}/gpu-usage', { params: { path: { id } } }),
   jobEvents: (id: string) => call<JobEvent[]>('GET', '/api/v1/jobs/{id}/events', { params: { path: { id } } }),

@@ -25,6 +25,12 @@ export interface ClusterNode {
   name: string; state: NodeState; reason?: string | null; cpus: number; memoryMb: number; gpus: number;
   gpuType?: string | null; features?: string[]; allocCpus: number; allocMemoryMb: number; allocGpus: number;
   partitions?: string[]; switchName?: string | null; block?: string | null; simulated?: boolean;
+  /** Who set the reason (drain, down) and when, as scontrol's Reason=... [user@time]. */
+  reasonUser?: string | null; reasonTime?: string | null;
+  /** The reservation it is in now; a MAINT reservation starting on it within 24 h and when. */
+  reservation?: string | null; maintenanceReservation?: string | null; maintenanceStart?: string | null;
+  /** Jobs that ended on it in the last windowMinutes and how many failed; failing marks a black hole. */
+  recentFailures?: { failed: number; ended: number; windowMinutes: number; failing: boolean } | null;
 }
 export interface Partition {
   name: string; nodes: string; totalNodes: number; totalGpus: number; isDefault: boolean;
@@ -35,6 +41,20 @@ export interface Topology {
   blocks: { name: string; nodes: string }[];
   /** topology.conf's BlockSizes: the base block size first, then the larger aggregates (nodes). */
   blockSizes?: number[]; baseBlockSize?: number;
+}
+
+/** GET /work: the caller's own work, an array as one row (the landing page). */
+export interface MyWork {
+  user: string; active: MyWorkRow[]; recent: MyWorkRow[]; failures: MyWorkRow[]; failuresSince: string;
+  gpuHours7Days: number; gpuHours30Days: number; fairShare: { account: string; factor?: number | null }[];
+}
+export interface MyWorkRow {
+  /** 42, 42_7 for a lone task, or an array's own id when array is true. */
+  id: string; jobId: number; array: boolean; name?: string | null; partition?: string | null; state: JobState;
+  reason?: string | null; submitTime?: string | null; startTime?: string | null; endTime?: string | null;
+  exitCode?: number | null; allocatedNodes?: string | null;
+  /** The array's tasks (1 for a job), how many of them this list is about, and all of them by state. */
+  tasks: number; listed: number; states: { state: JobState; tasks: number }[];
 }
 
 export interface Page<T> { items: T[]; page: number; size: number; total: number }

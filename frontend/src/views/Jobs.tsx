@@ -20,18 +20,20 @@ export function jobKey(job: Job): string {
 }
 
 export function Jobs({ query }: { query: URLSearchParams }) {
-  const { me } = useAuth();
+  const { me, operator } = useAuth();
   const queryClient = useQueryClient();
-  const mine = !query.get('all');
+  // A user's own jobs unless they ask for all; an operator's list is everyone's (their own are few or none).
+  const mine = defaultMine(query, operator);
   const page = Number(query.get('page') ?? 0);
   const size = Number(query.get('size') ?? 50);
   const filters = Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ''])) as Record<(typeof FILTERS)[number], string>;
   const user = mine ? me?.username : filters.user || undefined;
   const sortParam = query.get('sort');
-  // No sort: the server's queue order (pending by priority, then the others by id), as squeue.
+  // No sort chosen: running first, then pending by priority, then ended newest first (the server's
+  // `active` order), so a user's running jobs are on page 1 however many they ran before.
   const sortKey: SortKey | null = isSortKey(sortParam) && isServerSortable(sortParam) ? sortParam : null;
   const descending = query.get('dir') === 'desc';
-  const sort = serverSort(sortKey, descending);
+  const sort = serverSort(sortKey, descending) ?? 'active';
   const now = useNow(1000);
   const [columns, setColumns] = useState<JobColumn[]>(() => loadColumns());
   const shown = new Set(columns);
@@ -112,7 +114,7 @@ export function Jobs({ query }: { query: URLSearchParams }) {
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
         <label className="toggle">
           <input type="checkbox" checked={mine} data-testid="filter-mine"
-            onChange={(e) => setQuery({ all: e.target.checked ? undefined : '1' })} />
+            onChange={(e) => setQuery(e.target.checked ? { all: undefined, mine: operator ? '1' : undefined } : { all: '1', mine: undefined })} />
           My jobs
         </label>
         <label>State
@@ -210,6 +212,13 @@ export function Jobs({ query }: { query: URLSearchParams }) {
       </nav>
     </section>
   );
+}
+
+/** Whether the list shows only the signed-in user's jobs: ?mine=1 says yes, ?all=1 no, else yes but for an operator. */
+export function defaultMine(query: URLSearchParams, operator: boolean): boolean {
+  if (query.get('mine') === '1') return true;
+  if (query.get('all')) return false;
+  return !operator;
 }
 
 /** Columns hidden on a phone whatever the choice, so the table stays inside 390px. */

@@ -1,11 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { useAuth } from '../lib/auth';
-import { formatMemory } from '../lib/format';
+import { formatMemory, formatTime } from '../lib/format';
+import { failingText, reasonBy } from '../lib/mywork';
 import { href } from '../lib/router';
 import { ErrorBox, Loading, StateBadge } from './common';
 import { jobKey } from './Jobs';
-import { NodeActions } from './Nodes';
+import { NodeActions, NodeMarkList } from './Nodes';
 
 export function NodeDetail({ name }: { name: string }) {
   const { operator } = useAuth();
@@ -24,11 +25,18 @@ export function NodeDetail({ name }: { name: string }) {
         <h1 id="node-title">{n.name}</h1>
         <StateBadge state={n.state} testId="node-detail-state" />
       </div>
+      <NodeMarkList node={n} />
       {operator && <NodeActions node={n} />}
       <div className="grid2">
         <div className="card">
           <dl className="facts">
-            <dt>Reason</dt><dd>{n.reason ?? '—'}</dd>
+            <dt>Reason</dt><dd data-testid="node-detail-reason">{n.reason ?? '—'}
+              {n.reason && (n.reasonUser || n.reasonTime) ? <> <span className="muted" data-testid="node-detail-reason-by">({reasonBy(n.reasonUser, n.reasonTime, formatTime)})</span></> : null}</dd>
+            <dt>Reservation</dt><dd data-testid="node-detail-reservation">{n.reservation ?? '—'}</dd>
+            <dt>Maintenance</dt><dd data-testid="node-detail-maintenance">{n.maintenanceReservation && n.maintenanceStart
+              ? `${n.maintenanceReservation} from ${formatTime(n.maintenanceStart)}` : '—'}</dd>
+            <dt>Recent jobs</dt><dd data-testid="node-detail-failures">{n.recentFailures
+              ? `${failingText(n.recentFailures).replace(/^failing: /, '')} failed${n.recentFailures.failing ? ' — failing' : ''}` : '—'}</dd>
             <dt>CPUs</dt><dd>{n.allocCpus}/{n.cpus}</dd>
             <dt>Memory</dt><dd>{formatMemory(n.allocMemoryMb)} / {formatMemory(n.memoryMb)}</dd>
             <dt>GPUs</dt><dd>{n.allocGpus}/{n.gpus} {n.gpuType ?? ''}</dd>

@@ -3,7 +3,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { ClusterNode } from '../api/types';
 import { useAuth } from '../lib/auth';
-import { formatMemory } from '../lib/format';
+import { formatMemory, formatTime } from '../lib/format';
+import { nodeMarks, reasonBy } from '../lib/mywork';
 import { href, navigate } from '../lib/router';
 import { ErrorBox, Loading, StateBadge } from './common';
 import { NodeCell } from './Overview';
@@ -74,15 +75,28 @@ function NodeRow({ node, operator }: { node: ClusterNode; operator: boolean }) {
   return (
     <tr data-testid="node-row" data-node={node.name} data-state={node.state}>
       <td><a href={href(`/nodes/${node.name}`)}>{node.name}</a></td>
-      <td><StateBadge state={node.state} testId={`node-state-${node.name}`} /></td>
+      <td className="state-cell"><StateBadge state={node.state} testId={`node-state-${node.name}`} /><NodeMarkList node={node} /></td>
       <td>{node.gpus ? `${node.allocGpus}/${node.gpus}` : '—'}</td>
       <td className="wide">{node.allocCpus}/{node.cpus}</td>
       <td className="wide">{formatMemory(node.allocMemoryMb)} / {formatMemory(node.memoryMb)}</td>
       <td className="wide">{(node.partitions ?? []).join(', ')}</td>
       <td className="wide">{node.switchName ?? '—'} / {node.block ?? '—'}</td>
-      <td className="ellipsis" data-testid={`node-reason-${node.name}`}>{node.reason ?? ''}</td>
+      <td className="ellipsis"><span data-testid={`node-reason-${node.name}`}>{node.reason ?? ''}</span>
+        {node.reason && (node.reasonUser || node.reasonTime)
+          ? <span className="reason" data-testid={`node-reason-by-${node.name}`}>{reasonBy(node.reasonUser, node.reasonTime, formatTime)}</span> : null}</td>
       {operator && <td><NodeActions node={node} /></td>}
     </tr>
+  );
+}
+
+/** A node's marks beside its state: the reservation it is in, a maintenance coming, failing jobs. */
+export function NodeMarkList({ node }: { node: ClusterNode }) {
+  const marks = nodeMarks(node, formatTime);
+  if (marks.length === 0) return null;
+  return (
+    <ul className="node-marks" data-testid={`node-marks-${node.name}`}>
+      {marks.map((m) => <li key={m.kind} className={`mark mark-${m.kind}`} data-testid={`node-mark-${m.kind}`}>{m.text}</li>)}
+    </ul>
   );
 }
 

@@ -9,6 +9,9 @@ import { href } from '../lib/router';
 import { addSample, clusterGpuSeries, idleCauseTotals, loadSamples, samplesSeries, saveSamples, type GpuSeries } from '../lib/utilization';
 import type { UtilizationReport } from '../api/types';
 import { ErrorBox, Loading, Stat } from './common';
+import { MyWork } from './MyWork';
+import { nodeMarks } from '../lib/mywork';
+import { formatTime } from '../lib/format';
 
 /** Past this many nodes the map draws compact cells without names: 1,000 cells stay on one screen. */
 const DENSE_AT = 200;
@@ -36,6 +39,7 @@ export function Overview() {
   return (
     <section aria-labelledby="overview-title" data-testid="view-overview">
       <h1 id="overview-title">Cluster overview</h1>
+      <MyWork />
       <ErrorBox error={nodes.error} />
       <div className="stats">
         <Stat label="GPUs allocated" value={gpus.allocated} testId="gpus-allocated" tone="alloc" />
@@ -234,12 +238,15 @@ export function NodeCell({ node, dense }: { node: ClusterNode; dense?: boolean }
   const used = node.gpus > 0 ? node.allocGpus : node.allocCpus;
   const pct = total > 0 ? Math.round((used / total) * 100) : 0;
   const unit = node.gpus > 0 ? 'GPUs' : 'CPUs';
-  const title = `${node.name}: ${node.state}, ${used}/${total} ${unit} in use${node.reason ? ` — ${node.reason}` : ''}`;
+  const marks = nodeMarks(node, formatTime);
+  const title = `${node.name}: ${node.state}, ${used}/${total} ${unit} in use${node.reason ? ` — ${node.reason}` : ''}`
+    + marks.map((m) => ` — ${m.text}`).join('');
   return (
     // The name spoken starts with the one shown (g1), so that what a voice-control user reads out names the link
     <a className={`cell state-${node.state.toLowerCase()}${dense ? ' dense' : ''}`} href={href(`/nodes/${node.name}`)} title={title}
       aria-label={dense ? title : `${shortName(node.name)}, ${title}`}
-      data-testid="node-cell" data-node={node.name} data-state={node.state}>
+      data-testid="node-cell" data-node={node.name} data-state={node.state}
+      data-marks={marks.map((m) => m.kind).join(' ') || undefined}>
       <span className="cell-fill" style={{ height: `${pct}%` }} />
       {!dense && <span className="cell-name">{shortName(node.name)}</span>}
     </a>

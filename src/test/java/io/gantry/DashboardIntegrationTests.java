@@ -45,6 +45,7 @@ class DashboardIntegrationTests {
     private static final Path WHY_SCRIPT = Path.of("frontend", "e2e", "why.mjs");
     private static final Path ADMIN_SCRIPT = Path.of("frontend", "e2e", "admin.mjs");
     private static final Path SUBMIT_SCRIPT = Path.of("frontend", "e2e", "submit.mjs");
+    private static final Path MYWORK_SCRIPT = Path.of("frontend", "e2e", "mywork.mjs");
     private static final String ARRAYS_DATABASE = "gantry_dashboard_arrays";
     private static final String JOIN_TOKEN = "dashboard-output-join-token-0123456789";
     private static final Path SCALE_CLUSTER = Path.of("src", "test", "resources", "dashboard-scale-cluster.yml");
@@ -205,6 +206,24 @@ class DashboardIntegrationTests {
         try (ControllerProcess controller = new ControllerProcess(dataDir, "--server.shutdown=immediate")) {
             controller.start();
             runNode(Path.of("target", "e2e-submit.log"), 4, SUBMIT_SCRIPT.toString(), "http://127.0.0.1:" + controller.port(),
+                    Path.of("target", "screenshots").toString());
+        }
+    }
+
+    /**
+     * The landing page and the node marks in the browser (frontend/e2e/mywork.mjs, issue 34 items 3 and 8):
+     * the packaged jar on the demo cluster, a data directory of its own (so no other test's job fails on
+     * its nodes). A user lands on their work with a running job, an array as one row and a failure listed;
+     * an admin's jobs list is everyone's; a reserved node names its reservation, a node with maintenance
+     * coming says when, a drained node says who drained it and when, and a node that failed its jobs is
+     * marked failing.
+     */
+    @Test
+    void aUserLandsOnTheirWorkAndTheNodesSayWhatTheirStateDoesNot(@TempDir Path dataDir) throws Exception {
+        assertThat(Files.isExecutable(CHROMIUM)).as("Debian's Chromium at %s", CHROMIUM).isTrue();
+        try (ControllerProcess controller = new ControllerProcess(dataDir, "--server.shutdown=immediate")) {
+            controller.start();
+            runNode(Path.of("target", "e2e-mywork.log"), 4, MYWORK_SCRIPT.toString(), "http://127.0.0.1:" + controller.port(),
                     Path.of("target", "screenshots").toString());
         }
     }

@@ -341,7 +341,12 @@ final class Scontrol {
     }
 
     /** Power saving's states as Slurm's flags on the node's base state: {@code IDLE+POWERED_DOWN}. */
+    /** The state as Slurm prints it: a node inside a reservation now carries +RESERVED (IDLE+RESERVED). */
     private static String scontrolState(JsonNode n, String state) {
+        return powerState(n, state) + (n.hasNonNull("reservation") ? "+RESERVED" : "");
+    }
+
+    private static String powerState(JsonNode n, String state) {
         if (!state.startsWith("POWER")) {
             return state;
         }

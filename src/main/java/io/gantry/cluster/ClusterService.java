@@ -50,6 +50,18 @@ public class ClusterService {
     private final org.springframework.jdbc.core.JdbcTemplate batch;
     private final Audit audit;
 
+    /** Reservations and recent failures on the nodes, for their views; none when not wired (unit tests). */
+    private NodeMarks nodeMarks;
+
+    @org.springframework.beans.factory.annotation.Autowired(required = false)
+    void nodeMarks(NodeMarks marks) {
+        this.nodeMarks = marks;
+    }
+
+    private NodeMarks.Marks marks() {
+        return nodeMarks == null ? NodeMarks.Marks.NONE : nodeMarks.read();
+    }
+
     /** The GPU idle threshold of a partition's policy that names none (percent). */
     private final double gpuIdleThreshold;
 
@@ -374,18 +386,19 @@ public class ClusterService {
             throw GantryException.badRequest("partition", "unknown partition '" + partitionFilter + "'; known: "
                     + String.join(", ", layout.partitions().keySet().stream().sorted().toList()));
         }
+        NodeMarks.Marks marks = marks();
         List<NodeView> matching = nodes.findAll().stream()
                 .filter(n -> states.contains(n.state()))
                 .filter(n -> partitionFilter == null || partitionFilter.isBlank() || n.partitions().contains(partitionFilter))
                 .sorted(Comparator.comparing(NodeEntity::name, Hostlist.HOST_ORDER))
-                .map(ClusterService::view)
+                .map(n -> view(n, marks))
                 .toList();
         return PageResponse.of(matching, page, v -> v);
     }
 
     @Transactional(readOnly = true)
     public NodeView node(String name) {
-        return view(find(name));
+        return view(find(name), marks());
     }
 
     @Transactional
@@ -417,7 +430,7 @@ public class ClusterService {
             default -> throw GantryException.badRequest("state",
                     "'" + update.state() + "' is not one of DRAIN, RESUME, DOWN");
         }
-        NodeView view = view(nodes.saveAndFlush(node));
+        NodeView view = view(nodes.saveAndFlush(node), marks());
         audit.record(actor, AuditAction.UPDATE, AuditEntity.NODE, name, before, view);
         events.publishEvent(new NodeStateChanged(view.name(), view.state(), view.reason()));
         return view;
@@ -516,8 +529,15 @@ public class ClusterService {
     }
 
     static NodeView view(NodeEntity n) {
+        return view(n, NodeMarks.Marks.NONE);
+    }
+
+    static NodeView view(NodeEntity n, NodeMarks.Marks marks) {
+        NodeMarks.Upcoming maintenance = marks.maintenance().get(n.name());
         return new NodeView(n.name(), n.state(), n.reason(), n.reasonUser(), n.reasonTime(), n.cpus(), n.memoryMb(),
                 n.gpus(), n.gpuType(), n.features(), n.allocCpus(), n.allocMemoryMb(), n.allocGpus(), n.partitions(),
-                n.switchName(), n.blockName(), n.simulated(), n.lastHeartbeat(), n.mig(), n.shardsPerGpu());
+                n.switchName(), n.blockName(), n.simulated(), n.lastHeartbeat(), n.mig(), n.shardsPerGpu(),
+                marks.reservation().get(n.name()), maintenance == null ? null : maintenance.name(),
+                maintenance == null ? null : maintenance.start(), marks.failures().get(n.name()));
     }
 }

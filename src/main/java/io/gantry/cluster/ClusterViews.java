@@ -20,7 +20,14 @@ public final class ClusterViews {
                     + "allocation's migIndices point into this list): profile, and UUID when its agent reported one")
             List<ClusterLayout.MigInstance> migInstances,
             @io.swagger.v3.oas.annotations.media.Schema(description = "Shards each of its whole GPUs offers "
-                    + "(--gres=shard:N); 0 for none") int shardsPerGpu) {
+                    + "(--gres=shard:N); 0 for none") int shardsPerGpu,
+            @Schema(description = "The reservation it is in now (the first by name when several); null for none. An "
+                    + "IDLE node in a reservation runs only the jobs that name it") String reservation,
+            @Schema(description = "A maintenance (MAINT) reservation that starts on it within 24 hours; null for none")
+            String maintenanceReservation,
+            @Schema(description = "When maintenanceReservation starts; null for none") Instant maintenanceStart,
+            @Schema(description = "The jobs that ended on it in the last minutes and how many failed; null when "
+                    + "none ended there then") NodeFailures recentFailures) {
     }
 
     @Schema(name = "Partition")
@@ -73,4 +80,12 @@ public final class ClusterViews {
                     requiredMode = Schema.RequiredMode.REQUIRED, allowableValues = {"UP", "DOWN", "DRAIN", "INACTIVE"})
             @jakarta.validation.constraints.Size(max = 32) String state) {
     }
+
+    @Schema(name = "NodeFailures", description = "Jobs (array tasks each count) that ended on the node in the last "
+            + "windowMinutes minutes, and how many of them ended FAILED or NODE_FAIL")
+    public record NodeFailures(int failed, int ended, int windowMinutes,
+            @Schema(description = "At least " + NodeMarks.FAILING_AT_LEAST + " failed and at least half of those that ended: a node "
+                    + "that may be failing every job it gets") boolean failing) {
+    }
+
 }

@@ -84,7 +84,8 @@ class JobController {
                     + "name exactly, as squeue --name)") @RequestParam(required = false) String nameContains,
             @RequestParam(required = false) Long arrayJobId,
             @Parameter(description = "Sort keys, comma-separated, each one of id, submit, start, end, priority, user, "
-                    + "state, with a leading '-' for descending (e.g. -submit or state,-priority); ties break by job "
+                    + "state, active (running first, then pending by priority, then ended newest first, as the "
+                    + "dashboard lists jobs), with a leading '-' for descending (e.g. -submit or state,-priority); ties break by job "
                     + "id and task id. start is a pending job's expected start (as squeue --start; ?state=PENDING&sort=start "
                     + "lists the queue by it). Jobs without a start (not ended) sort after those with one, before them "
                     + "with '-'. "

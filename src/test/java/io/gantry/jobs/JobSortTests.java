@@ -36,6 +36,16 @@ class JobSortTests {
         assertThat(JobSort.parse("  ").orderBy()).isEqualTo(JobSort.QUEUE_ORDER);
     }
 
+    @Test
+    void activeListsRunningThenPendingByPriorityThenEndedNewestFirstAndMinusTurnsItAround() {
+        assertThat(JobSort.parse("active").orderBy()).isEqualTo("CASE WHEN state IN ('RUNNING', 'COMPLETING', 'SUSPENDED')"
+                + " THEN 0 WHEN state = 'PENDING' THEN 1 ELSE 2 END ASC, CASE WHEN state = 'PENDING' THEN priority ELSE 0 END"
+                + " DESC, end_time DESC NULLS FIRST, job_id DESC, array_task_id ASC");
+        assertThat(JobSort.parse("-active").orderBy()).isEqualTo("CASE WHEN state IN ('RUNNING', 'COMPLETING', 'SUSPENDED')"
+                + " THEN 0 WHEN state = 'PENDING' THEN 1 ELSE 2 END DESC, CASE WHEN state = 'PENDING' THEN priority ELSE 0 END"
+                + " ASC, end_time ASC NULLS LAST, job_id ASC, array_task_id DESC");
+    }
+
     @ParameterizedTest(name = "sort=\"{0}\" is refused")
     @ValueSource(strings = {"bogus", "-", "id,", ",id", "id,,submit", "submit,-submit", "+id", "--id", "job_id", "id;drop"})
     void anythingButTheKnownKeysIsA400NamingSort(String sort) {
