@@ -169,7 +169,9 @@ try {
   await tid('array-cancel-confirm').click();
   await tid('array-outcome').filter({ hasText: 'cancel array: 6 tasks' }).waitFor();
   await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=array-task]')].every((r) => r.dataset.state === 'CANCELLED'), null, { timeout: 60000 });
-  check((await page.locator('[data-testid=array-count][data-state=CANCELLED]').textContent()).includes('6'), 'the summary does not count 6 cancelled');
+  // The summary and the page of tasks are re-read together, but answer apart: the summary may come a moment later.
+  await page.waitForFunction(() => document.querySelector('[data-testid=array-count][data-state=CANCELLED]')?.textContent?.includes('6'), null, { timeout: 15000 })
+    .catch(async () => fail(`the summary does not count 6 cancelled: ${await page.locator('[data-testid=array-summary], [data-testid=array-count]').allTextContents().catch(() => [])}`));
 
   step = 'why pending: held, dependency, array task limit and resources, each in its own words';
   const whyOf = async (id, reason) => {
