@@ -110,6 +110,9 @@ export const api = {
   node: (name: string) => call<ClusterNode>('GET', '/api/v1/nodes/{name}', { params: { path: { name } } }),
   updateNode: (name: string, state: 'DRAIN' | 'RESUME' | 'DOWN', reason?: string) =>
     call<ClusterNode>('PATCH', '/api/v1/nodes/{name}', { params: { path: { name } }, body: { state, reason } }),
+  /** Drain, resume or down every node of a hostlist, all or nothing (scontrol update NodeName=<hostlist>). */
+  updateNodes: (nodes: string, state: 'DRAIN' | 'RESUME' | 'DOWN', reason?: string) =>
+    call<{ nodes: string; count: number; items: ClusterNode[] }>('POST', '/api/v1/nodes/update', { body: { nodes, state, reason } }),
   partitions: () => call<Page<Partition>>('GET', '/api/v1/partitions', { params: { query: { size: 1000 } } }),
   topology: () => call<Topology>('GET', '/api/v1/topology'),
   diag: () => call<Diag>('GET', '/api/v1/diag'),

@@ -10,7 +10,10 @@ import { href } from '../lib/router';
 import { fallbackPoll } from '../lib/live';
 import { sortSteps, stepCommand, stepExit } from '../lib/steps';
 import { ArrayDetail } from './ArrayDetail';
-import { ConfirmButton, ErrorBox, Loading, StateBadge } from './common';
+import { ConfirmAction } from './admin/Confirm';
+import { ErrorBox, Loading, StateBadge } from './common';
+import { UndoStatus } from './Undo';
+import { undoStore } from '../lib/undo';
 import { JobGpuUsage } from './JobGpuUsage';
 import { JobOutput } from './JobOutput';
 import { useNow } from './Jobs';
@@ -71,6 +74,14 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
     setActionError(null);
     try {
       await api[action](id);
+      if (action === 'hold') {
+        undoStore.offer(`Held job ${id}.`, async () => {
+          await api.release(id);
+          void queryClient.invalidateQueries({ queryKey: ['job', id] });
+          void queryClient.invalidateQueries({ queryKey: ['jobEvents', id] });
+          void queryClient.invalidateQueries({ queryKey: ['jobs'] });
+        }, `Released job ${id} again.`);
+      }
     } catch (e) {
       setActionError(e);
     }
@@ -90,11 +101,13 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
       </div>
       {mayAct && (
         <div className="actions" role="toolbar" aria-label="Job actions" data-testid="job-actions">
-          {isActive(j.state) && <ConfirmButton label="Cancel" confirmLabel="Yes, cancel the job" danger testId="job-cancel" onConfirm={() => act('cancel')} />}
+          {isActive(j.state) && <ConfirmAction label="Cancel" title={`Cancel job ${id}?`} confirmLabel="Yes, cancel the job" testId="job-cancel"
+            message="This cannot be undone: a cancelled job stays cancelled (submit it again to rerun it)." onConfirm={() => act('cancel')} />}
           {j.state === 'PENDING' && !held && <button type="button" data-testid="job-hold" onClick={() => act('hold')}>Hold</button>}
           {held && <button type="button" data-testid="job-release" onClick={() => act('release')}>Release</button>}
         </div>
       )}
+      <UndoStatus />
       <ErrorBox error={actionError} testId="job-action-error" />
       {warnings && (
         <div className="callout" role="status" data-testid="submit-warnings">

@@ -7,6 +7,7 @@ import { href } from '../lib/router';
 import { ErrorBox, Loading, StateBadge } from './common';
 import { jobKey } from './Jobs';
 import { NodeActions, NodeMarkList } from './Nodes';
+import { UndoStatus } from './Undo';
 
 export function NodeDetail({ name }: { name: string }) {
   const { operator } = useAuth();
@@ -26,6 +27,7 @@ export function NodeDetail({ name }: { name: string }) {
         <StateBadge state={n.state} testId="node-detail-state" />
       </div>
       <NodeMarkList node={n} />
+      <UndoStatus />
       {operator && <NodeActions node={n} />}
       <div className="grid2">
         <div className="card">

@@ -6,8 +6,12 @@ import { useAuth } from '../lib/auth';
 import { formatMemory, formatTime } from '../lib/format';
 import { nodeMarks, reasonBy } from '../lib/mywork';
 import { href, navigate } from '../lib/router';
+import { compressHostlist, expandHostlist } from '../lib/hostlist';
+import { nodesDone, nodesToResume, undoStore } from '../lib/undo';
+import { ConfirmDialog } from './admin/Confirm';
 import { ErrorBox, Loading, StateBadge } from './common';
 import { NodeCell } from './Overview';
+import { UndoStatus } from './Undo';
 
 const STATES = ['IDLE', 'MIXED', 'ALLOCATED', 'DRAINING', 'DRAINED', 'DOWN', 'UNKNOWN', 'POWERED_DOWN', 'POWERING_UP',
   'POWERING_DOWN'];
@@ -33,6 +37,7 @@ export function Nodes({ query }: { query: URLSearchParams }) {
   return (
     <section aria-labelledby="nodes-title" data-testid="view-nodes">
       <h1 id="nodes-title">Nodes</h1>
+      <UndoStatus />
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
         <label>State
           <select value={state} onChange={(e) => setQuery({ state: e.target.value || undefined })} data-testid="nodes-filter-state">
@@ -50,6 +55,7 @@ export function Nodes({ query }: { query: URLSearchParams }) {
           <input type="search" value={text} onChange={(e) => setQuery({ q: e.target.value || undefined })} data-testid="nodes-filter-text" />
         </label>
       </form>
+      {operator && <BulkNodeActions listed={items.map((n) => n.name)} />}
       <ErrorBox error={nodes.error} />
       {nodes.isLoading && <Loading what="nodes" />}
       <div className="cells strip" aria-label="Map of the listed nodes">{items.map((n) => <NodeCell key={n.name} node={n} dense={items.length > 200} />)}</div>
@@ -116,8 +122,14 @@ export function NodeActions({ node }: { node: ClusterNode }) {
       await api.updateNode(node.name, state, state === 'DRAIN' ? reason : undefined);
       setDraining(false);
       setReason('');
-      await queryClient.invalidateQueries({ queryKey: ['nodes'] });
-      await queryClient.invalidateQueries({ queryKey: ['node', node.name] });
+      if (state === 'DRAIN') {
+        const name = node.name;
+        undoStore.offer(nodesDone('Drained', [name], name), async () => {
+          await api.updateNode(name, 'RESUME');
+          await refreshNodes(queryClient, [name]);
+        }, `Resumed ${name} again.`);
+      }
+      await refreshNodes(queryClient, [node.name]);
     } catch (e) {
       setError(e);
     } finally {
@@ -141,5 +153,87 @@ export function NodeActions({ node }: { node: ClusterNode }) {
       )}
       <ErrorBox error={error} testId={`node-action-error-${node.name}`} />
     </div>
+  );
+}
+
+type QueryClient = ReturnType<typeof useQueryClient>;
+
+async function refreshNodes(queryClient: QueryClient, names: string[]) {
+  await queryClient.invalidateQueries({ queryKey: ['nodes'] });
+  await Promise.all(names.map((name) => queryClient.invalidateQueries({ queryKey: ['node', name] })));
+}
+
+/**
+ * Drain or resume many nodes at once (scontrol update NodeName=<hostlist>): a hostlist typed or the
+ * nodes the filters list, asked first with how many and which; all or nothing on the server. A drain
+ * offers Undo, which resumes the nodes it drained (not those drained before).
+ */
+function BulkNodeActions({ listed }: { listed: string[] }) {
+  const queryClient = useQueryClient();
+  const [hostlist, setHostlist] = useState('');
+  const [reason, setReason] = useState('');
+  const [asked, setAsked] = useState<{ state: 'DRAIN' | 'RESUME'; names: string[]; compressed: string } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [problem, setProblem] = useState('');
+
+  function ask(state: 'DRAIN' | 'RESUME') {
+    setError(null);
+    let names: string[];
+    try { names = [...new Set(expandHostlist(hostlist.trim()))]; } catch { names = []; }
+    if (names.length === 0) { setProblem('Type a hostlist such as gpu[001-004], or use the listed nodes.'); return; }
+    if (state === 'DRAIN' && !reason.trim()) { setProblem('Say why the nodes are drained: a reason is required.'); return; }
+    setProblem('');
+    setAsked({ state, names, compressed: compressHostlist(names) });
+  }
+
+  async function confirm() {
+    const a = asked!;
+    setAsked(null);
+    try {
+      const before = a.state === 'DRAIN' ? new Map((await api.allNodes()).items.map((n) => [n.name, n.state])) : new Map<string, string>();
+      await api.updateNodes(a.compressed, a.state, a.state === 'DRAIN' ? reason.trim() : undefined);
+      if (a.state === 'DRAIN') {
+        const resume = nodesToResume(a.names, before);
+        if (resume.length > 0) {
+          const back = compressHostlist(resume);
+          undoStore.offer(nodesDone('Drained', a.names, a.compressed), async () => {
+            await api.updateNodes(back, 'RESUME');
+            await refreshNodes(queryClient, resume);
+          }, `Resumed ${resume.length === 1 ? back : `${resume.length} nodes (${back})`} again.`);
+        }
+        setReason('');
+      } else {
+        undoStore.dismiss(); // an older drain offer would now undo nothing it says
+      }
+      await refreshNodes(queryClient, a.names);
+    } catch (e) {
+      setError(e);
+    }
+  }
+
+  return (
+    <form className="bulk-nodes card" aria-label="Drain or resume many nodes" data-testid="bulk-nodes" onSubmit={(e) => { e.preventDefault(); ask('DRAIN'); }}>
+      <label>Nodes (hostlist)
+        <input value={hostlist} onChange={(e) => setHostlist(e.target.value)} placeholder="gpu[001-004]" data-testid="bulk-hostlist" />
+      </label>
+      <button type="button" disabled={listed.length === 0} data-testid="bulk-use-listed"
+        onClick={() => setHostlist(compressHostlist(listed))}>Use the {listed.length} listed</button>
+      <label>Reason (to drain)
+        <input value={reason} onChange={(e) => setReason(e.target.value)} placeholder="bad DIMM, ticket 123" data-testid="bulk-reason" />
+      </label>
+      <button type="submit" aria-haspopup="dialog" data-testid="bulk-drain">Drain…</button>
+      <button type="button" aria-haspopup="dialog" data-testid="bulk-resume" onClick={() => ask('RESUME')}>Resume…</button>
+      {problem && <p className="field-error" role="alert" data-testid="bulk-problem">{problem}</p>}
+      <ErrorBox error={error} testId="bulk-error" />
+      {asked && (
+        <ConfirmDialog
+          title={`${asked.state === 'DRAIN' ? 'Drain' : 'Resume'} ${asked.names.length} node${asked.names.length === 1 ? '' : 's'}?`}
+          message={asked.state === 'DRAIN'
+            ? <>Drain <code data-testid="bulk-confirm-nodes">{asked.compressed}</code> ({reason.trim()}): running jobs finish, no new job starts there. You can undo it for 10 seconds.</>
+            : <>Resume <code data-testid="bulk-confirm-nodes">{asked.compressed}</code>: they take jobs again.</>}
+          confirmLabel={asked.state === 'DRAIN' ? `Drain ${asked.names.length}` : `Resume ${asked.names.length}`}
+          danger={asked.state === 'DRAIN'} testId="bulk" onCancel={() => setAsked(null)} onConfirm={confirm} />
+      )}
+    </form>
   );
 }

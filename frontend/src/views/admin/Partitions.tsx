@@ -3,6 +3,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { formatDuration, formatMemory } from '../../lib/format';
 import { ErrorBox, Loading, StateBadge } from '../common';
+import { undoStore } from '../../lib/undo';
+import { UndoStatus } from '../Undo';
 import { ConfirmDialog } from './Confirm';
 import { PARTITION_STATES, partitionStateWarning, type PartitionView } from './forms';
 
@@ -13,13 +15,22 @@ import { PARTITION_STATES, partitionStateWarning, type PartitionView } from './f
 export function Partitions({ admin }: { admin: boolean }) {
   const queryClient = useQueryClient();
   const list = useQuery({ queryKey: ['admin', 'partitions'], queryFn: api.partitions });
-  const [asked, setAsked] = useState<{ name: string; state: string } | null>(null);
+  const [asked, setAsked] = useState<{ name: string; state: string; before: string } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const items = (list.data?.items ?? []) as PartitionView[];
 
-  async function setState(name: string, state: string) {
+  async function setState(name: string, state: string, before?: string) {
     setError(null);
-    try { await api.updatePartition(name, state); } catch (err) { setError(err); }
+    try {
+      await api.updatePartition(name, state);
+      if (before && before !== state) {
+        // Undo sets the state it had: the API's only inverse of a partition state change.
+        undoStore.offer(`Set partition ${name} ${state}.`, async () => {
+          await api.updatePartition(name, before);
+          await queryClient.invalidateQueries({ queryKey: ['admin', 'partitions'] });
+        }, `Set partition ${name} ${before} again.`);
+      }
+    } catch (err) { setError(err); }
     await queryClient.invalidateQueries({ queryKey: ['admin', 'partitions'] });
   }
 
@@ -31,6 +42,7 @@ export function Partitions({ admin }: { admin: boolean }) {
 
   return (
     <>
+      <UndoStatus />
       <ErrorBox error={list.error} />
       <ErrorBox error={error} testId="partition-error" />
       {list.isLoading && <Loading what="partitions" />}
@@ -54,8 +66,8 @@ export function Partitions({ admin }: { admin: boolean }) {
                         onChange={(e) => {
                           const state = e.target.value;
                           if (state === p.state) return;
-                          if (partitionStateWarning(name, state)) setAsked({ name, state });
-                          else void setState(name, state);
+                          if (partitionStateWarning(name, state)) setAsked({ name, state, before: p.state ?? 'UP' });
+                          else void setState(name, state, p.state ?? 'UP');
                         }}>
                         {PARTITION_STATES.map((s) => <option key={s}>{s}</option>)}
                       </select>
@@ -79,7 +91,7 @@ export function Partitions({ admin }: { admin: boolean }) {
       {asked && (
         <ConfirmDialog title={`Set partition ${asked.name} ${asked.state}?`} message={partitionStateWarning(asked.name, asked.state)}
           confirmLabel={`Set ${asked.state}`} danger testId={`partition-state-${asked.name}`}
-          onCancel={() => setAsked(null)} onConfirm={async () => { const a = asked; setAsked(null); await setState(a.name, a.state); }} />
+          onCancel={() => setAsked(null)} onConfirm={async () => { const a = asked; setAsked(null); await setState(a.name, a.state, a.before); }} />
       )}
     </>
   );

@@ -45,6 +45,7 @@ class DashboardIntegrationTests {
     private static final Path WHY_SCRIPT = Path.of("frontend", "e2e", "why.mjs");
     private static final Path ADMIN_SCRIPT = Path.of("frontend", "e2e", "admin.mjs");
     private static final Path SUBMIT_SCRIPT = Path.of("frontend", "e2e", "submit.mjs");
+    private static final Path BULK_SCRIPT = Path.of("frontend", "e2e", "bulk.mjs");
     private static final Path MYWORK_SCRIPT = Path.of("frontend", "e2e", "mywork.mjs");
     private static final String ARRAYS_DATABASE = "gantry_dashboard_arrays";
     private static final String JOIN_TOKEN = "dashboard-output-join-token-0123456789";
@@ -170,6 +171,23 @@ class DashboardIntegrationTests {
         try (ControllerProcess controller = new ControllerProcess(dataDir, "--server.shutdown=immediate")) {
             controller.start();
             runNode(Path.of("target", "e2e-why.log"), 4, WHY_SCRIPT.toString(), "http://127.0.0.1:" + controller.port(),
+                    Path.of("target", "screenshots").toString());
+        }
+    }
+
+    /**
+     * Bulk drain by hostlist and the undo window (frontend/e2e/bulk.mjs): the packaged jar on the demo cluster,
+     * a data directory of its own (its drained nodes touch no other test). An OPERATOR drains cpu[006-008] in
+     * one go (asked first, Cancel keeps them; an unknown name in the list drains none), sees them drained
+     * through the API and Undo brings them back IDLE; a held pending job's Undo releases it; cancelling a job
+     * says it cannot be undone.
+     */
+    @Test
+    void anOperatorDrainsAHostlistInOneGoAndUndoesItAndAHold(@TempDir Path dataDir) throws Exception {
+        assertThat(Files.isExecutable(CHROMIUM)).as("Debian's Chromium at %s", CHROMIUM).isTrue();
+        try (ControllerProcess controller = new ControllerProcess(dataDir, "--server.shutdown=immediate")) {
+            controller.start();
+            runNode(Path.of("target", "e2e-bulk.log"), 4, BULK_SCRIPT.toString(), "http://127.0.0.1:" + controller.port(),
                     Path.of("target", "screenshots").toString());
         }
     }

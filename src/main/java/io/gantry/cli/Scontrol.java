@@ -528,14 +528,21 @@ final class Scontrol {
                     env.err().println("Request aborted");
                     return 1;
                 }
-                for (String host : SlurmText.expand(hosts)) {
-                    Map<String, Object> body = new LinkedHashMap<>();
-                    body.put("state", state.toUpperCase(Locale.ROOT).startsWith("UNDRAIN") ? "RESUME"
-                            : state.toUpperCase(Locale.ROOT));
-                    if (reason != null) {
-                        body.put("reason", reason);
-                    }
-                    api.patch("/api/v1/nodes/" + HttpControllerApi.encode(host), body);
+                // One request for the whole hostlist: the server changes every node or, when one is unknown
+                // or cannot take the state, none (Slurm would change the good ones and report the rest).
+                Map<String, Object> body = new LinkedHashMap<>();
+                body.put("nodes", hosts);
+                body.put("state", state.toUpperCase(Locale.ROOT).startsWith("UNDRAIN") ? "RESUME"
+                        : state.toUpperCase(Locale.ROOT));
+                if (reason != null) {
+                    body.put("reason", reason);
+                }
+                try {
+                    api.post("/api/v1/nodes/update", body);
+                } catch (ControllerApi.ApiException e) {
+                    env.err().println("slurm_update error: " + (e.status() == 404 ? "Invalid node name specified ("
+                            + e.getMessage() + ")" : e.getMessage()));
+                    return 1;
                 }
                 return 0;
             }

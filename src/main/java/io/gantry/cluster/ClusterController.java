@@ -6,6 +6,7 @@ import org.springframework.security.access.prepost.PreAuthorize;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PatchMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -16,6 +17,8 @@ import io.gantry.api.PageResponse;
 import io.gantry.audit.Actor;
 import io.gantry.cluster.ClusterViews.NodeUpdate;
 import io.gantry.cluster.ClusterViews.NodeView;
+import io.gantry.cluster.ClusterViews.NodesUpdate;
+import io.gantry.cluster.ClusterViews.NodesUpdated;
 import io.gantry.cluster.ClusterViews.PartitionUpdate;
 import io.gantry.cluster.ClusterViews.PartitionView;
 import io.gantry.cluster.ClusterViews.TopologyView;
@@ -57,6 +60,18 @@ class ClusterController {
     @PatchMapping("/nodes/{name}")
     NodeView updateNode(@PathVariable String name, @jakarta.validation.Valid @RequestBody NodeUpdate update, CurrentUser caller) {
         return cluster.updateNode(name, update, Actor.staff(caller.username(), caller.isAdmin()));
+    }
+
+    @Tag(name = "nodes")
+    @Operation(operationId = "updateNodes", summary = "Drain, resume or down every node of a hostlist, all or nothing, "
+            + "like scontrol update NodeName=node[01-04] State=DRAIN Reason=... (OPERATOR)",
+            description = "Every name is checked first: an unknown one is a 404 naming it, and a node that cannot "
+                    + "take the change (resuming one that is not drained) is a 409; in both cases no node is changed. "
+                    + "Each node changed is audited as by PATCH /nodes/{name}.")
+    @PreAuthorize("hasRole('OPERATOR')")
+    @PostMapping("/nodes/update")
+    NodesUpdated updateNodes(@jakarta.validation.Valid @RequestBody NodesUpdate update, CurrentUser caller) {
+        return cluster.updateNodes(update, Actor.staff(caller.username(), caller.isAdmin()));
     }
 
     @Tag(name = "partitions")

@@ -24,9 +24,12 @@ import io.gantry.audit.Audit;
 import io.gantry.audit.AuditAction;
 import io.gantry.audit.AuditEntity;
 import io.gantry.engine.Hostlist;
+import io.gantry.engine.HostlistException;
 import io.gantry.cluster.ClusterViews.BlockView;
 import io.gantry.cluster.ClusterViews.NodeUpdate;
 import io.gantry.cluster.ClusterViews.NodeView;
+import io.gantry.cluster.ClusterViews.NodesUpdate;
+import io.gantry.cluster.ClusterViews.NodesUpdated;
 import io.gantry.cluster.ClusterViews.PartitionUpdate;
 import io.gantry.cluster.ClusterViews.PartitionView;
 import io.gantry.cluster.ClusterViews.SwitchView;
@@ -434,6 +437,43 @@ public class ClusterService {
         audit.record(actor, AuditAction.UPDATE, AuditEntity.NODE, name, before, view);
         events.publishEvent(new NodeStateChanged(view.name(), view.state(), view.reason()));
         return view;
+    }
+
+    /** The most nodes one {@link #updateNodes} names. */
+    static final int MAX_BULK_NODES = 100_000;
+
+    /**
+     * Drains, resumes or downs every node of a hostlist, all or nothing: the names are all checked
+     * first (every unknown one is named), and a node that cannot take the change (resuming one that is
+     * not drained) rolls the others back with it. Each node is audited as by {@link #updateNode}.
+     */
+    @Transactional
+    public NodesUpdated updateNodes(NodesUpdate update, Actor actor) {
+        if (update == null || update.nodes() == null || update.nodes().isBlank()) {
+            throw GantryException.badRequest("nodes", "is required: a hostlist such as node[01-04]");
+        }
+        Hostlist hosts;
+        try {
+            hosts = Hostlist.parse(update.nodes().strip(), MAX_BULK_NODES);
+        } catch (HostlistException e) {
+            throw GantryException.badRequest("nodes", e.getMessage());
+        }
+        List<String> names = hosts.hosts().stream().distinct().toList();
+        Set<String> known = new java.util.HashSet<>();
+        nodes.findAllById(names).forEach(n -> known.add(n.name()));
+        List<String> unknown = names.stream().filter(n -> !known.contains(n)).toList();
+        if (!unknown.isEmpty()) {
+            throw new GantryException(io.gantry.api.ProblemType.NOT_FOUND, (unknown.size() == 1 ? "Node '" : "Nodes '")
+                    + Hostlist.of(unknown).compressed() + (unknown.size() == 1 ? "' does" : "' do") + " not exist; "
+                    + "no node was changed", List.of(new GantryException.FieldError("nodes",
+                            "unknown: " + Hostlist.of(unknown).compressed())));
+        }
+        NodeUpdate one = new NodeUpdate(update.state(), update.reason());
+        List<NodeView> changed = new ArrayList<>(names.size());
+        for (String name : names) {
+            changed.add(updateNode(name, one, actor));
+        }
+        return new NodesUpdated(Hostlist.of(names).compressed(), changed.size(), changed);
     }
 
     @Transactional(readOnly = true)

@@ -73,6 +73,24 @@ public final class ClusterViews {
             @jakarta.validation.constraints.Size(max = 1024) String reason) {
     }
 
+    @Schema(name = "NodesUpdate", description = "Drain, resume or down many nodes at once, all or nothing, like "
+            + "scontrol update NodeName=node[01-04] State=DRAIN Reason=...")
+    public record NodesUpdate(
+            @Schema(description = "The nodes, a Slurm hostlist", example = "node[01-04],gpu01",
+                    requiredMode = Schema.RequiredMode.REQUIRED)
+            @jakarta.validation.constraints.Size(max = 65536) String nodes,
+            @Schema(description = "DRAIN, RESUME or DOWN", requiredMode = Schema.RequiredMode.REQUIRED) String state,
+            @Schema(description = "Why; required for DRAIN and DOWN, as in Slurm")
+            @jakarta.validation.constraints.Size(max = 1024) String reason) {
+    }
+
+    @Schema(name = "NodesUpdated")
+    public record NodesUpdated(
+            @Schema(description = "The nodes changed, a compressed hostlist", example = "node[01-04]") String nodes,
+            @Schema(description = "How many nodes were changed") int count,
+            @Schema(description = "Each node as it is now") List<NodeView> items) {
+    }
+
     @Schema(name = "PartitionUpdate")
     public record PartitionUpdate(
             @Schema(description = "UP (runs and accepts jobs), DOWN (accepts, runs none), DRAIN (accepts none) or "

@@ -159,6 +159,73 @@ class ClusterIntegrationTests {
         assertThat(api.get("/api/v1/nodes/gpu015", admin).json().get("state").asString()).isEqualTo("IDLE");
     }
 
+    @Test
+    void anOperatorDrainsAndResumesAHostlistInOneRequestAllOrNothing() {
+        String user = createUser("USER");
+        String operator = createUser("OPERATOR");
+        Map<String, Integer> audited = new java.util.HashMap<>();
+        for (String node : List.of("gpu012", "gpu013", "gpu014")) {
+            audited.put(node, auditCount(node));
+        }
+        Map<String, String> drain = Map.of("nodes", "gpu[012-014]", "state", "DRAIN", "reason", "rack 3 PDU swap");
+        Response forbidden = api.send("POST", "/api/v1/nodes/update", user, drain);
+        assertThat(forbidden.status()).isEqualTo(403);
+        assertThat(forbidden.isProblem()).isTrue();
+
+        Response unknown = api.send("POST", "/api/v1/nodes/update", operator,
+                Map.of("nodes", "gpu[012-013],gpu999,nope1", "state", "DRAIN", "reason", "x"));
+        assertThat(unknown.status()).isEqualTo(404);
+        assertThat(unknown.isProblem()).isTrue();
+        assertThat(unknown.json().get("detail").asString()).contains("gpu999").contains("nope1")
+                .contains("no node was changed").doesNotContain("gpu012");
+        Response badList = api.send("POST", "/api/v1/nodes/update", operator,
+                Map.of("nodes", "gpu[012-", "state", "DRAIN", "reason", "x"));
+        assertThat(badList.status()).isEqualTo(400);
+        assertThat(badList.json().get("errors").get(0).get("field").asString()).isEqualTo("nodes");
+        Response noReason = api.send("POST", "/api/v1/nodes/update", operator, Map.of("nodes", "gpu[012-014]", "state", "DRAIN"));
+        assertThat(noReason.status()).isEqualTo(400);
+        assertThat(noReason.json().get("errors").get(0).get("field").asString()).isEqualTo("reason");
+        for (String node : List.of("gpu012", "gpu013", "gpu014")) {
+            JsonNode shown = api.get("/api/v1/nodes/" + node, admin).json();
+            assertThat(shown.get("state").asString()).as(node).isNotIn("DRAINING", "DRAINED");
+            assertThat(auditCount(node)).as(node).isEqualTo(audited.get(node));
+        }
+
+        Response drained = api.send("POST", "/api/v1/nodes/update", operator, drain);
+        assertThat(drained.status()).as(drained.body()).isEqualTo(200);
+        assertThat(drained.json().get("nodes").asString()).isEqualTo("gpu[012-014]");
+        assertThat(drained.json().get("count").asInt()).isEqualTo(3);
+        for (String node : List.of("gpu012", "gpu013", "gpu014")) {
+            JsonNode shown = api.get("/api/v1/nodes/" + node, user).json();
+            assertThat(shown.get("state").asString()).as(node).isIn("DRAINING", "DRAINED");
+            assertThat(shown.get("reason").asString()).isEqualTo("rack 3 PDU swap");
+            assertThat(auditCount(node)).as(node).isEqualTo(audited.get(node) + 1);
+            JsonNode trail = api.get("/api/v1/audit?entity=node&key=" + node + "&size=1", admin).json().get("items");
+            assertThat(trail.get(0).get("actor").asString()).startsWith("u");
+            assertThat(trail.get(0).get("action").asString()).isEqualTo("update");
+            assertThat(trail.get(0).get("after").get("reason").asString()).isEqualTo("rack 3 PDU swap");
+        }
+
+        // gpu015 is not drained: resuming it with the others is refused and resumes none of them.
+        Response mixed = api.send("POST", "/api/v1/nodes/update", operator, Map.of("nodes", "gpu[012-015]", "state", "RESUME"));
+        assertThat(mixed.status()).isEqualTo(409);
+        assertThat(mixed.json().get("detail").asString()).contains("gpu015");
+        assertThat(api.get("/api/v1/nodes/gpu012", admin).json().get("state").asString()).isIn("DRAINING", "DRAINED");
+
+        Response resumed = api.send("POST", "/api/v1/nodes/update", operator, Map.of("nodes", "gpu[012-014]", "state", "RESUME"));
+        assertThat(resumed.status()).as(resumed.body()).isEqualTo(200);
+        for (String node : List.of("gpu012", "gpu013", "gpu014")) {
+            JsonNode shown = api.get("/api/v1/nodes/" + node, admin).json();
+            assertThat(shown.get("state").asString()).as(node).isIn("IDLE", "MIXED", "ALLOCATED");
+            assertThat(shown.get("reason").isNull()).isTrue();
+            assertThat(auditCount(node)).as(node).isEqualTo(audited.get(node) + 2);
+        }
+    }
+
+    private int auditCount(String node) {
+        return api.get("/api/v1/audit?entity=node&key=" + node + "&size=1", admin).json().get("total").asInt();
+    }
+
     private String createUser(String role) {
         String name = "u" + UUID.randomUUID().toString().substring(0, 8);
         Response created = api.send("POST", "/api/v1/users", admin,
