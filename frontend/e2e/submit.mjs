@@ -194,6 +194,18 @@ try {
     `job ${id} is ${JSON.stringify({ user: job.user, account: job.account, qos: job.qos, name: job.name, partition: job.partition })}`);
   log(`submitted job ${id} as ${user} in ${alpha}/${gold}`);
 
+  step = "the job page says when a copy of the job would start, and submits nothing";
+  const before = (await http('GET', `/api/v1/jobs?user=${user}`, token)).json.total;
+  jobPosts.length = 0;
+  await tid('job-what-if-ask').click();
+  const copyStart = await tid('job-what-if-start').textContent({ timeout: 15000 })
+    .catch(async () => fail(`no start for a copy: ${await tid('job-what-if').textContent().catch(() => '')}`));
+  check(/would start/.test(copyStart), `the copy's start reads "${copyStart}"`);
+  check(JSON.stringify(jobPosts) === JSON.stringify(['POST /api/v1/jobs/test']), `asking sent ${JSON.stringify(jobPosts)}`);
+  const after = (await http('GET', `/api/v1/jobs?user=${user}`, token)).json.total;
+  check(after === before, `asking about a copy created a job (${before} jobs before, ${after} after)`);
+  log(`a copy: ${copyStart}`);
+
   step = 'no console errors';
   check(consoleErrors.length === 0, `console errors:\n  ${consoleErrors.join('\n  ')}`);
   log('all steps passed');

@@ -16,6 +16,7 @@ import { UndoStatus } from './Undo';
 import { undoStore } from '../lib/undo';
 import { JobGpuUsage } from './JobGpuUsage';
 import { JobOutput } from './JobOutput';
+import { JobWhatIf } from './JobWhatIf';
 import { useNow } from './Jobs';
 
 /** How often the page is polled while the event stream is down. */
@@ -236,6 +237,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
         )}
       </div>
 
+      <JobWhatIf job={j} />
       {j.script && (
         <div className="card">
           <h2>Script</h2>
