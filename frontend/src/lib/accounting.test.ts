@@ -98,7 +98,8 @@ describe('jobs table columns and sort', () => {
   it('asks the server to sort by the keys it knows, and no other', () => {
     expect(serverSort('submitted', true)).toBe('-submit');
     expect(serverSort('started', false)).toBe('start');
-    expect(serverSort('expectedStart', false)).toBe('start');
+    expect(serverSort('expectedStart', false)).toBe('expected');
+    expect(serverSort('expectedStart', true)).toBe('-expected');
     expect(serverSort('state', true)).toBe('-state');
     expect(serverSort('id', false)).toBe('id');
     expect(serverSort('name', false)).toBeUndefined();
