@@ -88,6 +88,8 @@ export interface Job {
   allocatedNodes?: string | null; allocation?: Allocation[] | null; exitCode?: number | null;
   dependency?: string | null; requeueCount?: number | null; script?: string | null;
   stdout?: string | null; stderr?: string | null; workdir?: string | null; constraints?: string | null;
+  /** The nodes it asked for (sbatch -w) and those it must not run on (-x), as hostlists. */
+  nodelist?: string | null; exclude?: string | null;
   /** Measured on its node when it ended (the job's cgroup); null when not known. */
   maxRssBytes?: number | null; totalCpuMillis?: number | null;
   /** --exclusive=mode: 'topo' has the blocks of its nodes to itself. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountingRecord, Job, JobPriority } from '../api/types';
-import { compareJobIds, efficiency, fairShareTree, gpuHoursPerAccountPerDay, queuePosition, quotaTree } from './accounting';
+import { ACCOUNT_PALETTE, accountColour, compareJobIds, efficiency, fairShareTree, gpuHoursPerAccountPerDay, queuePosition, quotaTree } from './accounting';
 import { DEFAULT_COLUMNS, elapsedSeconds, isServerSortable, loadColumns, saveColumns, serverSort, timeLeftSeconds } from './columns';
 import { accountDailyUsage, addSample, clusterGpuSeries, idleCauseTotals } from './utilization';
 
@@ -98,7 +98,8 @@ describe('jobs table columns and sort', () => {
   it('asks the server to sort by the keys it knows, and no other', () => {
     expect(serverSort('submitted', true)).toBe('-submit');
     expect(serverSort('started', false)).toBe('start');
-    expect(serverSort('expectedStart', false)).toBe('start');
+    expect(serverSort('expectedStart', false)).toBe('expected');
+    expect(serverSort('expectedStart', true)).toBe('-expected');
     expect(serverSort('state', true)).toBe('-state');
     expect(serverSort('id', false)).toBe('id');
     expect(serverSort('name', false)).toBeUndefined();
@@ -185,5 +186,20 @@ describe('quotaTree', () => {
     const tree = quotaTree([line('vision', 'root'), line('root', null), line('nlp', 'root'), line('nlp-a', 'nlp'),
       line('vision', 'root', 'gres/gpu:h100')]);
     expect(tree.map((l) => [l.account, l.level])).toEqual([['root', 0], ['nlp', 1], ['nlp-a', 2], ['vision', 1]]);
+  });
+});
+
+describe('accountColour', () => {
+  it('gives each account the same colour whatever order the accounts arrive in', () => {
+    const first = ['physics', 'chemistry', 'biology', 'ml-lab', 'astro'];
+    const second = [...first].reverse();
+    const colours = (accounts: string[]) => Object.fromEntries(accounts.map((a) => [a, accountColour(a)]));
+    expect(colours(second)).toEqual(colours(first));
+    for (const a of first) expect(ACCOUNT_PALETTE).toContain(accountColour(a));
+  });
+
+  it('spreads different accounts over the palette rather than one colour', () => {
+    const names = Array.from({ length: 40 }, (_, i) => `account-${i}`);
+    expect(new Set(names.map(accountColour)).size).toBeGreaterThanOrEqual(8);
   });
 });

@@ -126,3 +126,20 @@ export function compareJobIds(a: string, b: string): number {
   const [aj, at = '-1'] = a.split('_'), [bj, bt = '-1'] = b.split('_');
   return Number(aj) - Number(bj) || Number(at) - Number(bt);
 }
+
+/** The colours of the accounts' series: ECharts' own palette and a few more, all readable on white. */
+export const ACCOUNT_PALETTE = ['#5470c6', '#91cc75', '#fac858', '#ee6666', '#73c0de', '#3ba272', '#fc8452', '#9a60b4',
+  '#ea7ccc', '#2563eb', '#c2410c', '#0f766e'];
+
+/**
+ * An account's colour: a hash of its name into {@link ACCOUNT_PALETTE}, so an account keeps its colour
+ * whatever order the accounts arrive in (they are sorted by usage, which changes between loads).
+ */
+export function accountColour(account: string): string {
+  let hash = 2166136261; // FNV-1a
+  for (let i = 0; i < account.length; i++) {
+    hash ^= account.charCodeAt(i);
+    hash = Math.imul(hash, 16777619);
+  }
+  return ACCOUNT_PALETTE[(hash >>> 0) % ACCOUNT_PALETTE.length];
+}

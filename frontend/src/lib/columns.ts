@@ -45,14 +45,14 @@ export function isSortKey(key: string | null): key is SortKey {
 }
 
 /**
- * The `sort` key of GET /api/v1/jobs for each header the server can order by (id, submit, start,
+ * The `sort` key of GET /api/v1/jobs for each header the server can order by (id, submit, start, expected,
  * end, priority, user, state). The list is sorted and paged there, so page 1 sorted newest-first
  * holds the newest jobs of all, not the newest of one page. Columns the server cannot order
  * (name, partition, ...) have no sort button.
  */
 const SERVER_SORT: Partial<Record<SortKey, string>> = {
   id: 'id', state: 'state', user: 'user', priority: 'priority', submitted: 'submit', started: 'start',
-  expectedStart: 'start', ended: 'end',
+  expectedStart: 'expected', ended: 'end',
 };
 
 export function isServerSortable(key: SortKey): boolean {

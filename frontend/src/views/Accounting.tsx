@@ -5,7 +5,7 @@ import { JOB_STATES } from '../api/types';
 import { Chart } from '../charts/Chart';
 import { useAuth } from '../lib/auth';
 import { AccountTree } from '../lib/coordination';
-import { dayStart, efficiency, fairShareTree, gpuHoursPerAccountPerDay, quotaTree, type DailyUsage } from '../lib/accounting';
+import { accountColour, dayStart, efficiency, fairShareTree, gpuHoursPerAccountPerDay, quotaTree, type DailyUsage } from '../lib/accounting';
 import { formatDuration, formatTime } from '../lib/format';
 import { href, navigate } from '../lib/router';
 import { accountDailyUsage } from '../lib/utilization';
@@ -123,6 +123,8 @@ function usageOption(data: DailyUsage) {
     yAxis: { type: 'value', name: 'GPU-hours' },
     series: data.accounts.map((account) => ({
       name: account, type: 'bar', stack: 'gpu', emphasis: { focus: 'series' },
+      // The account's own colour, not the palette's next: usage order changes between loads
+      itemStyle: { color: accountColour(account) },
       data: data.hours[account].map((v) => Math.round(v * 100) / 100),
     })),
   };

@@ -9,6 +9,7 @@ import { formatBytes, formatCpuTime, formatDuration, formatMemory, formatTime, i
 import { href } from '../lib/router';
 import { fallbackPoll } from '../lib/live';
 import { sortSteps, stepCommand, stepExit } from '../lib/steps';
+import { outputPath, requestedNodes } from '../lib/outputPath';
 import { ArrayDetail } from './ArrayDetail';
 import { ConfirmAction } from './admin/Confirm';
 import { ErrorBox, Loading, StateBadge } from './common';
@@ -153,8 +154,8 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
               {j.container.image && <div className="muted" data-testid="job-container-digest"
                 title="The digest its image resolved to on its batch host">{j.containerImageDigest ?? (isActive(j.state) ? 'digest not known yet' : '—')}</div>}
             </dd></>}
-            <dt>Output</dt><dd className="mono">{j.stdout ?? '—'}</dd>
-            <dt>Errors</dt><dd className="mono">{j.stderr ?? '—'}</dd>
+            <dt>Output</dt><dd className="mono" data-testid="job-stdout" title={j.stdout ?? undefined}>{outputPath(j.stdout, j) ?? '—'}</dd>
+            <dt>Errors</dt><dd className="mono" data-testid="job-stderr" title={j.stderr ?? undefined}>{outputPath(j.stderr, j) ?? '—'}</dd>
           </dl>
         </div>
         <div className="card">
@@ -162,7 +163,7 @@ export function JobDetail({ id, warnings }: { id: string; warnings?: string | nu
           <table className="table compact" data-testid="resources">
             <thead><tr><th scope="col"><span className="sr-only">Resource</span></th><th scope="col">Requested</th><th scope="col">Allocated</th></tr></thead>
             <tbody>
-              <tr><th scope="row">Nodes</th><td>{j.nodes || 'any'}</td><td data-testid="alloc-nodes">{j.allocation?.length ?? 0}{j.allocatedNodes ? ` (${j.allocatedNodes})` : ''}</td></tr>
+              <tr><th scope="row">Nodes</th><td data-testid="req-nodes">{requestedNodes(j)}</td><td data-testid="alloc-nodes">{j.allocation?.length ?? 0}{j.allocatedNodes ? ` (${j.allocatedNodes})` : ''}</td></tr>
               <tr><th scope="row">CPUs</th><td>{(j.tasks ?? 1) * (j.cpusPerTask ?? 1)}</td><td>{sum(j.allocation?.map((a) => a.cpus))}</td></tr>
               <tr><th scope="row">Memory</th><td>{j.memoryMb ? formatMemory(j.memoryMb) : 'partition default'}</td><td data-testid="alloc-memory">{j.allocation?.length ? formatMemory(sum(j.allocation.map((a) => a.memoryMb))) : '—'}</td></tr>
               <tr><th scope="row">GPUs</th><td data-testid="req-gpus">{requestedGpus(j)}{j.gpuType ? ` ${j.gpuType}` : ''}</td>

@@ -1,9 +1,10 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { JOB_STATES, type Job } from '../api/types';
 import { useAuth } from '../lib/auth';
 import { arrayLabel } from '../lib/arrays';
+import { debounced, FILTER_DEBOUNCE_MS } from '../lib/debounce';
 import {
   DEFAULT_COLUMNS, JOB_COLUMNS, elapsedSeconds, isServerSortable, isSortKey, loadColumns, saveColumns, serverSort, timeLeftSeconds,
   type JobColumn, type SortKey,
@@ -309,10 +310,26 @@ export function useNow(ms: number): number {
 
 const LABELS: Record<string, string> = { arrayJobId: 'Array', nameContains: 'Name' };
 
+/**
+ * A text filter that shows each keystroke at once but changes the URL (and so queries the server)
+ * only once typing pauses, or at once on Enter or when the box is cleared.
+ */
 function TextFilter({ name, value, onChange }: { name: string; value: string; onChange: (c: Record<string, string | undefined>) => void }) {
+  const [text, setText] = useState(value);
+  const onChangeRef = useRef(onChange);
+  onChangeRef.current = onChange;
+  const [filter] = useState(() => debounced<string>((v) => onChangeRef.current({ [name]: v || undefined }), FILTER_DEBOUNCE_MS, value));
+  useEffect(() => {
+    // The URL changed (our own apply, Back, a link): show it unless the user is still typing.
+    filter.sync(value);
+    if (!filter.pending()) setText(value);
+  }, [filter, value]);
+  useEffect(() => () => filter.cancel(), [filter]);
   return (
     <label>{LABELS[name] ?? name[0].toUpperCase() + name.slice(1)}
-      <input type="search" value={value} data-testid={`filter-${name}`} onChange={(e) => onChange({ [name]: e.target.value || undefined })} />
+      <input type="search" value={text} data-testid={`filter-${name}`}
+        onChange={(e) => { const v = e.target.value; setText(v); if (v) filter.push(v); else filter.flush(''); }}
+        onKeyDown={(e) => { if (e.key === 'Enter') filter.flush(e.currentTarget.value); }} />
     </label>
   );
 }

@@ -83,12 +83,13 @@ class JobController {
             @Parameter(description = "Jobs whose name contains this text, in any case (name matches the whole "
                     + "name exactly, as squeue --name)") @RequestParam(required = false) String nameContains,
             @RequestParam(required = false) Long arrayJobId,
-            @Parameter(description = "Sort keys, comma-separated, each one of id, submit, start, end, priority, user, "
-                    + "state, active (running first, then pending by priority, then ended newest first, as the "
+            @Parameter(description = "Sort keys, comma-separated, each one of id, submit, start, expected, end, priority, "
+                    + "user, state, active (running first, then pending by priority, then ended newest first, as the "
                     + "dashboard lists jobs), with a leading '-' for descending (e.g. -submit or state,-priority); ties break by job "
                     + "id and task id. start is a pending job's expected start (as squeue --start; ?state=PENDING&sort=start "
                     + "lists the queue by it). Jobs without a start (not ended) sort after those with one, before them "
-                    + "with '-'. "
+                    + "with '-'. expected is a pending job's expected start alone: jobs without one (running, ended, "
+                    + "or pending without an estimate) sort last in both directions. "
                     + "Default: pending jobs first by priority, highest first, then the others by id",
                     example = "-submit") @RequestParam(required = false) String sort,
             @RequestParam(required = false) Integer page, @RequestParam(required = false) Integer size,

@@ -25,6 +25,11 @@ record JobSort(List<Key> keys) {
         SUBMIT("submit", "submit_time", false),
         /** When it started, or for a job not yet started when it is expected to (squeue --start). */
         START("start", "COALESCE(start_time, expected_start_time)", true),
+        /**
+         * When a pending job is expected to start (the dashboard's Expected start column): jobs with
+         * none (running, ended, or pending without an estimate) come after the others both ways.
+         */
+        EXPECTED("expected", "CASE WHEN state = 'PENDING' THEN expected_start_time END", true),
         END("end", "end_time", true),
         PRIORITY("priority", "priority", false),
         USER("user", "user_name", false),
@@ -125,8 +130,7 @@ record JobSort(List<Key> keys) {
                 terms.add("job_id" + direction);
                 terms.add("array_task_id" + direction);
             } else {
-                terms.add(key.field().column + direction
-                        + (key.field().nullable ? (key.descending() ? " NULLS FIRST" : " NULLS LAST") : ""));
+                terms.add(key.field().column + direction + nulls(key));
             }
         }
         Key last = keys.get(keys.size() - 1);
@@ -136,6 +140,17 @@ record JobSort(List<Key> keys) {
             terms.add("array_task_id" + direction);
         }
         return String.join(", ", terms);
+    }
+
+    /**
+     * Where rows without the key's value go: an expected start is missing for every job not waiting,
+     * so they go last both ways; a missing start or end means later than all, so first descending.
+     */
+    private static String nulls(Key key) {
+        if (!key.field().nullable) {
+            return "";
+        }
+        return key.field() == Field.EXPECTED || !key.descending() ? " NULLS LAST" : " NULLS FIRST";
     }
 
     private static String flip(String term) {

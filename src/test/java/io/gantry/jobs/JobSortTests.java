@@ -20,6 +20,8 @@ class JobSortTests {
             -submit     | submit_time DESC, job_id DESC, array_task_id DESC
             start       | COALESCE(start_time, expected_start_time) ASC NULLS LAST, job_id ASC, array_task_id ASC
             -end        | end_time DESC NULLS FIRST, job_id DESC, array_task_id DESC
+            expected    | CASE WHEN state = 'PENDING' THEN expected_start_time END ASC NULLS LAST, job_id ASC, array_task_id ASC
+            -expected   | CASE WHEN state = 'PENDING' THEN expected_start_time END DESC NULLS LAST, job_id DESC, array_task_id DESC
             -priority   | priority DESC, job_id DESC, array_task_id DESC
             user        | user_name ASC, job_id ASC, array_task_id ASC
             state       | state ASC, job_id ASC, array_task_id ASC
