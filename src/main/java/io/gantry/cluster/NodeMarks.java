@@ -18,14 +18,14 @@ import io.gantry.engine.Hostlist;
  * starts on it soon, and how many of the jobs that ended on it lately failed (a "black-hole" node that
  * fails every task it is given is seen here at once, not job by job).
  *
- * <p>It reads the reservations and jobs tables by SQL rather than through their services: those
- * packages depend on this one. Both reads are index range scans: reservations by their end
- * ({@code reservations_end}, only those not yet over), jobs by their end ({@code jobs_end}, only the
- * last {@value #FAILURE_WINDOW_MINUTES} minutes), so their cost follows what is current, not how
- * many jobs the store holds.
+ * <p>It reads the reservations table by SQL rather than through its service, and the jobs that ended
+ * through {@link EndedJobs}: those packages depend on this one. Both reads are index range scans:
+ * reservations by their end ({@code reservations_end}, only those not yet over), jobs by their end
+ * ({@code jobs_end}, only the last {@value #FAILURE_WINDOW_MINUTES} minutes), so their cost follows what
+ * is current, not how many jobs the store holds.
  */
 @Component
-class NodeMarks {
+public class NodeMarks {
 
     /** The recent window for failures, in minutes. */
     static final int FAILURE_WINDOW_MINUTES = 10;
@@ -36,8 +36,6 @@ class NodeMarks {
     /** How far ahead a maintenance reservation is announced on its nodes. */
     static final Duration MAINTENANCE_AHEAD = Duration.ofHours(24);
 
-    private static final List<String> FAILED_STATES = List.of("FAILED", "NODE_FAIL");
-
     /** The marks of every node that has any; a node without marks is not in the maps. */
     record Marks(Map<String, String> reservation, Map<String, Upcoming> maintenance, Map<String, ClusterViews.NodeFailures> failures) {
 
@@ -47,12 +45,27 @@ class NodeMarks {
     record Upcoming(String name, Instant start) {
     }
 
+    /**
+     * How many jobs ended on each node since a time, and how many of them failed (FAILED or NODE_FAIL): the
+     * jobs feature answers, since it owns the jobs table (and depends on this package, not this on it).
+     */
+    public interface EndedJobs {
+
+        Map<String, Ended> since(Instant since);
+    }
+
+    /** Jobs (array tasks each count) that ended on a node, and how many of them failed. */
+    public record Ended(int failed, int ended) {
+    }
+
     private final JdbcClient jdbc;
     private final Clock clock;
+    private final EndedJobs endedJobs;
 
-    NodeMarks(JdbcClient jdbc, Clock clock) {
+    NodeMarks(JdbcClient jdbc, Clock clock, EndedJobs endedJobs) {
         this.jdbc = jdbc;
         this.clock = clock;
+        this.endedJobs = endedJobs;
     }
 
     Marks read() {
@@ -75,39 +88,10 @@ class NodeMarks {
                     }
                     return null;
                 }).list();
-        Map<String, int[]> counts = new HashMap<>();
-        jdbc.sql("SELECT state, allocation FROM jobs WHERE end_time >= :since AND allocation IS NOT NULL")
-                .param("since", java.sql.Timestamp.from(now.minus(Duration.ofMinutes(FAILURE_WINDOW_MINUTES))))
-                .query((rs, i) -> {
-                    boolean failed = FAILED_STATES.contains(rs.getString("state"));
-                    for (String node : nodesOf(rs.getString("allocation"))) {
-                        int[] c = counts.computeIfAbsent(node, k -> new int[2]);
-                        c[1]++;
-                        if (failed) {
-                            c[0]++;
-                        }
-                    }
-                    return null;
-                }).list();
         Map<String, ClusterViews.NodeFailures> failures = new HashMap<>();
-        counts.forEach((node, c) -> failures.put(node, new ClusterViews.NodeFailures(c[0], c[1], FAILURE_WINDOW_MINUTES,
-                c[0] >= FAILING_AT_LEAST && c[0] >= FAILING_SHARE * c[1])));
+        endedJobs.since(now.minus(Duration.ofMinutes(FAILURE_WINDOW_MINUTES))).forEach((node, c) -> failures.put(node,
+                new ClusterViews.NodeFailures(c.failed(), c.ended(), FAILURE_WINDOW_MINUTES,
+                        c.failed() >= FAILING_AT_LEAST && c.failed() >= FAILING_SHARE * c.ended())));
         return new Marks(reservation, maintenance, failures);
-    }
-
-    /** The node names of an allocation written "node:cpus:...;node:...". */
-    static List<String> nodesOf(String allocation) {
-        List<String> names = new java.util.ArrayList<>();
-        if (allocation == null || allocation.isEmpty()) {
-            return names;
-        }
-        for (String entry : allocation.split(";")) {
-            int colon = entry.indexOf(':');
-            String name = colon < 0 ? entry : entry.substring(0, colon);
-            if (!name.isEmpty() && !names.contains(name)) {
-                names.add(name);
-            }
-        }
-        return names;
     }
 }

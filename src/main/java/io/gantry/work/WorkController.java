@@ -7,6 +7,8 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.gantry.accounting.FairShareService;
+import io.gantry.jobs.MyJobs;
+import io.gantry.jobs.MyWork;
 import io.gantry.security.CurrentUser;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;

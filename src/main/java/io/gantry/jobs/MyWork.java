@@ -1,10 +1,8 @@
-package io.gantry.work;
+package io.gantry.jobs;
 
 import java.time.Instant;
 import java.util.List;
 
-import io.gantry.jobs.ArraySummary;
-import io.gantry.jobs.JobState;
 import io.swagger.v3.oas.annotations.media.Schema;
 
 /** What GET /work answers: the caller's own work at a glance, what the dashboard lands on. */

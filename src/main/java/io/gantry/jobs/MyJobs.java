@@ -1,4 +1,4 @@
-package io.gantry.work;
+package io.gantry.jobs;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -19,11 +19,6 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Isolation;
 import org.springframework.transaction.annotation.Transactional;
 
-import io.gantry.jobs.ArraySummary;
-import io.gantry.jobs.JobAllocation;
-import io.gantry.jobs.JobIds;
-import io.gantry.jobs.JobState;
-
 /**
  * One user's work read from the store, an array as one row. Every read is bounded by the user or by
  * time, never by how many jobs the store holds; arrays are folded in SQL (GROUP BY job id), so an array
@@ -35,7 +30,7 @@ import io.gantry.jobs.JobState;
  * of 24 hours and the GPU-hours of 30 days, range scans of {@code jobs_user_end}, about 1 ms.
  */
 @Service
-class MyJobs {
+public class MyJobs {
 
     static final int RECENT_ROWS = 20;
     /** At most this many active rows and failure rows. */
