@@ -212,7 +212,7 @@ class JobListsIntegrationTests {
             assertThat(response.json().get("errors").get(0).get("field").asString()).isEqualTo("sort");
         }
         String detail = api.get("/api/v1/jobs?sort=bogus", admin).json().get("detail").asString();
-        assertThat(detail).contains("bogus").contains("id, submit, start, end, priority, user, state");
+        assertThat(detail).contains("bogus").contains("id, submit, start, expected, end, priority, user, state, active");
         assertThat(api.get("/api/v1/jobs?sort=&size=1", admin).status()).isEqualTo(200);
         assertThat(api.get("/api/v1/jobs?sort=-SUBMIT&size=1", admin).status()).isEqualTo(200);
     }
