@@ -406,20 +406,39 @@ public class ClusterService {
 
     @Transactional
     public NodeView updateNode(String name, NodeUpdate update, Actor actor) {
-        String user = actor.username();
         NodeEntity node = find(name);
-        NodeView before = view(node);
-        if (update == null || update.state() == null || update.state().isBlank()) {
-            throw GantryException.badRequest("state", "is required: one of DRAIN, RESUME, DOWN");
+        return apply(node, NodeChange.of(update), actor, marks());
+    }
+
+    /** A node update's state and reason, checked before any node is looked at. */
+    private record NodeChange(String state, String reason) {
+
+        static NodeChange of(NodeUpdate update) {
+            if (update == null || update.state() == null || update.state().isBlank()) {
+                throw GantryException.badRequest("state", "is required: one of DRAIN, RESUME, DOWN");
+            }
+            String reason = update.reason() == null ? null : update.reason().strip();
+            if (reason != null && reason.length() > MAX_REASON) {
+                throw GantryException.badRequest("reason", "must be at most " + MAX_REASON + " characters");
+            }
+            String state = update.state().toUpperCase(Locale.ROOT);
+            switch (state) {
+                case "DRAIN", "DOWN" -> requireReason(reason, state);
+                case "RESUME" -> { }
+                default -> throw GantryException.badRequest("state",
+                        "'" + update.state() + "' is not one of DRAIN, RESUME, DOWN");
+            }
+            return new NodeChange(state, reason);
         }
-        String reason = update.reason() == null ? null : update.reason().strip();
-        if (reason != null && reason.length() > MAX_REASON) {
-            throw GantryException.badRequest("reason", "must be at most " + MAX_REASON + " characters");
-        }
-        switch (update.state().toUpperCase(Locale.ROOT)) {
-            case "DRAIN" -> node.setAdminState(AdminState.DRAIN, requireReason(reason, "DRAIN"), user, clock.instant());
-            case "DOWN" -> node.setAdminState(AdminState.DOWN, requireReason(reason, "DOWN"), user, clock.instant());
-            case "RESUME" -> {
+    }
+
+    private NodeView apply(NodeEntity node, NodeChange change, Actor actor, NodeMarks.Marks marks) {
+        String name = node.name();
+        NodeView before = view(node, marks);
+        switch (change.state()) {
+            case "DRAIN" -> node.setAdminState(AdminState.DRAIN, change.reason(), actor.username(), clock.instant());
+            case "DOWN" -> node.setAdminState(AdminState.DOWN, change.reason(), actor.username(), clock.instant());
+            default -> {
                 if (node.awaitingApproval()) {
                     throw GantryException.conflict("Node '" + name + "' joined unannounced and is awaiting approval; "
                             + "an ADMIN lets it in with POST /api/v1/agents/" + name + "/approve");
@@ -430,10 +449,8 @@ public class ClusterService {
                 }
                 node.setAdminState(AdminState.NONE, null, null, null);
             }
-            default -> throw GantryException.badRequest("state",
-                    "'" + update.state() + "' is not one of DRAIN, RESUME, DOWN");
         }
-        NodeView view = view(nodes.saveAndFlush(node), marks());
+        NodeView view = view(nodes.saveAndFlush(node), marks);
         audit.record(actor, AuditAction.UPDATE, AuditEntity.NODE, name, before, view);
         events.publishEvent(new NodeStateChanged(view.name(), view.state(), view.reason()));
         return view;
@@ -458,20 +475,27 @@ public class ClusterService {
         } catch (HostlistException e) {
             throw GantryException.badRequest("nodes", e.getMessage());
         }
+        NodeChange change = NodeChange.of(new NodeUpdate(update.state(), update.reason()));
         List<String> names = hosts.hosts().stream().distinct().toList();
-        Set<String> known = new java.util.HashSet<>();
-        nodes.findAllById(names).forEach(n -> known.add(n.name()));
-        List<String> unknown = names.stream().filter(n -> !known.contains(n)).toList();
+        // Names first, from one scan of the node names: a hostlist may name up to 100,000 hosts, and looking
+        // them up by key would bind that many parameters (PostgreSQL takes at most 32,767 in a statement).
+        Set<String> existing = new java.util.HashSet<>(jdbc.sql("SELECT name FROM nodes").query(String.class).list());
+        List<String> unknown = names.stream().filter(n -> !existing.contains(n)).toList();
         if (!unknown.isEmpty()) {
             throw new GantryException(io.gantry.api.ProblemType.NOT_FOUND, (unknown.size() == 1 ? "Node '" : "Nodes '")
                     + Hostlist.of(unknown).compressed() + (unknown.size() == 1 ? "' does" : "' do") + " not exist; "
                     + "no node was changed", List.of(new GantryException.FieldError("nodes",
                             "unknown: " + Hostlist.of(unknown).compressed())));
         }
-        NodeUpdate one = new NodeUpdate(update.state(), update.reason());
+        Map<String, NodeEntity> known = new HashMap<>();
+        for (int from = 0; from < names.size(); from += 1000) {
+            nodes.findAllById(names.subList(from, Math.min(names.size(), from + 1000)))
+                    .forEach(n -> known.put(n.name(), n));
+        }
+        NodeMarks.Marks marks = marks();
         List<NodeView> changed = new ArrayList<>(names.size());
         for (String name : names) {
-            changed.add(updateNode(name, one, actor));
+            changed.add(apply(known.get(name), change, actor, marks));
         }
         return new NodesUpdated(Hostlist.of(names).compressed(), changed.size(), changed);
     }

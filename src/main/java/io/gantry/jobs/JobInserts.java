@@ -62,6 +62,12 @@ class JobInserts {
         return ids;
     }
 
+    /** Whether a job id is in the store: a commit whose answer was lost may have happened all the same. */
+    boolean stored(long jobId) {
+        return Boolean.TRUE.equals(
+                jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM jobs WHERE job_id = ?)", Boolean.class, jobId));
+    }
+
     /** A submission's SUBMITTED event, written for each of its job id's rows. */
     record Submitted(long jobId, Instant at, String detail) {
     }

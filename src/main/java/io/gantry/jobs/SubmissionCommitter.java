@@ -101,7 +101,8 @@ class SubmissionCommitter implements SmartLifecycle {
         }
     }
 
-    private void commitGroup(List<Pending> group) {
+    /** Commits one group; package-private so a test can hand it a group whose commit fails. */
+    void commitGroup(List<Pending> group) {
         if (group.size() == 1) {
             Pending p = group.get(0);
             try {
@@ -111,9 +112,11 @@ class SubmissionCommitter implements SmartLifecycle {
             }
             return;
         }
+        List<Long> assigned = new ArrayList<>(group.size());
         try {
             List<Long> ids = transaction.execute(status -> {
                 List<Long> jobIds = inserts.nextJobIds(group.size());
+                assigned.addAll(jobIds);
                 List<JobEntity> all = new ArrayList<>();
                 List<JobInserts.Submitted> events = new ArrayList<>(group.size());
                 for (int i = 0; i < group.size(); i++) {
@@ -135,6 +138,9 @@ class SubmissionCommitter implements SmartLifecycle {
                 group.get(i).done().complete(ids.get(i));
             }
         } catch (RuntimeException groupFailed) {
+            if (!assigned.isEmpty() && answeredFromStore(group, assigned, groupFailed)) {
+                return;
+            }
             log.debug("A group of {} submissions failed together ({}); committing each alone", group.size(),
                     groupFailed.toString());
             for (Pending p : group) {
@@ -145,6 +151,37 @@ class SubmissionCommitter implements SmartLifecycle {
                 }
             }
         }
+    }
+
+    /**
+     * Whether a failed group's outcome was settled by asking the store. A commit whose answer was lost (the
+     * store died or failed over under it) may have committed all the same: then its submissions are answered
+     * with their ids, for committing them again would store each twice. When the store cannot say, each is
+     * answered with the failure, and none is committed again. Returns false only when the group is known not
+     * to be stored, so each may be committed alone.
+     */
+    private boolean answeredFromStore(List<Pending> group, List<Long> ids, RuntimeException groupFailed) {
+        boolean stored;
+        try {
+            stored = inserts.stored(ids.get(0));
+        } catch (RuntimeException unknown) {
+            log.warn("A group of {} submissions failed ({}) and the store cannot say whether it committed them ({}); "
+                    + "they are answered with the failure", group.size(), groupFailed.toString(), unknown.toString());
+            for (Pending p : group) {
+                p.done().completeExceptionally(groupFailed);
+            }
+            return true;
+        }
+        if (!stored) {
+            return false;
+        }
+        log.warn("A group of {} submissions was committed although its commit failed ({}); answering with its ids",
+                group.size(), groupFailed.toString());
+        for (int i = 0; i < group.size(); i++) {
+            publisher.publishEvent(new JobsChanged(ids.get(i), "SUBMITTED"));
+            group.get(i).done().complete(ids.get(i));
+        }
+        return true;
     }
 
     private long commitAlone(Pending p) {

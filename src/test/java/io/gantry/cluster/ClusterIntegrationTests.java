@@ -182,6 +182,16 @@ class ClusterIntegrationTests {
                 Map.of("nodes", "gpu[012-", "state", "DRAIN", "reason", "x"));
         assertThat(badList.status()).isEqualTo(400);
         assertThat(badList.json().get("errors").get(0).get("field").asString()).isEqualTo("nodes");
+        // The largest hostlist allowed: its names are looked up in slices (a statement takes at most 32,767
+        // parameters on PostgreSQL), and a bad state is refused before any is.
+        Response huge = api.send("POST", "/api/v1/nodes/update", operator,
+                Map.of("nodes", "x[1-100000]", "state", "DRAIN", "reason", "x"));
+        assertThat(huge.status()).as(huge.body()).isEqualTo(404);
+        assertThat(huge.json().get("detail").asString()).contains("x[1-100000]");
+        Response hugeBadState = api.send("POST", "/api/v1/nodes/update", operator,
+                Map.of("nodes", "x[1-100000]", "state", "fuzz695"));
+        assertThat(hugeBadState.status()).as(hugeBadState.body()).isEqualTo(400);
+        assertThat(hugeBadState.json().get("errors").get(0).get("field").asString()).isEqualTo("state");
         Response noReason = api.send("POST", "/api/v1/nodes/update", operator, Map.of("nodes", "gpu[012-014]", "state", "DRAIN"));
         assertThat(noReason.status()).isEqualTo(400);
         assertThat(noReason.json().get("errors").get(0).get("field").asString()).isEqualTo("reason");
