@@ -468,8 +468,12 @@ part_agents() {
     connected=$(field connected "loadtest=agents agents=$top ")
     first_busy=$(field tomcat_threads_busy_max "loadtest=agents agents=${steps%%,*} ")
     last_busy=$(field tomcat_threads_busy_max "loadtest=agents agents=$top ")
+    local polls cpu_per_poll
+    polls=$(field polls_per_s "loadtest=agents agents=$top ")
+    # The regression guard's third figure: controller CPU a poll costs at rest (the busy cores over the polls).
+    cpu_per_poll=$(awk -v c="$cores" -v p="$polls" 'BEGIN { if (p + 0 > 0) printf "%.3f", c * 1000 / p; else print "n/a" }')
     target "target=agents-poll figure=poll_p99_ms=$poll99 goal=p99<${goal_ms}ms met=$(met "$poll99 < $goal_ms")" \
-        "agents=$top connected=$connected polls_per_s=$(field polls_per_s "loadtest=agents agents=$top ")" \
+        "agents=$top connected=$connected polls_per_s=$polls cpu_ms_per_poll=$cpu_per_poll" \
         "poll_errors=$(field poll_errors "loadtest=agents agents=$top ")"
     if [ "$AGENT_JOBS_PER_SECOND" -gt 0 ]; then
         local r99

@@ -100,21 +100,32 @@ public class AccountingService implements Charges {
         String key = user + "\n" + (account == null ? "" : account) + "\n" + (qosName == null ? "" : qosName);
         CachedCharge hit = charges.get(key);
         Instant now = clock.instant();
-        if (hit != null && now.isBefore(hit.readAt().plus(LIMITS_TTL))) {
+        if (hit != null && (now.isBefore(hit.readAt().plus(LIMITS_TTL)) || !hit.refreshing().compareAndSet(false, true))) {
+            // Fresh, or old and another request is reading it again: a change made here clears the cache at
+            // once, so an old answer is only one that another controller's change has not reached yet.
             return hit.charge();
         }
         long before = generation.get();
-        Charge charge = readOnly.execute(status -> readCharge(user, account, qosName));
+        Charge charge;
+        try {
+            charge = readOnly.execute(status -> readCharge(user, account, qosName));
+        } catch (RuntimeException e) {
+            if (hit != null) {
+                charges.remove(key, hit);
+            }
+            throw e;
+        }
         if (generation.get() == before) {
             if (charges.size() > 10_000) {
                 charges.clear();
             }
-            charges.put(key, new CachedCharge(charge, now));
+            charges.put(key, new CachedCharge(charge, now, new java.util.concurrent.atomic.AtomicBoolean()));
         }
         return charge;
     }
 
-    private record CachedCharge(Charge charge, Instant readAt) {
+    /** A charge as read, when, and whether a request is reading it again (one does; the others keep this one). */
+    private record CachedCharge(Charge charge, Instant readAt, java.util.concurrent.atomic.AtomicBoolean refreshing) {
     }
 
     private final java.util.concurrent.ConcurrentHashMap<String, CachedCharge> charges =

@@ -276,6 +276,7 @@ public class ClusterService {
             phase = org.springframework.transaction.event.TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     @org.springframework.core.annotation.Order(org.springframework.core.Ordered.HIGHEST_PRECEDENCE)
     void on(PartitionStateChanged event) {
+        partitionStatesStale = true;
         nodeGeneration.incrementAndGet();
         engineView = null;
     }
@@ -323,6 +324,8 @@ public class ClusterService {
     private volatile Map<String, PartitionState> partitionStates = Map.of();
     private volatile long partitionStatesReadAt;
     private volatile boolean partitionStatesStale = true;
+    private final java.util.concurrent.atomic.AtomicBoolean partitionStatesReading =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
      * Whether a partition refuses new jobs: as in Slurm, one that is DRAIN or INACTIVE does (a DRAIN
@@ -331,12 +334,26 @@ public class ClusterService {
      */
     public boolean refusesJobs(String partition) {
         long now = System.nanoTime();
-        if (partitionStatesStale || now - partitionStatesReadAt > 1_000_000_000L) {
-            Map<String, PartitionState> read = new HashMap<>();
-            partitions.findAll().forEach(p -> read.put(p.name(), p.state()));
-            partitionStates = read;
-            partitionStatesReadAt = now;
-            partitionStatesStale = false;
+        boolean never = partitionStatesReadAt == 0;
+        if (never || (partitionStatesStale || now - partitionStatesReadAt > 1_000_000_000L)
+                && partitionStatesReading.compareAndSet(false, true)) {
+            // One request reads them again; the others answer from the last read meanwhile (before the
+            // first read, each reads).
+            try {
+                partitionStatesStale = false;
+                Map<String, PartitionState> read = new HashMap<>();
+                jdbc.sql("SELECT name, state FROM partitions")
+                        .query((rs, i) -> read.put(rs.getString(1), PartitionState.valueOf(rs.getString(2)))).list();
+                partitionStates = read;
+                partitionStatesReadAt = now;
+            } catch (RuntimeException e) {
+                partitionStatesStale = true;
+                throw e;
+            } finally {
+                if (!never) {
+                    partitionStatesReading.set(false);
+                }
+            }
         }
         PartitionState state = partitionStates.get(partition);
         return state == PartitionState.DRAIN || state == PartitionState.INACTIVE;
