@@ -186,7 +186,11 @@ export interface AccountQuota {
  * One TRES of one GrpTRESMins budget (GET /api/v1/budgets): limit, used and left in TRES-minutes, the
  * TRES-minutes a day it burned since rateSince, and when it runs out at that rate (null: it does not).
  */
-export type Budget = components['schemas']['Budget'];
+export interface Budget {
+  owner: NonNullable<components['schemas']['Budget']['owner']>; associationId?: number | null; account?: string | null;
+  user?: string | null; qos?: string | null; tres: string; limitMinutes: number; usedMinutes: number; leftMinutes: number;
+  burnPerDay: number; rateSince: string; runsOutAt?: string | null;
+}
 
 export const PRIORITY_FACTORS = ['age', 'fairShare', 'jobSize', 'partition', 'qos', 'shortJob', 'expansion'] as const;
 export type PriorityFactor = (typeof PRIORITY_FACTORS)[number];
