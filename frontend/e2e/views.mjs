@@ -223,6 +223,36 @@ try {
   }
   await Promise.all(cleanup.splice(0).map((id) => http('DELETE', `/api/v1/jobs/${id}`, token)));
 
+  step = "the accounting view's budgets: a GPU-minute budget, a job burning it, its limit, used and run-out day";
+  // 10 GPU-minutes; a 4-GPU job of 2 minutes fits (8). Its burn over the last day lifts the usage, decaying with the
+  // 7-day half-life, above 10 once it has run ~15 s: from then on the budget has a run-out day.
+  const budgetAccount = `e2e-budget-${suffix}`;
+  check((await http('POST', '/api/v1/accounts', token, { name: budgetAccount, parent: 'root' })).status === 201, `creating ${budgetAccount} failed`);
+  const budgetAssoc = (await http('GET', `/api/v1/associations?account=${budgetAccount}`, token)).json.items.find((a) => !a.user);
+  const budgetSet = await http('PATCH', `/api/v1/associations/${budgetAssoc.id}`, token, { grpTresMins: 'gres/gpu=10' });
+  check(budgetSet.status === 200, `setting the budget answered ${budgetSet.status}: ${budgetSet.text}`);
+  const joined = await http('POST', '/api/v1/associations', token, { account: budgetAccount, user: 'admin' });
+  check(joined.status === 201, `adding admin to ${budgetAccount} answered ${joined.status}: ${joined.text}`);
+  const burner = await http('POST', '/api/v1/jobs', token, { name: `e2e-burn-${suffix}`, script: '#!/bin/bash\nsrun sleep 110\n',
+    partition: 'gpu', account: budgetAccount, gpus: 4, timeLimitSeconds: 120, simulatedRunSeconds: 110 });
+  check(burner.status === 201, `submitting the burning job answered ${burner.status}: ${burner.text}`);
+  const burnerId = String(burner.json.jobId);
+  await go('/accounting');
+  await tid('view-accounting').waitFor();
+  const budgetRow = page.locator(`[data-testid=budget-row][data-account="${budgetAccount}"][data-user=""][data-tres="gres/gpu"]`);
+  await budgetRow.waitFor({ timeout: 15000 }).catch(() => fail(`no budget row of ${budgetAccount}`));
+  check(await budgetRow.getByTestId('budget-limit').textContent() === '10 GPU-min',
+    `the budget's limit reads "${await budgetRow.getByTestId('budget-limit').textContent()}"`);
+  // Used counts at the next usage accrual (every 30 s); the page asks again every 30 s.
+  await page.waitForFunction((a) => {
+    const row = document.querySelector(`[data-testid=budget-row][data-account="${a}"][data-user=""][data-tres="gres/gpu"]`);
+    return Number(row?.querySelector('[data-testid=budget-used]')?.textContent) > 0
+      && /^runs out on [A-Z][a-z]{2} \d{1,2}, \d{4}$/.test(row?.querySelector('[data-testid=budget-runs-out]')?.textContent ?? '');
+  }, budgetAccount, { timeout: 75000 }).catch(async () => fail(`the budget row reads "${await budgetRow.textContent()}" after 75 s`));
+  const runsOutAt = await budgetRow.getByTestId('budget-runs-out').getAttribute('data-at');
+  check(Date.parse(runsOutAt) > Date.now() - 60000, `the budget runs out at ${runsOutAt}, in the past`);
+  check(Number(await budgetRow.getByTestId('budget-rate').textContent()) > 0, 'the budget burns nothing a day');
+
   step = 'every other view at phone width, with axe-core';
   for (const [hash, testId, name, title] of [['/', 'view-overview', 'overview', 'Overview'], ['/submit', 'view-submit', 'submit', 'Submit a job'],
     ['/accounting', 'view-accounting', 'accounting', 'Accounting'], ['/nodes/cpu001', 'view-node', 'node', 'Node cpu001'],
@@ -232,6 +262,8 @@ try {
     await settled();
     await checkView(name, title);
   }
+
+  await http('DELETE', `/api/v1/jobs/${burnerId}`, token);
 
   step = 'admin views: a reservation is created and deleted';
   await tid('nav-admin').click();

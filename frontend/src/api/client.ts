@@ -1,7 +1,7 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from './schema';
 import type {
-  AccountQuota, AccountingRecord, ArraySummary, FairShareLine, PriorityList, UtilizationReport,
+  AccountQuota, AccountingRecord, Budget, ArraySummary, FairShareLine, PriorityList, UtilizationReport,
   ClusterNode, Diag, Job, JobEvent, JobGpuUsageSeries, JobStep, JobSubmission, JobTrial, Page, Partition, Problem, SubmitResponse, Topology,
   TokenResponse, WhoAmI, MyWork, Reservation, ReservationRequest, Qos, UserAccount, Account, Association,
 } from './types';
@@ -135,6 +135,9 @@ export const api = {
   /** Guaranteed GPU quotas: every account's guaranteed, in use, borrowed, lent and pending GPUs. */
   quotas: () =>
     call<Page<AccountQuota>>('GET', '/api/v1/quotas', { params: { query: { size: 1000 } } }).then((r) => r.items),
+  /** Every GrpTRESMins budget the caller may see, per TRES, with its burn rate and run-out. */
+  budgets: () =>
+    call<Page<Budget>>('GET', '/api/v1/budgets', { params: { query: { size: 1000 } } }).then((r) => r.items),
   accountingJobs: (query: AccountingQuery) =>
     call<Page<AccountingRecord>>('GET', '/api/v1/accounting/jobs', { params: { query: clean({ ...query }) } }),
   /** Every row of the window, page after page (at most `limit` rows), for the usage chart. */

@@ -182,6 +182,16 @@ export interface AccountQuota {
   lent: number; pendingDemand: number;
 }
 
+/**
+ * One TRES of one GrpTRESMins budget (GET /api/v1/budgets): limit, used and left in TRES-minutes, the
+ * TRES-minutes a day it burned since rateSince, and when it runs out at that rate (null: it does not).
+ */
+export interface Budget {
+  owner: NonNullable<components['schemas']['Budget']['owner']>; associationId?: number | null; account?: string | null;
+  user?: string | null; qos?: string | null; tres: string; limitMinutes: number; usedMinutes: number; leftMinutes: number;
+  burnPerDay: number; rateSince: string; runsOutAt?: string | null;
+}
+
 export const PRIORITY_FACTORS = ['age', 'fairShare', 'jobSize', 'partition', 'qos', 'shortJob', 'expansion'] as const;
 export type PriorityFactor = (typeof PRIORITY_FACTORS)[number];
 export type PriorityFactors = Partial<Record<PriorityFactor, number | null>>;

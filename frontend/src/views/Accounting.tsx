@@ -9,6 +9,7 @@ import { accountColour, dayStart, efficiency, fairShareTree, gpuHoursPerAccountP
 import { formatDuration, formatTime } from '../lib/format';
 import { href, navigate } from '../lib/router';
 import { accountDailyUsage } from '../lib/utilization';
+import { Budgets } from './AccountingBudgets';
 import { ErrorBox, Loading, StateBadge } from './common';
 
 const WINDOWS = [1, 7, 14, 30];
@@ -60,6 +61,7 @@ export function Accounting({ query }: { query: URLSearchParams }) {
       <UsageChart filters={filters} start={start} end={end} />
       <FairShare />
       <Quotas />
+      <Budgets />
       <History filters={filters} page={page} onPage={(p) => setQuery({ page: p || undefined })} />
     </section>
   );

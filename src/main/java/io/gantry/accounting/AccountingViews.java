@@ -92,6 +92,35 @@ public final class AccountingViews {
     static final String RAW_USAGE = "Only 0: forgets the usage fair share and the budgets count (Slurm's "
             + "RawUsage=0); of an account, of every association below it too";
 
+    /** Whose a budget is: an association's (an account's, or a user's in an account) or a QOS's. */
+    public enum BudgetOwner { ASSOCIATION, QOS }
+
+    @Schema(name = "Budget", description = "One TRES of one GrpTRESMins budget, with how fast it is used and when it "
+            + "runs out at that pace")
+    public record Budget(BudgetOwner owner,
+            @Schema(description = "The association's id; null for a QOS's budget") Long associationId,
+            @Schema(description = "null for a QOS's budget") String account,
+            @Schema(description = "null for an account's own budget (every association below it) and a QOS's") String user,
+            @Schema(description = "The QOS; null for an association's budget") String qos,
+            @Schema(description = "The TRES it limits", allowableValues = {"cpu", "mem", "node", "gres/gpu"},
+                    example = "gres/gpu") String tres,
+            @Schema(description = "The budget in TRES-minutes (mem in MB-minutes), as grpTresMins has it",
+                    example = "6000") long limitMinutes,
+            @Schema(description = "TRES-minutes counted against it (as grpTresMinsUsed: decayed, reset with "
+                    + "rawUsage=0 and each usage-reset-period, as of the last usage accrual)", example = "4210")
+            long usedMinutes,
+            @Schema(description = "limitMinutes minus usedMinutes, at least 0", example = "1790") long leftMinutes,
+            @Schema(description = "TRES-minutes a day its jobs used since rateSince (jobs that ended and what running "
+                    + "jobs used so far, times their QOS usage factor, not decayed), scaled to a day",
+                    example = "480.5") double burnPerDay,
+            @Schema(description = "Start of the window burnPerDay is measured over: 24 hours ago, or the start of the "
+                    + "current usage-reset-period when that is later") Instant rateSince,
+            @Schema(description = "When usedMinutes reaches limitMinutes if its jobs go on at burnPerDay, with usage "
+                    + "decaying and reset as it does; now when nothing is left; null when it does not run out at this "
+                    + "rate (a rate of 0, decay holding the usage below the limit, or a reset first)")
+            Instant runsOutAt) {
+    }
+
     @Schema(name = "AssociationRequest", description = "A new association, or a change to one (null leaves a field)")
     public record AssociationRequest(
             @Schema(description = "Required when creating") @Size(max = NAME) String account,

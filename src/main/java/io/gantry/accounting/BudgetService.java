@@ -81,8 +81,12 @@ public class BudgetService {
 
     /** The budgets' usage now (as of the last accrual). */
     Usage usage() {
+        return rollUp(fairShare.tresUsage(), fairShare.qosTresUsage());
+    }
+
+    /** TRES-seconds per user association and per QOS as a {@link Usage}: each account's, its users' below it. */
+    Usage rollUp(Map<String, Map<String, double[]>> users, Map<String, double[]> byQos) {
         Map<String, String> parents = parents();
-        Map<String, Map<String, double[]>> users = fairShare.tresUsage();
         Map<String, double[]> totals = new HashMap<>();
         users.forEach((account, byUser) -> byUser.values().forEach(v -> {
             Set<String> seen = new HashSet<>();
@@ -93,7 +97,7 @@ public class BudgetService {
                 }
             }
         }));
-        return new Usage(users, totals, fairShare.qosTresUsage());
+        return new Usage(users, totals, byQos);
     }
 
     /** Every budget as the engine takes it. Read at most every few seconds, and again after a change. */
@@ -198,7 +202,8 @@ public class BudgetService {
         return out;
     }
 
-    private Map<String, String> parents() {
+    /** Every account's parent, by account (root has none). */
+    Map<String, String> parents() {
         Map<String, String> parents = new HashMap<>();
         accounts.findAll().forEach(a -> {
             if (a.parent() != null) {

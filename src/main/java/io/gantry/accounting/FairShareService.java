@@ -162,10 +162,7 @@ public class FairShareService {
                     double[] sums = added.computeIfAbsent(List.of(run.account(), run.user()), k -> new double[6]);
                     sums[0] += billing * seconds;
                     sums[1] += gpus * seconds;
-                    // The budgets' TRES-seconds count the QOS's usage factor, as Slurm's usage_tres_raw does.
-                    double f = usageFactors.getOrDefault(run.qos(), 1.0) * seconds;
-                    double[] tres = { run.allocated().cpu() * f, run.allocated().memoryMb() * f,
-                        run.allocated().nodes() * f, gpus * f };
+                    double[] tres = tresSeconds(run, usageFactors.getOrDefault(run.qos(), 1.0), seconds);
                     double[] q = run.qos() == null ? new double[4] : byQos.computeIfAbsent(run.qos(), k -> new double[4]);
                     for (int i = 0; i < 4; i++) {
                         sums[2 + i] += tres[i];
@@ -207,6 +204,17 @@ public class FairShareService {
         });
         // New factors: the engine's cached associations are stale, and the queue may reorder.
         events.publishEvent(new AccountingChanged("fair-share usage"));
+    }
+
+    /**
+     * What {@code seconds} of a run add to the budgets' TRES-seconds (cpu, mem MB, node, gpu): what it holds
+     * (a MIG instance or shard as the part of a GPU it is worth) times its QOS's usage factor, as Slurm's
+     * usage_tres_raw counts it. The burn rates ({@link BudgetOverview}) count the same.
+     */
+    static double[] tresSeconds(io.gantry.jobs.JobRun run, double usageFactor, long seconds) {
+        double f = usageFactor * seconds;
+        return new double[] { run.allocated().cpu() * f, run.allocated().memoryMb() * f, run.allocated().nodes() * f,
+            (run.allocated().gpus() + run.sharedGpus()) * f };
     }
 
     /**

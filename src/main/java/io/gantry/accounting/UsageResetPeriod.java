@@ -19,6 +19,27 @@ public enum UsageResetPeriod {
         return this != NONE && to.isAfter(from) && !start(day(from)).equals(start(day(to)));
     }
 
+    /** When the period holding {@code at} started (00:00 UTC); null for {@code NONE}, which has no periods. */
+    public Instant periodStart(Instant at) {
+        return this == NONE ? null : start(day(at)).atStartOfDay(ZoneOffset.UTC).toInstant();
+    }
+
+    /** When the next period after the one holding {@code at} starts; null for {@code NONE}. */
+    public Instant nextStart(Instant at) {
+        if (this == NONE) {
+            return null;
+        }
+        LocalDate start = start(day(at));
+        LocalDate next = switch (this) {
+            case NONE, DAILY -> start.plusDays(1);
+            case WEEKLY -> start.plusWeeks(1);
+            case MONTHLY -> start.plusMonths(1);
+            case QUARTERLY -> start.plusMonths(3);
+            case YEARLY -> start.plusYears(1);
+        };
+        return next.atStartOfDay(ZoneOffset.UTC).toInstant();
+    }
+
     private static LocalDate day(Instant at) {
         return at.atOffset(ZoneOffset.UTC).toLocalDate();
     }

@@ -34,4 +34,16 @@ class UsageResetPeriodTests {
         assertThat(UsageResetPeriod.DAILY.crossed(at("2026-12-05T23:59:59Z"), at("2026-12-06T00:00:00Z"))).isTrue();
         assertThat(UsageResetPeriod.YEARLY.crossed(at("2026-06-01T00:00:00Z"), at("2026-12-31T23:59:59Z"))).isFalse();
     }
+
+    @Test
+    void aPeriodStartsAndTheNextOneStartsAtMidnightUtcOfItsFirstDay() {
+        Instant saturday = at("2026-12-05T15:30:00Z");
+        assertThat(UsageResetPeriod.WEEKLY.periodStart(saturday)).isEqualTo(at("2026-11-29T00:00:00Z"));
+        assertThat(UsageResetPeriod.WEEKLY.nextStart(saturday)).isEqualTo(at("2026-12-06T00:00:00Z"));
+        assertThat(UsageResetPeriod.QUARTERLY.periodStart(saturday)).isEqualTo(at("2026-10-01T00:00:00Z"));
+        assertThat(UsageResetPeriod.QUARTERLY.nextStart(saturday)).isEqualTo(at("2027-01-01T00:00:00Z"));
+        assertThat(UsageResetPeriod.DAILY.nextStart(saturday)).isEqualTo(at("2026-12-06T00:00:00Z"));
+        assertThat(UsageResetPeriod.NONE.periodStart(saturday)).isNull();
+        assertThat(UsageResetPeriod.NONE.nextStart(saturday)).isNull();
+    }
 }

@@ -147,6 +147,84 @@ class BudgetIntegrationTests {
         assertThat(qos.body()).contains("maxTresMinsPerJob");
     }
 
+    @Test
+    void theBudgetsListShowsEachBudgetsBurnRateAndRunOutToWhomItHolds() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String account = "burn-" + suffix;
+        String user = "bn" + suffix.substring(0, 6);
+        String stranger = "bs" + suffix.substring(0, 6);
+        String qos = "burnq-" + suffix;
+        create("/api/v1/accounts", Map.of("name", account, "parent", "root"));
+        long id = accountAssociation(account).get("id").asLong();
+        Response set = api.send("PATCH", "/api/v1/associations/" + id, admin, Map.of("grpTresMins", "gres/gpu=600"));
+        assertThat(set.status()).as(set.body()).isEqualTo(200);
+        create("/api/v1/users", new HashMap<>(Map.of("username", user, "password", "secret-password",
+                "defaultAccount", account)));
+        create("/api/v1/users", new HashMap<>(Map.of("username", stranger, "password", "secret-password",
+                "defaultAccount", "root")));
+        create("/api/v1/qos", Map.of("name", qos, "grpTresMins", "cpu=100000,gres/gpu=6000"));
+
+        // Two GPUs for 3 hours (360 of the 600 GPU-minutes), started two hours ago: 240 GPU-minutes in the last day.
+        Response submitted = api.send("POST", "/api/v1/jobs", api.token(user, "secret-password"), Map.of("partition",
+                "gpu", "gpus", 2, "timeLimitSeconds", 3 * 3600, "simulatedRunSeconds", 86400));
+        assertThat(submitted.status()).as(submitted.body()).isEqualTo(201);
+        long job = submitted.json().get("jobId").asLong();
+        try {
+            awaitState(job, "RUNNING");
+            jdbc.update("UPDATE jobs SET start_time = start_time - INTERVAL '2' HOUR WHERE id = ?", job);
+            Instant asked = Instant.now();
+            JsonNode line = budgetLine(admin, account);
+            assertThat(line.get("owner").asString()).isEqualTo("ASSOCIATION");
+            assertThat(line.get("associationId").asLong()).isEqualTo(id);
+            assertThat(line.get("tres").asString()).isEqualTo("gres/gpu");
+            assertThat(line.get("limitMinutes").asLong()).isEqualTo(600);
+            long used = line.get("usedMinutes").asLong();
+            assertThat(used).isLessThan(10);
+            assertThat(line.get("leftMinutes").asLong()).isEqualTo(600 - used);
+            assertThat(line.get("burnPerDay").asDouble()).isBetween(240.0, 242.0);
+            assertThat(Instant.parse(line.get("rateSince").asString())).isBetween(asked.minus(Duration.ofHours(25)),
+                    asked.minus(Duration.ofHours(23)));
+            // 600 left at 240 a day: 2.5 days in a straight line, a little more as the usage decays (half-life 7 days).
+            Instant runsOut = Instant.parse(line.get("runsOutAt").asString());
+            assertThat(runsOut).isBetween(asked.plus(Duration.ofHours(60)), asked.plus(Duration.ofHours(76)));
+
+            // A QOS nobody uses: a line per TRES it limits, burning nothing, running out never.
+            List<JsonNode> qosLines = new java.util.ArrayList<>();
+            api.get("/api/v1/budgets?size=1000", admin).json().get("items").forEach(b -> {
+                if (b.hasNonNull("qos") && qos.equals(b.get("qos").asString())) {
+                    qosLines.add(b);
+                }
+            });
+            assertThat(qosLines).extracting(b -> b.get("tres").asString()).containsExactly("cpu", "gres/gpu");
+            assertThat(qosLines).allSatisfy(b -> {
+                assertThat(b.get("burnPerDay").asDouble()).isZero();
+                assertThat(b.hasNonNull("runsOutAt")).isFalse();
+                assertThat(b.get("owner").asString()).isEqualTo("QOS");
+            });
+
+            // The member sees their account's budget; a user of another account does not.
+            assertThat(budgetLine(api.token(user, "secret-password"), account).get("limitMinutes").asLong()).isEqualTo(600);
+            JsonNode theirs = api.get("/api/v1/budgets?size=1000", api.token(stranger, "secret-password")).json();
+            theirs.get("items").forEach(b -> assertThat(b.hasNonNull("account") ? b.get("account").asString() : "")
+                    .isNotEqualTo(account));
+        } finally {
+            api.send("DELETE", "/api/v1/jobs/" + job, admin, null);
+            awaitState(job, "CANCELLED");
+            api.send("DELETE", "/api/v1/qos/" + qos, admin, null);
+        }
+    }
+
+    private JsonNode budgetLine(String token, String account) {
+        Response r = api.get("/api/v1/budgets?size=1000", token);
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        for (JsonNode b : r.json().get("items")) {
+            if (b.hasNonNull("account") && account.equals(b.get("account").asString()) && !b.hasNonNull("user")) {
+                return b;
+            }
+        }
+        throw new AssertionError("no budget of account " + account + " in " + r.body());
+    }
+
     private record Run(int exit, String out, String err) {
     }
 
