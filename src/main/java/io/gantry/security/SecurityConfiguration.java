@@ -33,7 +33,7 @@ import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.firewall.HttpFirewall;
 import org.springframework.security.web.context.SecurityContextHolderFilter;
 
-import io.gantry.agent.protocol.AgentProtocol;
+import io.gantry.noded.protocol.AgentProtocol;
 import io.gantry.api.GantryProperties;
 import tools.jackson.databind.json.JsonMapper;
 
