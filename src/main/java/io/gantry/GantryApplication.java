@@ -24,8 +24,8 @@ public class GantryApplication {
                 case "bench" -> System.exit(BenchCommand.run(rest));
                 case "simulate-quotas" -> System.exit(io.gantry.simulation.QuotaDay.run(rest));
                 case "agent" -> System.exit(io.gantry.noded.AgentCommand.run(rest));
-                case "srun" -> System.exit(io.gantry.noded.Srun.run(rest));
-                case "salloc" -> System.exit(io.gantry.noded.Salloc.run(rest));
+                case "srun" -> System.exit(io.gantry.cli.srun.Srun.run(rest));
+                case "salloc" -> System.exit(io.gantry.cli.srun.Salloc.run(rest));
                 case "loadtest" -> {
                     LoadTest.main(rest);
                     return;

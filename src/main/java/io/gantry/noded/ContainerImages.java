@@ -1,5 +1,7 @@
 package io.gantry.noded;
 
+import io.gantry.noded.protocol.AgentJson;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

@@ -1,5 +1,6 @@
 package io.gantry.noded;
 
+import io.gantry.noded.protocol.AgentJson;
 import io.gantry.noded.protocol.AgentProtocol.ContainerImage;
 import io.gantry.noded.protocol.ContainerSpec;
 import java.io.IOException;

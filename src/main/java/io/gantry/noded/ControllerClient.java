@@ -1,5 +1,6 @@
 package io.gantry.noded;
 
+import io.gantry.noded.protocol.AgentJson;
 import io.gantry.noded.protocol.AgentProtocol;
 import io.gantry.noded.protocol.AgentProtocol.Commands;
 import io.gantry.noded.protocol.AgentProtocol.Poll;
@@ -137,7 +138,7 @@ final class ControllerClient {
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         int status = response.statusCode();
         if (status < 200 || status >= 300) {
-            throw new Refused(status, problemDetail(response.body()));
+            throw new Refused(status, AgentJson.problemDetail(response.body()));
         }
         String text = response.body();
         try {
@@ -145,25 +146,5 @@ final class ControllerClient {
         } catch (JacksonException e) {
             throw new IOException("unreadable answer from " + path + ": " + e.getOriginalMessage(), e);
         }
-    }
-
-    /** The {@code detail} (or {@code title}) of an RFC 9457 problem, else the start of the body. */
-    static String problemDetail(String body) {
-        if (body == null || body.isBlank()) {
-            return "";
-        }
-        try {
-            JsonNode problem = AgentJson.MAPPER.readTree(body);
-            for (String field : new String[] {"detail", "title", "error", "message"}) {
-                JsonNode value = problem.get(field);
-                if (value != null && value.isString() && !value.asString().isBlank()) {
-                    return value.asString();
-                }
-            }
-        } catch (JacksonException e) {
-            // not JSON
-        }
-        String text = body.strip();
-        return text.length() > 200 ? text.substring(0, 200) + "…" : text;
     }
 }

@@ -1,5 +1,6 @@
 package io.gantry.noded;
 
+import io.gantry.noded.protocol.AgentJson;
 import io.gantry.secrets.OwnerOnlyFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,5 +1,6 @@
 package io.gantry.noded;
 
+import io.gantry.noded.protocol.AgentJson;
 import io.gantry.noded.protocol.AgentProtocol.JobIdentity;
 import io.gantry.noded.protocol.AgentProtocol.Launch;
 import io.gantry.noded.protocol.AgentProtocol.NodeSettings;

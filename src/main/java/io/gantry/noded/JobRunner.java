@@ -1,5 +1,6 @@
 package io.gantry.noded;
 
+import io.gantry.noded.protocol.AgentJson;
 import io.gantry.noded.protocol.AgentProtocol;
 import io.gantry.noded.protocol.AgentProtocol.Command;
 import io.gantry.noded.protocol.AgentProtocol.Launch;

@@ -46,7 +46,7 @@ final class JobTools {
         } else {
             String cp = quote(String.join(File.pathSeparator, List.of(classPath.split(File.pathSeparator)).stream()
                     .map(p -> Path.of(p).toAbsolutePath().normalize().toString()).toList()));
-            srun = start + "-cp " + cp + " io.gantry.noded.Srun \"$@\"";
+            srun = start + "-cp " + cp + " io.gantry.cli.srun.Srun \"$@\"";
             gantrySrun = "shift\n  " + srun;
         }
         write(bin.resolve("srun"), "#!/bin/sh\n" + srun + "\n");

@@ -1,5 +1,6 @@
 package io.gantry.noded;
 
+import io.gantry.noded.protocol.AgentJson;
 import io.gantry.noded.protocol.AgentProtocol.Report;
 import io.gantry.noded.protocol.AgentProtocol.ReportType;
 import java.io.IOException;

@@ -2,6 +2,7 @@ package io.gantry.noded;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.noded.protocol.AgentJson;
 import io.gantry.noded.protocol.AgentProtocol.Registered;
 import io.gantry.noded.protocol.AgentProtocol.Report;
 import io.gantry.noded.protocol.AgentProtocol.ReportType;

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.gantry.noded.protocol.AgentJson;
 import io.gantry.noded.protocol.AgentProtocol;
 import io.gantry.noded.protocol.AgentProtocol.Command;
 import io.gantry.noded.protocol.AgentProtocol.Commands;

@@ -290,7 +290,7 @@ class JobStepsTests {
         assertThat(srun).isExecutable();
         assertThat(Files.getPosixFilePermissions(dir.resolve("bin")))
                 .isEqualTo(PosixFilePermissions.fromString("rwxr-xr-x"));
-        assertThat(Files.readString(srun)).contains("io.gantry.noded.Srun \"$@\"");
+        assertThat(Files.readString(srun)).contains("io.gantry.cli.srun.Srun \"$@\"");
         assertThat(Files.readString(dir.resolve("bin/gantry"))).contains("srun)");
     }
 

@@ -8,6 +8,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import io.gantry.noded.protocol.AgentJson;
 import io.gantry.noded.protocol.AgentProtocol.JobContext;
 import io.gantry.noded.protocol.AgentProtocol.JobIdentity;
 import io.gantry.noded.protocol.AgentProtocol.Launch;

@@ -1,4 +1,4 @@
-package io.gantry.noded;
+package io.gantry.cli.srun;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
-package io.gantry.noded;
+package io.gantry.cli.srun;
 
+import io.gantry.noded.protocol.AgentJson;
 import io.gantry.noded.protocol.StepProtocol;
 import io.gantry.noded.protocol.StepProtocol.StepCreated;
 import io.gantry.noded.protocol.StepProtocol.StepIo;
@@ -243,7 +244,7 @@ public final class Srun {
                 : options.command().get(0).substring(options.command().get(0).lastIndexOf('/') + 1);
         ControllerCalls.Answer answer = calls.submitJob(script.toString(), env, name, cwd.toString(), CALL_TIMEOUT);
         if (!answer.ok()) {
-            String detail = ControllerClient.problemDetail(answer.body());
+            String detail = AgentJson.problemDetail(answer.body());
             err.println("srun: error: Unable to allocate resources: " + (answer.status() == 401
                     ? "the controller refused the login token (run 'gantry login' again)"
                     : detail.isBlank() ? "HTTP " + answer.status() : detail));
@@ -315,7 +316,7 @@ public final class Srun {
                     continue;
                 }
                 err.println("srun: error: StepId=" + slurmJobId + "." + stepId + ": HTTP " + answer.status() + " "
-                        + ControllerClient.problemDetail(answer.body()));
+                        + AgentJson.problemDetail(answer.body()));
                 return 1;
             }
             StepIo io = read(answer, StepIo.class);
@@ -395,7 +396,7 @@ public final class Srun {
                 }
                 return created;
             }
-            String detail = ControllerClient.problemDetail(answer.body());
+            String detail = AgentJson.problemDetail(answer.body());
             if (answer.status() == 409 || answer.status() == 503) {
                 if (!waited && !options.quiet()) {
                     err.println("srun: Job " + slurmJobId + " step creation temporarily disabled, retrying"
@@ -488,7 +489,7 @@ public final class Srun {
                     err.println("srun: error: StepId=" + slurmJobId + "." + created.stepId() + ": "
                             + (answer.status() == 401 || answer.status() == 403
                                     ? "the job is over (its credential is no longer accepted)"
-                                    : "HTTP " + answer.status() + " " + ControllerClient.problemDetail(answer.body())));
+                                    : "HTTP " + answer.status() + " " + AgentJson.problemDetail(answer.body())));
                     return 1;
                 }
                 retry = 0;
@@ -689,7 +690,7 @@ public final class Srun {
                 CALL_TIMEOUT);
         if (!answer.ok()) {
             err.println("srun: error: cannot signal StepId=" + slurmJobId + "." + stepId + ": HTTP " + answer.status()
-                    + " " + ControllerClient.problemDetail(answer.body()));
+                    + " " + AgentJson.problemDetail(answer.body()));
         }
     }
 

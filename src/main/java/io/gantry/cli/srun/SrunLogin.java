@@ -1,4 +1,4 @@
-package io.gantry.noded;
+package io.gantry.cli.srun;
 
 import java.io.IOException;
 import java.net.URI;

@@ -1,5 +1,6 @@
-package io.gantry.noded;
+package io.gantry.cli.srun;
 
+import io.gantry.noded.protocol.AgentJson;
 import io.gantry.noded.protocol.StepProtocol;
 import io.gantry.noded.protocol.StepProtocol.StepCreated;
 import io.gantry.noded.protocol.StepProtocol.StepRequest;
@@ -160,7 +161,7 @@ public final class Salloc {
         ControllerCalls.Answer answer = calls.submitJob(script.toString(), env,
                 options.jobName() == null ? "interactive" : null, cwd.toString(), CALL_TIMEOUT);
         if (!answer.ok()) {
-            String detail = ControllerClient.problemDetail(answer.body());
+            String detail = AgentJson.problemDetail(answer.body());
             err.println("salloc: error: Job submit/allocate failed: " + (answer.status() == 401
                     ? "the controller refused the login token (run 'gantry login' again)"
                     : detail.isBlank() ? "HTTP " + answer.status() : detail));
@@ -210,7 +211,7 @@ public final class Salloc {
                 AgentJson.MAPPER.writeValueAsBytes(request), CALL_TIMEOUT);
         if (!answer.ok()) {
             err.println("salloc: error: cannot hold job allocation " + jobId + ": HTTP " + answer.status() + " "
-                    + ControllerClient.problemDetail(answer.body()));
+                    + AgentJson.problemDetail(answer.body()));
             return false;
         }
         StepCreated created = answer.read(StepCreated.class);

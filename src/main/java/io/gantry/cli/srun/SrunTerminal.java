@@ -1,4 +1,4 @@
-package io.gantry.noded;
+package io.gantry.cli.srun;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

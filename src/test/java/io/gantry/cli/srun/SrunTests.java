@@ -1,10 +1,11 @@
-package io.gantry.noded;
+package io.gantry.cli.srun;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.gantry.noded.protocol.AgentJson;
 import io.gantry.noded.protocol.StepProtocol.StepCreated;
 import io.gantry.noded.protocol.StepProtocol.StepIo;
 import io.gantry.noded.protocol.StepProtocol.StepOutputChunk;

@@ -1,4 +1,4 @@
-package io.gantry.noded;
+package io.gantry.cli.srun;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.OptionalLong;
+import io.gantry.noded.protocol.AgentJson;
 import io.gantry.noded.protocol.StepProtocol;
 import tools.jackson.core.JacksonException;
 
@@ -175,7 +176,7 @@ final class ControllerCalls {
         try {
             Answer answer = call("DELETE", "/api/v1/jobs/" + id, null, timeout);
             return answer.ok() || answer.status() == 409 ? null
-                    : "HTTP " + answer.status() + " " + ControllerClient.problemDetail(answer.body());
+                    : "HTTP " + answer.status() + " " + AgentJson.problemDetail(answer.body());
         } catch (IOException e) {
             return e.getMessage();
         } catch (InterruptedException e) {

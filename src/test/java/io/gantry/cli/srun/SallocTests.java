@@ -1,4 +1,6 @@
-package io.gantry.noded;
+package io.gantry.cli.srun;
+
+import io.gantry.noded.protocol.AgentJson;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
