@@ -23,9 +23,9 @@ public class GantryApplication {
                 case "simulate" -> System.exit(SimulateCommand.run(rest));
                 case "bench" -> System.exit(BenchCommand.run(rest));
                 case "simulate-quotas" -> System.exit(io.gantry.simulation.QuotaDay.run(rest));
-                case "agent" -> System.exit(io.gantry.agent.AgentCommand.run(rest));
-                case "srun" -> System.exit(io.gantry.agent.Srun.run(rest));
-                case "salloc" -> System.exit(io.gantry.agent.Salloc.run(rest));
+                case "agent" -> System.exit(io.gantry.noded.AgentCommand.run(rest));
+                case "srun" -> System.exit(io.gantry.cli.srun.Srun.run(rest));
+                case "salloc" -> System.exit(io.gantry.cli.srun.Salloc.run(rest));
                 case "loadtest" -> {
                     LoadTest.main(rest);
                     return;

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-import io.gantry.agent.protocol.AgentProtocol;
+import io.gantry.noded.protocol.AgentProtocol;
 import io.gantry.gpus.GpuSamples;
 import io.gantry.support.AgentProcess;
 import io.gantry.support.ApiClient;

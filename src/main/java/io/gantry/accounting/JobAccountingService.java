@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Service;
 
 import io.gantry.api.PageRequest;
@@ -30,12 +29,17 @@ class JobAccountingService {
     private static final int STEP_BATCH = 500;
 
     private final JobHistory history;
-    private final ObjectProvider<JobStepSource> stepSource;
+    private final JobStepSource stepSource;
+    private final QuotaMarks marks;
+    private final io.gantry.gpus.GpuSamples gpuSamples;
     private final Clock clock;
 
-    JobAccountingService(JobHistory history, ObjectProvider<JobStepSource> stepSource, Clock clock) {
+    JobAccountingService(JobHistory history, JobStepSource stepSource, QuotaMarks marks,
+            io.gantry.gpus.GpuSamples gpuSamples, Clock clock) {
         this.history = history;
         this.stepSource = stepSource;
+        this.marks = marks;
+        this.gpuSamples = gpuSamples;
         this.clock = clock;
     }
 
@@ -66,11 +70,10 @@ class JobAccountingService {
     }
 
     private List<JobAccountingRecord> withSteps(List<JobAccountingRecord> jobs, Instant now) {
-        JobStepSource source = stepSource.getIfAvailable();
-        if (source == null || jobs.isEmpty()) {
+        if (jobs.isEmpty()) {
             return jobs;
         }
-        JobStepSource.Steps steps = source.steps(jobs.stream().map(JobAccountingRecord::jobId).toList());
+        JobStepSource.Steps steps = stepSource.steps(jobs.stream().map(JobAccountingRecord::jobId).toList());
         List<JobAccountingRecord> lines = new ArrayList<>();
         for (JobAccountingRecord job : jobs) {
             lines.add(job);
@@ -146,7 +149,7 @@ class JobAccountingService {
     /** Each job's line with its borrowed marker from {@link QuotaMarks}. */
     private List<JobAccountingRecord> withMarks(List<JobHistory.Entry> entries, List<JobAccountingRecord> lines) {
         lines = withGpuUsage(lines);
-        if (marks == null || entries.isEmpty()) {
+        if (entries.isEmpty()) {
             return lines;
         }
         java.util.Map<QuotaMarks.Key, QuotaMarks.Mark> found = marks.of(entries.stream()
@@ -165,25 +168,12 @@ class JobAccountingService {
 
     /** Each started job's line with its GPU use (TRESUsageInAve/Max) from {@link io.gantry.gpus.GpuSamples}. */
     private List<JobAccountingRecord> withGpuUsage(List<JobAccountingRecord> lines) {
-        if (gpuSamples == null || lines.isEmpty()) {
+        if (lines.isEmpty()) {
             return lines;
         }
         java.util.Map<String, io.gantry.gpus.GpuUsage> usage = gpuSamples.usage(lines.stream()
                 .filter(l -> l.startTime() != null).map(JobAccountingRecord::jobId).toList());
         return usage.isEmpty() ? lines : lines.stream().map(l -> l.withGpuUsage(usage.get(l.jobId()))).toList();
-    }
-
-    private QuotaMarks marks;
-    private io.gantry.gpus.GpuSamples gpuSamples;
-
-    @org.springframework.beans.factory.annotation.Autowired(required = false)
-    void gpuSamples(io.gantry.gpus.GpuSamples samples) {
-        this.gpuSamples = samples;
-    }
-
-    @org.springframework.beans.factory.annotation.Autowired(required = false)
-    void quotaMarks(QuotaMarks marks) {
-        this.marks = marks;
     }
 
     private static JobAccountingRecord record(JobHistory.Entry e, Instant now) {

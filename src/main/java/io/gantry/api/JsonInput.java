@@ -34,8 +34,10 @@ class JsonInput {
 
         @Override
         public ValueDeserializer<?> createContextual(DeserializationContext context, BeanProperty property) {
-            boolean agentProtocol = property != null && property.getMember() != null
-                    && property.getMember().getDeclaringClass().getPackageName().startsWith("io.gantry.agent");
+            String declaredIn = property != null && property.getMember() != null
+                    ? property.getMember().getDeclaringClass().getPackageName() : "";
+            // The node daemon's protocol records and the controller side's own (io.gantry.fleet).
+            boolean agentProtocol = declaredIn.startsWith("io.gantry.noded") || declaredIn.startsWith("io.gantry.fleet");
             return agentProtocol ? new TextWithoutNul(false) : this;
         }
 

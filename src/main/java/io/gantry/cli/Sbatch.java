@@ -327,7 +327,7 @@ final class Sbatch {
         if (options == null) {
             return; // the controller names the script's mistakes
         }
-        io.gantry.agent.protocol.ContainerSpec merged = io.gantry.agent.protocol.ContainerOptions.withEnvironment(options.container(), env.env());
+        io.gantry.noded.protocol.ContainerSpec merged = io.gantry.noded.protocol.ContainerOptions.withEnvironment(options.container(), env.env());
         if (merged != options.container()) {
             body.put("container", merged);
         }

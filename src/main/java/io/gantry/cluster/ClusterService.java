@@ -53,16 +53,11 @@ public class ClusterService {
     private final org.springframework.jdbc.core.JdbcTemplate batch;
     private final Audit audit;
 
-    /** Reservations and recent failures on the nodes, for their views; none when not wired (unit tests). */
-    private NodeMarks nodeMarks;
-
-    @org.springframework.beans.factory.annotation.Autowired(required = false)
-    void nodeMarks(NodeMarks marks) {
-        this.nodeMarks = marks;
-    }
+    /** Reservations and recent failures on the nodes, for their views. */
+    private final NodeMarks nodeMarks;
 
     private NodeMarks.Marks marks() {
-        return nodeMarks == null ? NodeMarks.Marks.NONE : nodeMarks.read();
+        return nodeMarks.read();
     }
 
     /** The GPU idle threshold of a partition's policy that names none (percent). */
@@ -70,10 +65,11 @@ public class ClusterService {
 
     ClusterService(ClusterLayout layout, NodeRepository nodes, PartitionRepository partitions,
             ApplicationEventPublisher events, Clock clock, JdbcClient jdbc,
-            org.springframework.jdbc.core.JdbcTemplate batch, Audit audit,
+            org.springframework.jdbc.core.JdbcTemplate batch, Audit audit, NodeMarks nodeMarks,
             @org.springframework.beans.factory.annotation.Value("${gantry.reports.gpu-idle-threshold:5}")
             double gpuIdleThreshold) {
         this.gpuIdleThreshold = gpuIdleThreshold;
+        this.nodeMarks = nodeMarks;
         this.audit = audit;
         this.jdbc = jdbc;
         this.batch = batch;

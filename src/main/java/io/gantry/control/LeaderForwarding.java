@@ -29,7 +29,7 @@ import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.web.filter.OncePerRequestFilter;
 
-import io.gantry.agent.protocol.AgentProtocol;
+import io.gantry.noded.protocol.AgentProtocol;
 import io.gantry.api.ProblemType;
 import tools.jackson.databind.json.JsonMapper;
 

@@ -15,7 +15,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
-import io.gantry.agent.protocol.AgentProtocol.GpuSample;
+import io.gantry.noded.protocol.AgentProtocol.GpuSample;
 
 /**
  * The GPU readings agents send with their polls, kept per job in {@code gpu_samples} as they arrive

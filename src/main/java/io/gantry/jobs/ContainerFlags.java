@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-import io.gantry.agent.protocol.ContainerOptions;
-import io.gantry.agent.protocol.ContainerSpec;
+import io.gantry.noded.protocol.ContainerOptions;
+import io.gantry.noded.protocol.ContainerSpec;
 import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.InputText;
 

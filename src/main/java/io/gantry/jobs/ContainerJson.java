@@ -1,6 +1,6 @@
 package io.gantry.jobs;
 
-import io.gantry.agent.protocol.ContainerSpec;
+import io.gantry.noded.protocol.ContainerSpec;
 import tools.jackson.databind.json.JsonMapper;
 
 /**

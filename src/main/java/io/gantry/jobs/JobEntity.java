@@ -245,7 +245,7 @@ class JobEntity {
     String exclusiveMode() { return exclusiveMode; }
     Integer shards() { return shards; }
     String containerSpec() { return containerSpec; }
-    io.gantry.agent.protocol.ContainerSpec container() { return ContainerJson.read(containerSpec); }
+    io.gantry.noded.protocol.ContainerSpec container() { return ContainerJson.read(containerSpec); }
     String containerImageDigest() { return containerImageDigest; }
 
     /** The digest the batch host resolved the container's image to: the image this run really has. */

@@ -232,7 +232,7 @@ public class JobHistory {
     }
 
     /** What accounting names of a container: its image, else its bundle; null for none. */
-    static String containerImage(io.gantry.agent.protocol.ContainerSpec container) {
+    static String containerImage(io.gantry.noded.protocol.ContainerSpec container) {
         return container == null ? null : container.image() != null ? container.image() : container.bundle();
     }
 

@@ -19,7 +19,7 @@ public record JobSpec(String name, String script, List<String> partitions, Strin
         String reservation, Instant beginTime, String nodelist, String exclude, String comment,
         Long simulatedRunSeconds, Integer simulatedExitCode, String umask, String signal, String switches,
         Long timeMinSeconds, Integer segment, Long defaultMemoryMb, String exclusiveMode, Integer shards,
-        io.gantry.agent.protocol.ContainerSpec container, Instant deadline, Boolean killOnInvalidDep) {
+        io.gantry.noded.protocol.ContainerSpec container, Instant deadline, Boolean killOnInvalidDep) {
 
     /** A spec without a deadline. */
     public JobSpec(String name, String script, List<String> partitions, String account, String qos,
@@ -30,7 +30,7 @@ public record JobSpec(String name, String script, List<String> partitions, Strin
             String reservation, Instant beginTime, String nodelist, String exclude, String comment,
             Long simulatedRunSeconds, Integer simulatedExitCode, String umask, String signal, String switches,
             Long timeMinSeconds, Integer segment, Long defaultMemoryMb, String exclusiveMode, Integer shards,
-            io.gantry.agent.protocol.ContainerSpec container) {
+            io.gantry.noded.protocol.ContainerSpec container) {
         this(name, script, partitions, account, qos, minNodes, maxNodes, tasks, cpusPerTask, ntasksPerNode, memoryMb,
                 gpus, gpusPerNode, gpuType, timeLimitSeconds, constraints, exclusive, dependency, array,
                 arrayMaxRunning, arrayTaskIds, hold, nice, workdir, environment, stdout, stderr, requeue, reservation,

@@ -5,7 +5,7 @@ import java.util.Map;
 
 import jakarta.validation.constraints.Size;
 
-import io.gantry.agent.protocol.ContainerSpec;
+import io.gantry.noded.protocol.ContainerSpec;
 
 import io.swagger.v3.oas.annotations.media.Schema;
 

@@ -63,7 +63,7 @@ public final class JobViews {
                     + "null when not known", example = "62345") Long totalCpuMillis,
             @Schema(description = "The container its batch script runs in (--container-image and the other "
                     + "--container-* options, or --container); null when it runs on the node")
-            io.gantry.agent.protocol.ContainerSpec container,
+            io.gantry.noded.protocol.ContainerSpec container,
             @Schema(description = "The digest the container's image resolved to on its batch host (the image the "
                     + "job really ran); null before its node has the image, and for a bundle or no container",
                     example = "sha256:6e3b1e4c0f7d...") String containerImageDigest,

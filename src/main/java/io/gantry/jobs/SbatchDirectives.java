@@ -97,10 +97,10 @@ public final class SbatchDirectives {
         acted("time-min", null, Arg.VALUE, (p, o, v) -> p.timeMinSeconds = timeMin(v));
         acted("segment", null, Arg.VALUE, (p, o, v) -> p.segment = positive(v, "a segment size"));
         // pyxis's --container-* and Slurm's --container: the batch script runs in that container
-        io.gantry.agent.protocol.ContainerOptions.OPTIONS.forEach((name, takesValue) -> acted(name, null, takesValue ? Arg.VALUE : Arg.NO_VALUE,
+        io.gantry.noded.protocol.ContainerOptions.OPTIONS.forEach((name, takesValue) -> acted(name, null, takesValue ? Arg.VALUE : Arg.NO_VALUE,
                 (p, o, v) -> p.container.apply(name, v)));
-        for (String name : io.gantry.agent.protocol.ContainerOptions.IGNORED) {
-            ignored(name, null, io.gantry.agent.protocol.ContainerOptions.IGNORED_FLAGS.contains(name) ? Arg.NO_VALUE : Arg.VALUE);
+        for (String name : io.gantry.noded.protocol.ContainerOptions.IGNORED) {
+            ignored(name, null, io.gantry.noded.protocol.ContainerOptions.IGNORED_FLAGS.contains(name) ? Arg.NO_VALUE : Arg.VALUE);
         }
         acted("wrap", null, Arg.VALUE, (p, o, v) -> {
             throw new IllegalArgumentException("wraps a command line into a script, which makes no sense inside a script");
@@ -453,7 +453,7 @@ public final class SbatchDirectives {
         String exclusiveMode;
         Integer shards;
         Boolean killOnInvalidDep;
-        final io.gantry.agent.protocol.ContainerOptions.Builder container = new io.gantry.agent.protocol.ContainerOptions.Builder();
+        final io.gantry.noded.protocol.ContainerOptions.Builder container = new io.gantry.noded.protocol.ContainerOptions.Builder();
 
         /** The memory option given so far, for sbatch's rule that only one kind may be. */
         Memory memoryKind;

@@ -83,7 +83,7 @@ public record SbatchOptions(
         Integer segment,
         String exclusiveMode,
         Integer shards,
-        io.gantry.agent.protocol.ContainerSpec container,
+        io.gantry.noded.protocol.ContainerSpec container,
         Boolean killOnInvalidDep,
         List<String> warnings,
         Map<String, Integer> lines) {

@@ -70,7 +70,7 @@ final class SubmissionDraft implements JobRequest {
     String signal;
     String switches;
     JobSwitches switchLimit;
-    io.gantry.agent.protocol.ContainerSpec container;
+    io.gantry.noded.protocol.ContainerSpec container;
     Long simulatedRun;
 
     SubmissionDraft(JobSubmission json, SbatchOptions directives, List<FieldError> scriptErrors, CurrentUser caller,

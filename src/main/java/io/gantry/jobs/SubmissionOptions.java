@@ -243,7 +243,7 @@ final class SubmissionOptions {
     static void container(SubmissionDraft d) {
         JobSubmission json = d.json;
         SbatchOptions directives = d.directives;
-        io.gantry.agent.protocol.ContainerSpec container = json.container() != null ? json.container()
+        io.gantry.noded.protocol.ContainerSpec container = json.container() != null ? json.container()
                 : directives.container();
         for (FieldError error : ContainerFlags.check(container, "container", true)) {
             if (json.container() != null) {
@@ -255,7 +255,7 @@ final class SubmissionOptions {
             Integer line = directives.lineOf(option);
             if (line == null) {
                 // the fault is one of the flags given without an image: the first container line names it
-                line = io.gantry.agent.protocol.ContainerOptions.OPTIONS.keySet().stream().map(directives::lineOf)
+                line = io.gantry.noded.protocol.ContainerOptions.OPTIONS.keySet().stream().map(directives::lineOf)
                         .filter(java.util.Objects::nonNull).min(Integer::compare).orElse(null);
             }
             d.errors.add(line == null ? error : new FieldError("script:" + line, "--" + option + ": " + error.message()));

@@ -4,7 +4,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.function.BooleanSupplier;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.AuthenticationException;
 import org.springframework.security.core.context.SecurityContextHolder;
@@ -24,8 +23,8 @@ public class CallerStanding {
     private final TokenAuthentication tokens;
     private final Clock clock;
 
-    CallerStanding(ActiveUsers activeUsers, ObjectProvider<JobCredentialCheck> jobCredentials, Clock clock) {
-        this.tokens = new TokenAuthentication(activeUsers, jobCredentials::getIfAvailable);
+    CallerStanding(ActiveUsers activeUsers, JobCredentialCheck jobCredentials, Clock clock) {
+        this.tokens = new TokenAuthentication(activeUsers, jobCredentials);
         this.clock = clock;
     }
 

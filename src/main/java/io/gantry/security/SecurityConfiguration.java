@@ -6,7 +6,6 @@ import javax.crypto.SecretKey;
 
 import jakarta.servlet.http.HttpServletRequest;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
@@ -34,7 +33,7 @@ import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.firewall.HttpFirewall;
 import org.springframework.security.web.context.SecurityContextHolderFilter;
 
-import io.gantry.agent.protocol.AgentProtocol;
+import io.gantry.noded.protocol.AgentProtocol;
 import io.gantry.api.GantryProperties;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -79,7 +78,7 @@ class SecurityConfiguration {
     @Bean
     @Order(2)
     SecurityFilterChain apiSecurity(HttpSecurity http, ActiveUsers activeUsers,
-            ObjectProvider<JobCredentialCheck> jobCredentials, JsonMapper json, Environment environment) throws Exception {
+            JobCredentialCheck jobCredentials, JsonMapper json, Environment environment) throws Exception {
         ProblemResponses problems = new ProblemResponses(json);
         boolean metricsNeedToken = MetricsAccess.tokenRequired(environment);
         http
@@ -109,7 +108,7 @@ class SecurityConfiguration {
                 })
                 .oauth2ResourceServer(o -> o
                         .bearerTokenResolver(bearerTokens())
-                        .jwt(j -> j.jwtAuthenticationConverter(new TokenAuthentication(activeUsers, jobCredentials::getIfAvailable)))
+                        .jwt(j -> j.jwtAuthenticationConverter(new TokenAuthentication(activeUsers, jobCredentials)))
                         .authenticationEntryPoint(problems)
                         .accessDeniedHandler(problems))
                 .exceptionHandling(e -> e.authenticationEntryPoint(problems).accessDeniedHandler(problems))

@@ -3,7 +3,6 @@ package io.gantry.security;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.Supplier;
 
 import org.springframework.core.convert.converter.Converter;
 import org.springframework.security.authentication.AbstractAuthenticationToken;
@@ -22,9 +21,9 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtAut
 class TokenAuthentication implements Converter<Jwt, AbstractAuthenticationToken> {
 
     private final ActiveUsers activeUsers;
-    private final Supplier<JobCredentialCheck> jobs;
+    private final JobCredentialCheck jobs;
 
-    TokenAuthentication(ActiveUsers activeUsers, Supplier<JobCredentialCheck> jobs) {
+    TokenAuthentication(ActiveUsers activeUsers, JobCredentialCheck jobs) {
         this.activeUsers = activeUsers;
         this.jobs = jobs;
     }
@@ -41,10 +40,9 @@ class TokenAuthentication implements Converter<Jwt, AbstractAuthenticationToken>
         String job = jwt.getClaimAsString(JobCredentials.JOB_CLAIM);
         if (job != null) {
             // A job credential: the owner as a USER, for as long as that run of the job is active.
-            JobCredentialCheck check = jobs.get();
             Object run = jwt.getClaims().get(JobCredentials.RUN_CLAIM);
             long runStart = run instanceof Number n ? n.longValue() : -1;
-            if (check == null || !check.active(job, runStart)) {
+            if (!jobs.active(job, runStart)) {
                 throw new InvalidBearerTokenException("The job credential's job " + job + " is no longer running");
             }
             return new JwtAuthenticationToken(jwt, List.of(new SimpleGrantedAuthority(Role.USER.authority())),

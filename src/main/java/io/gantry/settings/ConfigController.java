@@ -12,7 +12,7 @@ import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 
-import io.gantry.agents.AgentsProperties;
+import io.gantry.fleet.AgentsProperties;
 import io.gantry.cluster.ClusterProperties;
 import io.gantry.jobs.JobsProperties;
 import io.gantry.scheduling.SchedulerProperties;

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.gantry.agent.protocol.PmiProtocol;
+import io.gantry.noded.protocol.PmiProtocol;
 
 /**
  * The leader's side of an {@code srun --mpi=pmi2} step's fences ({@link PmiProtocol}): each node's agent

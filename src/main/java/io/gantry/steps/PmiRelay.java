@@ -7,10 +7,10 @@ import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.gantry.agent.protocol.AgentProtocol.Command;
-import io.gantry.agent.protocol.AgentProtocol.StepReport;
-import io.gantry.agent.protocol.AgentProtocol.StepReportType;
-import io.gantry.agent.protocol.PmiProtocol;
+import io.gantry.noded.protocol.AgentProtocol.Command;
+import io.gantry.noded.protocol.AgentProtocol.StepReport;
+import io.gantry.noded.protocol.AgentProtocol.StepReportType;
+import io.gantry.noded.protocol.PmiProtocol;
 
 /**
  * What the leader does for an {@code srun --mpi=pmi2} step ({@link PmiProtocol}): the variables its tasks

@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-import io.gantry.agent.protocol.StepProtocol;
-import io.gantry.agent.protocol.StepProtocol.StepRequest;
+import io.gantry.noded.protocol.StepProtocol;
+import io.gantry.noded.protocol.StepProtocol.StepRequest;
 import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.InputText;
 

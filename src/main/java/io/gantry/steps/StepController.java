@@ -18,10 +18,10 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.request.async.DeferredResult;
 
-import io.gantry.agent.protocol.StepProtocol;
-import io.gantry.agent.protocol.StepProtocol.StepCreated;
-import io.gantry.agent.protocol.StepProtocol.StepIo;
-import io.gantry.agent.protocol.StepProtocol.StepRequest;
+import io.gantry.noded.protocol.StepProtocol;
+import io.gantry.noded.protocol.StepProtocol.StepCreated;
+import io.gantry.noded.protocol.StepProtocol.StepIo;
+import io.gantry.noded.protocol.StepProtocol.StepRequest;
 import io.gantry.api.GantryException;
 import io.gantry.api.InputText;
 import io.gantry.api.ProblemType;

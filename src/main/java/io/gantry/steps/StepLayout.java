@@ -8,8 +8,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
-import io.gantry.agent.protocol.PmiProtocol;
-import io.gantry.agent.protocol.StepProtocol.StepRequest;
+import io.gantry.noded.protocol.PmiProtocol;
+import io.gantry.noded.protocol.StepProtocol.StepRequest;
 import io.gantry.engine.Hostlist;
 import io.gantry.engine.HostlistException;
 import io.gantry.jobs.JobAllocation;

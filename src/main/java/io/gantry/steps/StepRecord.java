@@ -3,7 +3,7 @@ package io.gantry.steps;
 import java.time.Instant;
 import java.util.List;
 
-import io.gantry.agent.protocol.ContainerSpec;
+import io.gantry.noded.protocol.ContainerSpec;
 import io.gantry.jobs.JobState;
 
 /**

@@ -14,7 +14,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.web.filter.OncePerRequestFilter;
 
-import io.gantry.agent.protocol.StepProtocol;
+import io.gantry.noded.protocol.StepProtocol;
 import io.gantry.api.RequestBodyLimit;
 import tools.jackson.databind.json.JsonMapper;
 

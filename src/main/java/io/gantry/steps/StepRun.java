@@ -10,9 +10,9 @@ import java.util.TreeMap;
 
 import org.springframework.web.context.request.async.DeferredResult;
 
-import io.gantry.agent.protocol.StepProtocol.StepIo;
-import io.gantry.agent.protocol.StepProtocol.StepOutputChunk;
-import io.gantry.agent.protocol.StepProtocol.StepTaskExit;
+import io.gantry.noded.protocol.StepProtocol.StepIo;
+import io.gantry.noded.protocol.StepProtocol.StepOutputChunk;
+import io.gantry.noded.protocol.StepProtocol.StepTaskExit;
 import io.gantry.jobs.JobState;
 
 /**

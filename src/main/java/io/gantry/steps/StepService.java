@@ -22,17 +22,17 @@ import org.springframework.transaction.event.TransactionPhase;
 import org.springframework.transaction.event.TransactionalEventListener;
 import org.springframework.web.context.request.async.DeferredResult;
 
-import io.gantry.agent.protocol.AgentProtocol;
-import io.gantry.agent.protocol.AgentProtocol.Command;
-import io.gantry.agent.protocol.AgentProtocol.StepReport;
-import io.gantry.agent.protocol.AgentProtocol.StepReportType;
-import io.gantry.agent.protocol.AgentProtocol.StepTask;
-import io.gantry.agent.protocol.AgentProtocol.StepTasks;
-import io.gantry.agent.protocol.PmiProtocol;
-import io.gantry.agent.protocol.StepProtocol;
-import io.gantry.agent.protocol.StepProtocol.StepCreated;
-import io.gantry.agent.protocol.StepProtocol.StepIo;
-import io.gantry.agent.protocol.StepProtocol.StepRequest;
+import io.gantry.noded.protocol.AgentProtocol;
+import io.gantry.noded.protocol.AgentProtocol.Command;
+import io.gantry.noded.protocol.AgentProtocol.StepReport;
+import io.gantry.noded.protocol.AgentProtocol.StepReportType;
+import io.gantry.noded.protocol.AgentProtocol.StepTask;
+import io.gantry.noded.protocol.AgentProtocol.StepTasks;
+import io.gantry.noded.protocol.PmiProtocol;
+import io.gantry.noded.protocol.StepProtocol;
+import io.gantry.noded.protocol.StepProtocol.StepCreated;
+import io.gantry.noded.protocol.StepProtocol.StepIo;
+import io.gantry.noded.protocol.StepProtocol.StepRequest;
 import io.gantry.api.GantryException;
 import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.ProblemType;
@@ -488,7 +488,7 @@ public class StepService {
     }
 
     /** What a step view names of a container: its image, else its bundle, else its name. */
-    static String image(io.gantry.agent.protocol.ContainerSpec container) {
+    static String image(io.gantry.noded.protocol.ContainerSpec container) {
         return container == null ? null : container.image() != null ? container.image()
                 : container.bundle() != null ? container.bundle() : container.name();
     }

@@ -15,10 +15,10 @@ import java.util.function.ToLongFunction;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.stereotype.Service;
 
-import io.gantry.agent.protocol.AgentProtocol.Command;
-import io.gantry.agent.protocol.StepStatProtocol;
-import io.gantry.agent.protocol.StepStatProtocol.StepUsage;
-import io.gantry.agent.protocol.StepStatProtocol.TaskUsage;
+import io.gantry.noded.protocol.AgentProtocol.Command;
+import io.gantry.noded.protocol.StepStatProtocol;
+import io.gantry.noded.protocol.StepStatProtocol.StepUsage;
+import io.gantry.noded.protocol.StepStatProtocol.TaskUsage;
 import io.gantry.api.GantryException;
 import io.gantry.api.ProblemType;
 import io.gantry.engine.Hostlist;

@@ -114,7 +114,7 @@ class CliTests {
                 #SBATCH --container=/srv/bundle
                 """);
         // the controller reads them with the script's own, the command line's last
-        io.gantry.agent.protocol.ContainerSpec c = io.gantry.jobs.SbatchDirectives.parse(script).container();
+        io.gantry.noded.protocol.ContainerSpec c = io.gantry.jobs.SbatchDirectives.parse(script).container();
         assertThat(c.image()).isEqualTo("nvcr.io#nvidia/pytorch:24.05-py3");
         assertThat(c.mounts()).containsExactly("/data:/data:ro");
         assertThat(c.mountHome()).isFalse();

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.gantry.agent.protocol.StepStatProtocol;
-import io.gantry.agent.protocol.StepStatProtocol.StepUsage;
-import io.gantry.agent.protocol.StepStatProtocol.TaskUsage;
+import io.gantry.noded.protocol.StepStatProtocol;
+import io.gantry.noded.protocol.StepStatProtocol.StepUsage;
+import io.gantry.noded.protocol.StepStatProtocol.TaskUsage;
 import io.gantry.steps.StepStats;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;

@@ -27,8 +27,8 @@ import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
 import com.marcnuri.helm.TemplateCommand;
 
-import io.gantry.agent.AgentOptions;
-import io.gantry.agents.AgentsProperties;
+import io.gantry.noded.AgentOptions;
+import io.gantry.fleet.AgentsProperties;
 import io.gantry.cluster.ClusterLayout;
 import io.gantry.cluster.ClusterProperties;
 import io.gantry.control.ControlProperties;

@@ -9,7 +9,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import io.gantry.agent.protocol.AgentProtocol.GpuSample;
+import io.gantry.noded.protocol.AgentProtocol.GpuSample;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /** Per-GPU gauges: the latest reading, NaN when not reported or stale, and a cap on how many GPUs get series. */

@@ -12,7 +12,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
-import io.gantry.agent.protocol.AgentProtocol.GpuSample;
+import io.gantry.noded.protocol.AgentProtocol.GpuSample;
 import io.gantry.support.GantryIntegrationTest;
 
 /**

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import io.gantry.agent.protocol.ContainerSpec;
+import io.gantry.noded.protocol.ContainerSpec;
 import io.gantry.api.GantryException.FieldError;
 
 /** pyxis's container options as {@code #SBATCH} lines and sbatch's command line give them, and their checks. */
@@ -122,7 +122,7 @@ class ContainerFlagsTests {
     void pyxisVariablesFillWhatNoOptionGave() {
         ContainerSpec given = new ContainerSpec(null, null, List.of("/cli:/cli"), null, null, null, null, null, null,
                 null);
-        ContainerSpec merged = io.gantry.agent.protocol.ContainerOptions.withEnvironment(given, java.util.Map.of(
+        ContainerSpec merged = io.gantry.noded.protocol.ContainerOptions.withEnvironment(given, java.util.Map.of(
                 "PYXIS_CONTAINER_IMAGE", "ubuntu:22.04", "PYXIS_CONTAINER_MOUNTS", "/env:/env",
                 "PYXIS_CONTAINER_REMAP_ROOT", "yes", "PYXIS_CONTAINER_MOUNT_HOME", "maybe",
                 "PYXIS_CONTAINER_WRITABLE", "0", "PYXIS_CONTAINER_READONLY", "0"));
@@ -132,11 +132,11 @@ class ContainerFlagsTests {
         assertThat(merged.mountHome()).as("not a boolean pyxis reads: ignored").isNull();
         assertThat(merged.writable()).as("WRITABLE=0 is read first").isFalse();
 
-        assertThat(io.gantry.agent.protocol.ContainerOptions.withEnvironment(null, java.util.Map.of("PYXIS_CONTAINER_READONLY", "1")).writable())
+        assertThat(io.gantry.noded.protocol.ContainerOptions.withEnvironment(null, java.util.Map.of("PYXIS_CONTAINER_READONLY", "1")).writable())
                 .isFalse();
-        assertThat(io.gantry.agent.protocol.ContainerOptions.withEnvironment(given, java.util.Map.of("HOME", "/h"))).isSameAs(given);
-        assertThat(io.gantry.agent.protocol.ContainerOptions.withEnvironment(null, java.util.Map.of())).isNull();
-        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> io.gantry.agent.protocol.ContainerOptions.withEnvironment(
+        assertThat(io.gantry.noded.protocol.ContainerOptions.withEnvironment(given, java.util.Map.of("HOME", "/h"))).isSameAs(given);
+        assertThat(io.gantry.noded.protocol.ContainerOptions.withEnvironment(null, java.util.Map.of())).isNull();
+        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> io.gantry.noded.protocol.ContainerOptions.withEnvironment(
                 null, java.util.Map.of("PYXIS_CONTAINER_MOUNTS", "/a:/b:rshared")))
                 .withMessageStartingWith("PYXIS_CONTAINER_MOUNTS: ");
     }

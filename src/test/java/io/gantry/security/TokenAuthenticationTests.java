@@ -21,7 +21,7 @@ class TokenAuthenticationTests {
     private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
 
     private final ActiveUsers activeUsers = mock(ActiveUsers.class);
-    private final TokenAuthentication conversion = new TokenAuthentication(activeUsers, () -> null);
+    private final TokenAuthentication conversion = new TokenAuthentication(activeUsers, (job, run) -> false);
 
     @Test
     void aTokenGrantsTheRolesItNamesThatTheUserStillHolds() {
@@ -84,7 +84,7 @@ class TokenAuthenticationTests {
 
     @Test
     void aJobCredentialOutlivesItsOwnersTokenEpochWhileItsJobRuns() {
-        TokenAuthentication withJobs = new TokenAuthentication(activeUsers, () -> (job, run) -> "42".equals(job));
+        TokenAuthentication withJobs = new TokenAuthentication(activeUsers, (job, run) -> "42".equals(job));
         when(activeUsers.standing("alice")).thenReturn(standing(Set.of(Role.ADMIN)));
         Jwt credential = Jwt.withTokenValue("t").header("alg", "HS256").subject("alice").issuer("gantry")
                 .issuedAt(NOW).expiresAt(NOW.plusSeconds(60)).claim("roles", List.of("USER"))

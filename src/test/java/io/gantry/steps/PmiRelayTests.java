@@ -8,12 +8,12 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import io.gantry.agent.protocol.AgentProtocol.Command;
-import io.gantry.agent.protocol.AgentProtocol.CommandType;
-import io.gantry.agent.protocol.AgentProtocol.StepReport;
-import io.gantry.agent.protocol.AgentProtocol.StepReportType;
-import io.gantry.agent.protocol.PmiProtocol;
-import io.gantry.agent.protocol.StepProtocol.StepTaskExit;
+import io.gantry.noded.protocol.AgentProtocol.Command;
+import io.gantry.noded.protocol.AgentProtocol.CommandType;
+import io.gantry.noded.protocol.AgentProtocol.StepReport;
+import io.gantry.noded.protocol.AgentProtocol.StepReportType;
+import io.gantry.noded.protocol.PmiProtocol;
+import io.gantry.noded.protocol.StepProtocol.StepTaskExit;
 import io.gantry.jobs.JobState;
 
 /** The leader's side of an srun --mpi=pmi2 step: fences merged over the step's nodes, and a failed rank. */

@@ -9,7 +9,7 @@ import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
-import io.gantry.agent.protocol.StepProtocol.StepRequest;
+import io.gantry.noded.protocol.StepProtocol.StepRequest;
 import io.gantry.engine.TaskCounts;
 import io.gantry.jobs.JobAllocation;
 

@@ -8,8 +8,8 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import io.gantry.agent.protocol.StepStatProtocol.StepUsage;
-import io.gantry.agent.protocol.StepStatProtocol.TaskUsage;
+import io.gantry.noded.protocol.StepStatProtocol.StepUsage;
+import io.gantry.noded.protocol.StepStatProtocol.TaskUsage;
 import io.gantry.steps.StepStats.StepStat;
 
 /** How the nodes' readings of a step become sstat's one line. */
