@@ -83,6 +83,8 @@ export const REASON_CLAUSES: Record<PendingReason, string> = {
   AssocMaxMemMinutesPerJob: 'It asks for more memory-minutes (its size times its time limit) than its account allows one job, so it cannot start; ask for less',
   AssocMaxNodeMinutesPerJob: 'It asks for more node-minutes (its size times its time limit) than its account allows one job, so it cannot start; ask for less',
   AssocMaxGRESMinutesPerJob: 'It asks for more GPU-minutes (its size times its time limit) than its account allows one job, so it cannot start; ask for less',
+  QOSGrpWallLimit: 'Its QOS\'s jobs have run, or may still run, so much wall-clock time that this job\'s time limit would overrun the QOS\'s GrpWall; it starts when the usage decays or is reset, or the limit is raised',
+  AssocGrpWallLimit: 'The jobs of its account (or one above it) have run, or may still run, so much wall-clock time that this job\'s time limit would overrun its GrpWall; it starts when the usage decays or is reset, or the limit is raised',
   WaitingForReclaim: 'Its account is under its guaranteed share, and jobs of other accounts that borrowed it are being stopped to give it back (each once it has run its minimum time); it starts as they end',
   QuotaBorrowLimit: 'Its account already borrows as much of other accounts\' idle guarantee as its borrowing limit allows; it starts when some of the account\'s jobs end',
   QuotaNothingToBorrow: 'Its account has used its guarantee and the shared pool, and no other account in its cohort has idle guarantee to lend; it starts when some is freed',

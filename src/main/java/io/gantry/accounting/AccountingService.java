@@ -532,8 +532,8 @@ public class AccountingService implements Charges {
             association.setQos(qosNames("qos", request.qos(), errors));
         }
         association.budget().apply(request.grpTresMins(), request.grpTresRunMins(), request.maxTresMinsPerJob(),
-                errors);
-        rawUsage(request.rawUsage(), errors);
+                request.grpWallSeconds(), errors);
+        BudgetLimits.rawUsage(request.rawUsage(), errors);
         throwIfAny(errors);
         if (request.rawUsage() != null) {
             fairShare.resetUsage(association.account(), association.user(),
@@ -541,16 +541,9 @@ public class AccountingService implements Charges {
         }
     }
 
-    /** Slurm allows only {@code RawUsage=0}: a reset. */
-    private static void rawUsage(Double value, List<FieldError> errors) {
-        if (value != null && value != 0) {
-            errors.add(new FieldError("rawUsage", "only 0 is allowed (it resets the usage), was " + value));
-        }
-    }
-
     private java.util.function.Function<AssociationEntity, Association> viewer() {
         BudgetService.Usage usage = budgets.usage();
-        return a -> a.toView(usage.minutes(a.account(), a.user()));
+        return a -> a.toView(usage.minutes(a.account(), a.user()), usage.seconds(a.account(), a.user())[4]);
     }
 
     private Association view(AssociationEntity association) {
@@ -558,7 +551,7 @@ public class AccountingService implements Charges {
     }
 
     private Qos view(QosEntity entity) {
-        return entity.toView(budgets.usage().qosMinutes(entity.name()));
+        return entity.toView(budgets.usage());
     }
 
     private AssociationEntity findAssociation(long id) {
@@ -570,7 +563,7 @@ public class AccountingService implements Charges {
     @Transactional(readOnly = true)
     public List<Qos> listQos() {
         BudgetService.Usage usage = budgets.usage();
-        return qos.findAllByOrderByName().stream().map(q -> q.toView(usage.qosMinutes(q.name()))).toList();
+        return qos.findAllByOrderByName().stream().map(q -> q.toView(usage)).toList();
     }
 
     @Transactional(readOnly = true)
@@ -711,6 +704,9 @@ public class AccountingService implements Charges {
         if (request.gpuIdleExempt() != null) {
             entity.setGpuIdleExempt(request.gpuIdleExempt());
         }
+        if (request.noDecay() != null) {
+            entity.setNoDecay(request.noDecay());
+        }
         if (request.usageFactor() != null) {
             double f = request.usageFactor();
             if (!(f >= 0) || Double.isInfinite(f)) {
@@ -719,8 +715,9 @@ public class AccountingService implements Charges {
                 entity.setUsageFactor(f);
             }
         }
-        entity.budget().apply(request.grpTresMins(), request.grpTresRunMins(), request.maxTresMinsPerJob(), errors);
-        rawUsage(request.rawUsage(), errors);
+        entity.budget().apply(request.grpTresMins(), request.grpTresRunMins(), request.maxTresMinsPerJob(),
+                request.grpWallSeconds(), errors);
+        BudgetLimits.rawUsage(request.rawUsage(), errors);
         throwIfAny(errors);
         if (request.rawUsage() != null) {
             fairShare.resetQosUsage(entity.name());

@@ -77,8 +77,21 @@ public final class AccountingViews {
             @Schema(description = RUN_MINS, example = "gres/gpu=1200") String grpTresRunMins,
             @Schema(description = MAX_MINS, example = "gres/gpu=600") String maxTresMinsPerJob,
             @Schema(description = USED, example = "gres/gpu=4210") String grpTresMinsUsed,
-            @Schema(description = LEFT, example = "gres/gpu=1790") String grpTresMinsLeft) {
+            @Schema(description = LEFT, example = "gres/gpu=1790") String grpTresMinsLeft,
+            @Schema(description = GRP_WALL, example = "36000") Long grpWallSeconds,
+            @Schema(description = WALL_USED, example = "12600") Long grpWallSecondsUsed,
+            @Schema(description = WALL_LEFT, example = "23400") Long grpWallSecondsLeft) {
     }
+
+    static final String GRP_WALL = "Wall-clock seconds all the jobs of the association and those below it (or of the "
+            + "QOS) may run together, each job counting its own run time times its QOS's usage factor (Slurm's GrpWall, "
+            + "which sacctmgr shows in minutes); decayed and reset as the budgets' usage. A job whose time limit on top "
+            + "of what was used and what running jobs may still run would overrun it pends (AssocGrpWallLimit, "
+            + "QOSGrpWallLimit); null: none";
+    static final String WALL_USED = "Wall-clock seconds counted against grpWallSeconds (as of the last usage accrual); "
+            + "null without grpWallSeconds";
+    static final String WALL_LEFT = "grpWallSeconds minus grpWallSecondsUsed (at least 0); null without grpWallSeconds";
+    static final String WALL_REQUEST = "Seconds, 0 or more (Slurm's GrpWall); -1 clears";
 
     static final String BUDGET = "Budget in TRES-minutes (Slurm's GrpTRESMins) of every job of the association and "
             + "those below it, used as the fair-share usage is (decayed, reset with rawUsage=0); a job that could "
@@ -136,20 +149,21 @@ public final class AccountingViews {
             @Schema(description = "TRES-minutes, e.g. gres/gpu=6000; \"\" clears") @Size(max = TRES) String grpTresMins,
             @Schema(description = "TRES-minutes; \"\" clears") @Size(max = TRES) String grpTresRunMins,
             @Schema(description = "TRES-minutes; \"\" clears") @Size(max = TRES) String maxTresMinsPerJob,
-            @Schema(description = RAW_USAGE) Double rawUsage) {
+            @Schema(description = RAW_USAGE) Double rawUsage,
+            @Schema(description = WALL_REQUEST) Long grpWallSeconds) {
 
         /** A request that sets none of the tree's limits and budgets added in issue 32. */
         public AssociationRequest(String account, String user, Integer shares, Integer maxJobs, Integer maxSubmitJobs,
                 String grpTres, String defaultQos, List<String> qos) {
             this(account, user, shares, maxJobs, maxSubmitJobs, grpTres, defaultQos, qos, null, null, null, null, null, null,
-                    null, null, null);
+                    null, null, null, null);
         }
 
         /** The same request with {@code qos} instead. */
         public AssociationRequest withQos(List<String> other) {
             return new AssociationRequest(account, user, shares, maxJobs, maxSubmitJobs, grpTres, defaultQos, other,
                     grpJobs, grpSubmitJobs, maxTresPerJob, maxTresPerNode, maxWallSeconds, grpTresMins, grpTresRunMins,
-                    maxTresMinsPerJob, rawUsage);
+                    maxTresMinsPerJob, rawUsage, grpWallSeconds);
         }
     }
 
@@ -181,8 +195,16 @@ public final class AccountingViews {
             @Schema(description = "The least each job of this QOS must ask (Slurm's MinTRESPerJob); a job asking "
                     + "less is refused at submission; null: none", example = "gres/gpu=1") String minTresPerJob,
             @Schema(description = "Jobs of this QOS are never warned, requeued or cancelled by a partition's GPU "
-                    + "idle policy (sacctmgr Flags=GpuIdleExempt)") boolean gpuIdleExempt) {
+                    + "idle policy (sacctmgr Flags=GpuIdleExempt)") boolean gpuIdleExempt,
+            @Schema(description = GRP_WALL, example = "36000") Long grpWallSeconds,
+            @Schema(description = WALL_USED, example = "12600") Long grpWallSecondsUsed,
+            @Schema(description = WALL_LEFT, example = "23400") Long grpWallSecondsLeft,
+            @Schema(description = NO_DECAY) boolean noDecay) {
     }
+
+    static final String NO_DECAY = "The QOS's own usage (what its grpTresMins and grpWallSeconds count) is neither "
+            + "decayed nor cleared by the usage reset period, only by rawUsage=0 (Slurm's NoDecay flag, sacctmgr "
+            + "Flags=NoDecay); its associations' usage still decays";
 
     @Schema(name = "QosRequest", description = "A new QOS, or a change to one (null leaves a field)")
     public record QosRequest(
@@ -203,7 +225,9 @@ public final class AccountingViews {
             @Schema(description = "0 or more; -1 clears") Integer maxJobsPerAccount,
             @Schema(description = "TRES; \"\" clears") @Size(max = TRES) String maxTresPerAccount,
             @Schema(description = "TRES; \"\" clears") @Size(max = TRES) String minTresPerJob,
-            @Schema(description = "true: exempt from the partitions' GPU idle policies") Boolean gpuIdleExempt) {
+            @Schema(description = "true: exempt from the partitions' GPU idle policies") Boolean gpuIdleExempt,
+            @Schema(description = WALL_REQUEST) Long grpWallSeconds,
+            @Schema(description = NO_DECAY) Boolean noDecay) {
 
         /** A request without the GPU idle exemption. */
         public QosRequest(String name, String description, Integer priority, Long maxWallSeconds,
@@ -214,7 +238,7 @@ public final class AccountingViews {
             this(name, description, priority, maxWallSeconds, maxJobsPerUser, maxSubmitJobsPerUser, maxTresPerUser,
                     maxTresPerJob, grpTres, preempt, preemptMode, usageFactor, graceSeconds, grpTresMins,
                     grpTresRunMins, maxTresMinsPerJob, rawUsage, preemptExemptSeconds, maxJobsPerAccount,
-                    maxTresPerAccount, minTresPerJob, null);
+                    maxTresPerAccount, minTresPerJob, null, null, null);
         }
 
         /** A request without a budget, a preempt exempt time or per-account limits. */
@@ -223,7 +247,7 @@ public final class AccountingViews {
                 String grpTres, List<String> preempt, String preemptMode, Double usageFactor, Long graceSeconds) {
             this(name, description, priority, maxWallSeconds, maxJobsPerUser, maxSubmitJobsPerUser, maxTresPerUser,
                     maxTresPerJob, grpTres, preempt, preemptMode, usageFactor, graceSeconds, null, null, null, null, null,
-                    null, null, null, null);
+                    null, null, null, null, null, null);
         }
     }
 

@@ -101,13 +101,17 @@ class AssociationEntity {
     void setDefaultQos(String v) { defaultQos = v; }
     void setQos(List<String> v) { qos = v == null || v.isEmpty() ? null : String.join(",", v); }
 
-    /** As the API shows it, with the TRES-minutes its budget has used ({@code usedMinutes}). */
-    AccountingViews.Association toView(Tres usedMinutes) {
+    /**
+     * As the API shows it, with the TRES-minutes its budget has used ({@code usedMinutes}) and the wall-clock
+     * seconds its GrpWall has ({@code usedWallSeconds}).
+     */
+    AccountingViews.Association toView(Tres usedMinutes, double usedWallSeconds) {
         String[] usedLeft = BudgetService.usedAndLeft(budget().grpTresMins(), usedMinutes);
+        Long[] wall = budget().wallUsedAndLeft(usedWallSeconds);
         return new AccountingViews.Association(id, account, user, shares, maxJobs, maxSubmitJobs, grpTres,
                 defaultQos, qos(), grpJobs, grpSubmitJobs, maxTresPerJob, maxTresPerNode, maxWallSeconds,
                 budget().grpTresMins(), budget().grpTresRunMins(), budget().maxTresMinsPerJob(),
-                usedLeft[0], usedLeft[1]);
+                usedLeft[0], usedLeft[1], budget().grpWallSeconds(), wall[0], wall[1]);
     }
 
     /**

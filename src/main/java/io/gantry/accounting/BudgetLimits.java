@@ -12,7 +12,8 @@ import io.gantry.engine.Tres;
 /**
  * The TRES-minutes budgets of an association or a QOS (issue 32), kept as written (see {@link TresText}):
  * Slurm's {@code GrpTRESMins}, {@code GrpTRESRunMins} and {@code MaxTRESMinsPerJob}. A memory budget is
- * in MB-minutes ({@code mem=1G} is 1,024 MB-minutes), as Slurm counts it.
+ * in MB-minutes ({@code mem=1G} is 1,024 MB-minutes), as Slurm counts it. Beside them Slurm's {@code GrpWall},
+ * in seconds: the wall-clock time all the jobs together may run.
  */
 @Embeddable
 class BudgetLimits {
@@ -26,12 +27,19 @@ class BudgetLimits {
     @Column(name = "max_tres_mins_per_job", length = 256)
     private String maxTresMinsPerJob;
 
+    @Column(name = "grp_wall_seconds")
+    private Long grpWallSeconds;
+
     String grpTresMins() { return grpTresMins; }
     String grpTresRunMins() { return grpTresRunMins; }
     String maxTresMinsPerJob() { return maxTresMinsPerJob; }
+    Long grpWallSeconds() { return grpWallSeconds; }
 
-    /** Sets the fields that are not null ({@code ""} clears one); every bad one is a field error, nothing set then. */
-    void apply(String grp, String run, String maxPerJob, List<FieldError> errors) {
+    /**
+     * Sets the fields that are not null ({@code ""} clears a TRES one, -1 {@code grpWall}); every bad one is a
+     * field error, nothing set then.
+     */
+    void apply(String grp, String run, String maxPerJob, Long grpWall, List<FieldError> errors) {
         String[] texts = { grp, run, maxPerJob };
         String[] fields = { "grpTresMins", "grpTresRunMins", "maxTresMinsPerJob" };
         String[] normal = new String[3];
@@ -45,8 +53,14 @@ class BudgetLimits {
                 }
             }
         }
+        if (grpWall != null && grpWall < -1) {
+            errors.add(new FieldError("grpWallSeconds", "must be 0 or more seconds, or -1 to clear it; was " + grpWall));
+        }
         if (errors.size() > before) {
             return;
+        }
+        if (grpWall != null) {
+            grpWallSeconds = grpWall == -1 ? null : grpWall;
         }
         if (grp != null) {
             grpTresMins = normal[0];
@@ -60,7 +74,26 @@ class BudgetLimits {
     }
 
     boolean any() {
-        return grpTresMins != null || grpTresRunMins != null || maxTresMinsPerJob != null;
+        return grpTresMins != null || grpTresRunMins != null || maxTresMinsPerJob != null || grpWallSeconds != null;
+    }
+
+    /** Slurm allows only {@code RawUsage=0}: a reset. */
+    static void rawUsage(Double value, List<FieldError> errors) {
+        if (value != null && value != 0) {
+            errors.add(new FieldError("rawUsage", "only 0 is allowed (it resets the usage), was " + value));
+        }
+    }
+
+    /** {@code grpWallSeconds} as the engine takes it. */
+    long wall() { return grpWallSeconds == null ? io.gantry.engine.Budget.NO_WALL : grpWallSeconds; }
+
+    /** Wall seconds used and left of {@code grpWallSeconds}; nulls without it. */
+    Long[] wallUsedAndLeft(double usedSeconds) {
+        if (grpWallSeconds == null) {
+            return new Long[2];
+        }
+        long used = (long) usedSeconds;
+        return new Long[] { used, Math.max(0, grpWallSeconds - used) };
     }
 
     Tres grp() { return TresText.limit(grpTresMins); }

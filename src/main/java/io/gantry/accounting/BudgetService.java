@@ -27,6 +27,7 @@ import io.gantry.engine.Tres;
  * usage in TRES-seconds ({@link FairShareService#accrue}: the jobs' allocated TRES x the seconds they
  * ran, ended or running, times their QOS's usage factor, decayed with the half-life, cleared by
  * {@code RawUsage=0} or each {@code usage-reset-period}); an account's counts every association below it.
+ * GrpWall counts the wall-clock seconds the jobs ran, accrued, decayed and reset alike.
  */
 @Service
 public class BudgetService {
@@ -54,10 +55,13 @@ public class BudgetService {
         this.clock = clock;
     }
 
-    /** What budgets used, in TRES-seconds (cpu, mem MB, node, gpu), per user association, account and QOS. */
+    /**
+     * What budgets used, in TRES-seconds (cpu, mem MB, node, gpu) then wall-clock seconds, per user association,
+     * account and QOS.
+     */
     record Usage(Map<String, Map<String, double[]>> users, Map<String, double[]> accounts, Map<String, double[]> qos) {
 
-        private static final double[] NONE = new double[4];
+        private static final double[] NONE = new double[5];
 
         /** Used TRES-minutes of an association ({@code user} null: the account's, its users' below it). */
         Tres minutes(String account, String user) {
@@ -67,6 +71,10 @@ public class BudgetService {
 
         Tres qosMinutes(String name) {
             return toMinutes(qos.getOrDefault(name, NONE));
+        }
+
+        double qosWallSeconds(String name) {
+            return qos.getOrDefault(name, NONE)[4];
         }
 
         double[] seconds(String account, String user) {
@@ -91,8 +99,8 @@ public class BudgetService {
         users.forEach((account, byUser) -> byUser.values().forEach(v -> {
             Set<String> seen = new HashSet<>();
             for (String a = account; a != null && seen.add(a); a = parents.get(a)) {
-                double[] t = totals.computeIfAbsent(a, k -> new double[4]);
-                for (int i = 0; i < 4; i++) {
+                double[] t = totals.computeIfAbsent(a, k -> new double[5]);
+                for (int i = 0; i < 5; i++) {
                     t[i] += v[i];
                 }
             }
@@ -122,13 +130,15 @@ public class BudgetService {
             Usage usage = usage();
             for (AssociationEntity a : limited) {
                 BudgetLimits b = a.budget();
-                list.add(new Budget(a.account(), a.user(), null, b.grp(), b.run(), b.maxPerJob(),
-                        seconds(usage.seconds(a.account(), a.user()))));
+                double[] used = usage.seconds(a.account(), a.user());
+                list.add(new Budget(a.account(), a.user(), null, b.grp(), b.run(), b.maxPerJob(), seconds(used),
+                        b.wall(), (long) used[4]));
             }
             for (QosEntity q : limitedQos) {
                 BudgetLimits b = q.budget();
-                list.add(new Budget(null, null, q.name(), b.grp(), b.run(), b.maxPerJob(),
-                        seconds(usage.qos().getOrDefault(q.name(), new double[4]))));
+                double[] used = usage.qos().getOrDefault(q.name(), new double[5]);
+                list.add(new Budget(null, null, q.name(), b.grp(), b.run(), b.maxPerJob(), seconds(used), b.wall(),
+                        (long) used[4]));
             }
             budgets = new Budgets(list, parents(), fairShare.accruedAt().getEpochSecond(), factors);
         }

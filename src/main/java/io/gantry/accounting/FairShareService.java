@@ -17,6 +17,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import io.gantry.control.LeaderLock;
 import io.gantry.engine.FairTree;
 import io.gantry.engine.Tres;
+import io.gantry.engine.UsageDecay;
 import io.gantry.jobs.JobUsage;
 
 /**
@@ -128,21 +129,25 @@ public class FairShareService {
             if (!now.isAfter(from)) {
                 return;
             }
-            long elapsed = Duration.between(from, now).toSeconds();
-            double factor = FairTree.decay(1.0, elapsed, properties.decayHalfLife().toSeconds());
-            if (properties.usageResetPeriod().crossed(from, now)) {
-                // PriorityUsageResetPeriod: a new period starts with no usage (the totals stay).
-                factor = 0;
-            }
+            // PriorityUsageResetPeriod: a new period starts with no usage (the totals stay).
+            UsageDecay decay = new UsageDecay(Duration.between(from, now).toSeconds(),
+                    properties.decayHalfLife().toSeconds(), properties.usageResetPeriod().crossed(from, now));
+            double factor = decay.factor();
             if (factor < 1.0) {
                 jdbc.update("UPDATE association_usage SET usage_decayed = usage_decayed * ?, gpu_decayed = gpu_decayed * ?",
                         factor, factor);
                 jdbc.update("""
                         UPDATE association_usage SET tres_cpu = tres_cpu * ?, tres_mem = tres_mem * ?,
-                               tres_node = tres_node * ?, tres_gpu = tres_gpu * ?""", factor, factor, factor, factor);
+                               tres_node = tres_node * ?, tres_gpu = tres_gpu * ?, wall_seconds = wall_seconds * ?""",
+                        factor, factor, factor, factor, factor);
+            }
+            if (factor < 1.0) {
+                // A QOS flagged NoDecay keeps its own usage (Slurm: its GrpTRESMins, GrpWall and UsageRaw).
                 jdbc.update("""
-                        UPDATE qos_usage SET tres_cpu = tres_cpu * ?, tres_mem = tres_mem * ?,
-                               tres_node = tres_node * ?, tres_gpu = tres_gpu * ?""", factor, factor, factor, factor);
+                        UPDATE qos_usage SET tres_cpu = tres_cpu * ?, tres_mem = tres_mem * ?, tres_node = tres_node * ?,
+                               tres_gpu = tres_gpu * ?, wall_seconds = wall_seconds * ?
+                         WHERE qos NOT IN (SELECT name FROM qos WHERE no_decay = TRUE)""",
+                        factor, factor, factor, factor, factor);
             }
             Map<String, Double> usageFactors = new HashMap<>();
             qos.findAll().forEach(q -> usageFactors.put(q.name(), q.usageFactor()));
@@ -159,12 +164,15 @@ public class FairShareService {
                     double billing = (billing(run.allocated()) + properties.gpuWeight() * run.sharedGpus())
                             * usageFactors.getOrDefault(run.qos(), 1.0);
                     double gpus = run.allocated().gpus() + run.sharedGpus();
-                    double[] sums = added.computeIfAbsent(List.of(run.account(), run.user()), k -> new double[6]);
+                    double[] sums = added.computeIfAbsent(List.of(run.account(), run.user()), k -> new double[7]);
                     sums[0] += billing * seconds;
                     sums[1] += gpus * seconds;
-                    double[] tres = tresSeconds(run, usageFactors.getOrDefault(run.qos(), 1.0), seconds);
-                    double[] q = run.qos() == null ? new double[4] : byQos.computeIfAbsent(run.qos(), k -> new double[4]);
-                    for (int i = 0; i < 4; i++) {
+                    double factor = usageFactors.getOrDefault(run.qos(), 1.0);
+                    double[] budget = tresSeconds(run, factor, seconds);
+                    // GrpWall's wall-clock time counts the QOS's usage factor too, as Slurm's grp_used_wall does.
+                    double[] tres = { budget[0], budget[1], budget[2], budget[3], factor * seconds };
+                    double[] q = run.qos() == null ? new double[5] : byQos.computeIfAbsent(run.qos(), k -> new double[5]);
+                    for (int i = 0; i < 5; i++) {
                         sums[2 + i] += tres[i];
                         q[i] += tres[i];
                     }
@@ -179,25 +187,28 @@ public class FairShareService {
                 int updated = jdbc.update("""
                         UPDATE association_usage SET usage_decayed = usage_decayed + ?, usage_raw = usage_raw + ?,
                                gpu_decayed = gpu_decayed + ?, gpu_raw = gpu_raw + ?, tres_cpu = tres_cpu + ?,
-                               tres_mem = tres_mem + ?, tres_node = tres_node + ?, tres_gpu = tres_gpu + ?
-                         WHERE account = ? AND user_name = ?""", billing, billing, gpu, gpu, v[2], v[3], v[4], v[5],
+                               tres_mem = tres_mem + ?, tres_node = tres_node + ?, tres_gpu = tres_gpu + ?,
+                               wall_seconds = wall_seconds + ?
+                         WHERE account = ? AND user_name = ?""", billing, billing, gpu, gpu, v[2], v[3], v[4], v[5], v[6],
                         account, user);
                 if (updated == 0) {
                     jdbc.update("""
                             INSERT INTO association_usage (account, user_name, usage_decayed, usage_raw, gpu_decayed,
-                                   gpu_raw, tres_cpu, tres_mem, tres_node, tres_gpu)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", account, user, billing, billing, gpu, gpu, v[2], v[3],
-                            v[4], v[5]);
+                                   gpu_raw, tres_cpu, tres_mem, tres_node, tres_gpu, wall_seconds)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", account, user, billing, billing, gpu, gpu, v[2],
+                            v[3], v[4], v[5], v[6]);
                 }
             }
             for (Map.Entry<String, double[]> e : byQos.entrySet()) {
                 double[] v = e.getValue();
                 int updated = jdbc.update("""
                         UPDATE qos_usage SET tres_cpu = tres_cpu + ?, tres_mem = tres_mem + ?, tres_node = tres_node + ?,
-                               tres_gpu = tres_gpu + ? WHERE qos = ?""", v[0], v[1], v[2], v[3], e.getKey());
+                               tres_gpu = tres_gpu + ?, wall_seconds = wall_seconds + ? WHERE qos = ?""", v[0], v[1], v[2],
+                        v[3], v[4], e.getKey());
                 if (updated == 0) {
-                    jdbc.update("INSERT INTO qos_usage (qos, tres_cpu, tres_mem, tres_node, tres_gpu) VALUES (?, ?, ?, ?, ?)",
-                            e.getKey(), v[0], v[1], v[2], v[3]);
+                    jdbc.update("""
+                            INSERT INTO qos_usage (qos, tres_cpu, tres_mem, tres_node, tres_gpu, wall_seconds)
+                            VALUES (?, ?, ?, ?, ?, ?)""", e.getKey(), v[0], v[1], v[2], v[3], v[4]);
                 }
             }
             jdbc.update("UPDATE fairshare_state SET last_tick = ? WHERE id = 1", utc(now));
@@ -224,7 +235,7 @@ public class FairShareService {
      */
     void resetUsage(String account, String user, java.util.Collection<String> accountsBelow) {
         String zero = "UPDATE association_usage SET usage_decayed = 0, gpu_decayed = 0, tres_cpu = 0, tres_mem = 0, "
-                + "tres_node = 0, tres_gpu = 0 WHERE ";
+                + "tres_node = 0, tres_gpu = 0, wall_seconds = 0 WHERE ";
         if (user != null) {
             jdbc.update(zero + "account = ? AND user_name = ?", account, user);
         } else {
@@ -240,21 +251,26 @@ public class FairShareService {
         jdbc.update("DELETE FROM qos_usage WHERE qos = ?", qosName);
     }
 
-    /** The budgets' decayed TRES-seconds (cpu, mem MB, node, gpu) per user association, by account then user. */
+    /**
+     * The budgets' decayed TRES-seconds (cpu, mem MB, node, gpu) and GrpWall's wall-clock seconds per user
+     * association, by account then user.
+     */
     Map<String, Map<String, double[]>> tresUsage() {
         Map<String, Map<String, double[]>> out = new HashMap<>();
-        jdbc.query("SELECT account, user_name, tres_cpu, tres_mem, tres_node, tres_gpu FROM association_usage", rs -> {
-            out.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getString(2),
-                    new double[] { rs.getDouble(3), rs.getDouble(4), rs.getDouble(5), rs.getDouble(6) });
-        });
+        jdbc.query("SELECT account, user_name, tres_cpu, tres_mem, tres_node, tres_gpu, wall_seconds FROM association_usage",
+                rs -> {
+                    out.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getString(2), new double[] {
+                        rs.getDouble(3), rs.getDouble(4), rs.getDouble(5), rs.getDouble(6), rs.getDouble(7) });
+                });
         return out;
     }
 
-    /** The budgets' decayed TRES-seconds (cpu, mem MB, node, gpu) per QOS. */
+    /** The budgets' decayed TRES-seconds (cpu, mem MB, node, gpu) and wall-clock seconds per QOS. */
     Map<String, double[]> qosTresUsage() {
         Map<String, double[]> out = new HashMap<>();
-        jdbc.query("SELECT qos, tres_cpu, tres_mem, tres_node, tres_gpu FROM qos_usage", rs -> {
-            out.put(rs.getString(1), new double[] { rs.getDouble(2), rs.getDouble(3), rs.getDouble(4), rs.getDouble(5) });
+        jdbc.query("SELECT qos, tres_cpu, tres_mem, tres_node, tres_gpu, wall_seconds FROM qos_usage", rs -> {
+            out.put(rs.getString(1), new double[] { rs.getDouble(2), rs.getDouble(3), rs.getDouble(4), rs.getDouble(5),
+                rs.getDouble(6) });
         });
         return out;
     }

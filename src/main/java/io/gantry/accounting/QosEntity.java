@@ -78,6 +78,10 @@ class QosEntity implements Persistable<String> {
     @Column(name = "gpu_idle_exempt", nullable = false)
     private boolean gpuIdleExempt;
 
+    /** Slurm's NoDecay flag: the QOS's own usage is neither decayed nor reset by the period. */
+    @Column(name = "no_decay", nullable = false)
+    private boolean noDecay;
+
     @Version
     private long version;
 
@@ -144,15 +148,17 @@ class QosEntity implements Persistable<String> {
     void setMaxTresPerAccount(String v) { maxTresPerAccount = v; }
     void setMinTresPerJob(String v) { minTresPerJob = v; }
     void setGpuIdleExempt(boolean v) { gpuIdleExempt = v; }
+    void setNoDecay(boolean v) { noDecay = v; }
 
-    /** As the API shows it, with the TRES-minutes its budget has used ({@code usedMinutes}). */
-    AccountingViews.Qos toView(Tres usedMinutes) {
-        String[] usedLeft = BudgetService.usedAndLeft(budget().grpTresMins(), usedMinutes);
+    /** As the API shows it, with what its budgets have used of {@code usage}. */
+    AccountingViews.Qos toView(BudgetService.Usage usage) {
+        String[] usedLeft = BudgetService.usedAndLeft(budget().grpTresMins(), usage.qosMinutes(name));
+        Long[] wall = budget().wallUsedAndLeft(usage.qosWallSeconds(name));
         return new AccountingViews.Qos(name, description, priority, maxWallSeconds, maxJobsPerUser,
                 maxSubmitJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres, preempt(), preemptMode, usageFactor,
                 graceSeconds, budget().grpTresMins(), budget().grpTresRunMins(), budget().maxTresMinsPerJob(),
                 usedLeft[0], usedLeft[1], preemptExemptSeconds, maxJobsPerAccount, maxTresPerAccount, minTresPerJob,
-                gpuIdleExempt);
+                gpuIdleExempt, budget().grpWallSeconds(), wall[0], wall[1], noDecay);
     }
 
     io.gantry.engine.Qos toEngine() {

@@ -64,6 +64,7 @@ final class SacctmgrAssociations {
         row.put("GRPTM", text(a, "grpTresMins"));
         row.put("GRPTRM", text(a, "grpTresRunMins"));
         row.put("MAXTM", text(a, "maxTresMinsPerJob"));
+        row.put("GRPW", grpWallMinutes(a));
         List<String> qos = new ArrayList<>();
         a.path("qos").forEach(q -> qos.add(q.asString()));
         row.put("QOS", String.join(",", new TreeSet<>(qos.isEmpty() ? allQos : qos)));
@@ -185,13 +186,22 @@ final class SacctmgrAssociations {
                 || v.equalsIgnoreCase("infinite");
     }
 
+    /** GrpWall as sacctmgr's rows hold it: whole minutes (the API has seconds); null without one. */
+    static String grpWallMinutes(JsonNode limits) {
+        return limits.hasNonNull("grpWallSeconds") ? Long.toString(limits.get("grpWallSeconds").asLong() / 60) : null;
+    }
+
     /**
      * The budget settings associations and QOS share, as the API's fields: {@code GrpTRESMins},
-     * {@code GrpTRESRunMins}, {@code MaxTRESMinsPerJob} (TRES-minutes; -1 clears) and {@code RawUsage=0}.
+     * {@code GrpTRESRunMins}, {@code MaxTRESMinsPerJob} (TRES-minutes; -1 clears), {@code GrpWall} (a time
+     * as for MaxWall, a bare number being minutes; -1 clears) and {@code RawUsage=0}.
      */
     static Map.Entry<String, Object> budgetSetting(Word w) {
         String v = w.value();
         boolean clear = v.equals("-1") || v.equalsIgnoreCase("none");
+        if (w.is("GrpWall", 4)) {
+            return Map.entry("grpWallSeconds", clear(w) ? -1L : TimeLimit.seconds(v));
+        }
         if (w.is("GrpTRESMins", 8)) {
             return Map.entry("grpTresMins", clear ? "" : v);
         }
@@ -225,6 +235,9 @@ final class SacctmgrAssociations {
         if (limits.containsKey("grpSubmitJobs")) {
             int v = (Integer) limits.get("grpSubmitJobs");
             env.out().println("  GrpSubmitJobs = " + (v < 0 ? "NONE" : v));
+        }
+        if (limits.containsKey("grpWallSeconds")) {
+            env.out().println("  GrpWall       = " + wall((Long) limits.get("grpWallSeconds")));
         }
         if (limits.containsKey("grpTresMins")) {
             env.out().println("  GrpTRESMins   = " + limits.get("grpTresMins"));
@@ -264,6 +277,11 @@ final class SacctmgrAssociations {
         if (limits.containsKey("defaultQos")) {
             env.out().println("  DefQOS        = " + limits.get("defaultQos"));
         }
+    }
+
+    /** A GrpWall setting as an add prints it: NONE when cleared, else as a time. */
+    static String wall(long seconds) {
+        return seconds < 0 ? "NONE" : PrintFields.duration(seconds);
     }
 
     void patchAccountAssociation(String account, Map<String, Object> limits) {

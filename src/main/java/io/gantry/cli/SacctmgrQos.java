@@ -65,8 +65,15 @@ final class SacctmgrQos {
         row.put("GRPTM", text(q, "grpTresMins"));
         row.put("GRPTRM", text(q, "grpTresRunMins"));
         row.put("MAXTM", text(q, "maxTresMinsPerJob"));
-        // Gantry's one QOS flag: exempt from the partitions' GPU idle policies
-        row.put("FLAGS", q.path("gpuIdleExempt").asBoolean(false) ? "GpuIdleExempt" : null);
+        row.put("GRPW", SacctmgrAssociations.grpWallMinutes(q));
+        // Slurm's flag NoDecay, then Gantry's own: exempt from the partitions' GPU idle policies.
+        List<String> flags = new ArrayList<>();
+        for (Map.Entry<String, String> f : FLAGS.entrySet()) {
+            if (q.path(f.getValue()).asBoolean(false)) {
+                flags.add(f.getKey());
+            }
+        }
+        row.put("FLAGS", flags.isEmpty() ? null : String.join(",", flags));
         return row;
     }
 
@@ -84,7 +91,40 @@ final class SacctmgrQos {
         return rows;
     }
 
-    /** A QOS setting named like sacctmgr's, as the QOS API's field and value; null when not one. */
+    /** The QOS flags Gantry has, as sacctmgr names them and in the order it prints them, with the API's fields. */
+    private static final Map<String, String> FLAGS = new LinkedHashMap<>();
+
+    static {
+        FLAGS.put("NoDecay", "noDecay");
+        FLAGS.put("GpuIdleExempt", "gpuIdleExempt");
+    }
+
+    /**
+     * {@code Flags=} as the QOS API's fields: {@code Flags=A,B} sets exactly those ({@code -1} none),
+     * {@code Flags+=A} sets A and {@code Flags-=A} clears it, leaving the others. Of Slurm's flags Gantry has
+     * NoDecay; GpuIdleExempt is its own; another is refused rather than ignored.
+     */
+    static Map<String, Object> qosFlags(Word w) {
+        String v = w.value();
+        boolean clear = v.equals("-1") || v.equalsIgnoreCase("none");
+        String key = w.text().substring(0, w.text().indexOf('='));
+        boolean add = key.endsWith("+");
+        boolean remove = key.endsWith("-");
+        Map<String, Object> out = new LinkedHashMap<>();
+        if (!add && !remove) {
+            FLAGS.values().forEach(field -> out.put(field, false));
+        }
+        for (String flag : clear || v.isEmpty() ? List.<String>of() : commaList(v)) {
+            String field = FLAGS.entrySet().stream().filter(f -> f.getKey().equalsIgnoreCase(flag))
+                    .map(Map.Entry::getValue).findFirst().orElseThrow(() -> new IllegalArgumentException(
+                            "Invalid QOS flag '" + flag + "': Gantry's QOS flags are NoDecay and GpuIdleExempt "
+                                    + "(Flags=-1 clears them)"));
+            out.put(field, !remove);
+        }
+        return out;
+    }
+
+    /** A QOS setting named like sacctmgr's, as the QOS API's field and value; null when not one (or Flags). */
     static Map.Entry<String, Object> qosSetting(Word w) {
         String v = w.value();
         boolean clear = v.equals("-1") || v.equalsIgnoreCase("none") || v.equalsIgnoreCase("unlimited")
@@ -126,18 +166,6 @@ final class SacctmgrQos {
         if (budget != null) {
             return budget;
         }
-        if (w.is("Flags", 2)) {
-            // Slurm's QOS flags (DenyOnLimit, NoReserve, ...) are not Gantry's; its own is GpuIdleExempt.
-            boolean exempt = false;
-            for (String flag : clear || v.isEmpty() ? List.<String>of() : commaList(v)) {
-                if (!flag.equalsIgnoreCase("GpuIdleExempt")) {
-                    throw new IllegalArgumentException("Invalid QOS flag '" + flag + "': Gantry's only QOS flag is "
-                            + "GpuIdleExempt (Flags=-1 clears it)");
-                }
-                exempt = true;
-            }
-            return Map.entry("gpuIdleExempt", exempt);
-        }
         if (w.is("PreemptExemptTime", 8)) {
             // A time as for MaxWall (a bare number is minutes), as sacctmgr's time_str2secs reads it.
             return Map.entry("preemptExemptSeconds", clear ? -1L : TimeLimit.seconds(v));
@@ -167,6 +195,10 @@ final class SacctmgrQos {
     Map<String, Object> qosSettings(List<Word> words) {
         Map<String, Object> settings = new LinkedHashMap<>();
         for (Word w : words) {
+            if (w.is("Flags", 2)) {
+                settings.putAll(qosFlags(w));
+                continue;
+            }
             Map.Entry<String, Object> s = qosSetting(w);
             if (s == null) {
                 session.unknownOption(w);
@@ -186,8 +218,13 @@ final class SacctmgrQos {
         printSetting(settings, "grpTresMins", "  GrpTRESMins              = ");
         printSetting(settings, "grpTresRunMins", "  GrpTRESRunMins           = ");
         printSetting(settings, "maxTresMinsPerJob", "  MaxTRESMinsPerJob        = ");
-        if (Boolean.TRUE.equals(settings.get("gpuIdleExempt"))) {
-            env.out().println("  Flags                    = GpuIdleExempt");
+        if (settings.containsKey("grpWallSeconds")) {
+            env.out().println("  GrpWall                  = " + SacctmgrAssociations.wall((Long) settings.get("grpWallSeconds")));
+        }
+        List<String> flags = FLAGS.entrySet().stream().filter(f -> Boolean.TRUE.equals(settings.get(f.getValue())))
+                .map(Map.Entry::getKey).toList();
+        if (!flags.isEmpty()) {
+            env.out().println("  Flags                    = " + String.join(",", flags));
         }
         printSetting(settings, "preemptExemptSeconds", "  PreemptExemptTime        = ");
         printSetting(settings, "maxJobsPerUser", "  MaxJobsPerUser = ");

@@ -9,9 +9,15 @@ import java.util.Objects;
  * association ({@code account} and {@code user} set). Limits are in TRES-minutes, {@link Tres#UNLIMITED}
  * fields for none; {@code usedSeconds} is what its jobs used (decayed, times their QOS's usage factor)
  * in TRES-seconds up to {@link Budgets#accruedAt()}, an account's counting every association below it.
+ * {@code grpWallSeconds} is Slurm's {@code GrpWall} in seconds ({@link #NO_WALL} for none): the wall-clock
+ * time all its jobs together may run, each job's own (not times its size), against {@code usedWallSeconds},
+ * counted, decayed and reset as {@code usedSeconds} is.
  */
 public record Budget(String account, String user, String qos, Tres grpTresMins, Tres grpTresRunMins,
-        Tres maxTresMinsPerJob, Tres usedSeconds) {
+        Tres maxTresMinsPerJob, Tres usedSeconds, long grpWallSeconds, long usedWallSeconds) {
+
+    /** No {@code GrpWall}. */
+    public static final long NO_WALL = Long.MAX_VALUE;
 
     public Budget {
         if ((qos == null) == (account == null) || qos != null && user != null) {
@@ -22,6 +28,16 @@ public record Budget(String account, String user, String qos, Tres grpTresMins, 
         grpTresRunMins = grpTresRunMins == null ? Tres.UNLIMITED : grpTresRunMins;
         maxTresMinsPerJob = maxTresMinsPerJob == null ? Tres.UNLIMITED : maxTresMinsPerJob;
         usedSeconds = usedSeconds == null ? Tres.ZERO : usedSeconds;
+        if (grpWallSeconds < 0 || usedWallSeconds < 0) {
+            throw new IllegalArgumentException("GrpWall and its usage must not be negative: " + grpWallSeconds + ", "
+                    + usedWallSeconds);
+        }
+    }
+
+    /** A budget of TRES-minutes only, without {@code GrpWall}. */
+    public Budget(String account, String user, String qos, Tres grpTresMins, Tres grpTresRunMins,
+            Tres maxTresMinsPerJob, Tres usedSeconds) {
+        this(account, user, qos, grpTresMins, grpTresRunMins, maxTresMinsPerJob, usedSeconds, NO_WALL, 0);
     }
 
     public static Budget ofAccount(String account, Tres grpTresMins, Tres usedSeconds) {
@@ -38,16 +54,24 @@ public record Budget(String account, String user, String qos, Tres grpTresMins, 
     }
 
     public Budget withRunMins(Tres v) {
-        return new Budget(account, user, qos, grpTresMins, v, maxTresMinsPerJob, usedSeconds);
+        return new Budget(account, user, qos, grpTresMins, v, maxTresMinsPerJob, usedSeconds, grpWallSeconds,
+                usedWallSeconds);
     }
 
     public Budget withMaxPerJob(Tres v) {
-        return new Budget(account, user, qos, grpTresMins, grpTresRunMins, v, usedSeconds);
+        return new Budget(account, user, qos, grpTresMins, grpTresRunMins, v, usedSeconds, grpWallSeconds,
+                usedWallSeconds);
+    }
+
+    /** The same with {@code GrpWall} ({@code limitSeconds}, {@link #NO_WALL} for none) and its usage. */
+    public Budget withGrpWall(long limitSeconds, long usedWall) {
+        return new Budget(account, user, qos, grpTresMins, grpTresRunMins, maxTresMinsPerJob, usedSeconds,
+                limitSeconds, usedWall);
     }
 
     /** True when it limits nothing. */
     boolean unlimited() {
         return grpTresMins.equals(Tres.UNLIMITED) && grpTresRunMins.equals(Tres.UNLIMITED)
-                && maxTresMinsPerJob.equals(Tres.UNLIMITED);
+                && maxTresMinsPerJob.equals(Tres.UNLIMITED) && grpWallSeconds == NO_WALL;
     }
 }

@@ -16,6 +16,12 @@ import java.util.Set;
  * overruns a {@code GrpTRESMins}, or on top of the running jobs' overruns a {@code GrpTRESRunMins},
  * or alone overruns a {@code MaxTRESMinsPerJob}: the job's QOS first, then its user's association,
  * its account and every account above it (Slurm's order). All sums are exact TRES-seconds.
+ *
+ * <p>{@code GrpWall} is counted the same way, as a fifth resource of which every job holds one: its
+ * wall-clock seconds (times its QOS's usage factor, as Slurm's {@code grp_used_wall}). A job pends
+ * ({@code QOSGrpWallLimit}, {@code AssocGrpWallLimit}) when its time limit on top of what was used and what
+ * running jobs may still run would overrun it, checked after the budget's TRES-minutes, as Slurm orders
+ * them. So no set of running jobs ever runs past a {@code GrpWall} and none need be killed for it.
  */
 final class BudgetBook {
 
@@ -38,25 +44,30 @@ final class BudgetBook {
         PendingReason.ASSOC_MAX_MEM_MINUTES_PER_JOB, PendingReason.ASSOC_MAX_NODE_MINUTES_PER_JOB,
         PendingReason.ASSOC_MAX_GRES_MINUTES_PER_JOB };
 
+    /** The index of wall-clock seconds in the arrays of an {@link Entry}, after the four TRES. */
+    private static final int WALL = 4;
+
     private record Key(String qos, String account, String user) {
     }
 
     /**
      * One budget and what counts against it, in TRES-seconds indexed as {@link #fields}: cpu, mem, node,
-     * then GRES (GPUs), Slurm's order of checking.
+     * then GRES (GPUs), Slurm's order of checking; then wall-clock seconds ({@link #WALL}).
      */
     private static final class Entry {
         final long[] grp;
         final long[] run;
         final long[] max;
         final long[] used;
-        final long[] running = new long[4];
+        final long[] running = new long[5];
 
         Entry(Budget b) {
             grp = seconds(b.grpTresMins());
+            grp[WALL] = b.grpWallSeconds();
             run = seconds(b.grpTresRunMins());
             max = seconds(b.maxTresMinsPerJob());
             used = fields(b.usedSeconds());
+            used[WALL] = b.usedWallSeconds();
         }
     }
 
@@ -101,7 +112,7 @@ final class BudgetBook {
         long[] asked = scaled(fields(tres), job.timeLimitSeconds(), factor(job.qos()));
         Entry q = job.qos() == null ? null : entries.get(new Key(job.qos(), null, null));
         if (q != null) {
-            PendingReason r = grp(q, asked, QOS_GRP, QOS_RUN);
+            PendingReason r = grp(q, asked, QOS_GRP, QOS_RUN, PendingReason.QOS_GRP_WALL_LIMIT);
             if (r == null) {
                 r = max(q.max, asked, QOS_MAX);
             }
@@ -111,13 +122,13 @@ final class BudgetBook {
         }
         List<Entry> assocs = associations(job.account(), job.user());
         for (Entry e : assocs) {
-            PendingReason r = grp(e, asked, ASSOC_GRP, ASSOC_RUN);
+            PendingReason r = grp(e, asked, ASSOC_GRP, ASSOC_RUN, PendingReason.ASSOC_GRP_WALL_LIMIT);
             if (r != null) {
                 return r;
             }
         }
         // MaxTRESMinsPerJob: per TRES, the lowest association that sets it decides (Slurm's hierarchy).
-        long[] max = { Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE };
+        long[] max = { Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE };
         boolean[] set = new boolean[4];
         for (Entry e : assocs) {
             for (int i = 0; i < 4; i++) {
@@ -142,7 +153,8 @@ final class BudgetBook {
         }
     }
 
-    private static PendingReason grp(Entry e, long[] asked, PendingReason[] grp, PendingReason[] run) {
+    private static PendingReason grp(Entry e, long[] asked, PendingReason[] grp, PendingReason[] run,
+            PendingReason wall) {
         for (int i = 0; i < 4; i++) {
             if (e.grp[i] != Long.MAX_VALUE && sum(e.used[i], e.running[i], asked[i]) > e.grp[i]) {
                 return grp[i];
@@ -152,6 +164,9 @@ final class BudgetBook {
             if (e.run[i] != Long.MAX_VALUE && sum(0, e.running[i], asked[i]) > e.run[i]) {
                 return run[i];
             }
+        }
+        if (e.grp[WALL] != Long.MAX_VALUE && sum(e.used[WALL], e.running[WALL], asked[WALL]) > e.grp[WALL]) {
+            return wall;
         }
         return null;
     }
@@ -199,16 +214,21 @@ final class BudgetBook {
         return qos == null ? 1000 : usageFactorMilli.getOrDefault(qos, 1000L);
     }
 
+    /** What a job holding {@code t} holds: its TRES, and itself, one job, for the wall-clock time it runs. */
     private static long[] fields(Tres t) {
-        return new long[] { t.cpu(), t.memoryMb(), t.nodes(), t.gpus() };
+        return new long[] { t.cpu(), t.memoryMb(), t.nodes(), t.gpus(), 1 };
     }
 
-    /** A limit in TRES-minutes as TRES-seconds; an unlimited field (or one too big to count) stays unlimited. */
+    /**
+     * A limit in TRES-minutes as TRES-seconds; an unlimited field (or one too big to count) stays unlimited,
+     * and so does the wall-clock time unless set apart.
+     */
     private static long[] seconds(Tres minutes) {
         long[] f = fields(minutes);
-        for (int i = 0; i < f.length; i++) {
+        for (int i = 0; i < WALL; i++) {
             f[i] = f[i] >= Long.MAX_VALUE / 60 ? Long.MAX_VALUE : f[i] * 60;
         }
+        f[WALL] = Long.MAX_VALUE;
         return f;
     }
 

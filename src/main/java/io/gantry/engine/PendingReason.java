@@ -86,6 +86,10 @@ public enum PendingReason {
     ASSOC_MAX_MEM_MINUTES_PER_JOB("AssocMaxMemMinutesPerJob"),
     ASSOC_MAX_NODE_MINUTES_PER_JOB("AssocMaxNodeMinutesPerJob"),
     ASSOC_MAX_GRES_MINUTES_PER_JOB("AssocMaxGRESMinutesPerJob"),
+    /** Its time limit on top of what its QOS's jobs ran and may still run would overrun the QOS's GrpWall. */
+    QOS_GRP_WALL_LIMIT("QOSGrpWallLimit"),
+    /** The same for its association's GrpWall, or an account's above it. */
+    ASSOC_GRP_WALL_LIMIT("AssocGrpWallLimit"),
     /**
      * Its account is under its guarantee and jobs of other accounts borrow it: they are being stopped
      * (reclaimed), or may be once they ran the minimum run time, and the job starts when they end.

@@ -132,6 +132,79 @@ class BudgetIntegrationTests {
         }
     }
 
+    /**
+     * GrpWall (issue 32): an account with {@code GrpWall=60} runs two 30-minute jobs, then its next job pends
+     * with {@code AssocGrpWallLimit}, shown by {@code sacctmgr show assoc} and the API with used and left; the
+     * two jobs ran under a QOS with {@code Flags=NoDecay GrpWall=80}. A day of decay later the account's used
+     * wall time has shrunk enough for its short job to run, while the QOS's has not: its next 30-minute job
+     * pends with {@code QOSGrpWallLimit}.
+     */
+    @Test
+    void anAccountRunsJobsUntilItsGrpWallIsUsedAndANoDecayQosKeepsItsWallTimeUsedWhenTheAccountsDecays() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String account = "gw-" + suffix;
+        String user = "gw" + suffix.substring(0, 6);
+        String qos = "gwq-" + suffix;
+        assertThat(cli("sacctmgr", "-i", "add", "account", account).exit()).isZero();
+        Run set = cli("sacctmgr", "-i", "modify", "account", "name=" + account, "set", "GrpWall=60");
+        assertThat(set.exit()).as(set.err()).isZero();
+        Run addQos = cli("sacctmgr", "-i", "add", "qos", qos, "set", "Flags=NoDecay", "GrpWall=80");
+        assertThat(addQos.exit()).as(addQos.err()).isZero();
+        create("/api/v1/users", new HashMap<>(Map.of("username", user, "password", "secret-password",
+                "defaultAccount", account)));
+        assertThat(cli("sacctmgr", "-n", "-P", "show", "assoc", "account=" + account, "format=Account,User,GrpWall")
+                .out()).contains(account + "||01:00:00");
+        assertThat(cli("sacctmgr", "-n", "-P", "show", "qos", qos, "format=Name,Flags,GrpWall").out())
+                .contains(qos + "|NoDecay|01:20:00");
+
+        // Two 30-minute jobs hold the account's 60 minutes (each its own wall time, whatever its size).
+        long first = submit(user, qos, 1800);
+        awaitState(first, "RUNNING");
+        long second = submit(user, qos, 1800);
+        awaitState(second, "RUNNING");
+        long third = submit(user, "normal", 300);
+        awaitReason(third, "AssocGrpWallLimit");
+        assertThat(job(third).get("state").asString()).isEqualTo("PENDING");
+        long fourth = 0;
+        Instant before = Instant.now();
+        try {
+            // Half an hour of the two jobs' running, accrued at once: the account's 60 minutes are used.
+            fairShare.accrue(before);
+            fairShare.accrue(before.plus(Duration.ofMinutes(30)));
+            api.send("DELETE", "/api/v1/jobs/" + first, admin, null);
+            api.send("DELETE", "/api/v1/jobs/" + second, admin, null);
+            awaitState(first, "CANCELLED");
+            awaitState(second, "CANCELLED");
+            JsonNode wall = accountAssociation(account);
+            assertThat(wall.get("grpWallSeconds").asLong()).isEqualTo(3600);
+            assertThat(wall.get("grpWallSecondsUsed").asLong()).isBetween(3600L, 3660L);
+            assertThat(wall.get("grpWallSecondsLeft").asLong()).isZero();
+            JsonNode qosWall = api.get("/api/v1/qos/" + qos, admin).json();
+            assertThat(qosWall.get("noDecay").asBoolean()).isTrue();
+            assertThat(qosWall.get("grpWallSecondsUsed").asLong()).isBetween(3600L, 3660L);
+            assertThat(qosWall.get("grpWallSecondsLeft").asLong()).isBetween(4800L - 3660, 4800L - 3600);
+            awaitReason(third, "AssocGrpWallLimit");
+
+            // A day later (half-life 7 days) the account's usage is down to ~54 minutes: the 5-minute job runs.
+            // The NoDecay QOS still has its 60 minutes used: a 30-minute job of it would overrun its 80.
+            fairShare.accrue(before.plus(Duration.ofMinutes(30)).plus(Duration.ofDays(1)));
+            assertThat(accountAssociation(account).get("grpWallSecondsUsed").asLong()).isBetween(3250L, 3320L);
+            assertThat(api.get("/api/v1/qos/" + qos, admin).json().get("grpWallSecondsUsed").asLong())
+                    .isBetween(3600L, 3660L);
+            awaitState(third, "RUNNING");
+            fourth = submit(user, qos, 1800);
+            awaitReason(fourth, "QOSGrpWallLimit");
+        } finally {
+            // Back to the real clock, so that later accruals count from now again.
+            jdbc.update("UPDATE fairshare_state SET last_tick = ? WHERE id = 1",
+                    OffsetDateTime.ofInstant(Instant.now(), ZoneOffset.UTC));
+            api.send("DELETE", "/api/v1/jobs/" + third, admin, null);
+            if (fourth != 0) {
+                api.send("DELETE", "/api/v1/jobs/" + fourth, admin, null);
+            }
+        }
+    }
+
     @Test
     void aBudgetThatIsNotTresOrARawUsageOtherThanZeroIsRefusedNamingTheField() {
         String account = "bud-bad-" + UUID.randomUUID().toString().substring(0, 8);
@@ -145,6 +218,10 @@ class BudgetIntegrationTests {
         Response qos = api.send("PATCH", "/api/v1/qos/normal", admin, Map.of("maxTresMinsPerJob", "bogus=1"));
         assertThat(qos.status()).as(qos.body()).isEqualTo(400);
         assertThat(qos.body()).contains("maxTresMinsPerJob");
+        Response wall = api.send("PATCH", "/api/v1/associations/" + id, admin, Map.of("grpWallSeconds", -5));
+        assertThat(wall.status()).as(wall.body()).isEqualTo(400);
+        assertThat(wall.body()).contains("grpWallSeconds");
+        assertThat(accountAssociation(account).hasNonNull("grpWallSeconds")).isFalse();
     }
 
     @Test
@@ -251,8 +328,12 @@ class BudgetIntegrationTests {
     }
 
     private long submit(String user) {
+        return submit(user, "normal", 1800);
+    }
+
+    private long submit(String user, String qos, long timeLimitSeconds) {
         Response r = api.send("POST", "/api/v1/jobs", api.token(user, "secret-password"), Map.of("partition", "gpu",
-                "gpus", 1, "timeLimitSeconds", 1800, "simulatedRunSeconds", 3600));
+                "gpus", 1, "qos", qos, "timeLimitSeconds", timeLimitSeconds, "simulatedRunSeconds", 3600));
         assertThat(r.status()).as(r.body()).isEqualTo(201);
         return r.json().get("jobId").asLong();
     }

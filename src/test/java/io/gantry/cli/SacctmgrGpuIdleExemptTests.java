@@ -10,16 +10,33 @@ import org.junit.jupiter.api.Test;
 import io.gantry.cli.SacctmgrWords.Word;
 import tools.jackson.databind.json.JsonMapper;
 
-/** sacctmgr's QOS Flags as Gantry reads them: GpuIdleExempt only, -1 clearing it, shown under Flags. */
+/**
+ * sacctmgr's QOS Flags as Gantry reads them: Slurm's NoDecay and Gantry's GpuIdleExempt, {@code Flags=} setting
+ * exactly those listed, {@code +=} and {@code -=} one without touching the other, -1 clearing both, shown
+ * under Flags; and GrpWall as a time, shown in minutes.
+ */
 class SacctmgrGpuIdleExemptTests {
 
     @Test
     void flagsSetsAndClearsTheExemptionAndRefusesSlurmsOtherFlags() {
-        assertThat(SacctmgrQos.qosSetting(Word.of("Flags=GpuIdleExempt"))).isEqualTo(Map.entry("gpuIdleExempt", true));
-        assertThat(SacctmgrQos.qosSetting(Word.of("flags=gpuidleexempt"))).isEqualTo(Map.entry("gpuIdleExempt", true));
-        assertThat(SacctmgrQos.qosSetting(Word.of("Flags=-1"))).isEqualTo(Map.entry("gpuIdleExempt", false));
-        assertThatThrownBy(() -> SacctmgrQos.qosSetting(Word.of("Flags=DenyOnLimit")))
-                .hasMessageContaining("GpuIdleExempt");
+        assertThat(SacctmgrQos.qosFlags(Word.of("Flags=GpuIdleExempt")))
+                .isEqualTo(Map.of("gpuIdleExempt", true, "noDecay", false));
+        assertThat(SacctmgrQos.qosFlags(Word.of("flags=gpuidleexempt,nodecay")))
+                .isEqualTo(Map.of("gpuIdleExempt", true, "noDecay", true));
+        assertThat(SacctmgrQos.qosFlags(Word.of("Flags=-1"))).isEqualTo(Map.of("gpuIdleExempt", false, "noDecay", false));
+        assertThat(SacctmgrQos.qosFlags(Word.of("Flags+=NoDecay"))).isEqualTo(Map.of("noDecay", true));
+        assertThat(SacctmgrQos.qosFlags(Word.of("Flags-=GpuIdleExempt"))).isEqualTo(Map.of("gpuIdleExempt", false));
+        assertThatThrownBy(() -> SacctmgrQos.qosFlags(Word.of("Flags=DenyOnLimit")))
+                .hasMessageContaining("NoDecay and GpuIdleExempt");
+    }
+
+    @Test
+    void grpWallIsATimeWhoseBareNumberIsMinutesAndMinusOneClearsIt() {
+        assertThat(SacctmgrQos.qosSetting(Word.of("GrpWall=90"))).isEqualTo(Map.entry("grpWallSeconds", 5400L));
+        assertThat(SacctmgrAssociations.assocLimit(Word.of("grpwall=1-00:00:00")))
+                .isEqualTo(Map.entry("grpWallSeconds", 86_400L));
+        assertThat(SacctmgrAssociations.assocLimit(Word.of("GrpWall=-1"))).isEqualTo(Map.entry("grpWallSeconds", -1L));
+        assertThatThrownBy(() -> SacctmgrQos.qosSetting(Word.of("GrpWall=soon"))).hasMessageContaining("soon");
     }
 
     @Test
@@ -29,5 +46,9 @@ class SacctmgrGpuIdleExemptTests {
                 .isEqualTo("GpuIdleExempt");
         assertThat(SacctmgrQos.qosValues(json.readTree("{\"name\":\"normal\",\"gpuIdleExempt\":false}")).get("FLAGS"))
                 .isNull();
+        Map<String, String> both = SacctmgrQos.qosValues(json.readTree(
+                "{\"name\":\"q\",\"gpuIdleExempt\":true,\"noDecay\":true,\"grpWallSeconds\":5400}"));
+        assertThat(both.get("FLAGS")).isEqualTo("NoDecay,GpuIdleExempt");
+        assertThat(both.get("GRPW")).isEqualTo("90");
     }
 }
