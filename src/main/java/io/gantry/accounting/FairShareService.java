@@ -167,10 +167,10 @@ public class FairShareService {
                     double[] sums = added.computeIfAbsent(List.of(run.account(), run.user()), k -> new double[7]);
                     sums[0] += billing * seconds;
                     sums[1] += gpus * seconds;
-                    double factor = usageFactors.getOrDefault(run.qos(), 1.0);
-                    double[] budget = tresSeconds(run, factor, seconds);
+                    double qosFactor = usageFactors.getOrDefault(run.qos(), 1.0);
+                    double[] budget = tresSeconds(run, qosFactor, seconds);
                     // GrpWall's wall-clock time counts the QOS's usage factor too, as Slurm's grp_used_wall does.
-                    double[] tres = { budget[0], budget[1], budget[2], budget[3], factor * seconds };
+                    double[] tres = { budget[0], budget[1], budget[2], budget[3], qosFactor * seconds };
                     double[] q = run.qos() == null ? new double[5] : byQos.computeIfAbsent(run.qos(), k -> new double[5]);
                     for (int i = 0; i < 5; i++) {
                         sums[2 + i] += tres[i];
