@@ -152,7 +152,9 @@ public final class AccountingViews {
             @Schema(description = "The least each job of this QOS must ask (Slurm's MinTRESPerJob); a job asking "
                     + "less is refused at submission; null: none", example = "gres/gpu=1") String minTresPerJob,
             @Schema(description = "Jobs of this QOS are never warned, requeued or cancelled by a partition's GPU "
-                    + "idle policy (sacctmgr Flags=GpuIdleExempt)") boolean gpuIdleExempt) {
+                    + "idle policy (sacctmgr Flags=GpuIdleExempt)") boolean gpuIdleExempt,
+            @Schema(description = "Slurm's OverPartQOS flag (sacctmgr Flags=OverPartQOS): where this QOS and the "
+                    + "partition QOS of a job's partition set the same limit, this QOS's wins") boolean overPartQos) {
     }
 
     @Schema(name = "QosRequest", description = "A new QOS, or a change to one (null leaves a field)")
@@ -174,7 +176,22 @@ public final class AccountingViews {
             @Schema(description = "0 or more; -1 clears") Integer maxJobsPerAccount,
             @Schema(description = "TRES; \"\" clears") @Size(max = TRES) String maxTresPerAccount,
             @Schema(description = "TRES; \"\" clears") @Size(max = TRES) String minTresPerJob,
-            @Schema(description = "true: exempt from the partitions' GPU idle policies") Boolean gpuIdleExempt) {
+            @Schema(description = "true: exempt from the partitions' GPU idle policies") Boolean gpuIdleExempt,
+            @Schema(description = "true: Slurm's OverPartQOS, this QOS's limits win over the partition QOS's")
+            Boolean overPartQos) {
+
+        /** A request without the OverPartQOS flag. */
+        public QosRequest(String name, String description, Integer priority, Long maxWallSeconds,
+                Integer maxJobsPerUser, Integer maxSubmitJobsPerUser, String maxTresPerUser, String maxTresPerJob,
+                String grpTres, List<String> preempt, String preemptMode, Double usageFactor, Long graceSeconds,
+                String grpTresMins, String grpTresRunMins, String maxTresMinsPerJob, Double rawUsage,
+                Long preemptExemptSeconds, Integer maxJobsPerAccount, String maxTresPerAccount, String minTresPerJob,
+                Boolean gpuIdleExempt) {
+            this(name, description, priority, maxWallSeconds, maxJobsPerUser, maxSubmitJobsPerUser, maxTresPerUser,
+                    maxTresPerJob, grpTres, preempt, preemptMode, usageFactor, graceSeconds, grpTresMins,
+                    grpTresRunMins, maxTresMinsPerJob, rawUsage, preemptExemptSeconds, maxJobsPerAccount,
+                    maxTresPerAccount, minTresPerJob, gpuIdleExempt, null);
+        }
 
         /** A request without the GPU idle exemption. */
         public QosRequest(String name, String description, Integer priority, Long maxWallSeconds,

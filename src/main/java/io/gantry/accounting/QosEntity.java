@@ -78,6 +78,10 @@ class QosEntity implements Persistable<String> {
     @Column(name = "gpu_idle_exempt", nullable = false)
     private boolean gpuIdleExempt;
 
+    /** Slurm's OverPartQOS: this QOS's limits win over those a partition QOS sets too. */
+    @Column(name = "over_part_qos", nullable = false)
+    private boolean overPartQos;
+
     @Version
     private long version;
 
@@ -143,7 +147,12 @@ class QosEntity implements Persistable<String> {
     void setMaxJobsPerAccount(Integer v) { maxJobsPerAccount = v; }
     void setMaxTresPerAccount(String v) { maxTresPerAccount = v; }
     void setMinTresPerJob(String v) { minTresPerJob = v; }
-    void setGpuIdleExempt(boolean v) { gpuIdleExempt = v; }
+
+    /** Gantry's QOS flags (sacctmgr Flags=GpuIdleExempt,OverPartQOS); null leaves one. */
+    void setFlags(Boolean gpuIdleExempt, Boolean overPartQos) {
+        this.gpuIdleExempt = gpuIdleExempt == null ? this.gpuIdleExempt : gpuIdleExempt;
+        this.overPartQos = overPartQos == null ? this.overPartQos : overPartQos;
+    }
 
     /** As the API shows it, with the TRES-minutes its budget has used ({@code usedMinutes}). */
     AccountingViews.Qos toView(Tres usedMinutes) {
@@ -152,7 +161,7 @@ class QosEntity implements Persistable<String> {
                 maxSubmitJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres, preempt(), preemptMode, usageFactor,
                 graceSeconds, budget().grpTresMins(), budget().grpTresRunMins(), budget().maxTresMinsPerJob(),
                 usedLeft[0], usedLeft[1], preemptExemptSeconds, maxJobsPerAccount, maxTresPerAccount, minTresPerJob,
-                gpuIdleExempt);
+                gpuIdleExempt, overPartQos);
     }
 
     io.gantry.engine.Qos toEngine() {
@@ -163,6 +172,7 @@ class QosEntity implements Persistable<String> {
                         : io.gantry.engine.Preemption.Mode.valueOf(preemptMode.toUpperCase(java.util.Locale.ROOT)),
                 graceSeconds == null ? 0 : graceSeconds, preemptExemptSeconds == null ? 0 : preemptExemptSeconds)
                 .withAccountLimits(maxJobsPerAccount == null ? 0 : maxJobsPerAccount,
-                        Tres.parse(maxTresPerAccount, Tres.UNLIMITED), Tres.parse(minTresPerJob, Tres.ZERO));
+                        Tres.parse(maxTresPerAccount, Tres.UNLIMITED), Tres.parse(minTresPerJob, Tres.ZERO))
+                .withOverPartQos(overPartQos);
     }
 }

@@ -78,15 +78,7 @@ final class Limits {
      * the limits the first sets (Slurm: where both set a limit, the first's wins).
      */
     static Qos[] heldTo(Qos own, Qos part) {
-        if (part == null || part.equals(own)) {
-            return own == null ? NONE : new Qos[] {own};
-        }
-        if (own == null) {
-            return new Qos[] {part};
-        }
-        Qos first = own.overPartQos() ? own : part;
-        Qos second = first == own ? part : own;
-        return new Qos[] {first, second.withoutLimitsOf(first)};
+        return Qos.heldTo(own, part).toArray(NONE);
     }
 
     /** The associations a job of {@code user} in {@code account} counts at, own first; null when none. */

@@ -120,6 +120,23 @@ public record Qos(String name, int priority, long maxWallSeconds, int maxJobsPer
                 overPartQos);
     }
 
+    /**
+     * What a job of QOS {@code own} in a partition of QOS {@code partition} (either null for none) is held
+     * to, in the order the limits are checked: the partition QOS first unless {@code own} has OverPartQOS,
+     * the other one without the limits the first sets. One QOS when both are the same.
+     */
+    public static java.util.List<Qos> heldTo(Qos own, Qos partition) {
+        if (partition == null || partition.equals(own)) {
+            return own == null ? java.util.List.of() : java.util.List.of(own);
+        }
+        if (own == null) {
+            return java.util.List.of(partition);
+        }
+        Qos first = own.overPartQos ? own : partition;
+        Qos second = first == own ? partition : own;
+        return java.util.List.of(first, second.withoutLimitsOf(first));
+    }
+
     private static Tres unsetWhere(Tres limit, Tres winner) {
         long u = Long.MAX_VALUE;
         return new Tres(winner.cpu() != u ? u : limit.cpu(), winner.memoryMb() != u ? u : limit.memoryMb(),
