@@ -23,6 +23,9 @@ import tools.jackson.databind.JsonNode;
 /** {@code sacctmgr list|add|modify|delete qos}: its rows, and its settings named as sacctmgr names them. */
 final class SacctmgrQos {
 
+    /** The key {@link #qosSetting} gives {@code Flags=} under: a map of the QOS API's flag fields. */
+    static final String FLAGS = "flags";
+
     private final CliEnvironment env;
     private final SacctmgrSession session;
 
@@ -65,8 +68,15 @@ final class SacctmgrQos {
         row.put("GRPTM", text(q, "grpTresMins"));
         row.put("GRPTRM", text(q, "grpTresRunMins"));
         row.put("MAXTM", text(q, "maxTresMinsPerJob"));
-        // Gantry's one QOS flag: exempt from the partitions' GPU idle policies
-        row.put("FLAGS", q.path("gpuIdleExempt").asBoolean(false) ? "GpuIdleExempt" : null);
+        // Gantry's QOS flags: exempt from the partitions' GPU idle policies, and Slurm's OverPartQOS
+        List<String> flags = new ArrayList<>();
+        if (q.path("gpuIdleExempt").asBoolean(false)) {
+            flags.add("GpuIdleExempt");
+        }
+        if (q.path("overPartQos").asBoolean(false)) {
+            flags.add("OverPartQOS");
+        }
+        row.put("FLAGS", flags.isEmpty() ? null : String.join(",", flags));
         return row;
     }
 
@@ -127,16 +137,22 @@ final class SacctmgrQos {
             return budget;
         }
         if (w.is("Flags", 2)) {
-            // Slurm's QOS flags (DenyOnLimit, NoReserve, ...) are not Gantry's; its own is GpuIdleExempt.
-            boolean exempt = false;
+            // Of Slurm's QOS flags Gantry knows OverPartQOS (DenyOnLimit, NoReserve, ... it does not); its own is
+            // GpuIdleExempt. As in Slurm, Flags= sets exactly the flags it names: the others are cleared.
+            Map<String, Object> flags = new LinkedHashMap<>();
+            flags.put("gpuIdleExempt", false);
+            flags.put("overPartQos", false);
             for (String flag : clear || v.isEmpty() ? List.<String>of() : commaList(v)) {
-                if (!flag.equalsIgnoreCase("GpuIdleExempt")) {
-                    throw new IllegalArgumentException("Invalid QOS flag '" + flag + "': Gantry's only QOS flag is "
-                            + "GpuIdleExempt (Flags=-1 clears it)");
+                if (flag.equalsIgnoreCase("GpuIdleExempt")) {
+                    flags.put("gpuIdleExempt", true);
+                } else if (flag.equalsIgnoreCase("OverPartQOS")) {
+                    flags.put("overPartQos", true);
+                } else {
+                    throw new IllegalArgumentException("Invalid QOS flag '" + flag + "': Gantry's QOS flags are "
+                            + "GpuIdleExempt and OverPartQOS (Flags=-1 clears them)");
                 }
-                exempt = true;
             }
-            return Map.entry("gpuIdleExempt", exempt);
+            return Map.entry(FLAGS, flags);
         }
         if (w.is("PreemptExemptTime", 8)) {
             // A time as for MaxWall (a bare number is minutes), as sacctmgr's time_str2secs reads it.
@@ -172,7 +188,13 @@ final class SacctmgrQos {
                 session.unknownOption(w);
                 return null;
             }
-            settings.put(s.getKey(), s.getValue());
+            if (s.getKey().equals(FLAGS)) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> flags = (Map<String, Object>) s.getValue();
+                settings.putAll(flags);
+            } else {
+                settings.put(s.getKey(), s.getValue());
+            }
         }
         return settings;
     }
@@ -186,8 +208,15 @@ final class SacctmgrQos {
         printSetting(settings, "grpTresMins", "  GrpTRESMins              = ");
         printSetting(settings, "grpTresRunMins", "  GrpTRESRunMins           = ");
         printSetting(settings, "maxTresMinsPerJob", "  MaxTRESMinsPerJob        = ");
+        List<String> flags = new ArrayList<>();
         if (Boolean.TRUE.equals(settings.get("gpuIdleExempt"))) {
-            env.out().println("  Flags                    = GpuIdleExempt");
+            flags.add("GpuIdleExempt");
+        }
+        if (Boolean.TRUE.equals(settings.get("overPartQos"))) {
+            flags.add("OverPartQOS");
+        }
+        if (!flags.isEmpty()) {
+            env.out().println("  Flags                    = " + String.join(",", flags));
         }
         printSetting(settings, "preemptExemptSeconds", "  PreemptExemptTime        = ");
         printSetting(settings, "maxJobsPerUser", "  MaxJobsPerUser = ");

@@ -14,12 +14,17 @@ import tools.jackson.databind.json.JsonMapper;
 class SacctmgrGpuIdleExemptTests {
 
     @Test
-    void flagsSetsAndClearsTheExemptionAndRefusesSlurmsOtherFlags() {
-        assertThat(SacctmgrQos.qosSetting(Word.of("Flags=GpuIdleExempt"))).isEqualTo(Map.entry("gpuIdleExempt", true));
-        assertThat(SacctmgrQos.qosSetting(Word.of("flags=gpuidleexempt"))).isEqualTo(Map.entry("gpuIdleExempt", true));
-        assertThat(SacctmgrQos.qosSetting(Word.of("Flags=-1"))).isEqualTo(Map.entry("gpuIdleExempt", false));
+    void flagsSetsAndClearsTheExemptionAndOverPartQosAndRefusesSlurmsOtherFlags() {
+        assertThat(SacctmgrQos.qosSetting(Word.of("Flags=GpuIdleExempt")))
+                .isEqualTo(Map.entry("flags", Map.of("gpuIdleExempt", true, "overPartQos", false)));
+        assertThat(SacctmgrQos.qosSetting(Word.of("flags=gpuidleexempt,overpartqos")))
+                .isEqualTo(Map.entry("flags", Map.of("gpuIdleExempt", true, "overPartQos", true)));
+        assertThat(SacctmgrQos.qosSetting(Word.of("Flags=OverPartQOS")))
+                .isEqualTo(Map.entry("flags", Map.of("gpuIdleExempt", false, "overPartQos", true)));
+        assertThat(SacctmgrQos.qosSetting(Word.of("Flags=-1")))
+                .isEqualTo(Map.entry("flags", Map.of("gpuIdleExempt", false, "overPartQos", false)));
         assertThatThrownBy(() -> SacctmgrQos.qosSetting(Word.of("Flags=DenyOnLimit")))
-                .hasMessageContaining("GpuIdleExempt");
+                .hasMessageContaining("GpuIdleExempt and OverPartQOS");
     }
 
     @Test
@@ -27,6 +32,8 @@ class SacctmgrGpuIdleExemptTests {
         JsonMapper json = JsonMapper.builder().build();
         assertThat(SacctmgrQos.qosValues(json.readTree("{\"name\":\"nb\",\"gpuIdleExempt\":true}")).get("FLAGS"))
                 .isEqualTo("GpuIdleExempt");
+        assertThat(SacctmgrQos.qosValues(json.readTree("{\"name\":\"g\",\"gpuIdleExempt\":true,\"overPartQos\":true}"))
+                .get("FLAGS")).isEqualTo("GpuIdleExempt,OverPartQOS");
         assertThat(SacctmgrQos.qosValues(json.readTree("{\"name\":\"normal\",\"gpuIdleExempt\":false}")).get("FLAGS"))
                 .isNull();
     }
