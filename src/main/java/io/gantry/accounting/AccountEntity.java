@@ -115,4 +115,19 @@ class AccountEntity implements Persistable<String> {
         return new io.gantry.engine.Quota(name, parent, io.gantry.engine.Quota.parseGpus(guaranteedTres),
                 io.gantry.engine.Quota.parseGpus(maxBorrowTres), io.gantry.engine.Quota.parseGpus(maxLendTres));
     }
+
+    /** {@code account} and every account below it. */
+    static java.util.Set<String> below(String account, java.util.Map<String, String> parents) {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (String a : parents.keySet()) {
+            int steps = 0;
+            for (String up = a; up != null && steps++ < 64; up = parents.get(up)) {
+                if (up.equals(account)) {
+                    out.add(a);
+                    break;
+                }
+            }
+        }
+        return out;
+    }
 }

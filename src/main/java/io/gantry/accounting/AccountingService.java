@@ -60,6 +60,7 @@ public class AccountingService implements Charges {
     private final QosRepository qos;
     private final UserService users;
     private final ActiveJobs activeJobs;
+    private final io.gantry.cluster.ClusterService cluster;
     private final ApplicationEventPublisher events;
     private final Clock clock;
     private final AtomicLong generation = new AtomicLong();
@@ -72,8 +73,9 @@ public class AccountingService implements Charges {
     AccountingService(AccountRepository accounts, AssociationRepository associations, QosRepository qos,
             UserService users, ActiveJobs activeJobs, ApplicationEventPublisher events, Clock clock,
             FairShareService fairShare, org.springframework.transaction.PlatformTransactionManager transactions,
-            BudgetService budgets) {
+            BudgetService budgets, io.gantry.cluster.ClusterService cluster) {
         this.budgets = budgets;
+        this.cluster = cluster;
         this.readOnly = new org.springframework.transaction.support.TransactionTemplate(transactions);
         this.readOnly.setReadOnly(true);
         this.fairShare = fairShare;
@@ -87,6 +89,11 @@ public class AccountingService implements Charges {
     }
 
     // --- what jobs and the scheduler ask ----------------------------------------------------------
+
+    @Override
+    public io.gantry.engine.Qos engineQos(String name) {
+        return engineLimits().qos().stream().filter(q -> q.name().equals(name)).findFirst().orElse(null);
+    }
 
     /**
      * The account and QOS a job of {@code user} is charged to: {@code account} or the user's default
@@ -191,26 +198,11 @@ public class AccountingService implements Charges {
                 maxSubmit = level.maxSubmitJobs();
             }
             if (level.grpSubmitJobs() != null) {
-                groups.add(new Charge.GroupSubmitLimit(a, null, level.grpSubmitJobs(), below(a, parents)));
+                groups.add(new Charge.GroupSubmitLimit(a, null, level.grpSubmitJobs(), AccountEntity.below(a, parents)));
             }
         }
         return new Charge(charge.account(), charge.qos(), charge.limits(), charge.maxSubmitJobsPerUser(), maxSubmit,
                 groups);
-    }
-
-    /** {@code account} and every account below it. */
-    private static Set<String> below(String account, java.util.Map<String, String> parents) {
-        Set<String> out = new java.util.HashSet<>();
-        for (String a : parents.keySet()) {
-            int steps = 0;
-            for (String up = a; up != null && steps++ < 64; up = parents.get(up)) {
-                if (up.equals(account)) {
-                    out.add(a);
-                    break;
-                }
-            }
-        }
-        return out;
     }
 
     private QosEntity allowedQos(AssociationEntity association, String name) {
@@ -631,6 +623,9 @@ public class AccountingService implements Charges {
         if (activeJobs.anyWithQos(name)) {
             throw GantryException.conflict("QOS '" + name + "' is in use by pending or running jobs");
         }
+        cluster.listPartitions().stream().filter(p -> name.equals(p.qos())).findFirst().ifPresent(p -> {
+            throw GantryException.conflict("QOS '" + name + "' is in use: it is partition " + p.name() + "'s QOS");
+        });
         qos.delete(entity);
         qos.flush();
         changed("qos " + name);
@@ -706,6 +701,9 @@ public class AccountingService implements Charges {
         }
         if (request.noDecay() != null) {
             entity.setNoDecay(request.noDecay());
+        }
+        if (request.overPartQos() != null) {
+            entity.setOverPartQos(request.overPartQos());
         }
         if (request.usageFactor() != null) {
             double f = request.usageFactor();

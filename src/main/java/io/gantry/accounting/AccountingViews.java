@@ -199,7 +199,9 @@ public final class AccountingViews {
             @Schema(description = GRP_WALL, example = "36000") Long grpWallSeconds,
             @Schema(description = WALL_USED, example = "12600") Long grpWallSecondsUsed,
             @Schema(description = WALL_LEFT, example = "23400") Long grpWallSecondsLeft,
-            @Schema(description = NO_DECAY) boolean noDecay) {
+            @Schema(description = NO_DECAY) boolean noDecay,
+            @Schema(description = "Slurm's OverPartQOS flag (sacctmgr Flags=OverPartQOS): where this QOS and the "
+                    + "partition QOS of a job's partition set the same limit, this QOS's wins") boolean overPartQos) {
     }
 
     static final String NO_DECAY = "The QOS's own usage (what its grpTresMins and grpWallSeconds count) is neither "
@@ -227,7 +229,9 @@ public final class AccountingViews {
             @Schema(description = "TRES; \"\" clears") @Size(max = TRES) String minTresPerJob,
             @Schema(description = "true: exempt from the partitions' GPU idle policies") Boolean gpuIdleExempt,
             @Schema(description = WALL_REQUEST) Long grpWallSeconds,
-            @Schema(description = NO_DECAY) Boolean noDecay) {
+            @Schema(description = NO_DECAY) Boolean noDecay,
+            @Schema(description = "true: Slurm's OverPartQOS, this QOS's limits win over the partition QOS's")
+            Boolean overPartQos) {
 
         /** A request without the GPU idle exemption. */
         public QosRequest(String name, String description, Integer priority, Long maxWallSeconds,
@@ -238,7 +242,7 @@ public final class AccountingViews {
             this(name, description, priority, maxWallSeconds, maxJobsPerUser, maxSubmitJobsPerUser, maxTresPerUser,
                     maxTresPerJob, grpTres, preempt, preemptMode, usageFactor, graceSeconds, grpTresMins,
                     grpTresRunMins, maxTresMinsPerJob, rawUsage, preemptExemptSeconds, maxJobsPerAccount,
-                    maxTresPerAccount, minTresPerJob, null, null, null);
+                    maxTresPerAccount, minTresPerJob, null, null, null, null);
         }
 
         /** A request without a budget, a preempt exempt time or per-account limits. */
@@ -247,7 +251,7 @@ public final class AccountingViews {
                 String grpTres, List<String> preempt, String preemptMode, Double usageFactor, Long graceSeconds) {
             this(name, description, priority, maxWallSeconds, maxJobsPerUser, maxSubmitJobsPerUser, maxTresPerUser,
                     maxTresPerJob, grpTres, preempt, preemptMode, usageFactor, graceSeconds, null, null, null, null, null,
-                    null, null, null, null, null, null);
+                    null, null, null, null, null, null, null);
         }
     }
 

@@ -82,6 +82,10 @@ class QosEntity implements Persistable<String> {
     @Column(name = "no_decay", nullable = false)
     private boolean noDecay;
 
+    /** Slurm's OverPartQOS: this QOS's limits win over those a partition QOS sets too. */
+    @Column(name = "over_part_qos", nullable = false)
+    private boolean overPartQos;
+
     @Version
     private long version;
 
@@ -149,6 +153,7 @@ class QosEntity implements Persistable<String> {
     void setMinTresPerJob(String v) { minTresPerJob = v; }
     void setGpuIdleExempt(boolean v) { gpuIdleExempt = v; }
     void setNoDecay(boolean v) { noDecay = v; }
+    void setOverPartQos(boolean v) { overPartQos = v; }
 
     /** As the API shows it, with what its budgets have used of {@code usage}. */
     AccountingViews.Qos toView(BudgetService.Usage usage) {
@@ -158,7 +163,7 @@ class QosEntity implements Persistable<String> {
                 maxSubmitJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres, preempt(), preemptMode, usageFactor,
                 graceSeconds, budget().grpTresMins(), budget().grpTresRunMins(), budget().maxTresMinsPerJob(),
                 usedLeft[0], usedLeft[1], preemptExemptSeconds, maxJobsPerAccount, maxTresPerAccount, minTresPerJob,
-                gpuIdleExempt, budget().grpWallSeconds(), wall[0], wall[1], noDecay);
+                gpuIdleExempt, budget().grpWallSeconds(), wall[0], wall[1], noDecay, overPartQos);
     }
 
     io.gantry.engine.Qos toEngine() {
@@ -169,6 +174,7 @@ class QosEntity implements Persistable<String> {
                         : io.gantry.engine.Preemption.Mode.valueOf(preemptMode.toUpperCase(java.util.Locale.ROOT)),
                 graceSeconds == null ? 0 : graceSeconds, preemptExemptSeconds == null ? 0 : preemptExemptSeconds)
                 .withAccountLimits(maxJobsPerAccount == null ? 0 : maxJobsPerAccount,
-                        Tres.parse(maxTresPerAccount, Tres.UNLIMITED), Tres.parse(minTresPerJob, Tres.ZERO));
+                        Tres.parse(maxTresPerAccount, Tres.UNLIMITED), Tres.parse(minTresPerJob, Tres.ZERO))
+                .withOverPartQos(overPartQos);
     }
 }

@@ -66,7 +66,7 @@ final class SacctmgrQos {
         row.put("GRPTRM", text(q, "grpTresRunMins"));
         row.put("MAXTM", text(q, "maxTresMinsPerJob"));
         row.put("GRPW", SacctmgrAssociations.grpWallMinutes(q));
-        // Slurm's flag NoDecay, then Gantry's own: exempt from the partitions' GPU idle policies.
+        // Slurm's flags OverPartQOS and NoDecay (in Slurm's order), then Gantry's own: exempt from the partitions' GPU idle policies.
         List<String> flags = new ArrayList<>();
         for (Map.Entry<String, String> f : FLAGS.entrySet()) {
             if (q.path(f.getValue()).asBoolean(false)) {
@@ -95,6 +95,7 @@ final class SacctmgrQos {
     private static final Map<String, String> FLAGS = new LinkedHashMap<>();
 
     static {
+        FLAGS.put("OverPartQOS", "overPartQos");
         FLAGS.put("NoDecay", "noDecay");
         FLAGS.put("GpuIdleExempt", "gpuIdleExempt");
     }
@@ -102,7 +103,7 @@ final class SacctmgrQos {
     /**
      * {@code Flags=} as the QOS API's fields: {@code Flags=A,B} sets exactly those ({@code -1} none),
      * {@code Flags+=A} sets A and {@code Flags-=A} clears it, leaving the others. Of Slurm's flags Gantry has
-     * NoDecay; GpuIdleExempt is its own; another is refused rather than ignored.
+     * NoDecay and OverPartQOS; GpuIdleExempt is its own; another is refused rather than ignored.
      */
     static Map<String, Object> qosFlags(Word w) {
         String v = w.value();
@@ -117,7 +118,7 @@ final class SacctmgrQos {
         for (String flag : clear || v.isEmpty() ? List.<String>of() : commaList(v)) {
             String field = FLAGS.entrySet().stream().filter(f -> f.getKey().equalsIgnoreCase(flag))
                     .map(Map.Entry::getValue).findFirst().orElseThrow(() -> new IllegalArgumentException(
-                            "Invalid QOS flag '" + flag + "': Gantry's QOS flags are NoDecay and GpuIdleExempt "
+                            "Invalid QOS flag '" + flag + "': Gantry's QOS flags are OverPartQOS, NoDecay and GpuIdleExempt "
                                     + "(Flags=-1 clears them)"));
             out.put(field, !remove);
         }

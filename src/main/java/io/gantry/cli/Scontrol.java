@@ -416,7 +416,7 @@ final class Scontrol {
     private List<List<String>> slurmPartition(JsonNode p) {
         return List.of(List.of("PartitionName=" + p.path("name").asString()),
                 List.of("AllowGroups=ALL", "AllowAccounts=ALL", "AllowQos=ALL"),
-                List.of("AllocNodes=ALL", "Default=" + (p.path("isDefault").asBoolean() ? "YES" : "NO"), "QoS=N/A"),
+                List.of("AllocNodes=ALL", "Default=" + (p.path("isDefault").asBoolean() ? "YES" : "NO"), "QoS=" + SlurmText.text(p, "qos", "N/A")),
                 List.of("DefaultTime=" + (p.hasNonNull("defaultTimeSeconds") ? SlurmText.clock(p.get("defaultTimeSeconds").asLong()) : "NONE"),
                         "DisableRootJobs=NO", "ExclusiveUser=NO", "GraceTime=0", "Hidden=NO"),
                 List.of("MaxNodes=UNLIMITED", "MaxTime=" + (p.hasNonNull("maxTimeSeconds")
@@ -562,18 +562,28 @@ final class Scontrol {
         return 1;
     }
 
-    /** {@code scontrol update PartitionName=gpu State=DOWN}: only the State can be changed. */
+    /**
+     * {@code scontrol update PartitionName=gpu State=DOWN QOS=gpu}: the State and the partition QOS ({@code QOS=}
+     * with no name clears it) can be changed.
+     */
     private int updatePartition(ControllerApi api, Map<String, String> pairs, List<String> words) {
         String name = pairs.remove("partitionname");
         String state = pairs.remove("state");
-        if (state == null || !pairs.isEmpty()) {
+        String qos = pairs.remove("qos");
+        if ((state == null && qos == null) || !pairs.isEmpty()) {
             env.err().println("Update of this parameter is not supported: " + String.join(" ", words));
             env.err().println("Request aborted");
             return 1;
         }
+        Map<String, String> body = new java.util.LinkedHashMap<>();
+        if (state != null) {
+            body.put("state", state.toUpperCase(Locale.ROOT));
+        }
+        if (qos != null) {
+            body.put("qos", qos);
+        }
         try {
-            api.patch("/api/v1/partitions/" + HttpControllerApi.encode(name),
-                    Map.of("state", state.toUpperCase(Locale.ROOT)));
+            api.patch("/api/v1/partitions/" + HttpControllerApi.encode(name), body);
             return 0;
         } catch (ControllerApi.ApiException e) {
             env.err().println(e.status() == 404 ? "slurm_update error: Invalid partition name specified"

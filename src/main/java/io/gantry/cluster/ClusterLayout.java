@@ -143,10 +143,20 @@ public record ClusterLayout(
      */
     public record PartitionSpec(String name, List<String> nodes, boolean isDefault, Long defaultTimeSeconds,
             Long maxTimeSeconds, int priorityTier, PartitionState state, Long defaultMemPerCpuMb,
-            Long defaultMemPerNodeMb, GpuIdlePolicy gpuIdle, io.gantry.engine.Partition.PreemptMode preemptMode) {
+            Long defaultMemPerNodeMb, GpuIdlePolicy gpuIdle, io.gantry.engine.Partition.PreemptMode preemptMode,
+            String qos) {
 
         public PartitionSpec {
             preemptMode = preemptMode == null ? io.gantry.engine.Partition.PreemptMode.OFF : preemptMode;
+            qos = qos == null || qos.isBlank() ? null : qos.strip();
+        }
+
+        /** A partition without a configured partition QOS. */
+        public PartitionSpec(String name, List<String> nodes, boolean isDefault, Long defaultTimeSeconds,
+                Long maxTimeSeconds, int priorityTier, PartitionState state, Long defaultMemPerCpuMb,
+                Long defaultMemPerNodeMb, GpuIdlePolicy gpuIdle, io.gantry.engine.Partition.PreemptMode preemptMode) {
+            this(name, nodes, isDefault, defaultTimeSeconds, maxTimeSeconds, priorityTier, state, defaultMemPerCpuMb,
+                    defaultMemPerNodeMb, gpuIdle, preemptMode, null);
         }
 
         /** A partition whose jobs no partition preemption stops. */
@@ -215,7 +225,7 @@ public record ClusterLayout(
                 members.add(-at - 1, node.name());
                 newPartitions.put(name, new PartitionSpec(p.name(), List.copyOf(members), p.isDefault(),
                         p.defaultTimeSeconds(), p.maxTimeSeconds(), p.priorityTier(), p.state(),
-                        p.defaultMemPerCpuMb(), p.defaultMemPerNodeMb(), p.gpuIdle(), p.preemptMode()));
+                        p.defaultMemPerCpuMb(), p.defaultMemPerNodeMb(), p.gpuIdle(), p.preemptMode(), p.qos()));
             }
         }
         return new ClusterLayout(name, Map.copyOf(newNodes), Map.copyOf(newPartitions), switches, blocks, blockSizes,
@@ -423,7 +433,7 @@ public record ClusterLayout(
                 members.sort(Hostlist.HOST_ORDER);
                 PartitionSpec spec = new PartitionSpec(p.name(), List.copyOf(members), p.isDefault(), defaultTime,
                         maxTime, p.priorityTier(), state, perCpu, perNode, GpuIdlePolicy.of(key, p, problems),
-                        preemptMode(key + ".preempt-mode", p.preemptMode()));
+                        preemptMode(key + ".preempt-mode", p.preemptMode()), qosName(key + ".qos", p.qos()));
                 if (partitions.putIfAbsent(p.name(), spec) != null) {
                     problems.add(key + ".name: duplicate partition name '" + p.name() + "'");
                 }
@@ -449,6 +459,15 @@ public record ClusterLayout(
                 problems.add(key + ": must be OFF, CANCEL, REQUEUE or SUSPEND, was '" + value + "'");
                 return null;
             }
+        }
+
+        /** A partition QOS's name as configured (null for none); whether it exists is checked against the store at start. */
+        private String qosName(String key, String value) {
+            if (value != null && !value.isBlank() && (value.strip().length() > 64 || value.strip().contains(","))) {
+                problems.add(key + ": '" + value + "' is not a QOS name (one name of at most 64 characters)");
+                return null;
+            }
+            return value;
         }
 
         private List<SwitchSpec> switches(Set<String> known, Map<String, String> leafOfNode) {

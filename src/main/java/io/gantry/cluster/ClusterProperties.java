@@ -74,15 +74,26 @@ public record ClusterProperties(
      * {@code gpu-idle-grace-seconds} (default 0) gets {@code gpu-idle-action} (WARN, REQUEUE or CANCEL;
      * default WARN). {@code preempt-mode} is Slurm's partition PreemptMode (OFF, CANCEL, REQUEUE or
      * SUSPEND): how its jobs are stopped for a job of a partition of a higher priority tier under
-     * {@code preempt/partition_prio}; unset: REQUEUE under partition_prio, else OFF.
+     * {@code preempt/partition_prio}; unset: REQUEUE under partition_prio, else OFF. {@code qos} is Slurm's
+     * partition QOS: every job of the partition is also held to that QOS's limits (it must exist at start).
      */
     public record PartitionConfig(String name, String nodes, @Name("default") boolean isDefault,
             String defaultTime, String maxTime, int priorityTier, @DefaultValue("UP") String state,
             Long defaultMemPerCpu, Long defaultMemPerNode, Long gpuIdleTimeoutSeconds, Double gpuIdleThresholdPercent,
-            Long gpuIdleGraceSeconds, String gpuIdleAction, String preemptMode) {
+            Long gpuIdleGraceSeconds, String gpuIdleAction, String preemptMode, String qos) {
 
         @org.springframework.boot.context.properties.bind.ConstructorBinding
         public PartitionConfig {
+        }
+
+        /** A partition without a partition QOS. */
+        public PartitionConfig(String name, String nodes, boolean isDefault, String defaultTime, String maxTime,
+                int priorityTier, String state, Long defaultMemPerCpu, Long defaultMemPerNode,
+                Long gpuIdleTimeoutSeconds, Double gpuIdleThresholdPercent, Long gpuIdleGraceSeconds,
+                String gpuIdleAction, String preemptMode) {
+            this(name, nodes, isDefault, defaultTime, maxTime, priorityTier, state, defaultMemPerCpu,
+                    defaultMemPerNode, gpuIdleTimeoutSeconds, gpuIdleThresholdPercent, gpuIdleGraceSeconds,
+                    gpuIdleAction, preemptMode, null);
         }
 
         /** A partition without its own PreemptMode. */
@@ -92,14 +103,14 @@ public record ClusterProperties(
                 String gpuIdleAction) {
             this(name, nodes, isDefault, defaultTime, maxTime, priorityTier, state, defaultMemPerCpu,
                     defaultMemPerNode, gpuIdleTimeoutSeconds, gpuIdleThresholdPercent, gpuIdleGraceSeconds,
-                    gpuIdleAction, null);
+                    gpuIdleAction, null, null);
         }
 
         /** A partition without a GPU idle policy. */
         public PartitionConfig(String name, String nodes, boolean isDefault, String defaultTime, String maxTime,
                 int priorityTier, String state, Long defaultMemPerCpu, Long defaultMemPerNode) {
             this(name, nodes, isDefault, defaultTime, maxTime, priorityTier, state, defaultMemPerCpu,
-                    defaultMemPerNode, null, null, null, null, null);
+                    defaultMemPerNode, null, null, null, null, null, null);
         }
     }
 

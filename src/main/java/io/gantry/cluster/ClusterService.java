@@ -56,6 +56,9 @@ public class ClusterService {
     /** Reservations and recent failures on the nodes, for their views. */
     private final NodeMarks nodeMarks;
 
+    /** The QOS names, to check a partition QOS set by PATCH. */
+    private final KnownQos knownQos;
+
     private NodeMarks.Marks marks() {
         return nodeMarks.read();
     }
@@ -65,11 +68,12 @@ public class ClusterService {
 
     ClusterService(ClusterLayout layout, NodeRepository nodes, PartitionRepository partitions,
             ApplicationEventPublisher events, Clock clock, JdbcClient jdbc,
-            org.springframework.jdbc.core.JdbcTemplate batch, Audit audit, NodeMarks nodeMarks,
+            org.springframework.jdbc.core.JdbcTemplate batch, Audit audit, NodeMarks nodeMarks, KnownQos knownQos,
             @org.springframework.beans.factory.annotation.Value("${gantry.reports.gpu-idle-threshold:5}")
             double gpuIdleThreshold) {
         this.gpuIdleThreshold = gpuIdleThreshold;
         this.nodeMarks = nodeMarks;
+        this.knownQos = knownQos;
         this.audit = audit;
         this.jdbc = jdbc;
         this.batch = batch;
@@ -316,8 +320,9 @@ public class ClusterService {
         return view;
     }
 
-    /** Partition states as last read, and when: submissions ask on every request, the store is read once a second. */
+    /** Partition states and QOS as last read, and when: submissions ask on every request, the store is read once a second. */
     private volatile Map<String, PartitionState> partitionStates = Map.of();
+    private volatile Map<String, String> partitionQos = Map.of();
     private volatile long partitionStatesReadAt;
     private volatile boolean partitionStatesStale = true;
     private final java.util.concurrent.atomic.AtomicBoolean partitionStatesReading =
@@ -329,6 +334,18 @@ public class ClusterService {
      * second old.
      */
     public boolean refusesJobs(String partition) {
+        readPartitions();
+        PartitionState state = partitionStates.get(partition);
+        return state == PartitionState.DRAIN || state == PartitionState.INACTIVE;
+    }
+
+    /** The partition QOS of {@code partition} (null for none), at most a second old. */
+    public String partitionQos(String partition) {
+        readPartitions();
+        return partitionQos.get(partition);
+    }
+
+    private void readPartitions() {
         long now = System.nanoTime();
         boolean never = partitionStatesReadAt == 0;
         if (never || (partitionStatesStale || now - partitionStatesReadAt > 1_000_000_000L)
@@ -338,9 +355,16 @@ public class ClusterService {
             try {
                 partitionStatesStale = false;
                 Map<String, PartitionState> read = new HashMap<>();
-                jdbc.sql("SELECT name, state FROM partitions")
-                        .query((rs, i) -> read.put(rs.getString(1), PartitionState.valueOf(rs.getString(2)))).list();
+                Map<String, String> qos = new HashMap<>();
+                jdbc.sql("SELECT name, state, qos FROM partitions").query((rs, i) -> {
+                    read.put(rs.getString(1), PartitionState.valueOf(rs.getString(2)));
+                    if (rs.getString(3) != null) {
+                        qos.put(rs.getString(1), rs.getString(3));
+                    }
+                    return null;
+                }).list();
                 partitionStates = read;
+                partitionQos = qos;
                 partitionStatesReadAt = now;
             } catch (RuntimeException e) {
                 partitionStatesStale = true;
@@ -351,20 +375,22 @@ public class ClusterService {
                 }
             }
         }
-        PartitionState state = partitionStates.get(partition);
-        return state == PartitionState.DRAIN || state == PartitionState.INACTIVE;
     }
 
     /** The layout's partitions naming only nodes in {@code names}, in name order; a DRAIN one still runs its queue. */
     private List<io.gantry.engine.Partition> enginePartitions(ClusterLayout current, Set<String> names) {
         Map<String, PartitionState> states = new HashMap<>();
-        partitions.findAll().forEach(p -> states.put(p.name(), p.state()));
+        Map<String, String> qos = new HashMap<>();
+        partitions.findAll().forEach(p -> {
+            states.put(p.name(), p.state());
+            qos.put(p.name(), p.qos());
+        });
         return current.partitions().values().stream()
                 .sorted(Comparator.comparing(ClusterLayout.PartitionSpec::name))
                 .map(p -> new io.gantry.engine.Partition(p.name(), p.nodes().stream().filter(names::contains).toList(),
                         p.maxTimeSeconds() == null ? 0 : p.maxTimeSeconds(), p.priorityTier(),
                         runs(states.getOrDefault(p.name(), p.state())), p.memoryDefault(),
-                        p.preemptMode()))
+                        p.preemptMode(), qos.containsKey(p.name()) ? qos.get(p.name()) : p.qos()))
                 .toList();
     }
 
@@ -528,24 +554,32 @@ public class ClusterService {
     }
 
     /**
-     * Sets a partition's state (scontrol update PartitionName=... State=), kept in the store. As in Slurm, the
+     * Sets a partition's state and/or QOS (scontrol update PartitionName=... State= QOS=), kept in the store. As in Slurm, the
      * engine runs jobs in an UP or DRAIN partition, and submissions to a DRAIN or INACTIVE one are refused.
      */
     @Transactional
     public PartitionView updatePartition(String name, PartitionUpdate update, Actor actor) {
         PartitionEntity partition = partitions.findById(name)
                 .orElseThrow(() -> GantryException.notFound("Partition", name));
-        if (update == null || update.state() == null || update.state().isBlank()) {
-            throw GantryException.badRequest("state", "is required: one of " + PARTITION_STATES);
+        if (update == null || (update.qos() == null && (update.state() == null || update.state().isBlank()))) {
+            throw GantryException.badRequest("state", "is required unless qos is given: one of " + PARTITION_STATES);
         }
-        PartitionState state;
-        try {
-            state = PartitionState.valueOf(update.state().strip().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw GantryException.badRequest("state", "'" + update.state() + "' is not one of " + PARTITION_STATES);
+        PartitionState state = partition.state();
+        if (update.state() != null) {
+            try {
+                state = PartitionState.valueOf(update.state().strip().toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw GantryException.badRequest("state", "'" + update.state() + "' is not one of " + PARTITION_STATES);
+            }
+        }
+        String qos = update.qos() == null ? partition.qos() : update.qos().strip();
+        if (update.qos() != null && !qos.isEmpty() && !knownQos.qosNames().contains(qos)) {
+            throw GantryException.badRequest("qos", "unknown QOS '" + qos + "'; known: "
+                    + String.join(", ", knownQos.qosNames()) + " (\"\" clears the partition QOS)");
         }
         PartitionView before = partitionView(partition);
         partition.setState(state);
+        partition.setQos(qos == null || qos.isEmpty() ? null : qos);
         partitionStatesStale = true;
         PartitionView after = partitionView(partitions.saveAndFlush(partition));
         audit.record(actor, AuditAction.UPDATE, AuditEntity.PARTITION, name, before, after);
@@ -574,7 +608,7 @@ public class ClusterService {
                 spec.isDefault(), spec.defaultTimeSeconds(), spec.maxTimeSeconds(), spec.priorityTier(),
                 spec.defaultMemPerCpuMb(), spec.defaultMemPerNodeMb(), spec.gpuIdle() == null ? null
                         : spec.gpuIdle().withThreshold(spec.gpuIdle().threshold(gpuIdleThreshold)),
-                spec.preemptMode().name());
+                spec.preemptMode().name(), entity.qos());
     }
 
     private NodeEntity find(String name) {

@@ -27,9 +27,11 @@ class ClusterStoreSynchronizer implements SmartInitializingSingleton {
     private final PartitionRepository partitions;
     private final TransactionTemplate transaction;
     private final ClusterService cluster;
+    private final KnownQos knownQos;
 
     ClusterStoreSynchronizer(ClusterLayout layout, NodeRepository nodes, PartitionRepository partitions,
-            TransactionTemplate transaction, ClusterService cluster) {
+            TransactionTemplate transaction, ClusterService cluster, KnownQos knownQos) {
+        this.knownQos = knownQos;
         this.cluster = cluster;
         this.layout = layout;
         this.nodes = nodes;
@@ -68,10 +70,24 @@ class ClusterStoreSynchronizer implements SmartInitializingSingleton {
                 .collect(Collectors.toMap(PartitionEntity::name, Function.identity()));
         Set<String> removedPartitions = new HashSet<>(storedPartitions.keySet());
         removedPartitions.removeAll(layout.partitions().keySet());
+        List<String> qosNames = knownQos.qosNames();
+        List<String> unknown = new java.util.ArrayList<>();
+        for (ClusterLayout.PartitionSpec spec : layout.partitions().values()) {
+            if (spec.qos() != null && !qosNames.contains(spec.qos())) {
+                unknown.add("gantry.cluster.partitions[*].qos: partition '" + spec.name() + "' names unknown QOS '"
+                        + spec.qos()
+                        + "'; known: " + String.join(", ", qosNames) + " (create it first, e.g. sacctmgr add qos "
+                        + spec.qos() + ")");
+            }
+        }
+        if (!unknown.isEmpty()) {
+            throw new ClusterConfigException(unknown);
+        }
         for (ClusterLayout.PartitionSpec spec : layout.partitions().values()) {
             PartitionEntity partition = storedPartitions.getOrDefault(spec.name(),
                     new PartitionEntity(spec.name(), spec.state()));
             partition.applyShape(spec);
+            partition.applyConfiguredQos(spec.qos());
             partitions.save(partition);
         }
         partitions.deleteAllById(removedPartitions);

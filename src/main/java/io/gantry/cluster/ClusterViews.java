@@ -44,7 +44,11 @@ public final class ClusterViews {
             @Schema(description = "Slurm's partition PreemptMode (cluster file preempt-mode): how its running jobs "
                     + "are stopped for a job of a partition of a higher priorityTier under PreemptType="
                     + "preempt/partition_prio; OFF: never", allowableValues = {"OFF", "CANCEL", "REQUEUE", "SUSPEND"})
-            String preemptMode) {
+            String preemptMode,
+            @Schema(description = "Slurm's partition QOS (cluster file qos, PATCH /partitions/{name}): every job of "
+                    + "the partition is also held to its limits; where it and the job's QOS set the same limit its "
+                    + "own wins unless the job's QOS has OverPartQOS. null: none", example = "gpu")
+            String qos) {
     }
 
     @Schema(name = "Switch")
@@ -91,12 +95,22 @@ public final class ClusterViews {
             @Schema(description = "Each node as it is now") List<NodeView> items) {
     }
 
-    @Schema(name = "PartitionUpdate")
+    @Schema(name = "PartitionUpdate", description = "A change of a partition; give state, qos or both (null "
+            + "leaves a field)")
     public record PartitionUpdate(
             @Schema(description = "UP (runs and accepts jobs), DOWN (accepts, runs none), DRAIN (accepts none) or "
                     + "INACTIVE, as scontrol update PartitionName=... State=",
-                    requiredMode = Schema.RequiredMode.REQUIRED, allowableValues = {"UP", "DOWN", "DRAIN", "INACTIVE"})
-            @jakarta.validation.constraints.Size(max = 32) String state) {
+                    allowableValues = {"UP", "DOWN", "DRAIN", "INACTIVE"})
+            @jakarta.validation.constraints.Size(max = 32) String state,
+            @Schema(description = "The partition QOS, an existing QOS name, as scontrol update PartitionName=... QOS=; "
+                    + "\"\" clears it. Kept across restarts until the cluster file's qos for the partition changes",
+                    example = "gpu")
+            @jakarta.validation.constraints.Size(max = 64) String qos) {
+
+        /** A change of state only. */
+        public PartitionUpdate(String state) {
+            this(state, null);
+        }
     }
 
     @Schema(name = "NodeFailures", description = "Jobs (array tasks each count) that ended on the node in the last "

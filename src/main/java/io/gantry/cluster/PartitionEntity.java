@@ -20,6 +20,10 @@ class PartitionEntity {
     private int priorityTier;
     @Enumerated(EnumType.STRING)
     private PartitionState state;
+    /** The partition QOS now (null: none); see V58. */
+    private String qos;
+    /** The cluster file's partition QOS when last read: a change there wins over an earlier PATCH. */
+    private String configuredQos;
     @Version
     private long version;
 
@@ -42,6 +46,25 @@ class PartitionEntity {
 
     String name() {
         return name;
+    }
+
+    /**
+     * Takes the cluster file's partition QOS when it is new or changed since last read; else the stored one
+     * (set by PATCH) stays.
+     */
+    void applyConfiguredQos(String configured) {
+        if (!java.util.Objects.equals(configured, configuredQos)) {
+            qos = configured;
+            configuredQos = configured;
+        }
+    }
+
+    String qos() {
+        return qos;
+    }
+
+    void setQos(String qos) {
+        this.qos = qos;
     }
 
     PartitionState state() {

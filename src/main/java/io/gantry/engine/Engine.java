@@ -41,14 +41,13 @@ public final class Engine {
     public Feasibility feasibility(Snapshot snapshot, PendingJob job) {
         Cluster c = clusterOf(snapshot);
         Feasibility first = null;
-        Qos qos = null;
-        for (Qos q : snapshot.qos()) {
-            if (q.name().equals(job.qos())) {
-                qos = q;
-            }
-        }
+        java.util.Map<String, Qos> byName = new java.util.HashMap<>();
+        snapshot.qos().forEach(q -> byName.put(q.name(), q));
+        java.util.Map<String, String> partitionQos = new java.util.HashMap<>();
+        snapshot.partitions().stream().filter(p -> p.qos() != null).forEach(p -> partitionQos.put(p.name(), p.qos()));
         for (String name : job.partitions()) {
-            Feasibility f = feasibility(c, qos, job, name);
+            Qos[] heldTo = Limits.heldTo(byName.get(job.qos()), byName.get(partitionQos.get(name)));
+            Feasibility f = feasibility(c, heldTo, job, name);
             if (f.fits()) {
                 return f;
             }
@@ -59,7 +58,8 @@ public final class Engine {
         return first;
     }
 
-    private static Feasibility feasibility(Cluster c, Qos qos, PendingJob job, String partitionName) {
+    /** Whether the job fits {@code partitionName} ever, within the per-job limits of the QOSes it is held to there. */
+    private static Feasibility feasibility(Cluster c, Qos[] heldTo, PendingJob job, String partitionName) {
         Cluster.Part part = c.partsByName.get(partitionName);
         if (part == null) {
             return Feasibility.never(PendingReason.PARTITION_CONFIG, "invalid partition name: " + partitionName);
@@ -78,6 +78,16 @@ public final class Engine {
         }
         Tres tres = new Tres(Math.multiplyExact((long) s.tasks(), s.cpusPerTask()),
                 Math.multiplyExact(s.memPerNode(), s.nodes()), s.totalGpus(), s.nodes());
+        for (Qos qos : heldTo) {
+            Feasibility within = perJob(qos, job, tres);
+            if (!within.fits()) {
+                return within;
+            }
+        }
+        return Feasibility.FITS;
+    }
+
+    private static Feasibility perJob(Qos qos, PendingJob job, Tres tres) {
         PendingReason limit = Limits.perJob(qos, job.timeLimitSeconds(), tres);
         if (limit == PendingReason.QOS_MIN_CPU || limit == PendingReason.QOS_MIN_NODE
                 || limit == PendingReason.QOS_MIN_GRES) {

@@ -10,10 +10,19 @@ import java.util.Map;
  * are checked first, then the association limits up the account tree ({@link AssocTree}); a check of
  * another kind (e.g. budgets) adds its own step to {@link #check} and {@link #charge}, walking the
  * same precomputed chain ({@link #chain}).
+ *
+ * <p>A job in a partition with a partition QOS is held to both QOSes ({@link #heldTo}), as Slurm's
+ * acct_policy does: the partition QOS first and the job's QOS for the limits the partition QOS leaves
+ * unset, or the other way round when the job's QOS has OverPartQOS. Each limit is counted against the
+ * usage of the QOS that sets it: a running job counts in its own QOS and in its partition's QOS.
  */
 final class Limits {
 
+    private static final Qos[] NONE = new Qos[0];
+
     private final Map<String, Qos> qos = new HashMap<>();
+    private final Map<String, String> partitionQos = new HashMap<>();
+    private final Map<Pair, Qos[]> heldTo = new HashMap<>();
     private final AssocTree tree;
     private final Map<Key, Usage> usage = new HashMap<>();
 
@@ -21,16 +30,55 @@ final class Limits {
     private record Key(int kind, String a, String b) {
     }
 
+    /** A job's QOS and its partition's QOS. */
+    private record Pair(String qos, String partitionQos) {
+    }
+
     private static final class Usage {
         int jobs;
         Tres tres = Tres.ZERO;
     }
 
-    Limits(List<Qos> qosList, List<Association> associations) {
+    Limits(List<Qos> qosList, List<Association> associations, List<Partition> partitions) {
         for (Qos q : qosList) {
             qos.put(q.name(), q);
         }
+        for (Partition p : partitions) {
+            if (p.qos() != null) {
+                partitionQos.put(p.name(), p.qos());
+            }
+        }
         tree = new AssocTree(associations);
+    }
+
+    /** Whether some partition has a partition QOS: without one, a job's limits do not depend on its partition. */
+    boolean byPartition() {
+        return !partitionQos.isEmpty();
+    }
+
+    /**
+     * The QOSes a job of QOS {@code qosName} in {@code partition} is held to, in the order they are checked,
+     * the second without the limits the first sets; empty when none is known.
+     */
+    Qos[] heldTo(String qosName, String partition) {
+        Qos own = qos(qosName);
+        Qos part = partition == null ? null : qos(partitionQos.get(partition));
+        if (part == null || part == own) {
+            return own == null ? NONE : new Qos[] {own};
+        }
+        if (own == null) {
+            return new Qos[] {part};
+        }
+        return heldTo.computeIfAbsent(new Pair(own.name(), part.name()), k -> heldTo(own, part));
+    }
+
+    /**
+     * A job's QOS {@code own} and its partition's QOS {@code part} (either null for none) in the order their
+     * limits are checked: the partition QOS's first unless {@code own} has OverPartQOS; the second without
+     * the limits the first sets (Slurm: where both set a limit, the first's wins).
+     */
+    static Qos[] heldTo(Qos own, Qos part) {
+        return Qos.heldTo(own, part).toArray(NONE);
     }
 
     /** The associations a job of {@code user} in {@code account} counts at, own first; null when none. */
@@ -55,13 +103,33 @@ final class Limits {
         return a == null ? 1.0 : a.fairShare();
     }
 
-    void charge(String user, String account, String qosName, Tres tres) {
+    /** A job of {@code qosName} in {@code partition} holds {@code tres}: it counts in its QOS and its partition's. */
+    void charge(String user, String account, String qosName, String partition, Tres tres) {
+        chargeQos(user, account, qosName, tres);
+        String part = partition == null ? null : partitionQos.get(partition);
+        if (part != null && !part.equals(qosName)) {
+            chargeQos(user, account, part, tres);
+        }
+        tree.charge(tree.chain(account, user), tres);
+    }
+
+    private void chargeQos(String user, String account, String qosName, Tres tres) {
         for (Key key : keys(user, account, qosName)) {
             Usage u = usage.computeIfAbsent(key, k -> new Usage());
             u.jobs++;
             u.tres = u.tres.plus(tres);
         }
-        tree.charge(tree.chain(account, user), tres);
+    }
+
+    /** The per-job limits of every QOS the job is held to in {@code partition} ({@link #perJob(Qos, long, Tres)}). */
+    PendingReason perJob(String qosName, String partition, long timeLimit, Tres tres) {
+        for (Qos q : heldTo(qosName, partition)) {
+            PendingReason r = perJob(q, timeLimit, tres);
+            if (r != null) {
+                return r;
+            }
+        }
+        return null;
     }
 
     /** Limits a single job breaks whatever else runs (a QOS's minimums too); null when none. */
@@ -95,45 +163,57 @@ final class Limits {
         return null;
     }
 
-    /** The first limit starting this job now would break, or null; {@code perNode} null skips the per-node limits. */
-    PendingReason check(PendingJob job, Tres tres, Tres perNode) {
-        return check(job, job.timeLimitSeconds(), tres, perNode);
+    /**
+     * The first limit starting this job now in {@code partition} would break, or null; {@code perNode} null
+     * skips the per-node limits.
+     */
+    PendingReason check(PendingJob job, String partition, Tres tres, Tres perNode) {
+        return check(job, partition, job.timeLimitSeconds(), tres, perNode);
     }
 
     /**
-     * The first limit starting this job now with a time limit of {@code timeLimit} would break (QOS
-     * limits, then the association limits of the highest level of the tree it breaks), or null.
+     * The first limit starting this job now in {@code partition} with a time limit of {@code timeLimit}
+     * would break (the limits of the QOSes it is held to there, then the association limits of the highest
+     * level of the tree it breaks), or null.
      */
-    PendingReason check(PendingJob job, long timeLimit, Tres tres, Tres perNode) {
-        Qos q = qos(job.qos());
-        if (q != null) {
-            Usage uq = usage.get(qosUserKey(job.qos(), job.user()));
-            int jobs = uq == null ? 0 : uq.jobs;
-            Tres held = uq == null ? Tres.ZERO : uq.tres;
-            if (q.maxJobsPerUser() > 0 && jobs >= q.maxJobsPerUser()) {
-                return PendingReason.QOS_MAX_JOBS_PER_USER_LIMIT;
-            }
-            Tres after = held.plus(tres);
-            if (after.gpus() > q.maxTresPerUser().gpus()) {
-                return PendingReason.QOS_MAX_GRES_PER_USER;
-            }
-            if (after.cpu() > q.maxTresPerUser().cpu()) {
-                return PendingReason.QOS_MAX_CPU_PER_USER_LIMIT;
-            }
-            PendingReason perAccount = perAccount(q, usage.get(qosAccountKey(job.qos(), job.account())), tres);
-            if (perAccount != null) {
-                return perAccount;
-            }
-            Usage g = usage.get(qosKey(job.qos()));
-            Tres grp = (g == null ? Tres.ZERO : g.tres).plus(tres);
-            if (grp.gpus() > q.grpTres().gpus()) {
-                return PendingReason.QOS_GRP_GRES;
-            }
-            if (grp.cpu() > q.grpTres().cpu()) {
-                return PendingReason.QOS_GRP_CPU_LIMIT;
+    PendingReason check(PendingJob job, String partition, long timeLimit, Tres tres, Tres perNode) {
+        for (Qos q : heldTo(job.qos(), partition)) {
+            PendingReason r = check(q, job.user(), job.account(), tres);
+            if (r != null) {
+                return r;
             }
         }
         return tree.check(tree.chain(job.account(), job.user()), timeLimit, tres, perNode);
+    }
+
+    /** QOS {@code q}'s limits on what runs under it against its usage, were a job of {@code user} to add {@code tres}. */
+    private PendingReason check(Qos q, String user, String account, Tres tres) {
+        Usage uq = usage.get(qosUserKey(q.name(), user));
+        int jobs = uq == null ? 0 : uq.jobs;
+        Tres held = uq == null ? Tres.ZERO : uq.tres;
+        if (q.maxJobsPerUser() > 0 && jobs >= q.maxJobsPerUser()) {
+            return PendingReason.QOS_MAX_JOBS_PER_USER_LIMIT;
+        }
+        Tres after = held.plus(tres);
+        if (after.gpus() > q.maxTresPerUser().gpus()) {
+            return PendingReason.QOS_MAX_GRES_PER_USER;
+        }
+        if (after.cpu() > q.maxTresPerUser().cpu()) {
+            return PendingReason.QOS_MAX_CPU_PER_USER_LIMIT;
+        }
+        PendingReason perAccount = perAccount(q, usage.get(qosAccountKey(q.name(), account)), tres);
+        if (perAccount != null) {
+            return perAccount;
+        }
+        Usage g = usage.get(qosKey(q.name()));
+        Tres grp = (g == null ? Tres.ZERO : g.tres).plus(tres);
+        if (grp.gpus() > q.grpTres().gpus()) {
+            return PendingReason.QOS_GRP_GRES;
+        }
+        if (grp.cpu() > q.grpTres().cpu()) {
+            return PendingReason.QOS_GRP_CPU_LIMIT;
+        }
+        return null;
     }
 
     /** The QOS's MaxJobsPerAccount and MaxTRESPerAccount against what the account's jobs under it hold. */

@@ -9,9 +9,17 @@ import java.util.Objects;
  * {@code memoryDefault} is what a job that asks for no memory gets on each node. {@code preemptMode} is
  * Slurm's partition PreemptMode: how its running jobs are stopped for a job of a partition of a higher
  * tier under {@link Preemption.Type#PARTITION_PRIO}; {@link PreemptMode#OFF} (the default) means never.
+ * {@code qos} is Slurm's partition QOS (null for none): every job in the partition is held to its limits
+ * as well as to its own QOS's (see {@link Limits}).
  */
 public record Partition(String name, List<String> nodes, long maxTimeSeconds, int priorityTier, boolean up,
-        MemoryDefault memoryDefault, PreemptMode preemptMode) {
+        MemoryDefault memoryDefault, PreemptMode preemptMode, String qos) {
+
+    /** A partition without a partition QOS. */
+    public Partition(String name, List<String> nodes, long maxTimeSeconds, int priorityTier, boolean up,
+            MemoryDefault memoryDefault, PreemptMode preemptMode) {
+        this(name, nodes, maxTimeSeconds, priorityTier, up, memoryDefault, preemptMode, null);
+    }
 
     /** Slurm's partition PreemptMode: OFF, or how its jobs are stopped ({@link #mode()}). */
     public enum PreemptMode {
@@ -39,6 +47,7 @@ public record Partition(String name, List<String> nodes, long maxTimeSeconds, in
         nodes = List.copyOf(nodes);
         memoryDefault = memoryDefault == null ? MemoryDefault.NONE : memoryDefault;
         preemptMode = preemptMode == null ? PreemptMode.OFF : preemptMode;
+        qos = qos == null || qos.isEmpty() ? null : qos;
         if (priorityTier < 0) {
             throw new IllegalArgumentException("priority tier must not be negative");
         }
@@ -46,6 +55,11 @@ public record Partition(String name, List<String> nodes, long maxTimeSeconds, in
 
     public static Partition of(String name, List<String> nodes) {
         return new Partition(name, nodes, 0, 0, true);
+    }
+
+    /** The same partition with partition QOS {@code qosName} (null for none). */
+    public Partition withQos(String qosName) {
+        return new Partition(name, nodes, maxTimeSeconds, priorityTier, up, memoryDefault, preemptMode, qosName);
     }
 
     public boolean allows(long timeLimitSeconds) {

@@ -12,12 +12,24 @@ import java.util.Objects;
  * GraceTime: its preemptor waits for it), and none that has run less than {@code preemptExemptSeconds}
  * is chosen (Slurm's PreemptExemptTime). {@code maxJobsPerAccount} and {@code maxTresPerAccount} bound
  * what the running jobs of one account under this QOS hold; {@code minTresPerJob} ({@link Tres#ZERO} for
- * none) is the least a job of this QOS must ask.
+ * none) is the least a job of this QOS must ask. {@code overPartQos} is Slurm's OverPartQOS flag: where this
+ * QOS and the partition QOS of a job's partition set the same limit, this QOS's wins (without it the partition
+ * QOS's does; see {@link #withoutLimitsOf}).
  */
 public record Qos(String name, int priority, long maxWallSeconds, int maxJobsPerUser, Tres maxTresPerUser,
         Tres maxTresPerJob, Tres grpTres, java.util.Set<String> preempts, Preemption.Mode preemptMode,
         long graceSeconds, long preemptExemptSeconds, int maxJobsPerAccount, Tres maxTresPerAccount,
-        Tres minTresPerJob) {
+        Tres minTresPerJob, boolean overPartQos) {
+
+    /** A QOS without the OverPartQOS flag. */
+    public Qos(String name, int priority, long maxWallSeconds, int maxJobsPerUser, Tres maxTresPerUser,
+            Tres maxTresPerJob, Tres grpTres, java.util.Set<String> preempts, Preemption.Mode preemptMode,
+            long graceSeconds, long preemptExemptSeconds, int maxJobsPerAccount, Tres maxTresPerAccount,
+            Tres minTresPerJob) {
+        this(name, priority, maxWallSeconds, maxJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres, preempts,
+                preemptMode, graceSeconds, preemptExemptSeconds, maxJobsPerAccount, maxTresPerAccount, minTresPerJob,
+                false);
+    }
 
     /** A QOS without per-account limits or per-job minimums. */
     public Qos(String name, int priority, long maxWallSeconds, int maxJobsPerUser, Tres maxTresPerUser,
@@ -73,7 +85,7 @@ public record Qos(String name, int priority, long maxWallSeconds, int maxJobsPer
     /** The same QOS with this grace time and exempt time, in seconds. */
     public Qos withPreemptTimes(long grace, long exempt) {
         return new Qos(name, priority, maxWallSeconds, maxJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres,
-                preempts, preemptMode, grace, exempt, maxJobsPerAccount, maxTresPerAccount, minTresPerJob);
+                preempts, preemptMode, grace, exempt, maxJobsPerAccount, maxTresPerAccount, minTresPerJob, overPartQos);
     }
 
     /**
@@ -83,6 +95,56 @@ public record Qos(String name, int priority, long maxWallSeconds, int maxJobsPer
      */
     public Qos withAccountLimits(int maxJobs, Tres maxTres, Tres minTresPerJob) {
         return new Qos(name, priority, maxWallSeconds, maxJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres,
-                preempts, preemptMode, graceSeconds, preemptExemptSeconds, maxJobs, maxTres, minTresPerJob);
+                preempts, preemptMode, graceSeconds, preemptExemptSeconds, maxJobs, maxTres, minTresPerJob, overPartQos);
+    }
+
+    /** The same QOS with Slurm's OverPartQOS flag set or not. */
+    public Qos withOverPartQos(boolean over) {
+        return new Qos(name, priority, maxWallSeconds, maxJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres,
+                preempts, preemptMode, graceSeconds, preemptExemptSeconds, maxJobsPerAccount, maxTresPerAccount,
+                minTresPerJob, over);
+    }
+
+    /**
+     * This QOS without the limits {@code winner} sets (each TRES on its own): what is left of it to check
+     * when both this QOS and {@code winner} hold a job, as Slurm checks a job's QOS and its partition's QOS
+     * (acct_policy: a limit the first sets is not looked up in the second). Its name stays, so its usage is
+     * still this QOS's.
+     */
+    public Qos withoutLimitsOf(Qos winner) {
+        return new Qos(name, priority, winner.maxWallSeconds > 0 ? 0 : maxWallSeconds,
+                winner.maxJobsPerUser > 0 ? 0 : maxJobsPerUser, unsetWhere(maxTresPerUser, winner.maxTresPerUser),
+                unsetWhere(maxTresPerJob, winner.maxTresPerJob), unsetWhere(grpTres, winner.grpTres), preempts,
+                preemptMode, graceSeconds, preemptExemptSeconds, winner.maxJobsPerAccount > 0 ? 0 : maxJobsPerAccount,
+                unsetWhere(maxTresPerAccount, winner.maxTresPerAccount), minUnsetWhere(minTresPerJob, winner.minTresPerJob),
+                overPartQos);
+    }
+
+    /**
+     * What a job of QOS {@code own} in a partition of QOS {@code partition} (either null for none) is held
+     * to, in the order the limits are checked: the partition QOS first unless {@code own} has OverPartQOS,
+     * the other one without the limits the first sets. One QOS when both are the same.
+     */
+    public static java.util.List<Qos> heldTo(Qos own, Qos partition) {
+        if (partition == null || partition.equals(own)) {
+            return own == null ? java.util.List.of() : java.util.List.of(own);
+        }
+        if (own == null) {
+            return java.util.List.of(partition);
+        }
+        Qos first = own.overPartQos ? own : partition;
+        Qos second = first == own ? partition : own;
+        return java.util.List.of(first, second.withoutLimitsOf(first));
+    }
+
+    private static Tres unsetWhere(Tres limit, Tres winner) {
+        long u = Long.MAX_VALUE;
+        return new Tres(winner.cpu() != u ? u : limit.cpu(), winner.memoryMb() != u ? u : limit.memoryMb(),
+                winner.gpus() != u ? u : limit.gpus(), winner.nodes() != u ? u : limit.nodes());
+    }
+
+    private static Tres minUnsetWhere(Tres min, Tres winner) {
+        return new Tres(winner.cpu() != 0 ? 0 : min.cpu(), winner.memoryMb() != 0 ? 0 : min.memoryMb(),
+                winner.gpus() != 0 ? 0 : min.gpus(), winner.nodes() != 0 ? 0 : min.nodes());
     }
 }

@@ -103,7 +103,7 @@ final class QueuePass {
         this.now = snapshot.now();
         this.policy = snapshot.policy();
         this.profile = new ResourceProfile(snapshot, cluster);
-        this.limits = new Limits(snapshot.qos(), snapshot.associations());
+        this.limits = new Limits(snapshot.qos(), snapshot.associations(), snapshot.partitions());
         this.budgets = new BudgetBook(snapshot.budgets(), snapshot.running(), now);
         this.quotas = new QuotaBook(snapshot.quotas(), snapshot.nodes(), snapshot.running(), snapshot.pending(), now);
         long oldest = now;
@@ -137,7 +137,7 @@ final class QueuePass {
     private void holdRunning() {
         profile.holdRunning();
         for (RunningJob r : snapshot.running()) {
-            limits.charge(r.user(), r.account(), r.qos(), r.tres());
+            limits.charge(r.user(), r.account(), r.qos(), r.partition(), r.tres());
         }
     }
 
@@ -246,7 +246,7 @@ final class QueuePass {
         Attempt tried = startNow(e, admitted);
         if (tried.started() != null) {
             starts.add(tried.started());
-            limits.charge(job.user(), job.account(), job.qos(), tried.charged());
+            limits.charge(job.user(), job.account(), job.qos(), tried.started().partition(), tried.charged());
             budgets.charge(job.account(), job.user(), job.qos(), tried.charged(), job.timeLimitSeconds());
             return;
         }
@@ -273,7 +273,8 @@ final class QueuePass {
             Preempting preempting = preempt(job, qos, candidates, end, e.priority);
             if (preempting != null && preempting.started() != null) {
                 starts.add(preempting.started());
-                limits.charge(job.user(), job.account(), job.qos(), admitted.tres());
+                limits.charge(job.user(), job.account(), job.qos(), preempting.started().partition(),
+                        admitted.tres());
                 budgets.charge(job.account(), job.user(), job.qos(), admitted.tres(), job.timeLimitSeconds());
                 return;
             }
@@ -310,11 +311,26 @@ final class QueuePass {
             return Admission.refuse(waiting(job, firstNo, e.priority));
         }
         candidates.sort(Comparator.comparingInt((Shape s) -> -c.parts[s.partition()].tier()));
-        Tres tres = tresOf(candidates.get(0));
-        PendingReason limit = Limits.perJob(limits.qos(job.qos()), job.timeLimitSeconds(), tres);
-        if (limit == null) {
-            limit = limits.check(job, tres, perNode(candidates.get(0)));
+        PendingReason limit = null;
+        if (limits.byPartition() && candidates.size() > 1) {
+            // A partition QOS holds the job only in its partition: it may run in its other partitions.
+            List<Shape> allowed = new ArrayList<>(candidates.size());
+            for (Shape s : candidates) {
+                PendingReason refused = qosLimit(job, s);
+                if (refused == null) {
+                    allowed.add(s);
+                } else if (limit == null) {
+                    limit = refused;
+                }
+            }
+            if (!allowed.isEmpty()) {
+                candidates = allowed;
+                limit = null;
+            }
+        } else {
+            limit = qosLimit(job, candidates.get(0));
         }
+        Tres tres = tresOf(candidates.get(0));
         if (limit == null) {
             limit = budgets.check(job, tres);
         }
@@ -327,6 +343,14 @@ final class QueuePass {
             return Admission.refuse(waiting(job, limit, e.priority));
         }
         return new Admission(null, own, candidates, tres);
+    }
+
+    /** The first QOS or association limit the job breaks starting now in {@code shape}'s partition, or null. */
+    private PendingReason qosLimit(PendingJob job, Shape shape) {
+        String partition = c.parts[shape.partition()].name();
+        Tres tres = tresOf(shape);
+        PendingReason limit = limits.perJob(job.qos(), partition, job.timeLimitSeconds(), tres);
+        return limit != null ? limit : limits.check(job, partition, tres, perNode(shape));
     }
 
     /**
@@ -430,7 +454,7 @@ final class QueuePass {
             NodeAllocation alloc = profile.takeShared(shape, r, own, end);
             if (alloc != null) {
                 starts.add(new Start(job.id(), c.parts[p].name(), now, end, List.of(alloc), blocked[p], priority));
-                limits.charge(job.user(), job.account(), job.qos(), Tres.of(List.of(alloc)));
+                limits.charge(job.user(), job.account(), job.qos(), c.parts[p].name(), Tres.of(List.of(alloc)));
                 budgets.charge(job.account(), job.user(), job.qos(), Tres.of(List.of(alloc)), job.timeLimitSeconds());
                 return;
             }
@@ -681,8 +705,9 @@ final class QueuePass {
         }
         Shape more = Shape.of(r.toBuilder().nodes(most).build(), c.parts[shape.partition()], c);
         Tres tres = tresOf(more);
-        if (Limits.perJob(limits.qos(job.qos()), Math.subtractExact(until, now), tres) != null
-                || limits.check(job, Math.subtractExact(until, now), tres, perNode(more)) != null
+        String partition = c.parts[shape.partition()].name();
+        if (limits.perJob(job.qos(), partition, Math.subtractExact(until, now), tres) != null
+                || limits.check(job, partition, Math.subtractExact(until, now), tres, perNode(more)) != null
                 || budgets.check(job, tres) != null) {
             return null;
         }

@@ -13,4 +13,7 @@ public interface Charges {
      * {@code account} or {@code qos}.
      */
     Charge charge(String user, String account, String qos);
+
+    /** QOS {@code name}'s limits as the engine takes them (a partition's QOS, checked at submission); null when none. */
+    io.gantry.engine.Qos engineQos(String name);
 }

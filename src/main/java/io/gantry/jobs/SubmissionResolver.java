@@ -166,9 +166,10 @@ class SubmissionResolver {
     private void timeLimits(SubmissionDraft d) {
         Long timeGiven = first(d.json.timeLimitSeconds(), d.directives.timeLimitSeconds(), null);
         d.timeLimit = timeLimit(timeGiven, d.partitions, d.layout, d.errors);
-        if (d.charge != null && (timeGiven == null || timeGiven == 0) && d.charge.limits().maxWallSeconds() > 0) {
-            // Like Slurm: a job that gives no time limit gets at most its QOS's MaxWall.
-            d.timeLimit = Math.min(d.timeLimit, d.charge.limits().maxWallSeconds());
+        long maxWall = d.charge == null ? 0 : maxWall(d.charge.limits(), d.partitions);
+        if ((timeGiven == null || timeGiven == 0) && maxWall > 0) {
+            // Like Slurm: a job that gives no time limit gets at most its QOS's MaxWall (its partition QOS's first).
+            d.timeLimit = Math.min(d.timeLimit, maxWall);
         }
         d.timeMin = first(d.json.timeMinSeconds(), d.directives.timeMinSeconds(), null);
         if (d.timeMin != null && (d.timeMin <= 0 || d.timeMin > d.timeLimit)) {
@@ -287,8 +288,8 @@ class SubmissionResolver {
             Tres tres = new Tres((long) d.tasks * d.cpusPerTask,
                     SubmissionShape.product(d.memoryMb, Math.max(d.minNodes, 1)), d.gpuTotal(),
                     Math.max(d.minNodes, 1));
-            submitLimits(d.charge, d.caller.username(), d.timeLimit, tres, d.taskIds.isEmpty() ? 1 : d.taskIds.size(),
-                    d.errors);
+            submitLimits(d.charge, d.caller.username(), d.partitions, d.timeLimit, tres,
+                    d.taskIds.isEmpty() ? 1 : d.taskIds.size(), d.errors);
         }
     }
 
@@ -314,7 +315,8 @@ class SubmissionResolver {
                         job.memoryMb() * Math.max(job.minNodes(), 1), gpuTotal, Math.max(job.minNodes(), 1));
                 // The job counts in its QOS already; moving to another one adds it there.
                 int adding = charge.qos().equals(job.qos()) ? 0 : 1;
-                submitLimits(charge, job.user(), time != null ? time : job.timeLimitSeconds(), tres, adding, errors);
+                submitLimits(charge, job.user(), partitions, time != null ? time : job.timeLimitSeconds(), tres, adding,
+                        errors);
             }
         }
         if (update.name() != null && (update.name().isBlank() || update.name().length() > MAX_NAME)) {
@@ -418,26 +420,23 @@ class SubmissionResolver {
             + "limits): ";
 
     /** The QOS and association limits checked at submit time, each named as Slurm names it. */
-    private void submitLimits(Charge charge, String user, long timeLimit, Tres tres, int adding,
-            List<FieldError> errors) {
+    private void submitLimits(Charge charge, String user, List<String> partitions, long timeLimit, Tres tres,
+            int adding, List<FieldError> errors) {
         io.gantry.engine.Qos q = charge.limits();
         String name = "QOS '" + q.name() + "'";
-        if (q.maxWallSeconds() > 0 && timeLimit > q.maxWallSeconds()) {
-            errors.add(new FieldError("timeLimitSeconds", "MaxWallDurationPerJob: " + name + " allows at most "
-                    + io.gantry.engine.SlurmTime.format(q.maxWallSeconds()) + " per job; the job asks for "
-                    + io.gantry.engine.SlurmTime.format(timeLimit)));
+        // The per-job limits of the QOSes the job is held to in each of its partitions: refused when no
+        // partition allows it, with the first partition's reasons.
+        List<FieldError> perJob = null;
+        for (String partition : partitions.isEmpty() ? java.util.Collections.<String>singletonList(null) : partitions) {
+            List<FieldError> found = perJobLimits(q, partition, timeLimit, tres);
+            if (perJob == null || found.isEmpty()) {
+                perJob = found;
+            }
+            if (found.isEmpty()) {
+                break;
+            }
         }
-        Tres max = q.maxTresPerJob();
-        if (!tres.fitsWithin(max)) {
-            errors.add(new FieldError("qos", "MaxTRESPerJob: " + name + " allows at most " + max
-                    + " per job; the job asks for " + tres));
-        }
-        Tres min = q.minTresPerJob();
-        if (tres.cpu() < min.cpu() || tres.nodes() < min.nodes() || tres.gpus() < min.gpus()) {
-            // Slurm would keep it pending (QOSMinGRES, QOSMinCpuNotSatisfied) until changed: said at once here.
-            errors.add(new FieldError("qos", "MinTRESPerJob: " + name + " requires at least " + min
-                    + " per job; the job asks for " + tres));
-        }
+        errors.addAll(perJob);
         if (adding > 0 && charge.maxSubmitJobsPerUser() != null) {
             long held = accounted.ofUserInQos(user, q.name());
             if (held + adding > charge.maxSubmitJobsPerUser()) {
@@ -468,6 +467,53 @@ class SubmissionResolver {
                 }
             }
         }
+    }
+
+    /** The QOSes a job of QOS {@code q} is held to in {@code partition}: its partition's QOS too when it has one. */
+    private List<io.gantry.engine.Qos> heldTo(io.gantry.engine.Qos q, String partition) {
+        String partitionQos = partition == null ? null : cluster.partitionQos(partition);
+        return io.gantry.engine.Qos.heldTo(q, partitionQos == null ? null : charges.engineQos(partitionQos));
+    }
+
+    /** The MaxWall a job of QOS {@code q} in the first of {@code partitions} is held to; 0 for none. */
+    private long maxWall(io.gantry.engine.Qos q, List<String> partitions) {
+        for (io.gantry.engine.Qos held : heldTo(q, partitions == null || partitions.isEmpty() ? null : partitions.get(0))) {
+            if (held.maxWallSeconds() > 0) {
+                return held.maxWallSeconds();
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * MaxWall, MaxTRESPerJob and MinTRESPerJob of the QOSes a job of QOS {@code q} is held to in {@code partition}
+     * (null: none named), each named as Slurm names it: at {@code qos} for the job's own QOS, at {@code partition}
+     * for its partition's.
+     */
+    private List<FieldError> perJobLimits(io.gantry.engine.Qos q, String partition, long timeLimit, Tres tres) {
+        List<FieldError> found = new ArrayList<>();
+        for (io.gantry.engine.Qos held : heldTo(q, partition)) {
+            boolean own = held.name().equals(q.name());
+            String name = own ? "QOS '" + q.name() + "'" : "QOS '" + held.name() + "' of partition '" + partition + "'";
+            String field = own ? "qos" : "partition";
+            if (held.maxWallSeconds() > 0 && timeLimit > held.maxWallSeconds()) {
+                found.add(new FieldError("timeLimitSeconds", "MaxWallDurationPerJob: " + name + " allows at most "
+                        + io.gantry.engine.SlurmTime.format(held.maxWallSeconds()) + " per job; the job asks for "
+                        + io.gantry.engine.SlurmTime.format(timeLimit)));
+            }
+            Tres max = held.maxTresPerJob();
+            if (!tres.fitsWithin(max)) {
+                found.add(new FieldError(field, "MaxTRESPerJob: " + name + " allows at most " + max
+                        + " per job; the job asks for " + tres));
+            }
+            Tres min = held.minTresPerJob();
+            if (tres.cpu() < min.cpu() || tres.nodes() < min.nodes() || tres.gpus() < min.gpus()) {
+                // Slurm would keep it pending (QOSMinGRES, QOSMinCpuNotSatisfied) until changed: said at once here.
+                found.add(new FieldError(field, "MinTRESPerJob: " + name + " requires at least " + min
+                        + " per job; the job asks for " + tres));
+            }
+        }
+        return found;
     }
 
     /**

@@ -116,6 +116,47 @@ class QosAccountLimitsIntegrationTests {
                 .containsExactly("{J1} PENDING QOSMinGRES", "{J2} PENDING QOSMinCpuNotSatisfied", "{J3} RUNNING None");
     }
 
+    /**
+     * Slurm's partition QOS: with gpu's QOS at MaxTRESPerUser=gres/gpu=2, a user's third 1-GPU job pends
+     * (QOSMaxGRESPerUser) though their own QOS allows 4; once their QOS has OverPartQOS its 4 GPUs win.
+     */
+    @Test
+    void aPartitionsQosHoldsAUsersThirdGpuJobUntilTheirOwnQosHasOverPartQos() {
+        String partQos = qos("MaxTRESPerUser=gres/gpu=2");
+        String own = qos("MaxTRESPerUser=gres/gpu=4");
+        Response unknown = api.send("PATCH", "/api/v1/partitions/gpu", admin, Map.of("qos", "no-such-qos"));
+        assertThat(unknown.status()).isEqualTo(400);
+        assertThat(unknown.body()).contains("\"field\":\"qos\"", "unknown QOS 'no-such-qos'");
+        Run set = cli("scontrol", "update", "PartitionName=gpu", "QOS=" + partQos);
+        assertThat(set.exit()).as(set.err()).isZero();
+        try {
+            assertThat(api.get("/api/v1/partitions/gpu", admin).json().get("qos").asString()).isEqualTo(partQos);
+            assertThat(cli("scontrol", "show", "partition", "gpu").out()).contains("QoS=" + partQos);
+            Response inUse = api.send("DELETE", "/api/v1/qos/" + partQos, admin, null);
+            assertThat(inUse.status()).as(inUse.body()).isEqualTo(409);
+
+            String alice = user(account(), own);
+            long j1 = submit(alice, own, 1, 1);
+            long j2 = submit(alice, own, 1, 1);
+            long j3 = submit(alice, own, 1, 1);
+            await().atMost(PATIENCE).until(() -> line(j1).equals("RUNNING None") && line(j2).equals("RUNNING None")
+                    && line(j3).equals("PENDING QOSMaxGRESPerUser"));
+
+            Run flagged = cli("sacctmgr", "-i", "modify", "qos", own, "set", "Flags=OverPartQOS");
+            assertThat(flagged.exit()).as(flagged.err()).isZero();
+            assertThat(cli("sacctmgr", "-n", "-P", "show", "qos", own, "format=name,flags").out().strip())
+                    .isEqualTo(own + "|OverPartQOS");
+            long j4 = submit(alice, own, 1, 1);
+            long j5 = submit(alice, own, 1, 1);
+            await().atMost(PATIENCE).until(() -> line(j3).equals("RUNNING None") && line(j4).equals("RUNNING None")
+                    && line(j5).equals("PENDING QOSMaxGRESPerUser"));
+        } finally {
+            Response cleared = api.send("PATCH", "/api/v1/partitions/gpu", admin, Map.of("qos", ""));
+            assertThat(cleared.status()).as(cleared.body()).isEqualTo(200);
+        }
+        assertThat(api.get("/api/v1/partitions/gpu", admin).json().get("qos").isNull()).isTrue();
+    }
+
     /** The reference's lines for {@code command} without job ids and accounts: state and reason. */
     private static List<String> reference(String command, int jobs) {
         List<String> out = SlurmReference.output("qos", command);

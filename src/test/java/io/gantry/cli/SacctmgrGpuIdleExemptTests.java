@@ -18,16 +18,20 @@ import tools.jackson.databind.json.JsonMapper;
 class SacctmgrGpuIdleExemptTests {
 
     @Test
-    void flagsSetsAndClearsTheExemptionAndRefusesSlurmsOtherFlags() {
+    void flagsSetsAndClearsTheExemptionNoDecayAndOverPartQosAndRefusesSlurmsOtherFlags() {
         assertThat(SacctmgrQos.qosFlags(Word.of("Flags=GpuIdleExempt")))
-                .isEqualTo(Map.of("gpuIdleExempt", true, "noDecay", false));
+                .isEqualTo(Map.of("gpuIdleExempt", true, "noDecay", false, "overPartQos", false));
         assertThat(SacctmgrQos.qosFlags(Word.of("flags=gpuidleexempt,nodecay")))
-                .isEqualTo(Map.of("gpuIdleExempt", true, "noDecay", true));
-        assertThat(SacctmgrQos.qosFlags(Word.of("Flags=-1"))).isEqualTo(Map.of("gpuIdleExempt", false, "noDecay", false));
+                .isEqualTo(Map.of("gpuIdleExempt", true, "noDecay", true, "overPartQos", false));
+        assertThat(SacctmgrQos.qosFlags(Word.of("Flags=-1"))).isEqualTo(Map.of("gpuIdleExempt", false, "noDecay", false,
+                "overPartQos", false));
         assertThat(SacctmgrQos.qosFlags(Word.of("Flags+=NoDecay"))).isEqualTo(Map.of("noDecay", true));
         assertThat(SacctmgrQos.qosFlags(Word.of("Flags-=GpuIdleExempt"))).isEqualTo(Map.of("gpuIdleExempt", false));
+        assertThat(SacctmgrQos.qosFlags(Word.of("Flags=OverPartQOS")))
+                .isEqualTo(Map.of("gpuIdleExempt", false, "noDecay", false, "overPartQos", true));
+        assertThat(SacctmgrQos.qosFlags(Word.of("Flags+=overpartqos"))).isEqualTo(Map.of("overPartQos", true));
         assertThatThrownBy(() -> SacctmgrQos.qosFlags(Word.of("Flags=DenyOnLimit")))
-                .hasMessageContaining("NoDecay and GpuIdleExempt");
+                .hasMessageContaining("OverPartQOS, NoDecay and GpuIdleExempt");
     }
 
     @Test
@@ -44,6 +48,8 @@ class SacctmgrGpuIdleExemptTests {
         JsonMapper json = JsonMapper.builder().build();
         assertThat(SacctmgrQos.qosValues(json.readTree("{\"name\":\"nb\",\"gpuIdleExempt\":true}")).get("FLAGS"))
                 .isEqualTo("GpuIdleExempt");
+        assertThat(SacctmgrQos.qosValues(json.readTree("{\"name\":\"g\",\"gpuIdleExempt\":true,\"overPartQos\":true}"))
+                .get("FLAGS")).isEqualTo("OverPartQOS,GpuIdleExempt");
         assertThat(SacctmgrQos.qosValues(json.readTree("{\"name\":\"normal\",\"gpuIdleExempt\":false}")).get("FLAGS"))
                 .isNull();
         Map<String, String> both = SacctmgrQos.qosValues(json.readTree(

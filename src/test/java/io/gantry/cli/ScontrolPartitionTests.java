@@ -78,6 +78,19 @@ class ScontrolPartitionTests {
     }
 
     @Test
+    void settingOrClearingAPartitionsQosPatchesItsQosField() {
+        Controller api = new Controller();
+
+        assertThat(run(api, "update", "PartitionName=gpu", "QOS=gpu")).isZero();
+        assertThat(run(api, "update", "PartitionName=gpu", "qos=")).isZero();
+        assertThat(run(api, "update", "PartitionName=gpu", "State=DRAIN", "QOS=part")).isZero();
+
+        assertThat(api.patched).containsExactly("/api/v1/partitions/gpu {qos=gpu}", "/api/v1/partitions/gpu {qos=}",
+                "/api/v1/partitions/gpu {state=DRAIN, qos=part}");
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    @Test
     void anUnknownPartitionABadStateOrAnotherParameterFailsInSlurmsWords() {
         Controller api = new Controller();
 

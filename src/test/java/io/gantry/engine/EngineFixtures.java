@@ -92,7 +92,7 @@ final class EngineFixtures {
 
     static final class Scenario {
         final List<Node> nodes;
-        final List<Partition> partitions;
+        List<Partition> partitions;
         final List<Switch> switches;
         final List<RunningJob> running = new ArrayList<>();
         final List<PendingJob> pending = new ArrayList<>();
@@ -151,6 +151,12 @@ final class EngineFixtures {
 
         Scenario policy(Policy p) { policy = p; return this; }
         Scenario qos(Qos q) { qos.add(q); return this; }
+
+        /** Partition {@code name} with partition QOS {@code qosName}. */
+        Scenario partitionQos(String name, String qosName) {
+            partitions = partitions.stream().map(p -> p.name().equals(name) ? p.withQos(qosName) : p).toList();
+            return this;
+        }
         Scenario association(Association a) { associations.add(a); return this; }
         Scenario at(long t) { now = t; return this; }
 

@@ -57,7 +57,7 @@ class NodelistSubmissionTests {
                 .map(n -> new Node(n, 64, 512_000, 8, "h100", Set.of(), NodeState.UP, null, null)).toList(),
                 List.of(new Partition("gpu", NAMES, 0, 0, true))));
         when(cluster.engineSwitches()).thenReturn(List.of());
-        Charges charges = (user, account, qos) -> new Charge("physics", "normal",
+        Charges charges = (ChargesOf) (user, account, qos) -> new Charge("physics", "normal",
                 new Qos("normal", 0, 0, 0, null, null, null), null, null);
         resolver = new SubmissionResolver(cluster, charges, mock(AccountedJobs.class),
                 new JobsProperties(false, 1001, 31_536_000, org.springframework.util.unit.DataSize.ofMegabytes(4)),
@@ -149,7 +149,7 @@ class NodelistSubmissionTests {
         Map<String, ClusterLayout.NodeSpec> nodes = new LinkedHashMap<>();
         many.forEach(n -> nodes.put(n, new ClusterLayout.NodeSpec(n, 1, 1, 0, null, List.of(), true, List.of("gpu"),
                 null, null)));
-        SubmissionResolver big = new SubmissionResolver(clusterOf(nodes), (u, a, q) -> new Charge("physics", "normal",
+        SubmissionResolver big = new SubmissionResolver(clusterOf(nodes), (ChargesOf) (u, a, q) -> new Charge("physics", "normal",
                 new Qos("normal", 0, 0, 0, null, null, null), null, null), mock(AccountedJobs.class),
                 new JobsProperties(false, 1001, 31_536_000, org.springframework.util.unit.DataSize.ofMegabytes(4)), Clock.systemUTC(),
                 NO_RESERVATIONS);

@@ -55,7 +55,7 @@ class SubmissionErrorsTests {
                 .map(n -> new Node(n, 64, 512_000, 8, "h100", Set.of(), NodeState.UP, null, null)).toList(),
                 List.of(new Partition("gpu", NAMES, 0, 0, true))));
         when(cluster.engineSwitches()).thenReturn(List.of());
-        Charges charges = (user, account, qos) -> {
+        Charges charges = (ChargesOf) (user, account, qos) -> {
             if ("chemistry".equals(account)) {
                 throw GantryException.badRequest("account", "user 'alice' has no association with account 'chemistry'");
             }
