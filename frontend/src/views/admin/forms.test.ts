@@ -7,7 +7,7 @@ import {
 
 const gold: QosView = {
   name: 'gold', priority: 100, usageFactor: 2, maxWallSeconds: 86400, maxJobsPerUser: 10, maxTresPerJob: 'gres/gpu=8',
-  preempt: ['scavenger'], preemptMode: 'REQUEUE', gpuIdleExempt: false, graceSeconds: 60,
+  preempt: ['scavenger'], preemptMode: 'REQUEUE', gpuIdleExempt: false, noDecay: false, overPartQos: false, graceSeconds: 60,
 };
 
 describe('qosRequest', () => {
