@@ -196,6 +196,68 @@ class SubmissionErrorsTests {
                 });
     }
 
+    /**
+     * Partition gpu's QOS "small" allows 10 minutes and 2 GPUs a job; alice's own QOS 2 hours and any GPUs. Slurm holds a
+     * job to its partition's QOS too, so Gantry refuses at submission what that QOS's per-job limits forbid,
+     * naming the partition's QOS; with OverPartQOS on the job's QOS, the job QOS's limits win.
+     */
+    private SubmissionResolver withPartitionQos(boolean overPartQos) {
+        Map<String, ClusterLayout.NodeSpec> nodes = new LinkedHashMap<>();
+        NAMES.forEach(n -> nodes.put(n, new ClusterLayout.NodeSpec(n, 64, 512_000, 8, "h100", List.of(), true,
+                List.of("gpu"), null, null)));
+        ClusterLayout layout = new ClusterLayout("test", nodes, Map.of("gpu", new ClusterLayout.PartitionSpec("gpu",
+                NAMES, true, 3600L, null, 0, PartitionState.UP, 1000L, null)), List.of(), List.of());
+        ClusterService cluster = mock(ClusterService.class);
+        when(cluster.layout()).thenReturn(layout);
+        when(cluster.engineShapes(layout)).thenReturn(new ClusterService.EngineLayout(NAMES.stream()
+                .map(n -> new Node(n, 64, 512_000, 8, "h100", Set.of(), NodeState.UP, null, null)).toList(),
+                List.of(new Partition("gpu", NAMES, 0, 0, true))));
+        when(cluster.engineSwitches()).thenReturn(List.of());
+        when(cluster.partitionQos("gpu")).thenReturn("small");
+        Qos own = new Qos("normal", 0, 7200, 0, null, null, null, Set.of(), null, 0, 0, 0, null, null, overPartQos);
+        Qos small = new Qos("small", 0, 600, 0, null, io.gantry.engine.Tres.parse("gres/gpu=2", io.gantry.engine.Tres.UNLIMITED), null);
+        Charges charges = new Charges() {
+            @Override
+            public Charge charge(String user, String account, String qos) {
+                return new Charge("physics", "normal", own, null, null);
+            }
+
+            @Override
+            public Qos engineQos(String name) {
+                return "small".equals(name) ? small : null;
+            }
+        };
+        return new SubmissionResolver(cluster, charges, mock(AccountedJobs.class),
+                new JobsProperties(false, 1001, 31_536_000, org.springframework.util.unit.DataSize.ofMegabytes(4)),
+                Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC),
+                (name, user, account) -> java.util.Optional.of("unknown reservation '" + name + "'"));
+    }
+
+    @Test
+    void a_partition_qos_per_job_limits_refuse_the_submission_and_name_the_partitions_qos() {
+        resolver = withPartitionQos(false);
+        assertThat(refusal(Map.of("timeLimitSeconds", 3600, "gpus", 4))).satisfiesExactlyInAnyOrder(
+                e -> {
+                    assertThat(e.field()).isEqualTo("timeLimitSeconds");
+                    assertThat(e.message()).contains("MaxWallDurationPerJob").contains("QOS 'small' of partition 'gpu'")
+                            .contains("00:10:00");
+                },
+                e -> {
+                    assertThat(e.field()).isEqualTo("partition");
+                    assertThat(e.message()).contains("MaxTRESPerJob").contains("QOS 'small' of partition 'gpu'");
+                });
+        resolver.resolve(submission(Map.of("timeLimitSeconds", 600, "gpus", 2)), ALICE, id -> false);
+    }
+
+    @Test
+    void with_over_part_qos_the_jobs_own_qos_wins_where_both_set_a_limit() {
+        resolver = withPartitionQos(true);
+        // Both set MaxWall: the job's QOS's 2 hours win. Only the partition's QOS sets MaxTRESPerJob: it holds.
+        resolver.resolve(submission(Map.of("timeLimitSeconds", 3600, "gpus", 2)), ALICE, id -> false);
+        assertThat(refusal(Map.of("timeLimitSeconds", 3600, "gpus", 4))).singleElement()
+                .satisfies(e -> assertThat(e.field()).isEqualTo("partition"));
+    }
+
     private List<FieldError> refusal(Map<String, Object> body) {
         GantryException e = catchThrowableOfType(GantryException.class,
                 () -> resolver.resolve(submission(body), ALICE, id -> false));
