@@ -100,7 +100,8 @@ public class BudgetService {
             Set<String> seen = new HashSet<>();
             for (String a = account; a != null && seen.add(a); a = parents.get(a)) {
                 double[] t = totals.computeIfAbsent(a, k -> new double[5]);
-                for (int i = 0; i < 5; i++) {
+                // The burn rates hand the four TRES alone (no wall time): add what is there.
+                for (int i = 0; i < Math.min(t.length, v.length); i++) {
                     t[i] += v[i];
                 }
             }
