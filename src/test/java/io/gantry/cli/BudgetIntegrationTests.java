@@ -248,7 +248,7 @@ class BudgetIntegrationTests {
         long job = submitted.json().get("jobId").asLong();
         try {
             awaitState(job, "RUNNING");
-            jdbc.update("UPDATE jobs SET start_time = start_time - INTERVAL '2' HOUR WHERE id = ?", job);
+            jdbc.update("UPDATE jobs SET start_time = start_time - INTERVAL '2' HOUR WHERE job_id = ?", job);
             Instant asked = Instant.now();
             JsonNode line = budgetLine(admin, account);
             assertThat(line.get("owner").asString()).isEqualTo("ASSOCIATION");
