@@ -29,7 +29,7 @@ final class AccountQuotas {
         if (request.maxLendTres() != null) {
             account.setMaxLendTres(gpuTres("maxLendTres", request.maxLendTres(), errors));
         }
-        AccountingService.throwIfAny(errors);
+        AccountFields.throwIfAny(errors);
         if (request.guaranteedTres() == null && request.parent() == null) {
             return;
         }
@@ -68,7 +68,7 @@ final class AccountQuotas {
                 }
             });
         }
-        AccountingService.throwIfAny(errors);
+        AccountFields.throwIfAny(errors);
     }
 
     private static String gpuName(String key) {

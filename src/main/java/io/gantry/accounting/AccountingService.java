@@ -1,5 +1,7 @@
 package io.gantry.accounting;
 
+import static io.gantry.accounting.AccountFields.*;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,7 +13,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Pattern;
 
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.Ordered;
@@ -30,7 +31,6 @@ import io.gantry.accounting.AccountingViews.Qos;
 import io.gantry.accounting.AccountingViews.QosRequest;
 import io.gantry.api.GantryException;
 import io.gantry.api.GantryException.FieldError;
-import io.gantry.api.ProblemType;
 import io.gantry.api.UniqueKey;
 import io.gantry.jobs.ActiveJobs;
 import io.gantry.jobs.Charge;
@@ -47,8 +47,6 @@ public class AccountingService implements Charges {
 
     public static final String ROOT = "root";
     public static final String NORMAL = "normal";
-    /** Names of accounts and QOS: what sacctmgr accepts, and safe in comma lists. */
-    static final Pattern NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}");
     /** How long the scheduler may use limits read before, for writes made through another controller. */
     private static final Duration LIMITS_TTL = Duration.ofSeconds(5);
 
@@ -535,7 +533,8 @@ public class AccountingService implements Charges {
 
     private java.util.function.Function<AssociationEntity, Association> viewer() {
         BudgetService.Usage usage = budgets.usage();
-        return a -> a.toView(usage.minutes(a.account(), a.user()), usage.seconds(a.account(), a.user())[4]);
+        return a -> a.toView(usage.minutes(a.account(), a.user()), usage.seconds(a.account(), a.user())[4],
+                usage.billingMinutes(a.account(), a.user()));
     }
 
     private Association view(AssociationEntity association) {
@@ -741,60 +740,6 @@ public class AccountingService implements Charges {
             }
         }
         return List.copyOf(result);
-    }
-
-    private static Integer limit(String field, int value, List<FieldError> errors) {
-        if (value < -1) {
-            errors.add(new FieldError(field, "must be 0 or more, or -1 to clear it; was " + value));
-            return null;
-        }
-        return value == -1 ? null : value;
-    }
-
-    /** A number of seconds that -1 clears. */
-    private static void seconds(String field, Long value, List<FieldError> errors, java.util.function.Consumer<Long> set) {
-        if (value != null && value < -1) {
-            errors.add(new FieldError(field, "must be 0 or more, or -1 to clear it; was " + value));
-        } else if (value != null) {
-            set.accept(value == -1 ? null : value);
-        }
-    }
-
-    private static void tres(String field, String text, List<FieldError> errors,
-            java.util.function.Consumer<String> set) {
-        try {
-            set.accept(TresText.normalize(field, text));
-        } catch (GantryException e) {
-            errors.addAll(e.errors());
-        }
-    }
-
-    private static int shares(Integer given, int fallback) {
-        if (given == null) {
-            return fallback;
-        }
-        if (given < 1) {
-            throw GantryException.badRequest("shares", "must be at least 1, was " + given);
-        }
-        return given;
-    }
-
-    private static void checkName(String field, String name) {
-        if (name == null || !NAME.matcher(name).matches()) {
-            throw GantryException.badRequest(field, "must match " + NAME.pattern()
-                    + " (letters, digits, _ . -; at most 64 characters)");
-        }
-    }
-
-    static void throwIfAny(List<FieldError> errors) {
-        if (!errors.isEmpty()) {
-            throw new GantryException(ProblemType.VALIDATION, errors.stream().map(e -> e.field() + ": " + e.message())
-                    .reduce((a, b) -> a + "; " + b).orElse(""), errors);
-        }
-    }
-
-    private static String blankToNull(String s) {
-        return s == null || s.isBlank() ? null : s;
     }
 
     private void changed(String what) {

@@ -102,11 +102,11 @@ class AssociationEntity {
     void setQos(List<String> v) { qos = v == null || v.isEmpty() ? null : String.join(",", v); }
 
     /**
-     * As the API shows it, with the TRES-minutes its budget has used ({@code usedMinutes}) and the wall-clock
-     * seconds its GrpWall has ({@code usedWallSeconds}).
+     * As the API shows it, with the TRES-minutes its budget has used ({@code usedMinutes}), the wall-clock
+     * seconds its GrpWall has ({@code usedWallSeconds}) and the billing-minutes used, for a budget on billing.
      */
-    AccountingViews.Association toView(Tres usedMinutes, double usedWallSeconds) {
-        String[] usedLeft = BudgetService.usedAndLeft(budget().grpTresMins(), usedMinutes);
+    AccountingViews.Association toView(Tres usedMinutes, double usedWallSeconds, long usedBillingMinutes) {
+        String[] usedLeft = BudgetService.usedAndLeft(budget().grpTresMins(), usedMinutes, usedBillingMinutes);
         Long[] wall = budget().wallUsedAndLeft(usedWallSeconds);
         return new AccountingViews.Association(id, account, user, shares, maxJobs, maxSubmitJobs, grpTres,
                 defaultQos, qos(), grpJobs, grpSubmitJobs, maxTresPerJob, maxTresPerNode, maxWallSeconds,

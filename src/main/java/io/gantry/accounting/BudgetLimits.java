@@ -47,7 +47,7 @@ class BudgetLimits {
         for (int i = 0; i < 3; i++) {
             if (texts[i] != null) {
                 try {
-                    normal[i] = TresText.normalize(fields[i], texts[i]);
+                    normal[i] = TresText.normalize(fields[i], texts[i], true);
                 } catch (GantryException e) {
                     errors.addAll(e.errors());
                 }
@@ -99,4 +99,10 @@ class BudgetLimits {
     Tres grp() { return TresText.limit(grpTresMins); }
     Tres run() { return TresText.limit(grpTresRunMins); }
     Tres maxPerJob() { return TresText.limit(maxTresMinsPerJob); }
+
+    /** The budgets on billing, in billing-minutes, with what was used ({@code usedSeconds}, billing-seconds). */
+    io.gantry.engine.Budget.Billing billing(double usedSeconds) {
+        return new io.gantry.engine.Budget.Billing(TresText.billing(grpTresMins), TresText.billing(grpTresRunMins),
+                TresText.billing(maxTresMinsPerJob), (long) Math.max(0, usedSeconds));
+    }
 }

@@ -56,17 +56,26 @@ public class BudgetService {
     }
 
     /**
-     * What budgets used, in TRES-seconds (cpu, mem MB, node, gpu) then wall-clock seconds, per user association,
-     * account and QOS.
+     * What budgets used, in TRES-seconds (cpu, mem MB, node, gpu), then wall-clock seconds, then billing-seconds,
+     * per user association, account and QOS.
      */
     record Usage(Map<String, Map<String, double[]>> users, Map<String, double[]> accounts, Map<String, double[]> qos) {
 
-        private static final double[] NONE = new double[5];
+        private static final double[] NONE = new double[6];
 
         /** Used TRES-minutes of an association ({@code user} null: the account's, its users' below it). */
         Tres minutes(String account, String user) {
             return toMinutes(user == null ? accounts.getOrDefault(account, NONE)
                     : users.getOrDefault(account, Map.of()).getOrDefault(user, NONE));
+        }
+
+        /** Billing-minutes an association's budget used ({@code user} null: the account's). */
+        long billingMinutes(String account, String user) {
+            return (long) (billingOf(seconds(account, user)) / 60);
+        }
+
+        long qosBillingMinutes(String name) {
+            return (long) (billingOf(qos.getOrDefault(name, NONE)) / 60);
         }
 
         Tres qosMinutes(String name) {
@@ -99,9 +108,8 @@ public class BudgetService {
         users.forEach((account, byUser) -> byUser.values().forEach(v -> {
             Set<String> seen = new HashSet<>();
             for (String a = account; a != null && seen.add(a); a = parents.get(a)) {
-                double[] t = totals.computeIfAbsent(a, k -> new double[5]);
-                // The burn rates hand the four TRES alone (no wall time): add what is there.
-                for (int i = 0; i < Math.min(t.length, v.length); i++) {
+                double[] t = totals.computeIfAbsent(a, k -> new double[6]);
+                for (int i = 0; i < t.length && i < v.length; i++) {
                     t[i] += v[i];
                 }
             }
@@ -133,13 +141,13 @@ public class BudgetService {
                 BudgetLimits b = a.budget();
                 double[] used = usage.seconds(a.account(), a.user());
                 list.add(new Budget(a.account(), a.user(), null, b.grp(), b.run(), b.maxPerJob(), seconds(used),
-                        b.wall(), (long) used[4]));
+                        b.wall(), (long) used[4], b.billing(billingOf(used))));
             }
             for (QosEntity q : limitedQos) {
                 BudgetLimits b = q.budget();
-                double[] used = usage.qos().getOrDefault(q.name(), new double[5]);
+                double[] used = usage.qos().getOrDefault(q.name(), new double[6]);
                 list.add(new Budget(null, null, q.name(), b.grp(), b.run(), b.maxPerJob(), seconds(used), b.wall(),
-                        (long) used[4]));
+                        (long) used[4], b.billing(billingOf(used))));
             }
             budgets = new Budgets(list, parents(), fairShare.accruedAt().getEpochSecond(), factors);
         }
@@ -156,12 +164,23 @@ public class BudgetService {
         cached = null;
     }
 
+    /** Billing-seconds of a usage row (cpu, mem, node, gpu, wall[, billing]). */
+    static double billingOf(double[] seconds) {
+        return seconds.length > 5 ? seconds[5] : 0;
+    }
+
     /** A limit's TRES as used and left, in TRES-minutes, only for the TRES it limits; null without a limit. */
     static String[] usedAndLeft(String limitText, Tres usedMinutes) {
+        return usedAndLeft(limitText, usedMinutes, 0);
+    }
+
+    /** The same with the billing-minutes used, for a {@code billing=N} in the limit. */
+    static String[] usedAndLeft(String limitText, Tres usedMinutes, long usedBillingMinutes) {
         if (limitText == null) {
             return new String[2];
         }
         Tres limit = TresText.limit(limitText);
+        long billingLimit = TresText.billing(limitText);
         long[] l = { limit.cpu(), limit.memoryMb(), limit.nodes(), limit.gpus() };
         long[] u = { usedMinutes.cpu(), usedMinutes.memoryMb(), usedMinutes.nodes(), usedMinutes.gpus() };
         String[] names = { "cpu", "mem", "node", "gres/gpu" };
@@ -174,6 +193,11 @@ public class BudgetService {
             String sep = used.length() == 0 ? "" : ",";
             used.append(sep).append(names[i]).append('=').append(u[i]);
             left.append(sep).append(names[i]).append('=').append(Math.max(0, l[i] - u[i]));
+        }
+        if (billingLimit != Long.MAX_VALUE) {
+            String sep = used.length() == 0 ? "" : ",";
+            used.append(sep).append("billing=").append(usedBillingMinutes);
+            left.append(sep).append("billing=").append(Math.max(0, billingLimit - usedBillingMinutes));
         }
         return new String[] { used.toString(), left.toString() };
     }

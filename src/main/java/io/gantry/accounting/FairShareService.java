@@ -14,7 +14,9 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import io.gantry.cluster.ClusterLayout;
 import io.gantry.control.LeaderLock;
+import io.gantry.engine.BillingWeights;
 import io.gantry.engine.FairTree;
 import io.gantry.engine.Tres;
 import io.gantry.engine.UsageDecay;
@@ -41,12 +43,17 @@ public class FairShareService {
     private final LeaderLock leader;
     private final Clock clock;
     private final org.springframework.context.ApplicationEventPublisher events;
+    private final Map<String, BillingWeights> partitionBilling = new HashMap<>();
+    private final BillingWeights defaultBilling;
     private volatile FairTree.Result cached;
 
     FairShareService(FairShareProperties properties, AccountRepository accounts, AssociationRepository associations,
             QosRepository qos, JdbcTemplate jdbc, JobUsage jobs, TransactionTemplate transaction, LeaderLock leader,
-            Clock clock, org.springframework.context.ApplicationEventPublisher events) {
+            Clock clock, org.springframework.context.ApplicationEventPublisher events, ClusterLayout layout) {
         this.events = events;
+        layout.partitions().forEach((name, p) -> partitionBilling.put(name, p.billingWeights()));
+        this.defaultBilling = new BillingWeights(properties.cpuWeight(), properties.memoryGbWeight(),
+                properties.gpuWeight(), 0, false);
         this.properties = properties;
         this.accounts = accounts;
         this.associations = associations;
@@ -145,9 +152,9 @@ public class FairShareService {
                 // A QOS flagged NoDecay keeps its own usage (Slurm: its GrpTRESMins, GrpWall and UsageRaw).
                 jdbc.update("""
                         UPDATE qos_usage SET tres_cpu = tres_cpu * ?, tres_mem = tres_mem * ?, tres_node = tres_node * ?,
-                               tres_gpu = tres_gpu * ?, wall_seconds = wall_seconds * ?
+                               tres_gpu = tres_gpu * ?, wall_seconds = wall_seconds * ?, tres_billing = tres_billing * ?
                          WHERE qos NOT IN (SELECT name FROM qos WHERE no_decay = TRUE)""",
-                        factor, factor, factor, factor, factor);
+                        factor, factor, factor, factor, factor, factor);
             }
             Map<String, Double> usageFactors = new HashMap<>();
             qos.findAll().forEach(q -> usageFactors.put(q.name(), q.usageFactor()));
@@ -161,8 +168,7 @@ public class FairShareService {
                         - (run.start().isAfter(from) ? run.start() : from).getEpochSecond();
                 if (seconds > 0 && run.account() != null) {
                     // MIG instances and shards are charged as the fraction of a GPU they are worth.
-                    double billing = (billing(run.allocated()) + properties.gpuWeight() * run.sharedGpus())
-                            * usageFactors.getOrDefault(run.qos(), 1.0);
+                    double billing = billing(run) * usageFactors.getOrDefault(run.qos(), 1.0);
                     double gpus = run.allocated().gpus() + run.sharedGpus();
                     double[] sums = added.computeIfAbsent(List.of(run.account(), run.user()), k -> new double[7]);
                     sums[0] += billing * seconds;
@@ -171,11 +177,12 @@ public class FairShareService {
                     double[] budget = tresSeconds(run, qosFactor, seconds);
                     // GrpWall's wall-clock time counts the QOS's usage factor too, as Slurm's grp_used_wall does.
                     double[] tres = { budget[0], budget[1], budget[2], budget[3], qosFactor * seconds };
-                    double[] q = run.qos() == null ? new double[5] : byQos.computeIfAbsent(run.qos(), k -> new double[5]);
+                    double[] q = run.qos() == null ? new double[6] : byQos.computeIfAbsent(run.qos(), k -> new double[6]);
                     for (int i = 0; i < 5; i++) {
                         sums[2 + i] += tres[i];
                         q[i] += tres[i];
                     }
+                    q[5] += billing * seconds;
                 }
             });
             for (Map.Entry<List<String>, double[]> e : added.entrySet()) {
@@ -203,12 +210,12 @@ public class FairShareService {
                 double[] v = e.getValue();
                 int updated = jdbc.update("""
                         UPDATE qos_usage SET tres_cpu = tres_cpu + ?, tres_mem = tres_mem + ?, tres_node = tres_node + ?,
-                               tres_gpu = tres_gpu + ?, wall_seconds = wall_seconds + ? WHERE qos = ?""", v[0], v[1], v[2],
-                        v[3], v[4], e.getKey());
+                               tres_gpu = tres_gpu + ?, wall_seconds = wall_seconds + ?, tres_billing = tres_billing + ?
+                         WHERE qos = ?""", v[0], v[1], v[2], v[3], v[4], v[5], e.getKey());
                 if (updated == 0) {
                     jdbc.update("""
-                            INSERT INTO qos_usage (qos, tres_cpu, tres_mem, tres_node, tres_gpu, wall_seconds)
-                            VALUES (?, ?, ?, ?, ?, ?)""", e.getKey(), v[0], v[1], v[2], v[3], v[4]);
+                            INSERT INTO qos_usage (qos, tres_cpu, tres_mem, tres_node, tres_gpu, wall_seconds, tres_billing)
+                            VALUES (?, ?, ?, ?, ?, ?, ?)""", e.getKey(), v[0], v[1], v[2], v[3], v[4], v[5]);
                 }
             }
             jdbc.update("UPDATE fairshare_state SET last_tick = ? WHERE id = 1", utc(now));
@@ -252,26 +259,28 @@ public class FairShareService {
     }
 
     /**
-     * The budgets' decayed TRES-seconds (cpu, mem MB, node, gpu) and GrpWall's wall-clock seconds per user
-     * association, by account then user.
+     * The budgets' decayed TRES-seconds (cpu, mem MB, node, gpu), GrpWall's wall-clock seconds and billing per
+     * user association, by account then user; billing is fair share's own usage.
      */
     Map<String, Map<String, double[]>> tresUsage() {
         Map<String, Map<String, double[]>> out = new HashMap<>();
-        jdbc.query("SELECT account, user_name, tres_cpu, tres_mem, tres_node, tres_gpu, wall_seconds FROM association_usage",
-                rs -> {
-                    out.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getString(2), new double[] {
-                        rs.getDouble(3), rs.getDouble(4), rs.getDouble(5), rs.getDouble(6), rs.getDouble(7) });
-                });
+        jdbc.query("""
+                SELECT account, user_name, tres_cpu, tres_mem, tres_node, tres_gpu, wall_seconds, usage_decayed
+                  FROM association_usage""", rs -> {
+            out.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getString(2), new double[] {
+                rs.getDouble(3), rs.getDouble(4), rs.getDouble(5), rs.getDouble(6), rs.getDouble(7), rs.getDouble(8) });
+        });
         return out;
     }
 
-    /** The budgets' decayed TRES-seconds (cpu, mem MB, node, gpu) and wall-clock seconds per QOS. */
+    /** The budgets' decayed TRES-seconds (cpu, mem MB, node, gpu), wall-clock seconds and billing per QOS. */
     Map<String, double[]> qosTresUsage() {
         Map<String, double[]> out = new HashMap<>();
-        jdbc.query("SELECT qos, tres_cpu, tres_mem, tres_node, tres_gpu, wall_seconds FROM qos_usage", rs -> {
-            out.put(rs.getString(1), new double[] { rs.getDouble(2), rs.getDouble(3), rs.getDouble(4), rs.getDouble(5),
-                rs.getDouble(6) });
-        });
+        jdbc.query("SELECT qos, tres_cpu, tres_mem, tres_node, tres_gpu, wall_seconds, tres_billing FROM qos_usage",
+                rs -> {
+                    out.put(rs.getString(1), new double[] { rs.getDouble(2), rs.getDouble(3), rs.getDouble(4),
+                        rs.getDouble(5), rs.getDouble(6), rs.getDouble(7) });
+                });
         return out;
     }
 
@@ -282,10 +291,14 @@ public class FairShareService {
         return last.isEmpty() ? clock.instant() : last.get(0);
     }
 
-    /** Billing per second of what a job holds (Slurm's TRESBillingWeights, summed). */
-    double billing(Tres tres) {
-        return properties.cpuWeight() * tres.cpu() + properties.gpuWeight() * tres.gpus()
-                + properties.memoryGbWeight() * tres.memoryMb() / 1024.0;
+    /**
+     * Billing per second of what a run holds: its partition's TRESBillingWeights (else fair share's global
+     * weights) over its TRES, MIG instances and shards billed as the fraction of a GPU they are worth.
+     */
+    double billing(io.gantry.jobs.JobRun run) {
+        BillingWeights w = run.partition() == null ? defaultBilling
+                : partitionBilling.getOrDefault(run.partition(), defaultBilling);
+        return w.billing(run.allocated()) + w.perGpu() * run.sharedGpus();
     }
 
     /** Every calc-period, on the leader only. */

@@ -33,9 +33,11 @@ class JobAccountingService {
     private final QuotaMarks marks;
     private final io.gantry.gpus.GpuSamples gpuSamples;
     private final Clock clock;
+    private final io.gantry.cluster.ClusterLayout layout;
 
     JobAccountingService(JobHistory history, JobStepSource stepSource, QuotaMarks marks,
-            io.gantry.gpus.GpuSamples gpuSamples, Clock clock) {
+            io.gantry.gpus.GpuSamples gpuSamples, Clock clock, io.gantry.cluster.ClusterLayout layout) {
+        this.layout = layout;
         this.history = history;
         this.stepSource = stepSource;
         this.marks = marks;
@@ -176,7 +178,7 @@ class JobAccountingService {
         return usage.isEmpty() ? lines : lines.stream().map(l -> l.withGpuUsage(usage.get(l.jobId()))).toList();
     }
 
-    private static JobAccountingRecord record(JobHistory.Entry e, Instant now) {
+    private JobAccountingRecord record(JobHistory.Entry e, Instant now) {
         long elapsed = elapsedSeconds(e.startTime(), e.endTime(), now);
         Tres held = e.allocated();
         return new JobAccountingRecord(
@@ -186,13 +188,24 @@ class JobAccountingService {
                 e.qos(), e.state(),
                 e.exitCode(),
                 e.submitTime(), e.startTime(), e.endTime(), elapsed, e.timeLimitSeconds(),
-                allocTres(held),
+                allocTres(held, billing(e.partition(), held)),
                 Math.multiplyExact(held.cpu(), elapsed),
                 Math.multiplyExact(held.gpus(), elapsed),
                 e.allocatedNodes(),
                 e.usage().maxRssBytes(), SacctUsage.maxRss(e.usage().maxRssBytes()),
                 e.usage().totalCpuMillis(), SacctUsage.totalCpu(e.usage().totalCpuMillis()), false, null, null,
                 e.containerImage(), e.containerImageDigest());
+    }
+
+    /** The billing TRES of what a job held in its partition (its TRESBillingWeights). */
+    private long billing(String partition, Tres held) {
+        io.gantry.cluster.ClusterLayout.PartitionSpec p = partition == null ? null : layout.partitions().get(partition);
+        return (p == null ? io.gantry.cluster.ClusterLayout.DEFAULT_BILLING : p.billingWeights()).units(held);
+    }
+
+    /** Slurm's AllocTRES with its billing first, e.g. {@code billing=192,cpu=64,mem=256G,gres/gpu=8,node=1}. */
+    static String allocTres(Tres held, long billing) {
+        return held.isZero() ? null : "billing=" + billing + "," + held;
     }
 
     /** Slurm's AllocTRES, e.g. {@code cpu=64,mem=256G,gres/gpu=8,node=1}; null when nothing was allocated. */

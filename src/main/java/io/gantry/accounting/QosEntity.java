@@ -155,9 +155,10 @@ class QosEntity implements Persistable<String> {
     void setNoDecay(boolean v) { noDecay = v; }
     void setOverPartQos(boolean v) { overPartQos = v; }
 
-    /** As the API shows it, with what its budgets have used of {@code usage}. */
+    /** As the API shows it, with what its budgets have used of {@code usage} (billing-minutes included). */
     AccountingViews.Qos toView(BudgetService.Usage usage) {
-        String[] usedLeft = BudgetService.usedAndLeft(budget().grpTresMins(), usage.qosMinutes(name));
+        String[] usedLeft = BudgetService.usedAndLeft(budget().grpTresMins(), usage.qosMinutes(name),
+                usage.qosBillingMinutes(name));
         Long[] wall = budget().wallUsedAndLeft(usage.qosWallSeconds(name));
         return new AccountingViews.Qos(name, description, priority, maxWallSeconds, maxJobsPerUser,
                 maxSubmitJobsPerUser, maxTresPerUser, maxTresPerJob, grpTres, preempt(), preemptMode, usageFactor,

@@ -282,7 +282,9 @@ final class Scontrol {
         int cpus = Math.max(1, j.path("tasks").asInt(1)) * Math.max(1, j.path("cpusPerTask").asInt(1));
         long mem = j.path("memoryMb").asLong();
         String memText = mem % 1024 == 0 && mem > 0 ? mem / 1024 + "G" : mem + "M";
-        String tres = "cpu=" + cpus + ",mem=" + memText + ",node=" + nodeCount + ",billing=" + cpus
+        // billing: the partition's TRESBillingWeights x what it holds (the controller's); while it waits, its CPUs.
+        long billing = j.hasNonNull("billing") ? j.get("billing").asLong() : cpus;
+        String tres = "cpu=" + cpus + ",mem=" + memText + ",node=" + nodeCount + ",billing=" + billing
                 + (j.path("gpus").asInt() > 0 ? ",gres/gpu=" + j.path("gpus").asInt() : "");
         String stdout = SlurmText.text(j, "stdout", workdir + "/slurm-" + (j.hasNonNull("arrayTaskId")
                 ? id + "_" + j.get("arrayTaskId").asString() : id) + ".out");
@@ -432,7 +434,8 @@ final class Scontrol {
                 List.of("DefMemPerNode=" + (p.hasNonNull("defaultMemPerNodeMb") ? p.get("defaultMemPerNodeMb").asString() : "UNLIMITED"),
                         "MaxMemPerNode=UNLIMITED"),
                 List.of("TRES=cpu=" + p.path("totalCpus").asLong() + ",node=" + p.path("totalNodes").asInt() + ",billing="
-                        + p.path("totalCpus").asLong() + (p.path("totalGpus").asLong() > 0 ? ",gres/gpu=" + p.path("totalGpus").asLong() : "")));
+                        + p.path("totalCpus").asLong() + (p.path("totalGpus").asLong() > 0 ? ",gres/gpu=" + p.path("totalGpus").asLong() : "")),
+                List.of("TRESBillingWeights=" + p.path("tresBillingWeights").asString("")));
     }
 
     private int action(List<String> ids, String action) {

@@ -197,6 +197,7 @@ final class Sprio {
                 case 'a', 'A', 'f', 'F', 'j', 'J', 'p', 'P', 'q', 'Q' -> whole(weight(row.weights(), factorName(letter)));
                 case 'b', 'B' -> "0";
                 case 'c' -> Sacctmgr.cluster(env);
+                case 't', 'T' -> row.weights() == null ? "" : row.weights().path("tres").asString("");
                 default -> "";
             };
         }
@@ -210,6 +211,7 @@ final class Sprio {
             case 'S', 'B' -> "0";
             case 'b' -> norm(0);
             case 'N' -> Integer.toString(job.path("nice").asInt());
+            case 't', 'T' -> job.path(letter == 't' ? "factors" : "weighted").path("tres").asString("");
             case 'A', 'F', 'J', 'P', 'Q' -> whole(job.path("weighted").path(factorName(letter)).asDouble());
             case 'a', 'f', 'j', 'p', 'q' -> norm(job.path("factors").path(factorName(letter)).asDouble());
             default -> "";

@@ -144,14 +144,27 @@ public record ClusterLayout(
     public record PartitionSpec(String name, List<String> nodes, boolean isDefault, Long defaultTimeSeconds,
             Long maxTimeSeconds, int priorityTier, PartitionState state, Long defaultMemPerCpuMb,
             Long defaultMemPerNodeMb, GpuIdlePolicy gpuIdle, io.gantry.engine.Partition.PreemptMode preemptMode,
-            String qos) {
+            String qos, io.gantry.engine.BillingWeights billingWeights) {
 
         public PartitionSpec {
             preemptMode = preemptMode == null ? io.gantry.engine.Partition.PreemptMode.OFF : preemptMode;
             qos = qos == null || qos.isBlank() ? null : qos.strip();
+            billingWeights = billingWeights == null ? DEFAULT_BILLING : billingWeights;
         }
 
-        /** A partition without a configured partition QOS. */
+        /** A partition with partition QOS {@code qos} (null: none), billing with the default weights. */
+        public PartitionSpec(String name, List<String> nodes, boolean isDefault, Long defaultTimeSeconds,
+                Long maxTimeSeconds, int priorityTier, PartitionState state, Long defaultMemPerCpuMb,
+                Long defaultMemPerNodeMb, GpuIdlePolicy gpuIdle, io.gantry.engine.Partition.PreemptMode preemptMode,
+                String qos) {
+            this(name, nodes, isDefault, defaultTimeSeconds, maxTimeSeconds, priorityTier, state, defaultMemPerCpuMb,
+                    defaultMemPerNodeMb, gpuIdle, preemptMode, qos, null);
+        }
+
+        /**
+         * A partition without a configured partition QOS, billing with the default weights
+         * ({@link #DEFAULT_BILLING}).
+         */
         public PartitionSpec(String name, List<String> nodes, boolean isDefault, Long defaultTimeSeconds,
                 Long maxTimeSeconds, int priorityTier, PartitionState state, Long defaultMemPerCpuMb,
                 Long defaultMemPerNodeMb, GpuIdlePolicy gpuIdle, io.gantry.engine.Partition.PreemptMode preemptMode) {
@@ -201,8 +214,22 @@ public record ClusterLayout(
         }
     }
 
+    /**
+     * What a partition without {@code tres-billing-weights} bills: {@code gantry.fairshare}'s default weights
+     * ({@code cpu-weight} 1, {@code gpu-weight} 16, {@code memory-gb-weight} 0).
+     */
+    public static final io.gantry.engine.BillingWeights DEFAULT_BILLING =
+            new io.gantry.engine.BillingWeights(1, 0, 16, 0, false);
+
     public static ClusterLayout from(ClusterProperties config) {
-        return new Builder(config).build();
+        return from(config, DEFAULT_BILLING);
+    }
+
+    /** The layout, partitions without {@code tres-billing-weights} billing with {@code defaultBilling}. */
+    public static ClusterLayout from(ClusterProperties config, io.gantry.engine.BillingWeights defaultBilling) {
+        Builder b = new Builder(config);
+        b.defaultBilling = defaultBilling;
+        return b.build();
     }
 
     /**
@@ -225,7 +252,8 @@ public record ClusterLayout(
                 members.add(-at - 1, node.name());
                 newPartitions.put(name, new PartitionSpec(p.name(), List.copyOf(members), p.isDefault(),
                         p.defaultTimeSeconds(), p.maxTimeSeconds(), p.priorityTier(), p.state(),
-                        p.defaultMemPerCpuMb(), p.defaultMemPerNodeMb(), p.gpuIdle(), p.preemptMode(), p.qos()));
+                        p.defaultMemPerCpuMb(), p.defaultMemPerNodeMb(), p.gpuIdle(), p.preemptMode(), p.qos(),
+                        p.billingWeights()));
             }
         }
         return new ClusterLayout(name, Map.copyOf(newNodes), Map.copyOf(newPartitions), switches, blocks, blockSizes,
@@ -241,6 +269,7 @@ public record ClusterLayout(
         private final ClusterProperties config;
         private final List<String> problems = new ArrayList<>();
         private io.gantry.engine.Preemption.Type preemptType;
+        private io.gantry.engine.BillingWeights defaultBilling = DEFAULT_BILLING;
 
         Builder(ClusterProperties config) {
             this.config = config;
@@ -433,7 +462,8 @@ public record ClusterLayout(
                 members.sort(Hostlist.HOST_ORDER);
                 PartitionSpec spec = new PartitionSpec(p.name(), List.copyOf(members), p.isDefault(), defaultTime,
                         maxTime, p.priorityTier(), state, perCpu, perNode, GpuIdlePolicy.of(key, p, problems),
-                        preemptMode(key + ".preempt-mode", p.preemptMode()), qosName(key + ".qos", p.qos()));
+                        preemptMode(key + ".preempt-mode", p.preemptMode()), qosName(key + ".qos", p.qos()),
+                        billingWeights(key + ".tres-billing-weights", p.tresBillingWeights()));
                 if (partitions.putIfAbsent(p.name(), spec) != null) {
                     problems.add(key + ".name: duplicate partition name '" + p.name() + "'");
                 }
@@ -442,6 +472,20 @@ public record ClusterLayout(
                 problems.add(PREFIX + "partitions: " + defaults + " partitions are marked default; mark at most one");
             }
             return partitions;
+        }
+
+        /** A partition's TRESBillingWeights as configured; unset: the default ones. */
+        private io.gantry.engine.BillingWeights billingWeights(String key, String value) {
+            if (value == null || value.isBlank()) {
+                return defaultBilling;
+            }
+            try {
+                return io.gantry.engine.BillingWeights.parse(value);
+            } catch (IllegalArgumentException e) {
+                problems.add(key + ": " + e.getMessage() + "; write it as Slurm's TRESBillingWeights, e.g. "
+                        + "CPU=1.0,Mem=0.25G,GRES/gpu=2.0, was '" + value + "'");
+                return null;
+            }
         }
 
         /**

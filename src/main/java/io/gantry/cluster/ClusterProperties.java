@@ -76,17 +76,31 @@ public record ClusterProperties(
      * SUSPEND): how its jobs are stopped for a job of a partition of a higher priority tier under
      * {@code preempt/partition_prio}; unset: REQUEUE under partition_prio, else OFF. {@code qos} is Slurm's
      * partition QOS: every job of the partition is also held to that QOS's limits (it must exist at start).
+     * {@code tres-billing-weights} is Slurm's partition TRESBillingWeights ({@code CPU=1.0,Mem=0.25G,GRES/gpu=2.0}):
+     * its jobs' billing, which fair-share usage and billing budgets count; unset: {@code gantry.fairshare}'s
+     * cpu-weight, gpu-weight and memory-gb-weight.
      */
     public record PartitionConfig(String name, String nodes, @Name("default") boolean isDefault,
             String defaultTime, String maxTime, int priorityTier, @DefaultValue("UP") String state,
             Long defaultMemPerCpu, Long defaultMemPerNode, Long gpuIdleTimeoutSeconds, Double gpuIdleThresholdPercent,
-            Long gpuIdleGraceSeconds, String gpuIdleAction, String preemptMode, String qos) {
+            Long gpuIdleGraceSeconds, String gpuIdleAction, String preemptMode, String qos,
+            String tresBillingWeights) {
 
         @org.springframework.boot.context.properties.bind.ConstructorBinding
         public PartitionConfig {
         }
 
-        /** A partition without a partition QOS. */
+        /** A partition with partition QOS {@code qos} (null: none), billing with the default weights. */
+        public PartitionConfig(String name, String nodes, boolean isDefault, String defaultTime, String maxTime,
+                int priorityTier, String state, Long defaultMemPerCpu, Long defaultMemPerNode,
+                Long gpuIdleTimeoutSeconds, Double gpuIdleThresholdPercent, Long gpuIdleGraceSeconds,
+                String gpuIdleAction, String preemptMode, String qos) {
+            this(name, nodes, isDefault, defaultTime, maxTime, priorityTier, state, defaultMemPerCpu,
+                    defaultMemPerNode, gpuIdleTimeoutSeconds, gpuIdleThresholdPercent, gpuIdleGraceSeconds,
+                    gpuIdleAction, preemptMode, qos, null);
+        }
+
+        /** A partition without a partition QOS, billing with the default weights. */
         public PartitionConfig(String name, String nodes, boolean isDefault, String defaultTime, String maxTime,
                 int priorityTier, String state, Long defaultMemPerCpu, Long defaultMemPerNode,
                 Long gpuIdleTimeoutSeconds, Double gpuIdleThresholdPercent, Long gpuIdleGraceSeconds,

@@ -84,6 +84,13 @@ public class ClusterService {
         this.clock = clock;
     }
 
+    /** Slurm's billing TRES of {@code held} in {@code partition}: its TRESBillingWeights. */
+    public long billing(String partition, io.gantry.engine.Tres held) {
+        ClusterLayout.PartitionSpec p = layout.partitions().get(partition);
+        // A partition no longer configured: gantry.fairshare's default weights.
+        return (p == null ? ClusterLayout.DEFAULT_BILLING : p.billingWeights()).units(held);
+    }
+
     public ClusterLayout layout() {
         return layout;
     }
@@ -390,7 +397,7 @@ public class ClusterService {
                 .map(p -> new io.gantry.engine.Partition(p.name(), p.nodes().stream().filter(names::contains).toList(),
                         p.maxTimeSeconds() == null ? 0 : p.maxTimeSeconds(), p.priorityTier(),
                         runs(states.getOrDefault(p.name(), p.state())), p.memoryDefault(),
-                        p.preemptMode(), qos.containsKey(p.name()) ? qos.get(p.name()) : p.qos()))
+                        p.preemptMode(), qos.containsKey(p.name()) ? qos.get(p.name()) : p.qos(), p.billingWeights()))
                 .toList();
     }
 
@@ -608,7 +615,7 @@ public class ClusterService {
                 spec.isDefault(), spec.defaultTimeSeconds(), spec.maxTimeSeconds(), spec.priorityTier(),
                 spec.defaultMemPerCpuMb(), spec.defaultMemPerNodeMb(), spec.gpuIdle() == null ? null
                         : spec.gpuIdle().withThreshold(spec.gpuIdle().threshold(gpuIdleThreshold)),
-                spec.preemptMode().name(), entity.qos());
+                spec.preemptMode().name(), entity.qos(), spec.billingWeights().toString());
     }
 
     private NodeEntity find(String name) {

@@ -48,7 +48,10 @@ public final class ClusterViews {
             @Schema(description = "Slurm's partition QOS (cluster file qos, PATCH /partitions/{name}): every job of "
                     + "the partition is also held to its limits; where it and the job's QOS set the same limit its "
                     + "own wins unless the job's QOS has OverPartQOS. null: none", example = "gpu")
-            String qos) {
+            String qos,
+            @Schema(description = "Slurm's TRESBillingWeights (cluster file tres-billing-weights, else gantry.fairshare's "
+                    + "weights): what its jobs' billing TRES is", example = "CPU=1,Mem=0.25G,GRES/gpu=2")
+            String tresBillingWeights) {
     }
 
     @Schema(name = "Switch")

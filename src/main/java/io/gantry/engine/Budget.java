@@ -14,10 +14,29 @@ import java.util.Objects;
  * counted, decayed and reset as {@code usedSeconds} is.
  */
 public record Budget(String account, String user, String qos, Tres grpTresMins, Tres grpTresRunMins,
-        Tres maxTresMinsPerJob, Tres usedSeconds, long grpWallSeconds, long usedWallSeconds) {
+        Tres maxTresMinsPerJob, Tres usedSeconds, long grpWallSeconds, long usedWallSeconds, Billing billing) {
 
     /** No {@code GrpWall}. */
     public static final long NO_WALL = Long.MAX_VALUE;
+
+    /**
+     * The same budgets on Slurm's {@code billing} TRES: limits in billing-minutes ({@link Long#MAX_VALUE}: none),
+     * used in billing-seconds (decayed, times the QOS's usage factor).
+     */
+    public record Billing(long grpMins, long runMins, long maxPerJobMins, long usedSeconds) {
+
+        public static final Billing NONE = new Billing(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, 0);
+
+        public Billing {
+            if (grpMins < 0 || runMins < 0 || maxPerJobMins < 0 || usedSeconds < 0) {
+                throw new IllegalArgumentException("billing budgets must not be negative");
+            }
+        }
+
+        boolean unlimited() {
+            return grpMins == Long.MAX_VALUE && runMins == Long.MAX_VALUE && maxPerJobMins == Long.MAX_VALUE;
+        }
+    }
 
     public Budget {
         if ((qos == null) == (account == null) || qos != null && user != null) {
@@ -32,12 +51,25 @@ public record Budget(String account, String user, String qos, Tres grpTresMins, 
             throw new IllegalArgumentException("GrpWall and its usage must not be negative: " + grpWallSeconds + ", "
                     + usedWallSeconds);
         }
+        billing = billing == null ? Billing.NONE : billing;
     }
 
-    /** A budget of TRES-minutes only, without {@code GrpWall}. */
+    /** A budget of TRES-minutes only, without {@code GrpWall} or billing. */
     public Budget(String account, String user, String qos, Tres grpTresMins, Tres grpTresRunMins,
             Tres maxTresMinsPerJob, Tres usedSeconds) {
-        this(account, user, qos, grpTresMins, grpTresRunMins, maxTresMinsPerJob, usedSeconds, NO_WALL, 0);
+        this(account, user, qos, grpTresMins, grpTresRunMins, maxTresMinsPerJob, usedSeconds, NO_WALL, 0, null);
+    }
+
+    /** A budget of TRES-minutes and {@code GrpWall}, without billing. */
+    public Budget(String account, String user, String qos, Tres grpTresMins, Tres grpTresRunMins,
+            Tres maxTresMinsPerJob, Tres usedSeconds, long grpWallSeconds, long usedWallSeconds) {
+        this(account, user, qos, grpTresMins, grpTresRunMins, maxTresMinsPerJob, usedSeconds, grpWallSeconds,
+                usedWallSeconds, null);
+    }
+
+    public Budget withBilling(Billing v) {
+        return new Budget(account, user, qos, grpTresMins, grpTresRunMins, maxTresMinsPerJob, usedSeconds,
+                grpWallSeconds, usedWallSeconds, v);
     }
 
     public static Budget ofAccount(String account, Tres grpTresMins, Tres usedSeconds) {
@@ -55,23 +87,23 @@ public record Budget(String account, String user, String qos, Tres grpTresMins, 
 
     public Budget withRunMins(Tres v) {
         return new Budget(account, user, qos, grpTresMins, v, maxTresMinsPerJob, usedSeconds, grpWallSeconds,
-                usedWallSeconds);
+                usedWallSeconds, billing);
     }
 
     public Budget withMaxPerJob(Tres v) {
         return new Budget(account, user, qos, grpTresMins, grpTresRunMins, v, usedSeconds, grpWallSeconds,
-                usedWallSeconds);
+                usedWallSeconds, billing);
     }
 
     /** The same with {@code GrpWall} ({@code limitSeconds}, {@link #NO_WALL} for none) and its usage. */
     public Budget withGrpWall(long limitSeconds, long usedWall) {
         return new Budget(account, user, qos, grpTresMins, grpTresRunMins, maxTresMinsPerJob, usedSeconds,
-                limitSeconds, usedWall);
+                limitSeconds, usedWall, billing);
     }
 
     /** True when it limits nothing. */
     boolean unlimited() {
         return grpTresMins.equals(Tres.UNLIMITED) && grpTresRunMins.equals(Tres.UNLIMITED)
-                && maxTresMinsPerJob.equals(Tres.UNLIMITED) && grpWallSeconds == NO_WALL;
+                && maxTresMinsPerJob.equals(Tres.UNLIMITED) && grpWallSeconds == NO_WALL && billing.unlimited();
     }
 }

@@ -10,15 +10,28 @@ import java.util.Objects;
  * Slurm's partition PreemptMode: how its running jobs are stopped for a job of a partition of a higher
  * tier under {@link Preemption.Type#PARTITION_PRIO}; {@link PreemptMode#OFF} (the default) means never.
  * {@code qos} is Slurm's partition QOS (null for none): every job in the partition is held to its limits
- * as well as to its own QOS's (see {@link Limits}).
+ * as well as to its own QOS's (see {@link Limits}). {@code billing} is its TRESBillingWeights: what its
+ * jobs' {@code billing} TRES is (budgets on billing); default {@link BillingWeights#CPUS}.
  */
 public record Partition(String name, List<String> nodes, long maxTimeSeconds, int priorityTier, boolean up,
-        MemoryDefault memoryDefault, PreemptMode preemptMode, String qos) {
+        MemoryDefault memoryDefault, PreemptMode preemptMode, String qos, BillingWeights billing) {
 
-    /** A partition without a partition QOS. */
+    /** A partition without a partition QOS, billing its jobs' CPUs (Slurm's default without TRESBillingWeights). */
     public Partition(String name, List<String> nodes, long maxTimeSeconds, int priorityTier, boolean up,
             MemoryDefault memoryDefault, PreemptMode preemptMode) {
-        this(name, nodes, maxTimeSeconds, priorityTier, up, memoryDefault, preemptMode, null);
+        this(name, nodes, maxTimeSeconds, priorityTier, up, memoryDefault, preemptMode, null, null);
+    }
+
+    /** A partition with a partition QOS ({@code qos}, null for none), billing its jobs' CPUs. */
+    public Partition(String name, List<String> nodes, long maxTimeSeconds, int priorityTier, boolean up,
+            MemoryDefault memoryDefault, PreemptMode preemptMode, String qos) {
+        this(name, nodes, maxTimeSeconds, priorityTier, up, memoryDefault, preemptMode, qos, null);
+    }
+
+    /** A partition without a partition QOS, billing with {@code billing}. */
+    public Partition(String name, List<String> nodes, long maxTimeSeconds, int priorityTier, boolean up,
+            MemoryDefault memoryDefault, PreemptMode preemptMode, BillingWeights billing) {
+        this(name, nodes, maxTimeSeconds, priorityTier, up, memoryDefault, preemptMode, null, billing);
     }
 
     /** Slurm's partition PreemptMode: OFF, or how its jobs are stopped ({@link #mode()}). */
@@ -48,6 +61,7 @@ public record Partition(String name, List<String> nodes, long maxTimeSeconds, in
         memoryDefault = memoryDefault == null ? MemoryDefault.NONE : memoryDefault;
         preemptMode = preemptMode == null ? PreemptMode.OFF : preemptMode;
         qos = qos == null || qos.isEmpty() ? null : qos;
+        billing = billing == null ? BillingWeights.CPUS : billing;
         if (priorityTier < 0) {
             throw new IllegalArgumentException("priority tier must not be negative");
         }
@@ -59,7 +73,8 @@ public record Partition(String name, List<String> nodes, long maxTimeSeconds, in
 
     /** The same partition with partition QOS {@code qosName} (null for none). */
     public Partition withQos(String qosName) {
-        return new Partition(name, nodes, maxTimeSeconds, priorityTier, up, memoryDefault, preemptMode, qosName);
+        return new Partition(name, nodes, maxTimeSeconds, priorityTier, up, memoryDefault, preemptMode, qosName,
+                billing);
     }
 
     public boolean allows(long timeLimitSeconds) {

@@ -74,6 +74,10 @@ public enum PendingReason {
     QOS_MAX_MEMORY_MINUTES_PER_JOB("QOSMaxMemoryMinutesPerJob"),
     QOS_MAX_NODE_MINUTES_PER_JOB("QOSMaxNodeMinutesPerJob"),
     QOS_MAX_GRES_MINUTES_PER_JOB("QOSMaxGRESMinutesPerJob"),
+    /** Budgets on {@code billing} (the partition's TRESBillingWeights x what the job holds). */
+    QOS_GRP_BILLING_MINUTES("QOSGrpBillingMinutes"),
+    QOS_GRP_BILLING_RUN_MINUTES("QOSGrpBillingRunMinutes"),
+    QOS_MAX_BILLING_MINUTES_PER_JOB("QOSMaxBillingMinutesPerJob"),
     ASSOC_GRP_CPU_MINUTES_LIMIT("AssocGrpCPUMinutesLimit"),
     ASSOC_GRP_MEM_MINUTES("AssocGrpMemMinutes"),
     ASSOC_GRP_NODE_MINUTES("AssocGrpNodeMinutes"),
@@ -86,6 +90,9 @@ public enum PendingReason {
     ASSOC_MAX_MEM_MINUTES_PER_JOB("AssocMaxMemMinutesPerJob"),
     ASSOC_MAX_NODE_MINUTES_PER_JOB("AssocMaxNodeMinutesPerJob"),
     ASSOC_MAX_GRES_MINUTES_PER_JOB("AssocMaxGRESMinutesPerJob"),
+    ASSOC_GRP_BILLING_MINUTES("AssocGrpBillingMinutes"),
+    ASSOC_GRP_BILLING_RUN_MINUTES("AssocGrpBillingRunMinutes"),
+    ASSOC_MAX_BILLING_MINUTES_PER_JOB("AssocMaxBillingMinutesPerJob"),
     /** Its time limit on top of what its QOS's jobs ran and may still run would overrun the QOS's GrpWall. */
     QOS_GRP_WALL_LIMIT("QOSGrpWallLimit"),
     /** The same for its association's GrpWall, or an account's above it. */

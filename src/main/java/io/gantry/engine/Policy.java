@@ -62,6 +62,12 @@ public record Policy(String name, PriorityWeights weights, boolean backfill, int
         this(name, weights, backfill, reservationDepth, 0);
     }
 
+    /** This policy with Slurm's PriorityWeightTRES. */
+    public Policy withTresWeights(TresPriorityWeights tres) {
+        return new Policy(name, weights.withTres(tres), backfill, reservationDepth, starvationSeconds, predictRunning,
+                predictBackfill, reserveSlowdown, adaptiveReservations);
+    }
+
     /** Whether blocked jobs get reservations by their slowdown as well as by depth. */
     public boolean selectiveReservations() {
         return reserveSlowdown > 0 || adaptiveReservations;

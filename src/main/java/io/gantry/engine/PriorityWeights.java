@@ -9,15 +9,27 @@ package io.gantry.engine;
  * lets short jobs overtake long ones, while {@code age} (full after {@code maxAgeSeconds}) keeps
  * long and big jobs from starving. {@code expansion} is Gantry's too: wait / (wait + time limit),
  * which grows fastest for short jobs (ordering by it is "largest expansion factor first").
- * {@code favorSmall} makes the job-size factor favour small jobs.
+ * {@code favorSmall} makes the job-size factor favour small jobs. {@code tres} is Slurm's PriorityWeightTRES.
  */
 public record PriorityWeights(long age, long fairShare, long jobSize, long partition, long qos, long shortJob,
-        long expansion, long maxAgeSeconds, boolean favorSmall) {
+        long expansion, long maxAgeSeconds, boolean favorSmall, TresPriorityWeights tres) {
+
+    /** Weights without PriorityWeightTRES. */
+    public PriorityWeights(long age, long fairShare, long jobSize, long partition, long qos, long shortJob,
+            long expansion, long maxAgeSeconds, boolean favorSmall) {
+        this(age, fairShare, jobSize, partition, qos, shortJob, expansion, maxAgeSeconds, favorSmall, null);
+    }
+
+    public PriorityWeights withTres(TresPriorityWeights v) {
+        return new PriorityWeights(age, fairShare, jobSize, partition, qos, shortJob, expansion, maxAgeSeconds,
+                favorSmall, v);
+    }
 
     /** All weights zero: jobs go strictly by submit time, then job id. */
     public static final PriorityWeights FIRST_COME_FIRST_SERVED = new PriorityWeights(0, 0, 0, 0, 0, 0, 0, 7 * 86400, false);
 
     public PriorityWeights {
+        tres = tres == null ? TresPriorityWeights.NONE : tres;
         if (age < 0 || fairShare < 0 || jobSize < 0 || partition < 0 || qos < 0 || shortJob < 0 || expansion < 0) {
             throw new IllegalArgumentException("priority weights must not be negative");
         }

@@ -38,9 +38,6 @@ import java.util.OptionalLong;
  */
 final class QueuePass {
 
-    /** Distinct failed shapes remembered per partition; beyond it jobs are simply tried. */
-    private static final int MAX_FAILED_SHAPES = 512;
-
     private final Snapshot snapshot;
     private final Cluster c;
     private final long now;
@@ -50,7 +47,7 @@ final class QueuePass {
     private final BudgetBook budgets;
     private final Priorities priorities;
     private final Layouts layouts;
-    private final Map<Cluster.PartMatch, List<Failure>> failed = new java.util.IdentityHashMap<>();
+    private final FailedShapes failed = new FailedShapes();
     private final boolean[] blocked;
     private final int[] reservations;
     private final java.util.Set<JobId> preempted = new java.util.HashSet<>();
@@ -58,9 +55,6 @@ final class QueuePass {
     /** Guarantees, borrowing and reclaim (issue 16); inactive when no account holds a guarantee. */
     private final QuotaBook quotas;
     private final PreemptRules rules;
-
-    private record Failure(Shape shape, long duration, PendingReason reason) {
-    }
 
     /** {@code selected}: its slowdown so far reached the policy's threshold, so it is reserved whatever the depth. */
     private record Entry(PendingJob job, Priority priority, int tier, boolean starving, boolean selected) {
@@ -104,7 +98,7 @@ final class QueuePass {
         this.policy = snapshot.policy();
         this.profile = new ResourceProfile(snapshot, cluster);
         this.limits = new Limits(snapshot.qos(), snapshot.associations(), snapshot.partitions());
-        this.budgets = new BudgetBook(snapshot.budgets(), snapshot.running(), now);
+        this.budgets = new BudgetBook(snapshot.budgets(), snapshot.running(), now, snapshot.partitions());
         this.quotas = new QuotaBook(snapshot.quotas(), snapshot.nodes(), snapshot.running(), snapshot.pending(), now);
         long oldest = now;
         for (PendingJob job : snapshot.pending()) {
@@ -245,9 +239,7 @@ final class QueuePass {
         }
         Attempt tried = startNow(e, admitted);
         if (tried.started() != null) {
-            starts.add(tried.started());
-            limits.charge(job.user(), job.account(), job.qos(), tried.started().partition(), tried.charged());
-            budgets.charge(job.account(), job.user(), job.qos(), tried.charged(), job.timeLimitSeconds());
+            started(job, tried.started(), tried.charged(), starts);
             return;
         }
         if (tried.refused() != null) {
@@ -272,10 +264,7 @@ final class QueuePass {
             Qos qos = limits.qos(job.qos());
             Preempting preempting = preempt(job, qos, candidates, end, e.priority);
             if (preempting != null && preempting.started() != null) {
-                starts.add(preempting.started());
-                limits.charge(job.user(), job.account(), job.qos(), preempting.started().partition(),
-                        admitted.tres());
-                budgets.charge(job.account(), job.user(), job.qos(), admitted.tres(), job.timeLimitSeconds());
+                started(job, preempting.started(), admitted.tres(), starts);
                 return;
             }
             if (preempting != null) {
@@ -287,6 +276,13 @@ final class QueuePass {
         Waiting reserved = own == null
                 ? reserve(job, candidates, duration, tried.reason(), e.priority, e.starving || e.selected) : null;
         waiting.add(reserved != null ? reserved : waiting(job, tried.reason(), e.priority));
+    }
+
+    /** A start decided: it is kept, and what it holds counts against its limits and budgets from now on. */
+    private void started(PendingJob job, Start start, Tres held, List<Start> starts) {
+        starts.add(start);
+        limits.charge(job.user(), job.account(), job.qos(), start.partition(), held);
+        budgets.charge(job.account(), job.user(), job.qos(), held, start.partition(), job.timeLimitSeconds());
     }
 
     /** Phase 3a: whether the job may be placed at all now, and where. */
@@ -332,7 +328,7 @@ final class QueuePass {
         }
         Tres tres = tresOf(candidates.get(0));
         if (limit == null) {
-            limit = budgets.check(job, tres);
+            limit = budgets.check(job, tres, c.parts[candidates.get(0).partition()].name());
         }
         if (limit == null && quotas.active()) {
             // Before placing it: a job its quota refuses neither starts nor reserves what others may use.
@@ -377,7 +373,7 @@ final class QueuePass {
             // A job with --time-min fails for sure only where even its shortest limit failed.
             long shortest = shortestLimit(job, duration);
             PendingReason known = own == null && !shape.restricted()
-                    ? knownFailure(shape, Math.min(shortest, fit - now)) : null;
+                    ? failed.known(shape, Math.min(shortest, fit - now)) : null;
             if (known != null) {
                 reason = worse(reason, known);
                 blocked[p] = true;
@@ -428,7 +424,7 @@ final class QueuePass {
                 return new Attempt(started, charged, null, reason, switchWait);
             }
             if (own == null && !shape.restricted()) {
-                remember(shape, fit - now, why);
+                failed.remember(shape, fit - now, why);
             }
             reason = worse(reason, why);
             blocked[p] = true;
@@ -453,9 +449,8 @@ final class QueuePass {
             }
             NodeAllocation alloc = profile.takeShared(shape, r, own, end);
             if (alloc != null) {
-                starts.add(new Start(job.id(), c.parts[p].name(), now, end, List.of(alloc), blocked[p], priority));
-                limits.charge(job.user(), job.account(), job.qos(), c.parts[p].name(), Tres.of(List.of(alloc)));
-                budgets.charge(job.account(), job.user(), job.qos(), Tres.of(List.of(alloc)), job.timeLimitSeconds());
+                started(job, new Start(job.id(), c.parts[p].name(), now, end, List.of(alloc), blocked[p], priority),
+                        Tres.of(List.of(alloc)), starts);
                 return;
             }
             reason = worse(reason, shape.required().length > 0 ? PendingReason.REQ_NODE_NOT_AVAIL
@@ -708,7 +703,7 @@ final class QueuePass {
         String partition = c.parts[shape.partition()].name();
         if (limits.perJob(job.qos(), partition, Math.subtractExact(until, now), tres) != null
                 || limits.check(job, partition, Math.subtractExact(until, now), tres, perNode(more)) != null
-                || budgets.check(job, tres) != null) {
+                || budgets.check(job, tres, partition) != null) {
             return null;
         }
         return more;
@@ -752,31 +747,6 @@ final class QueuePass {
     private Tres tresOf(Shape s) {
         long cpus = Math.multiplyExact((long) s.tasks(), s.cpusPerTask());
         return new Tres(cpus, Math.multiplyExact(s.memPerNode(), s.nodes()), s.totalGpus(), s.nodes());
-    }
-
-    /**
-     * Resources only shrink during a cycle, so a shape that did not fit now still does not, and
-     * neither does any shape that needs at least as much of everything for at least as long.
-     */
-    private PendingReason knownFailure(Shape shape, long duration) {
-        List<Failure> list = failed.get(shape.match());
-        if (list != null) {
-            for (Failure f : list) {
-                if (duration >= f.duration && shape.dominates(f.shape)) {
-                    return f.reason;
-                }
-            }
-        }
-        return null;
-    }
-
-    private void remember(Shape shape, long duration, PendingReason why) {
-        List<Failure> list = failed.computeIfAbsent(shape.match(), k -> new ArrayList<>());
-        // Entries the new one is smaller than are now redundant: keep the list minimal.
-        list.removeIf(f -> f.duration >= duration && f.shape.dominates(shape));
-        if (list.size() < MAX_FAILED_SHAPES) {
-            list.add(new Failure(shape, duration, why));
-        }
     }
 
     /** Starts the job on {@code chosen} with a limit up to {@code end}, held in the profile until {@code holdUntil}. */

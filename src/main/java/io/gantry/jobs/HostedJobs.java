@@ -93,7 +93,7 @@ public class HostedJobs {
         List<JobEntity> found = jobs.findAllById(rows);
         java.util.Map<Long, JobScripts.Script> byJob = scripts.find(found.stream().map(JobEntity::jobId).toList());
         return found.stream()
-                .map(j -> JobService.view(j, byJob.getOrDefault(j.jobId(), JobScripts.Script.NONE), cluster::blocksOf))
+                .map(j -> JobService.view(j, byJob.getOrDefault(j.jobId(), JobScripts.Script.NONE), cluster))
                 .toList();
     }
 

@@ -139,7 +139,7 @@ public class JobService {
             byRow.put(job.id(), job);
         }
         List<JobView> items = found.rows().stream().map(byRow::get).filter(Objects::nonNull)
-                .map(j -> view(j, JobScripts.Script.NONE, cluster::blocksOf)).toList();
+                .map(j -> view(j, JobScripts.Script.NONE, cluster)).toList();
         return new PageResponse<>(items, page.page(), page.size(), found.total());
     }
 
@@ -152,7 +152,7 @@ public class JobService {
     public JobView get(String id, CurrentUser caller) {
         JobEntity job = visible(List.of(findFirst(id)), id, caller).get(0);
         return view(job, caller.mayActFor(job.user()) ? scripts.find(job.jobId()) : JobScripts.Script.NONE,
-                cluster::blocksOf);
+                cluster);
     }
 
     @Transactional(readOnly = true)
@@ -374,7 +374,7 @@ public class JobService {
             publisher.publishEvent(new JobTimeLimitChanged(JobIds.format(job.jobId(), job.arrayTaskId()),
                     job.batchHost(), job.timeLimitSeconds()));
         }
-        return view(job, scripts.find(job.jobId()), cluster::blocksOf);
+        return view(job, scripts.find(job.jobId()), cluster);
     }
 
     /**
@@ -595,8 +595,8 @@ public class JobService {
 
     /** The job as the API shows it; {@code script} is its job id's, or {@link JobScripts.Script#NONE} in lists. */
     /** The job as shown; {@code blocksOf} names the blocks of a hostlist's nodes. */
-    static JobView view(JobEntity j, JobScripts.Script script,
-            java.util.function.Function<String, List<String>> blocksOf) {
+    static JobView view(JobEntity j, JobScripts.Script script, ClusterService cluster) {
+        java.util.function.Function<String, List<String>> blocksOf = cluster::blocksOf;
         boolean task = j.arrayTaskId() != JobIds.NO_TASK;
         String partition = j.partition() != null ? j.partition() : String.join(",", j.partitions());
         List<JobAllocation> allocation = JobAllocation.decode(j.allocation());
@@ -618,6 +618,8 @@ public class JobService {
                 j.simulatedRunSeconds(), j.simulatedExitCode(), j.umask(), j.signal(), j.switches(), j.timeMinSeconds(), j.segment(),
                 j.exclusiveMode(), j.shards(), blocksOf.apply(j.allocatedNodes()),
                 j.maxRssBytes(),
-                j.totalCpuMillis(), j.container(), j.containerImageDigest(), null, null);
+                j.totalCpuMillis(), j.container(), j.containerImageDigest(), null, null,
+                allocation == null || allocation.isEmpty() || j.partition() == null ? null
+                        : cluster.billing(j.partition(), JobAllocation.totals(j.allocation())));
     }
 }

@@ -30,16 +30,16 @@ public class JobUsage {
 
     /**
      * Every job that held something in ({@code from}, {@code to}): started before {@code to}, still
-     * running or ended after {@code from}. With its QOS, for fair share's usage factors.
+     * running or ended after {@code from}. With its QOS and partition, for fair share's usage factors and billing.
      */
     public void ranBetween(Instant from, Instant to, Consumer<JobRun> each) {
         jdbc.query("""
-                SELECT account, user_name, qos, allocation, start_time, end_time FROM jobs
+                SELECT account, user_name, qos, allocation, start_time, end_time, partition FROM jobs
                  WHERE start_time IS NOT NULL AND allocation IS NOT NULL AND start_time < ?
                    AND (end_time IS NULL OR end_time > ?)""", rs -> {
             each.accept(new JobRun(rs.getString(1), rs.getString(2), rs.getString(3),
                     JobAllocation.totals(rs.getString(4)), instant(rs, 5), instant(rs, 6),
-                    JobAllocation.sharedGpus(rs.getString(4))));
+                    JobAllocation.sharedGpus(rs.getString(4)), rs.getString(7)));
         }, utc(to), utc(from));
     }
 

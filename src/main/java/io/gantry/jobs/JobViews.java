@@ -71,7 +71,10 @@ public final class JobViews {
                     + "GET /jobs/{id}/gpu-usage for the series); null when none arrived, and in lists")
             io.gantry.gpus.GpuUsage gpuUsage,
             @Schema(description = "The cluster's name (gantry.cluster.name, Slurm's ClusterName); null in lists",
-                    example = "gantry") String cluster) {
+                    example = "gantry") String cluster,
+            @Schema(description = "Slurm's billing TRES of what it holds: its partition's TRESBillingWeights x its "
+                    + "allocation (cluster file tres-billing-weights), truncated; null while it holds nothing",
+                    example = "40") Long billing) {
 
         /** The same job with its GPU use and its cluster's name (what one job's page shows beyond a list's line). */
         public JobView withGpuUsage(io.gantry.gpus.GpuUsage usage, String clusterName) {
@@ -82,7 +85,7 @@ public final class JobViews {
                     workdir, stdout, stderr, requeue, reservation, beginTime, deadline, nodelist, exclude, comment,
                     environment, script, simulatedRunSeconds, simulatedExitCode, umask, signal, switches,
                     timeMinSeconds, segment, exclusiveMode, shards, blocks, maxRssBytes, totalCpuMillis, container,
-                    containerImageDigest, usage, clusterName);
+                    containerImageDigest, usage, clusterName, billing);
         }
     }
 

@@ -42,7 +42,10 @@ class PriorityController {
 
     @Schema(name = "PriorityFactors", description = "Each factor in [0,1]; the weighted sum minus nice is the priority")
     record Factors(double age, double fairShare, double jobSize, double partition, double qos, double shortJob,
-            double expansion) {
+            double expansion,
+            @Schema(description = "PriorityWeightTRES: in weights the TRES weights (CPU=1000,GRES/gpu=3000), in factors "
+                    + "each TRES's share of its partition's total, in weighted each weighted value (cpu=12,gres/gpu=375); "
+                    + "empty without TRES weights", example = "cpu=12,gres/gpu=375") String tres) {
     }
 
     @Schema(name = "JobPriority", example = """
@@ -76,7 +79,7 @@ class PriorityController {
         PriorityBoard.Board b = board.current();
         PriorityWeights w = b.weights();
         Factors weights = w == null ? null : new Factors(w.age(), w.fairShare(), w.jobSize(), w.partition(), w.qos(),
-                w.shortJob(), w.expansion());
+                w.shortJob(), w.expansion(), w.tres().toString());
         List<JobPriority> jobs = b.entries().stream()
                 .filter(e -> !ownOnly || caller.username().equals(e.job().user()))
                 .filter(e -> account == null || account.equals(e.job().account()))
@@ -88,12 +91,15 @@ class PriorityController {
     private static JobPriority view(ActiveJob job, io.gantry.engine.Waiting waiting, PriorityWeights w,
             boolean named) {
         Priority p = waiting.priority();
+        io.gantry.engine.TresFactors t = p.tres();
+        String raw = w.tres().isNone() ? "" : String.format(java.util.Locale.ROOT,
+                "cpu=%.6f,mem=%.6f,node=%.6f,gres/gpu=%.6f", t.cpu(), t.mem(), t.node(), t.gpu());
         Factors factors = new Factors(p.age(), p.fairShare(), p.jobSize(), p.partition(), p.qos(), p.shortJob(),
-                p.expansion());
+                p.expansion(), raw);
         Factors weighted = new Factors(Math.round(w.age() * p.age()), Math.round(w.fairShare() * p.fairShare()),
                 Math.round(w.jobSize() * p.jobSize()), Math.round(w.partition() * p.partition()),
                 Math.round(w.qos() * p.qos()), Math.round(w.shortJob() * p.shortJob()),
-                Math.round(w.expansion() * p.expansion()));
+                Math.round(w.expansion() * p.expansion()), t.text(w.tres()));
         return new JobPriority(job.displayId(), named ? job.user() : null, job.account(), String.join(",", job.partitions()),
                 job.qos(), p.value(), waiting.reason().slurmName(), p.nice(), factors, weighted);
     }

@@ -19,7 +19,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * stops this process scheduling at all; {@code kill-invalid-depend} (Slurm's
  * {@code DependencyParameters=kill_invalid_depend}) cancels a job whose dependency can never be satisfied
  * unless it asked otherwise with {@code --kill-on-invalid-dep=no} (by default it pends with reason
- * DependencyNeverSatisfied).
+ * DependencyNeverSatisfied). {@code priority-weight-tres} is Slurm's {@code PriorityWeightTRES}
+ * ({@code CPU=1000,Mem=2000,GRES/gpu=3000}): each TRES's share of the job's partition, times its weight,
+ * added to the priority.
  */
 @ConfigurationProperties("gantry.scheduler")
 public record SchedulerProperties(
@@ -32,9 +34,16 @@ public record SchedulerProperties(
         @DefaultValue("60s") Duration priorityWriteInterval,
         @DefaultValue("0") int estimateMaxJobs,
         @DefaultValue("2s") Duration estimateTimeBudget,
-        @DefaultValue("false") boolean killInvalidDepend) {
+        @DefaultValue("false") boolean killInvalidDepend,
+        String priorityWeightTres) {
 
     public SchedulerProperties {
+        try {
+            io.gantry.engine.TresPriorityWeights.parse(priorityWeightTres);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("gantry.scheduler.priority-weight-tres: " + e.getMessage()
+                    + "; write it as Slurm's PriorityWeightTRES, e.g. CPU=1000,GRES/gpu=3000", e);
+        }
         if (estimateMaxJobs < 0 || estimateTimeBudget.isNegative()) {
             throw new IllegalArgumentException("gantry.scheduler.estimate-max-jobs and estimate-time-budget must not"
                     + " be negative");

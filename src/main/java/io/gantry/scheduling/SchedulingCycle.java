@@ -120,7 +120,8 @@ class SchedulingCycle {
         this.transaction = transaction;
         this.events = events;
         this.clock = clock;
-        this.policy = Policy.named(properties.policy());
+        this.policy = Policy.named(properties.policy())
+                .withTresWeights(io.gantry.engine.TresPriorityWeights.parse(properties.priorityWeightTres()));
         this.completion = completion;
         this.expectedStarts = expectedStarts;
         this.trials = trials;

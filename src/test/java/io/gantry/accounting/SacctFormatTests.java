@@ -36,6 +36,8 @@ class SacctFormatTests {
 
     @Test
     void aJobThatNeverRanHasNoAllocTres() {
+        assertThat(JobAccountingService.allocTres(JobAllocation.totals("gpu001:4:1000:0.1"), 36))
+                .isEqualTo("billing=36,cpu=4,mem=1000M,gres/gpu=2,node=1");
         assertThat(allocTres(null)).isNull();
         assertThat(allocTres("")).isNull();
     }

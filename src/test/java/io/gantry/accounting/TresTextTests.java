@@ -18,6 +18,21 @@ class TresTextTests {
     }
 
     @Test
+    void billingIsABudgetsTresOnlyAndReadApart() {
+        assertThat(TresText.normalize("grpTresMins", "gres/gpu=60, Billing=5000", true)).isEqualTo("Billing=5000,gres/gpu=60");
+        assertThat(TresText.billing("Billing=5000,gres/gpu=60")).isEqualTo(5000);
+        assertThat(TresText.limit("Billing=5000,gres/gpu=60")).isEqualTo(Tres.of(Long.MAX_VALUE, Long.MAX_VALUE, 60,
+                Long.MAX_VALUE));
+        assertThat(TresText.billing("gres/gpu=60")).isEqualTo(Long.MAX_VALUE);
+        assertThatThrownBy(() -> TresText.normalize("grpTresMins", "billing=lots", true))
+                .isInstanceOfSatisfying(GantryException.class, e -> assertThat(e.errors()).singleElement()
+                        .satisfies(err -> assertThat(err.field()).isEqualTo("grpTresMins")));
+        assertThatThrownBy(() -> TresText.normalize("grpTres", "billing=10"))
+                .isInstanceOfSatisfying(GantryException.class, e -> assertThat(e.errors()).singleElement()
+                        .satisfies(err -> assertThat(err.message()).contains("GrpTRESMins")));
+    }
+
+    @Test
     void noTextIsNoLimit() {
         assertThat(TresText.normalize("grpTres", null)).isNull();
         assertThat(TresText.normalize("grpTres", "  ")).isNull();

@@ -53,6 +53,9 @@ class BudgetIntegrationTests {
     @Autowired
     JdbcTemplate jdbc;
 
+    @Autowired
+    io.gantry.accounting.FairShareProperties fairShareProperties;
+
     @TempDir
     Path home;
 
@@ -202,6 +205,68 @@ class BudgetIntegrationTests {
             if (fourth != 0) {
                 api.send("DELETE", "/api/v1/jobs/" + fourth, admin, null);
             }
+        }
+    }
+
+    /**
+     * {@code GrpTRESMins=billing=N}: the account's jobs are charged at the gpu partition's billing weights
+     * (here fair share's defaults, a GPU worth 16 CPUs), so one 30-minute 1-GPU job fills a budget of 30 x its
+     * billing; once that is used the next job pends with Slurm's AssocGrpBillingMinutes.
+     */
+    @Test
+    void aBillingBudgetStopsTheAccountsNextJobOnceItsWeightedUseReachesIt() {
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String account = "bil-" + suffix;
+        String user = "bi" + suffix.substring(0, 6);
+        assertThat(cli("sacctmgr", "-i", "add", "account", account).exit()).isZero();
+        create("/api/v1/users", new HashMap<>(Map.of("username", user, "password", "secret-password",
+                "defaultAccount", account)));
+        long first = submit(user);
+        awaitState(first, "RUNNING");
+        long cpus = 0;
+        long gpus = 0;
+        long mem = 0;
+        for (JsonNode a : job(first).get("allocation")) {
+            cpus += a.get("cpus").asLong();
+            gpus += a.get("gpuIndices").size();
+            mem += a.get("memoryMb").asLong();
+        }
+        assertThat(gpus).isEqualTo(1);
+        long billing = (long) (fairShareProperties.cpuWeight() * cpus + fairShareProperties.gpuWeight() * gpus
+                + fairShareProperties.memoryGbWeight() * mem / 1024.0);
+        assertThat(billing).as("the GPU is billed at its weight, not as a CPU").isGreaterThan(cpus);
+        long budget = 30 * billing;
+        Run set = cli("sacctmgr", "-i", "modify", "account", "name=" + account, "set", "GrpTRESMins=billing=" + budget);
+        assertThat(set.exit()).as(set.err()).isZero();
+        assertThat(accountAssociation(account).get("grpTresMins").asString()).isEqualTo("billing=" + budget);
+
+        // The running job may still use the whole budget: the next one pends for it.
+        long second = submit(user);
+        await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+            JsonNode j = job(second);
+            assertThat(j.path("reason").asString()).as(j.toString() + "\n" + accountAssociation(account))
+                    .isEqualTo("AssocGrpBillingMinutes");
+        });
+        Instant before = Instant.now();
+        try {
+            // Its half hour accrued at once: billing x 30 minutes used, the budget's N.
+            fairShare.accrue(before);
+            fairShare.accrue(before.plus(Duration.ofMinutes(30)));
+            api.send("DELETE", "/api/v1/jobs/" + first, admin, null);
+            awaitState(first, "CANCELLED");
+            JsonNode used = accountAssociation(account);
+            // At least N (the seconds it ran before the accrual count too).
+            assertThat(used.get("grpTresMinsUsed").asString()).startsWith("billing=");
+            assertThat(Long.parseLong(used.get("grpTresMinsUsed").asString().substring("billing=".length())))
+                    .isBetween(budget, budget + billing);
+            assertThat(used.get("grpTresMinsLeft").asString()).isEqualTo("billing=0");
+            // Nothing runs, and the used billing-minutes alone leave no room.
+            awaitReason(second, "AssocGrpBillingMinutes");
+            assertThat(job(second).get("state").asString()).isEqualTo("PENDING");
+        } finally {
+            jdbc.update("UPDATE fairshare_state SET last_tick = ? WHERE id = 1",
+                    OffsetDateTime.ofInstant(Instant.now(), ZoneOffset.UTC));
+            api.send("DELETE", "/api/v1/jobs/" + second, admin, null);
         }
     }
 
