@@ -115,7 +115,7 @@ public final class AccountingViews {
             @Schema(description = "null for a QOS's budget") String account,
             @Schema(description = "null for an account's own budget (every association below it) and a QOS's") String user,
             @Schema(description = "The QOS; null for an association's budget") String qos,
-            @Schema(description = "The TRES it limits", allowableValues = {"cpu", "mem", "node", "gres/gpu"},
+            @Schema(description = "The TRES it limits", allowableValues = {"cpu", "mem", "node", "gres/gpu", "billing"},
                     example = "gres/gpu") String tres,
             @Schema(description = "The budget in TRES-minutes (mem in MB-minutes), as grpTresMins has it",
                     example = "6000") long limitMinutes,

@@ -28,22 +28,25 @@ import io.gantry.security.CurrentUser;
 @Service
 class BudgetOverview {
 
-    private static final String[] TRES = { "cpu", "mem", "node", "gres/gpu" };
+    /** The TRES a line can be about, in the order of a usage row's slots (billing is slot 5, after wall time). */
+    private static final String[] TRES = { "cpu", "mem", "node", "gres/gpu", "billing" };
 
     private final AssociationRepository associations;
     private final QosRepository qos;
     private final BudgetService budgets;
     private final JobUsage jobs;
     private final FairShareProperties fairShare;
+    private final FairShareService billing;
     private final Clock clock;
 
     BudgetOverview(AssociationRepository associations, QosRepository qos, BudgetService budgets, JobUsage jobs,
-            FairShareProperties fairShare, Clock clock) {
+            FairShareProperties fairShare, FairShareService billing, Clock clock) {
         this.associations = associations;
         this.qos = qos;
         this.budgets = budgets;
         this.jobs = jobs;
         this.fairShare = fairShare;
+        this.billing = billing;
         this.clock = clock;
     }
 
@@ -79,31 +82,37 @@ class BudgetOverview {
         List<Budget> out = new ArrayList<>();
         for (AssociationEntity a : limited) {
             if (seesAssociation.test(a)) {
-                lines(BudgetOwner.ASSOCIATION, a.id(), a.account(), a.user(), null, a.budget().grp(),
+                lines(BudgetOwner.ASSOCIATION, a.id(), a.account(), a.user(), null, a.budget(),
                         used.seconds(a.account(), a.user()), window.seconds(a.account(), a.user()), from, now, out);
             }
         }
         for (QosEntity q : limitedQos) {
             if (seesQos.test(q)) {
-                lines(BudgetOwner.QOS, null, null, null, q.name(), q.budget().grp(),
-                        used.qos().getOrDefault(q.name(), new double[4]), window.qos().getOrDefault(q.name(), new double[4]),
+                lines(BudgetOwner.QOS, null, null, null, q.name(), q.budget(),
+                        used.qos().getOrDefault(q.name(), new double[6]), window.qos().getOrDefault(q.name(), new double[6]),
                         from, now, out);
             }
         }
         return out;
     }
 
-    /** One line per TRES the budget limits; used and window in TRES-seconds (cpu, mem, node, gpu). */
-    private void lines(BudgetOwner owner, Long id, String account, String user, String qosName, Tres limit,
+    /**
+     * One line per TRES the budget limits, {@code billing} included; used and window are usage rows in
+     * TRES-seconds (cpu, mem, node, gpu, wall, billing).
+     */
+    private void lines(BudgetOwner owner, Long id, String account, String user, String qosName, BudgetLimits budget,
             double[] used, double[] window, Instant from, Instant now, List<Budget> out) {
-        long[] limits = { limit.cpu(), limit.memoryMb(), limit.nodes(), limit.gpus() };
-        for (int i = 0; i < 4; i++) {
+        Tres limit = budget.grp();
+        long[] limits = { limit.cpu(), limit.memoryMb(), limit.nodes(), limit.gpus(),
+            TresText.billing(budget.grpTresMins()) };
+        for (int i = 0; i < limits.length; i++) {
             if (limits[i] == Long.MAX_VALUE) {
                 continue;
             }
+            int slot = i < 4 ? i : 5;
             // Whole minutes used, as grpTresMinsUsed shows them, so the two never disagree.
-            long usedMinutes = (long) (used[i] / 60);
-            double perDay = BurnRate.perDay(window[i], from, now);
+            long usedMinutes = (long) ((slot < used.length ? used[slot] : 0) / 60);
+            double perDay = BurnRate.perDay(slot < window.length ? window[slot] : 0, from, now);
             Instant runsOut = BurnRate.runsOut(limits[i], usedMinutes, perDay, now, fairShare.decayHalfLife(),
                     fairShare.usageResetPeriod());
             out.add(new Budget(owner, id, account, user, qosName, TRES[i], limits[i], usedMinutes,
@@ -111,7 +120,7 @@ class BudgetOverview {
         }
     }
 
-    /** The TRES-seconds the jobs used in ({@code from}, {@code now}], per association and per QOS. */
+    /** The TRES-seconds and billing-seconds the jobs used in ({@code from}, {@code now}], per association and per QOS. */
     private BudgetService.Usage windowUsage(List<QosEntity> allQos, Instant from, Instant now) {
         Map<String, Double> factors = new HashMap<>();
         allQos.forEach(q -> factors.put(q.name(), q.usageFactor()));
@@ -123,11 +132,13 @@ class BudgetOverview {
             if (seconds <= 0 || run.account() == null) {
                 return;
             }
-            double[] tres = FairShareService.tresSeconds(run, factors.getOrDefault(run.qos(), 1.0), seconds);
+            double factor = factors.getOrDefault(run.qos(), 1.0);
+            double[] tres = java.util.Arrays.copyOf(FairShareService.tresSeconds(run, factor, seconds), 6);
+            tres[5] = billing.billing(run) * factor * seconds;
             add(byAssociation.computeIfAbsent(run.account(), k -> new HashMap<>())
-                    .computeIfAbsent(run.user(), k -> new double[4]), tres);
+                    .computeIfAbsent(run.user(), k -> new double[6]), tres);
             if (run.qos() != null) {
-                add(byQos.computeIfAbsent(run.qos(), k -> new double[4]), tres);
+                add(byQos.computeIfAbsent(run.qos(), k -> new double[6]), tres);
             }
         });
         return budgets.rollUp(byAssociation, byQos);
@@ -147,7 +158,7 @@ class BudgetOverview {
     }
 
     private static void add(double[] sum, double[] more) {
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < sum.length; i++) {
             sum[i] += more[i];
         }
     }

@@ -298,7 +298,7 @@ class BudgetIntegrationTests {
         String qos = "burnq-" + suffix;
         create("/api/v1/accounts", Map.of("name", account, "parent", "root"));
         long id = accountAssociation(account).get("id").asLong();
-        Response set = api.send("PATCH", "/api/v1/associations/" + id, admin, Map.of("grpTresMins", "gres/gpu=600"));
+        Response set = api.send("PATCH", "/api/v1/associations/" + id, admin, Map.of("grpTresMins", "gres/gpu=600,billing=1000000"));
         assertThat(set.status()).as(set.body()).isEqualTo(200);
         create("/api/v1/users", new HashMap<>(Map.of("username", user, "password", "secret-password",
                 "defaultAccount", account)));
@@ -315,7 +315,7 @@ class BudgetIntegrationTests {
             awaitState(job, "RUNNING");
             jdbc.update("UPDATE jobs SET start_time = start_time - INTERVAL '2' HOUR WHERE job_id = ?", job);
             Instant asked = Instant.now();
-            JsonNode line = budgetLine(admin, account);
+            JsonNode line = budgetLine(admin, account, "gres/gpu");
             assertThat(line.get("owner").asString()).isEqualTo("ASSOCIATION");
             assertThat(line.get("associationId").asLong()).isEqualTo(id);
             assertThat(line.get("tres").asString()).isEqualTo("gres/gpu");
@@ -344,8 +344,16 @@ class BudgetIntegrationTests {
                 assertThat(b.get("owner").asString()).isEqualTo("QOS");
             });
 
+            // Its billing budget is a line of its own, burnt at least as fast as its GPUs bill (16 a GPU by default).
+            JsonNode billing = budgetLine(admin, account, "billing");
+            assertThat(billing.get("limitMinutes").asLong()).isEqualTo(1_000_000);
+            assertThat(billing.get("burnPerDay").asDouble()).isGreaterThanOrEqualTo(16 * 240.0);
+            assertThat(billing.get("leftMinutes").asLong())
+                    .isEqualTo(1_000_000 - billing.get("usedMinutes").asLong());
+
             // The member sees their account's budget; a user of another account does not.
-            assertThat(budgetLine(api.token(user, "secret-password"), account).get("limitMinutes").asLong()).isEqualTo(600);
+            assertThat(budgetLine(api.token(user, "secret-password"), account, "gres/gpu").get("limitMinutes").asLong())
+                    .isEqualTo(600);
             JsonNode theirs = api.get("/api/v1/budgets?size=1000", api.token(stranger, "secret-password")).json();
             theirs.get("items").forEach(b -> assertThat(b.hasNonNull("account") ? b.get("account").asString() : "")
                     .isNotEqualTo(account));
@@ -356,15 +364,16 @@ class BudgetIntegrationTests {
         }
     }
 
-    private JsonNode budgetLine(String token, String account) {
+    private JsonNode budgetLine(String token, String account, String tres) {
         Response r = api.get("/api/v1/budgets?size=1000", token);
         assertThat(r.status()).as(r.body()).isEqualTo(200);
         for (JsonNode b : r.json().get("items")) {
-            if (b.hasNonNull("account") && account.equals(b.get("account").asString()) && !b.hasNonNull("user")) {
+            if (b.hasNonNull("account") && account.equals(b.get("account").asString()) && !b.hasNonNull("user")
+                    && tres.equals(b.get("tres").asString())) {
                 return b;
             }
         }
-        throw new AssertionError("no budget of account " + account + " in " + r.body());
+        throw new AssertionError("no " + tres + " budget of account " + account + " in " + r.body());
     }
 
     private record Run(int exit, String out, String err) {
