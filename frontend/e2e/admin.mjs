@@ -1,7 +1,9 @@
 // End-to-end test of "admins can act" (issue 34): as an ADMIN in the browser, each admin edit round-trips
 // through the UI and is read back through the API, and each destructive action asks first in a dialog
 // (Cancel and Escape keep everything; only Confirm acts). A QOS is created, two of its limits edited and it
-// is deleted; a partition is drained and set UP again; a MAINT reservation for an account on a partition is
+// is deleted, on the way its GrpWall and NoDecay set (a GrpWall that is not whole seconds refused at its field);
+// a partition is drained and set UP again; a partition's QOS is chosen from the QOS there are (one deleted
+// behind the page's back is refused at its select), read back, and cleared; a MAINT reservation for an account on a partition is
 // made, its duration changed and it is deleted; an account's GPU guarantee and borrow and lend limits are
 // set; the audit view lists those edits; a bad TRES string shows the server's error at its field and
 // stores nothing. DashboardIntegrationTests runs it against the demo cluster.
@@ -114,18 +116,31 @@ try {
   expectedErrors = [];
   log(`refused TRES: "${tresText}"`);
 
-  step = "two of the QOS's limits are edited and stored";
+  step = 'a GrpWall that is not whole seconds is refused at its field before anything is sent';
+  await editor.getByTestId('qos-field-grpWallSeconds').fill('10h');
+  await editor.getByTestId('qos-save').click();
+  await tid(`error-qos-${qos}-grpWallSeconds`).waitFor();
+  check(await editor.getByTestId('qos-field-grpWallSeconds').getAttribute('aria-invalid') === 'true', 'the refused GrpWall is not marked invalid');
+  check((await http('GET', `/api/v1/qos/${qos}`, token)).json.grpWallSeconds == null, 'a refused GrpWall was stored');
+
+  step = "two of the QOS's limits, its GrpWall and its NoDecay flag are edited and stored";
   await editor.getByTestId('qos-field-maxTresPerJob').fill('gres/gpu=4');
   await editor.getByTestId('qos-field-maxJobsPerUser').fill('7');
+  await editor.getByTestId('qos-field-grpWallSeconds').fill('36000');
+  await editor.getByTestId('qos-field-noDecay').check();
   await editor.getByTestId('qos-save').click();
   await editor.waitFor({ state: 'detached' });
   const edited = await stored(`/api/v1/qos/${qos}`, (q) => q?.maxJobsPerUser === 7 && q?.maxTresPerJob === 'gres/gpu=4',
     'the edited limits');
   check(edited.priority === 20, `the priority typed with them is ${edited.priority}`);
+  check(edited.grpWallSeconds === 36000 && edited.noDecay === true && edited.overPartQos === false,
+    `GrpWall and the flags read ${JSON.stringify({ grpWallSeconds: edited.grpWallSeconds, noDecay: edited.noDecay, overPartQos: edited.overPartQos })}`);
   await page.waitForFunction((n) => document.querySelector(`[data-testid=qos-row][data-name="${n}"] [data-testid=qos-max-jobs]`)?.textContent === '7', qos);
   await tid(`qos-details-${qos}`).click();
   const details = (await tid(`qos-detail-${qos}`).textContent()) ?? '';
   check(details.includes('gres/gpu=4') && details.includes('Max TRES-minutes / job'), `the QOS details read "${details}"`);
+  check(details.includes('Group wall time (s)36000') && details.includes('No decayyes') && details.includes('Over partition QOSno')
+    && details.includes('Group wall used'), `the QOS details lack GrpWall or the flags: "${details}"`);
 
   step = 'the QOS is deleted once confirmed';
   await confirmAfterCancelling(`qos-delete-${qos}`, async (when) => {
@@ -156,6 +171,45 @@ try {
   check(await page.locator('[role=dialog]').count() === 0, 'setting a partition UP asks first');
   await page.locator('[data-testid=partition-row][data-name=cpu][data-state=UP]').waitFor();
   await stored('/api/v1/partitions/cpu', (p) => p?.state === 'UP', 'the partition set UP again');
+
+  step = "a partition's QOS is chosen from the QOS there are, a vanished one refused at its select, and cleared";
+  const partQos = `e2epq${suffix}`;
+  const gone = `e2egone${suffix}`;
+  for (const name of [partQos, gone]) {
+    const made = await http('POST', '/api/v1/qos', token, { name });
+    check(made.status === 201, `creating QOS ${name} answered ${made.status}: ${made.text}`);
+    cleanup.push(() => http('DELETE', `/api/v1/qos/${name}`, token));
+  }
+  cleanup.push(() => http('PATCH', '/api/v1/partitions/gpu', token, { qos: '' }));
+  await page.reload();
+  await tid('view-admin').waitFor();
+  await page.evaluate(() => { window.__e2eNoReload = true; });
+  await row('partition-row', 'gpu').waitFor();
+  const qosSelect = tid('partition-qos-gpu');
+  await qosSelect.locator(`option[value="${gone}"]`).waitFor({ state: 'attached' });
+  check((await http('DELETE', `/api/v1/qos/${gone}`, token)).status === 204, `deleting QOS ${gone} behind the page failed`);
+  expectedErrors = [/status of 400/];
+  await qosSelect.selectOption(gone);
+  const qosError = tid('error-partition-qos-gpu');
+  await qosError.waitFor().catch(async () => fail(`no error beside the QOS of gpu; the row reads "${await row('partition-row', 'gpu').textContent()}"`));
+  const qosErrorText = (await qosError.textContent()) ?? '';
+  check(qosErrorText.includes(gone), `the error beside the QOS of gpu reads "${qosErrorText}"`);
+  check(await qosSelect.getAttribute('aria-invalid') === 'true', 'the refused QOS choice is not marked invalid');
+  check((await http('GET', '/api/v1/partitions/gpu', token)).json.qos == null, 'a refused partition QOS was stored');
+  expectedErrors = [];
+  log(`refused partition QOS: "${qosErrorText}"`);
+  await qosSelect.selectOption(partQos);
+  await stored('/api/v1/partitions/gpu', (p) => p?.qos === partQos, 'the partition QOS');
+  await page.waitForFunction((q) => document.querySelector('[data-testid=partition-row][data-name=gpu] [data-testid=partition-qos]')?.textContent === q, partQos);
+  check(await qosError.count() === 0, 'the refusal stays beside the QOS once a good one is stored');
+  const gpuPartition = (await http('GET', '/api/v1/partitions/gpu', token)).json;
+  const billing = await row('partition-row', 'gpu').getByTestId('partition-billing').textContent();
+  check(!!gpuPartition.tresBillingWeights && billing === gpuPartition.tresBillingWeights,
+    `the row's billing weights read "${billing}", the API's "${gpuPartition.tresBillingWeights}"`);
+  await page.screenshot({ path: join(shots, 'a-partition-qos-1440x900.png') });
+  await qosSelect.selectOption('');
+  await stored('/api/v1/partitions/gpu', (p) => p != null && p.qos == null, 'the cleared partition QOS');
+  await page.waitForFunction(() => document.querySelector('[data-testid=partition-row][data-name=gpu] [data-testid=partition-qos]')?.textContent === '—');
 
   step = 'a MAINT reservation for an account on a partition is created, shows its flags, and its duration is changed';
   const resv = `e2e-maint-${suffix}`;
@@ -222,7 +276,7 @@ try {
   step = 'the audit view lists those edits';
   await go('/admin/audit', 'audit');
   const entries = [['qos', qos, 'create'], ['qos', qos, 'update'], ['qos', qos, 'delete'], ['partition', 'cpu', 'update'],
-    ['reservation', resv, 'create'], ['reservation', resv, 'update'], ['reservation', resv, 'delete'], ['account', team, 'update']];
+    ['partition', 'gpu', 'update'], ['reservation', resv, 'create'], ['reservation', resv, 'update'], ['reservation', resv, 'delete'], ['account', team, 'update']];
   for (const [entity, key, action] of entries) {
     await page.locator(`[data-testid=audit-row][data-entity="${entity}"][data-key="${key}"][data-action="${action}"]`).first()
       .waitFor({ timeout: 10000 }).catch(() => fail(`the audit view lists no ${action} of ${entity} ${key}`));

@@ -184,9 +184,9 @@ export const api = {
   updateQos: (name: string, body: components['schemas']['QosRequest']) =>
     call<Qos>('PATCH', '/api/v1/qos/{name}', { params: { path: { name } }, body }),
   deleteQos: (name: string) => call<unknown>('DELETE', '/api/v1/qos/{name}', { params: { path: { name } } }),
-  /** scontrol update PartitionName= State= (ADMIN). */
-  updatePartition: (name: string, state: string) =>
-    call<Partition>('PATCH', '/api/v1/partitions/{name}', { params: { path: { name } }, body: { state } }),
+  /** scontrol update PartitionName= State= QOS= (ADMIN): a field left out stays, qos "" clears the partition QOS. */
+  updatePartition: (name: string, body: components['schemas']['PartitionUpdate']) =>
+    call<Partition>('PATCH', '/api/v1/partitions/{name}', { params: { path: { name } }, body }),
   /** sacctmgr list transactions (ADMIN): newest first. */
   audit: (query: { actor?: string; entity?: string; key?: string; page?: number; size?: number }) =>
     call<Page<components['schemas']['AuditEvent']>>('GET', '/api/v1/audit', { params: { query: clean({ ...query }) } }),

@@ -4,7 +4,7 @@ import { api } from '../../api/client';
 import { formatDuration } from '../../lib/format';
 import { ErrorBox, Field, Loading } from '../common';
 import { ConfirmAction } from './Confirm';
-import { fieldErrors, qosFieldOf, qosForm, qosRequest, QOS_COUNTS, QOS_TRES, type QosForm, type QosView } from './forms';
+import { fieldErrors, qosFieldOf, qosForm, qosRequest, QOS_COUNTS, QOS_FLAGS, QOS_TRES, type QosForm, type QosView } from './forms';
 
 const LIMIT_LABELS: Record<(typeof QOS_TRES)[number] | (typeof QOS_COUNTS)[number], string> = {
   maxTresPerUser: 'Max TRES / user', maxTresPerJob: 'Max TRES / job', maxTresPerAccount: 'Max TRES / account',
@@ -12,9 +12,13 @@ const LIMIT_LABELS: Record<(typeof QOS_TRES)[number] | (typeof QOS_COUNTS)[numbe
   grpTresRunMins: 'Group running TRES-minutes', maxTresMinsPerJob: 'Max TRES-minutes / job',
   maxJobsPerUser: 'Max running jobs / user', maxSubmitJobsPerUser: 'Max submitted jobs / user',
   maxJobsPerAccount: 'Max running jobs / account', graceSeconds: 'Grace time (s)', preemptExemptSeconds: 'Preempt exempt time (s)',
+  grpWallSeconds: 'Group wall time (s)',
 };
-const API_FIELDS = ['name', 'description', 'priority', 'usageFactor', 'maxWallSeconds', 'preempt', 'preemptMode', 'gpuIdleExempt',
-  'rawUsage', ...QOS_TRES, ...QOS_COUNTS];
+const FLAG_LABELS: Record<(typeof QOS_FLAGS)[number], string> = {
+  gpuIdleExempt: 'GPU idle exempt', noDecay: 'No decay', overPartQos: 'Over partition QOS',
+};
+const API_FIELDS = ['name', 'description', 'priority', 'usageFactor', 'maxWallSeconds', 'preempt', 'preemptMode', 'rawUsage',
+  ...QOS_FLAGS, ...QOS_TRES, ...QOS_COUNTS];
 
 /**
  * sacctmgr's QOS (show, add, modify, delete): every QOS with its priority and main limits, the rest
@@ -83,12 +87,15 @@ export function QosList({ admin }: { admin: boolean }) {
 
 function QosDetails({ qos: q }: { qos: QosView }) {
   const v = (x: unknown) => (x === null || x === undefined || x === '' ? '—' : String(x));
+  const wall = (s: number | null | undefined) => (s == null ? '—' : `${s} s (${formatDuration(s)})`);
   const rows: [string, string][] = [
     ['Description', v(q.description)], ['Priority', v(q.priority ?? 0)], ['Usage factor', v(q.usageFactor ?? 1)],
     ['Max wall', formatDuration(q.maxWallSeconds)], ['Preempts', q.preempt?.join(', ') || '—'],
-    ['Preempt mode', q.preemptMode ?? 'cluster default'], ['GPU idle exempt', q.gpuIdleExempt ? 'yes' : 'no'],
+    ['Preempt mode', q.preemptMode ?? 'cluster default'],
+    ...QOS_FLAGS.map((k) => [FLAG_LABELS[k], q[k] ? 'yes' : 'no'] as [string, string]),
     ...[...QOS_TRES, ...QOS_COUNTS].map((k) => [LIMIT_LABELS[k], v(q[k])] as [string, string]),
     ['Budget used', v(q.grpTresMinsUsed)], ['Budget left', v(q.grpTresMinsLeft)],
+    ['Group wall used', wall(q.grpWallSecondsUsed)], ['Group wall left', wall(q.grpWallSecondsLeft)],
   ];
   return (
     <dl className="detail-list" data-testid={`qos-detail-${q.name}`} aria-label={`QOS ${q.name}`}>
@@ -106,7 +113,7 @@ function QosEditor({ qos, onDone, onCancel }: { qos?: QosView; onDone: () => Pro
   const prefix = qos ? `qos-${qos.name}` : 'qos-new';
   const id = (k: string) => `${prefix}-${k}`;
   const set = (k: keyof QosForm) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [k]: e.target.value }));
-  const tick = (k: 'gpuIdleExempt' | 'resetUsage') => (e: { target: { checked: boolean } }) => setForm((f) => ({ ...f, [k]: e.target.checked }));
+  const tick = (k: (typeof QOS_FLAGS)[number] | 'resetUsage') => (e: { target: { checked: boolean } }) => setForm((f) => ({ ...f, [k]: e.target.checked }));
 
   async function save(e: FormEvent) {
     e.preventDefault();
@@ -148,9 +155,13 @@ function QosEditor({ qos, onDone, onCancel }: { qos?: QosView; onDone: () => Pro
       {[...QOS_TRES, ...QOS_COUNTS].map((k) => input(k, LIMIT_LABELS[k], QOS_TRES.includes(k as never) ? 'e.g. cpu=64,gres/gpu=8; empty: none' : 'empty: none'))}
       <fieldset className="checks">
         <legend>Flags</legend>
-        <label><input type="checkbox" checked={form.gpuIdleExempt} onChange={tick('gpuIdleExempt')} data-testid="qos-field-gpuIdleExempt" /> GPU idle exempt</label>
+        {QOS_FLAGS.map((k) => (
+          <label key={k}><input type="checkbox" checked={form[k]} onChange={tick(k)} data-testid={`qos-field-${k}`} aria-invalid={!!errors[k]} /> {FLAG_LABELS[k]}</label>
+        ))}
         {qos && <label><input type="checkbox" checked={form.resetUsage} onChange={tick('resetUsage')} data-testid="qos-field-resetUsage" /> Reset budget usage</label>}
-        {errors.rawUsage && <small className="field-error" role="alert">{errors.rawUsage}</small>}
+        {[...QOS_FLAGS, 'rawUsage' as const].filter((k) => errors[k]).map((k) => (
+          <small key={k} className="field-error" data-testid={`error-${id(k)}`} role="alert">{k === 'rawUsage' ? 'Reset budget usage' : FLAG_LABELS[k]}: {errors[k]}</small>
+        ))}
       </fieldset>
       <div className="actions">
         <button type="submit" className="primary" data-testid="qos-save">{qos ? 'Save' : 'Create'}</button>

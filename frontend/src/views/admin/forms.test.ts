@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../api/client';
 import {
-  auditChanges, fieldErrors, guaranteeChange, partitionStateWarning, qosForm, qosRequest, reservationForm, reservationRequest,
-  type QosView,
+  auditChanges, fieldErrors, guaranteeChange, partitionQosRequest, partitionStateWarning, qosForm, qosRequest, reservationForm,
+  reservationRequest, type PartitionView, type QosView,
 } from './forms';
 
 const gold: QosView = {
@@ -29,6 +29,29 @@ describe('qosRequest', () => {
     });
     // the cluster's default preempt mode is asked for by name
     expect(qosRequest({ ...before, preemptMode: '' }, before).body).toEqual({ preemptMode: 'CLUSTER' });
+  });
+
+  it('sends GrpWall in seconds (-1 when cleared) and the NoDecay and OverPartQOS flags, each only when it changed', () => {
+    const created = qosRequest({ ...qosForm(), name: 'capped', grpWallSeconds: '36000', noDecay: true, overPartQos: true });
+    expect(created).toEqual({ body: { name: 'capped', grpWallSeconds: 36000, noDecay: true, overPartQos: true }, errors: {} });
+    // a new QOS leaves the flags it does not set to the server's default
+    expect(qosRequest({ ...qosForm(), name: 'plain' }).body).toEqual({ name: 'plain' });
+
+    const before = qosForm({ ...gold, grpWallSeconds: 36000, grpWallSecondsUsed: 1200, noDecay: true });
+    expect(before).toMatchObject({ grpWallSeconds: '36000', noDecay: true, overPartQos: false });
+    expect(qosRequest(before, before).body).toEqual({});
+    expect(qosRequest({ ...before, grpWallSeconds: '7200', noDecay: false, overPartQos: true }, before))
+      .toEqual({ body: { grpWallSeconds: 7200, noDecay: false, overPartQos: true }, errors: {} });
+    expect(qosRequest({ ...before, grpWallSeconds: ' ' }, before).body).toEqual({ grpWallSeconds: -1 });
+  });
+
+  it('refuses a GrpWall that is not a whole number of seconds at its field, sending nothing for it', () => {
+    const before = qosForm(gold);
+    for (const bad of ['10h', '1.5', '-2']) {
+      const { body, errors } = qosRequest({ ...before, grpWallSeconds: bad, noDecay: true }, before);
+      expect(errors).toEqual({ grpWallSeconds: 'Enter a whole number (empty: no limit).' });
+      expect(body).not.toHaveProperty('grpWallSeconds');
+    }
   });
 
   it('names each value it cannot send by the API field it would have gone to', () => {
@@ -70,6 +93,29 @@ describe('guaranteeChange', () => {
     expect(guaranteeChange({ guaranteedTres: 'gres/gpu=16', maxBorrowTres: '', maxLendTres: 'gres/gpu=4' }, account)).toEqual({});
     expect(guaranteeChange({ guaranteedTres: 'gres/gpu=8 ', maxBorrowTres: 'gres/gpu=2', maxLendTres: '' }, account))
       .toEqual({ guaranteedTres: 'gres/gpu=8', maxBorrowTres: 'gres/gpu=2', maxLendTres: '' });
+  });
+});
+
+describe('partitionQosRequest', () => {
+  const gpu: PartitionView = { name: 'gpu', isDefault: true, priorityTier: 1, totalCpus: 64, totalGpus: 8, totalNodes: 1, qos: 'gpu-part' };
+  const known = ['normal', 'gpu-part', 'scavenger'];
+
+  it('sets a partition QOS by name, clears it with "", and sends nothing when it is unchanged', () => {
+    expect(partitionQosRequest('scavenger', gpu, known)).toEqual({ body: { qos: 'scavenger' }, errors: {} });
+    expect(partitionQosRequest('', gpu, known)).toEqual({ body: { qos: '' }, errors: {} });
+    expect(partitionQosRequest('gpu-part', gpu, known)).toEqual({ body: {}, errors: {} });
+    expect(partitionQosRequest('', { ...gpu, qos: undefined }, known)).toEqual({ body: {}, errors: {} });
+  });
+
+  it('refuses a QOS that does not exist at the qos field', () => {
+    const { body, errors } = partitionQosRequest('gold', gpu, known);
+    expect(body).toEqual({});
+    expect(errors.qos).toMatch(/gold.*normal, gpu-part, scavenger/);
+  });
+
+  it("puts the server's refusal of a QOS at the qos field", () => {
+    const refused = new ApiError(400, { status: 400, title: 'Invalid', errors: [{ field: 'qos', message: "unknown QOS 'gone'" }] });
+    expect(fieldErrors(refused, ['qos'])).toEqual({ byField: { qos: "unknown QOS 'gone'" }, rest: null });
   });
 });
 

@@ -11,6 +11,7 @@ export type QosRequest = components['schemas']['QosRequest'];
 export type AccountView = Account & { guaranteedTres?: string | null; maxBorrowTres?: string | null; maxLendTres?: string | null };
 export type AuditEvent = components['schemas']['AuditEvent'];
 export type PartitionView = components['schemas']['Partition'];
+export type PartitionUpdate = components['schemas']['PartitionUpdate'];
 export type ReservationView = Reservation;
 export type ReservationBody = ReservationRequest;
 
@@ -41,15 +42,19 @@ const list = (text: string) => text.split(',').map((s) => s.trim()).filter(Boole
 /** The QOS limits given as TRES text; "" clears each. */
 export const QOS_TRES = ['maxTresPerUser', 'maxTresPerJob', 'maxTresPerAccount', 'minTresPerJob', 'grpTres',
   'grpTresMins', 'grpTresRunMins', 'maxTresMinsPerJob'] as const;
-/** The QOS limits given as whole numbers; -1 clears each. */
-export const QOS_COUNTS = ['maxJobsPerUser', 'maxSubmitJobsPerUser', 'maxJobsPerAccount', 'graceSeconds', 'preemptExemptSeconds'] as const;
+/** The QOS limits given as whole numbers (grpWallSeconds: Slurm's GrpWall in seconds); -1 clears each. */
+export const QOS_COUNTS = ['maxJobsPerUser', 'maxSubmitJobsPerUser', 'maxJobsPerAccount', 'graceSeconds', 'preemptExemptSeconds',
+  'grpWallSeconds'] as const;
+/** The QOS flags (sacctmgr Flags=), each sent as true or false when it changed. */
+export const QOS_FLAGS = ['gpuIdleExempt', 'noDecay', 'overPartQos'] as const;
 
 export interface QosForm {
   name: string; description: string; priority: string; usageFactor: string; maxWall: string; preempt: string;
-  preemptMode: string; gpuIdleExempt: boolean; resetUsage: boolean;
+  preemptMode: string; gpuIdleExempt: boolean; noDecay: boolean; overPartQos: boolean; resetUsage: boolean;
   maxTresPerUser: string; maxTresPerJob: string; maxTresPerAccount: string; minTresPerJob: string; grpTres: string;
   grpTresMins: string; grpTresRunMins: string; maxTresMinsPerJob: string;
   maxJobsPerUser: string; maxSubmitJobsPerUser: string; maxJobsPerAccount: string; graceSeconds: string; preemptExemptSeconds: string;
+  grpWallSeconds: string;
 }
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
@@ -59,12 +64,14 @@ export function qosForm(q?: QosView): QosForm {
   return {
     name: q?.name ?? '', description: text(q?.description), priority: text(q?.priority ?? (q ? 0 : '')),
     usageFactor: text(q?.usageFactor ?? (q ? 1 : '')), maxWall: q?.maxWallSeconds != null ? formatDuration(q.maxWallSeconds) : '',
-    preempt: (q?.preempt ?? []).join(','), preemptMode: q?.preemptMode ?? '', gpuIdleExempt: !!q?.gpuIdleExempt, resetUsage: false,
+    preempt: (q?.preempt ?? []).join(','), preemptMode: q?.preemptMode ?? '', gpuIdleExempt: !!q?.gpuIdleExempt,
+    noDecay: !!q?.noDecay, overPartQos: !!q?.overPartQos, resetUsage: false,
     maxTresPerUser: text(q?.maxTresPerUser), maxTresPerJob: text(q?.maxTresPerJob), maxTresPerAccount: text(q?.maxTresPerAccount),
     minTresPerJob: text(q?.minTresPerJob), grpTres: text(q?.grpTres), grpTresMins: text(q?.grpTresMins),
     grpTresRunMins: text(q?.grpTresRunMins), maxTresMinsPerJob: text(q?.maxTresMinsPerJob),
     maxJobsPerUser: text(q?.maxJobsPerUser), maxSubmitJobsPerUser: text(q?.maxSubmitJobsPerUser),
     maxJobsPerAccount: text(q?.maxJobsPerAccount), graceSeconds: text(q?.graceSeconds), preemptExemptSeconds: text(q?.preemptExemptSeconds),
+    grpWallSeconds: text(q?.grpWallSeconds),
   };
 }
 
@@ -104,7 +111,7 @@ export function qosRequest(form: QosForm, before?: QosForm): { body: QosRequest;
   }
   if (given('preempt')) body.preempt = list(form.preempt);
   if (given('preemptMode')) body.preemptMode = (form.preemptMode || 'CLUSTER') as QosRequest['preemptMode'];
-  if (given('gpuIdleExempt')) body.gpuIdleExempt = form.gpuIdleExempt;
+  for (const k of QOS_FLAGS) if (given(k)) body[k] = form[k];
   if (before && form.resetUsage) body.rawUsage = 0;
   for (const k of QOS_TRES) if (given(k)) body[k] = form[k].trim();
   for (const k of QOS_COUNTS) {
@@ -194,6 +201,18 @@ export function partitionStateWarning(name: string, state: string): string | nul
     case 'INACTIVE': return `Partition ${name} becomes INACTIVE: no job starts in it until it is UP again.`;
     default: return null;
   }
+}
+
+/**
+ * The body of PATCH /partitions/{name} that gives the partition `choice` as its QOS ("" for none, sent
+ * as "" to clear it): empty when nothing changes, or a `qos` error when `choice` is not one of `known`.
+ */
+export function partitionQosRequest(choice: string, partition: PartitionView, known: string[]):
+  { body: PartitionUpdate; errors: Record<string, string> } {
+  const qos = choice.trim();
+  if (qos === (partition.qos ?? '')) return { body: {}, errors: {} };
+  if (qos && !known.includes(qos)) return { body: {}, errors: { qos: `No QOS is named ${qos}; choose one of ${known.join(', ')} or none.` } };
+  return { body: { qos }, errors: {} };
 }
 
 // --- Audit ----------------------------------------------------------------------------------------

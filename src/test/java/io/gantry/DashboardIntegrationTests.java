@@ -195,10 +195,12 @@ class DashboardIntegrationTests {
     /**
      * Admins can act (frontend/e2e/admin.mjs): the packaged jar on the demo cluster, a data directory of its
      * own (its partition drained and reservations made touch no other test). As an ADMIN in the browser a
-     * QOS is created, two limits edited and it is deleted; a partition drained and set UP; a MAINT
-     * reservation made, lengthened and deleted; an account's guarantee and borrow and lend limits set; each
-     * read back from the API, each destructive action asked first (Cancel and Escape keep it), each listed
-     * in the audit view, and a bad TRES string refused at its field with nothing stored.
+     * QOS is created, two limits, its GrpWall and NoDecay edited and it is deleted; a partition drained and
+     * set UP; a partition's QOS chosen and cleared; a MAINT reservation made, lengthened and deleted; an
+     * account's guarantee and borrow and lend limits set; each read back from the API, each destructive
+     * action asked first (Cancel and Escape keep it), each listed in the audit view, and a bad TRES string,
+     * a GrpWall that is not whole seconds and a partition QOS deleted meanwhile refused at their fields with
+     * nothing stored.
      */
     @Test
     void anAdminsEditsRoundTripThroughTheDashboardAndDestructiveOnesAskFirst(@TempDir Path dataDir) throws Exception {
