@@ -70,6 +70,20 @@ final class Availability {
 
     /** Takes resources now for a job already running (or just started), freed again at {@code end}. */
     void hold(int i, int cpus, long memMb, long gpuMask, long end) {
+        holdUnindexed(i, cpus, memMb, gpuMask, end);
+        if (freeCpu[i] == 0) {
+            hasFreeCpu.clear(i);
+        }
+        if (freeGpu[i] == 0) {
+            hasFreeGpu.clear(i);
+        }
+    }
+
+    /**
+     * {@link #hold} without keeping {@link #hasFreeCpu} and {@link #hasFreeGpu} up to date: for taking every
+     * running job's holds into a fresh profile, followed by one {@link #reindexFree}.
+     */
+    void holdUnindexed(int i, int cpus, long memMb, long gpuMask, long end) {
         if ((gpuInUse[i] & gpuMask) != 0) {
             throw new IllegalArgumentException("GPU given twice on node " + c.names[i]);
         }
@@ -82,13 +96,28 @@ final class Availability {
         freeMem[i] -= memMb;
         freeGpu[i] -= gpuCount;
         gpuInUse[i] |= gpuMask;
-        if (freeCpu[i] == 0) {
-            hasFreeCpu.clear(i);
-        }
-        if (freeGpu[i] == 0) {
-            hasFreeGpu.clear(i);
-        }
         addEvent(i, Math.max(end, now + 1), cpus, memMb, gpuCount);
+    }
+
+    /**
+     * After {@link #holdUnindexed} on a fresh profile: clears, in one go, the free bits of every node a hold
+     * left without a free CPU or GPU, as {@link #hold} would have one by one (a node no hold touched keeps its bits).
+     */
+    void reindexFree() {
+        BitSet noCpu = new BitSet(c.size);
+        BitSet noGpu = new BitSet(c.size);
+        for (int i = 0; i < c.size; i++) {
+            if (evCount[i] > 0) {
+                if (freeCpu[i] == 0) {
+                    noCpu.set(i);
+                }
+                if (freeGpu[i] == 0) {
+                    noGpu.set(i);
+                }
+            }
+        }
+        hasFreeCpu.andNot(noCpu);
+        hasFreeGpu.andNot(noGpu);
     }
 
     /**

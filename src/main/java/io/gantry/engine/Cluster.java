@@ -44,6 +44,13 @@ final class Cluster {
     final int[][] blockNodes;
     final String[] blockNames;
     final Map<String, Integer> nodeIndex;
+    /**
+     * {@link #nodeIndex} again as an open-addressed table (names and indices in two flat arrays), for
+     * {@link #indexOf}: every pass looks up each running job's nodes, and a boxed hash map's entries are
+     * scattered in memory.
+     */
+    private final String[] slotName;
+    private final int[] slotIndex;
     final Part[] parts;
     final Map<String, Part> partsByName = new HashMap<>();
     final int maxTier;
@@ -106,6 +113,8 @@ final class Cluster {
         leaf = new int[size];
         block = new int[size];
         nodeIndex = new HashMap<>(size * 2);
+        slotName = new String[Integer.highestOneBit(Math.max(1, size) * 2) * 2];
+        slotIndex = new int[slotName.length];
         Map<String, Integer> leaves = new HashMap<>();
         Map<String, Integer> blocks = new HashMap<>();
         long cpuSum = 0;
@@ -116,6 +125,12 @@ final class Cluster {
                 throw new IllegalArgumentException("node " + n.name() + " appears twice");
             }
             names[i] = n.name();
+            int slot = slotOf(n.name());
+            while (slotName[slot] != null) {
+                slot = (slot + 1) & (slotName.length - 1);
+            }
+            slotName[slot] = n.name();
+            slotIndex[slot] = i;
             cpus[i] = n.cpus();
             mem[i] = n.memoryMb();
             gpus[i] = n.gpus();
@@ -372,5 +387,21 @@ final class Cluster {
             }
             return new Tree(parent, level, children);
         }
+    }
+
+    /** The index of the node of that name, or -1 when the cluster has none: {@code nodeIndex.get}, unboxed. */
+    int indexOf(String name) {
+        for (int slot = slotOf(name); slotName[slot] != null; slot = (slot + 1) & (slotName.length - 1)) {
+            String held = slotName[slot];
+            if (held == name || held.equals(name)) {
+                return slotIndex[slot];
+            }
+        }
+        return -1;
+    }
+
+    private int slotOf(String name) {
+        int h = name.hashCode();
+        return (h ^ (h >>> 16)) & (slotName.length - 1);
     }
 }

@@ -56,8 +56,14 @@ final class ResourceProfile {
     private final BitSet pool;
     private final List<Held> held = new ArrayList<>();
     private final Map<String, Held> heldByName = new HashMap<>();
-    /** What each running job holds, per node, so that preemption can give it back: {node, cpus, mem, gpu mask, end}. */
-    private final Map<JobId, List<long[]>> holds = new HashMap<>();
+    /**
+     * What each running job holds, per node, so that preemption can give it back: {node, cpus, mem, gpu mask, end}.
+     * Worked out from the snapshot on first use ({@link #holdsByJob}): most passes preempt nothing.
+     */
+    private Map<JobId, List<long[]>> holds;
+    /** What {@link #holdRunning} filled of topo-exclusive running jobs' blocks, per job. */
+    private final Map<JobId, List<long[]>> filledBlocks = new HashMap<>();
+    private boolean runningHeld;
     /** The nodes {@link #restrict} leaves out (or, with {@link #onlyAllowed}, the only ones it leaves in). */
     private final BitSet deny;
     private final BitSet allow;
@@ -109,33 +115,63 @@ final class ResourceProfile {
         for (RunningJob r : snapshot.running()) {
             long end = r.plannedEnd(now, snapshot.policy().predictRunning());
             for (NodeAllocation alloc : r.allocation()) {
-                Integer i = c.nodeIndex.get(alloc.node());
-                if (i == null) {
-                    throw new IllegalArgumentException("running job " + r.id() + " is on unknown node " + alloc.node());
-                }
-                long mask = 0;
-                for (int g : alloc.gpuIndices()) {
-                    if (g < 0 || g >= c.gpus[i] || (mask & (1L << g)) != 0) {
-                        throw new IllegalArgumentException("running job " + r.id() + " holds bad GPU " + g
-                                + " on " + alloc.node());
-                    }
-                    mask |= 1L << g;
-                }
-                a.hold(i, alloc.cpus(), alloc.memoryMb(), mask, end);
+                int i = nodeOf(r, alloc);
+                a.holdUnindexed(i, alloc.cpus(), alloc.memoryMb(), gpuMask(r, alloc, i), end);
                 if (alloc.sharesGpus()) {
                     shared.holdRunning(r.id(), i, alloc, end);
                 }
-                holds.computeIfAbsent(r.id(), k -> new ArrayList<>())
-                        .add(new long[] {i, alloc.cpus(), alloc.memoryMb(), mask, end});
             }
         }
+        a.reindexFree();
         // After every job's own allocation, so that what fills a topo job's blocks is only what is left.
         for (RunningJob r : snapshot.running()) {
             if (r.topoExclusive()) {
-                List<long[]> filled = fillBlocks(nodesOf(r.allocation()), r.expectedEnd());
-                holds.computeIfAbsent(r.id(), k -> new ArrayList<>()).addAll(filled);
+                filledBlocks.computeIfAbsent(r.id(), k -> new ArrayList<>())
+                        .addAll(fillBlocks(nodesOf(r.allocation()), r.expectedEnd()));
             }
         }
+        runningHeld = true;
+    }
+
+    private int nodeOf(RunningJob r, NodeAllocation alloc) {
+        int i = c.indexOf(alloc.node());
+        if (i < 0) {
+            throw new IllegalArgumentException("running job " + r.id() + " is on unknown node " + alloc.node());
+        }
+        return i;
+    }
+
+    private long gpuMask(RunningJob r, NodeAllocation alloc, int i) {
+        long mask = 0;
+        for (int g : alloc.gpuIndices()) {
+            if (g < 0 || g >= c.gpus[i] || (mask & (1L << g)) != 0) {
+                throw new IllegalArgumentException("running job " + r.id() + " holds bad GPU " + g
+                        + " on " + alloc.node());
+            }
+            mask |= 1L << g;
+        }
+        return mask;
+    }
+
+    /** {@link #holds}, worked out the first time a pass asks (empty before {@link #holdRunning}). */
+    private Map<JobId, List<long[]>> holdsByJob() {
+        if (!runningHeld) {
+            return Map.of();
+        }
+        if (holds == null) {
+            Map<JobId, List<long[]>> byJob = new HashMap<>();
+            for (RunningJob r : snapshot.running()) {
+                long end = r.plannedEnd(now, snapshot.policy().predictRunning());
+                for (NodeAllocation alloc : r.allocation()) {
+                    int i = nodeOf(r, alloc);
+                    byJob.computeIfAbsent(r.id(), k -> new ArrayList<>())
+                            .add(new long[] {i, alloc.cpus(), alloc.memoryMb(), gpuMask(r, alloc, i), end});
+                }
+            }
+            filledBlocks.forEach((id, list) -> byJob.computeIfAbsent(id, k -> new ArrayList<>()).addAll(list));
+            holds = byJob;
+        }
+        return holds;
     }
 
     private int[] nodesOf(List<NodeAllocation> allocation) {
@@ -195,19 +231,19 @@ final class ResourceProfile {
 
     /** Whether running job {@code id} holds anything here (one a plan already stops does not count twice). */
     public boolean holds(JobId id) {
-        return holds.containsKey(id);
+        return holdsByJob().containsKey(id);
     }
 
     /** Gives back what running job {@code id} holds, to see whether a job fits without it. */
     public void release(JobId id) {
-        for (long[] h : holds.get(id)) {
+        for (long[] h : holdsByJob().get(id)) {
             a.release((int) h[0], (int) h[1], h[2], h[3], h[4]);
         }
     }
 
     /** Takes again what {@link #release} gave back. */
     public void rehold(JobId id) {
-        for (long[] h : holds.get(id)) {
+        for (long[] h : holdsByJob().get(id)) {
             a.hold((int) h[0], (int) h[1], h[2], h[3], h[4]);
         }
     }
@@ -219,7 +255,7 @@ final class ResourceProfile {
     public void replay(Plan plan) {
         holdRunning();
         for (Preemption p : plan.preemptions()) {
-            if (holds.containsKey(p.victim())) {
+            if (holdsByJob().containsKey(p.victim())) {
                 release(snapshot.running().stream().filter(r -> r.id().equals(p.victim())).findFirst().orElseThrow()
                         .id());
             }

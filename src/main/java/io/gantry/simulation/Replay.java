@@ -113,6 +113,10 @@ public final class Replay {
         double totalMs = 0;
         double maxMs = 0;
         EstimateErrors errors = estimates ? new EstimateErrors() : null;
+        // What is free, and the smallest request waiting: a cycle in which nothing waiting fits in what is free
+        // starts nothing and changes nothing (the engine is pure, and a replay has no preemption), so it is not run.
+        long free = cluster.totalProcs();
+        java.util.TreeMap<Integer, Integer> waitingSizes = new java.util.TreeMap<>();
         while (next < jobs.size() || !completions.isEmpty()) {
             long now = Long.MAX_VALUE;
             if (next < jobs.size()) {
@@ -125,12 +129,14 @@ public final class Replay {
                 long done = completions.poll().id;
                 running.remove(JobId.of(done));
                 history.record(byId.get(done));
+                free += byId.get(done).procs();
             }
             while (next < jobs.size() && jobs.get(next).submit() <= now) {
                 SwfJob j = jobs.get(next++);
                 pending.put(JobId.of(j.id()), pendingJob(j, history.guess(j)));
+                waitingSizes.merge(j.procs(), 1, Integer::sum);
             }
-            if (pending.isEmpty()) {
+            if (pending.isEmpty() || (errors == null && free < waitingSizes.firstKey())) {
                 continue;
             }
             Snapshot snapshot = new Snapshot(now, cluster.nodes(), cluster.partitions(), List.of(),
@@ -156,6 +162,8 @@ public final class Replay {
                 running.put(s.job(), new RunningJob(s.job(), p.user(), p.account(), p.qos(), s.partition(),
                         s.allocation(), now, s.expectedEnd(), predictedEnd));
                 completions.add(new Completion(end, j.id()));
+                free -= j.procs();
+                waitingSizes.computeIfPresent(j.procs(), (k, n) -> n == 1 ? null : n - 1);
                 schedule.add(new Scheduled(j.id(), j.submit(), now, end, j.procs(),
                         s.allocation().stream().map(NodeAllocation::node).toList()));
             }
