@@ -28,8 +28,6 @@ import io.gantry.security.CurrentUser;
 @Service
 class BudgetOverview {
 
-    private static final String[] TRES = { "cpu", "mem", "node", "gres/gpu" };
-
     private final AssociationRepository associations;
     private final QosRepository qos;
     private final BudgetService budgets;
@@ -86,48 +84,54 @@ class BudgetOverview {
         for (QosEntity q : limitedQos) {
             if (seesQos.test(q)) {
                 lines(BudgetOwner.QOS, null, null, null, q.name(), q.budget().grp(),
-                        used.qos().getOrDefault(q.name(), new double[4]), window.qos().getOrDefault(q.name(), new double[4]),
-                        from, now, out);
+                        used.qosSeconds(q.name()), window.qosSeconds(q.name()), from, now, out);
             }
         }
         return out;
     }
 
-    /** One line per TRES the budget limits; used and window in TRES-seconds (cpu, mem, node, gpu). */
+    /** One line per TRES the budget limits; used in all, and in the window. */
     private void lines(BudgetOwner owner, Long id, String account, String user, String qosName, Tres limit,
-            double[] used, double[] window, Instant from, Instant now, List<Budget> out) {
-        long[] limits = { limit.cpu(), limit.memoryMb(), limit.nodes(), limit.gpus() };
-        for (int i = 0; i < 4; i++) {
-            if (limits[i] == Long.MAX_VALUE) {
+            TresSeconds used, TresSeconds window, Instant from, Instant now, List<Budget> out) {
+        List<TresLine> tres = List.of(
+                new TresLine("cpu", limit.cpu(), used.cpu(), window.cpu()),
+                new TresLine("mem", limit.memoryMb(), used.memMb(), window.memMb()),
+                new TresLine("node", limit.nodes(), used.node(), window.node()),
+                new TresLine("gres/gpu", limit.gpus(), used.gpu(), window.gpu()));
+        for (TresLine t : tres) {
+            if (t.limit() == Long.MAX_VALUE) {
                 continue;
             }
             // Whole minutes used, as grpTresMinsUsed shows them, so the two never disagree.
-            long usedMinutes = (long) (used[i] / 60);
-            double perDay = BurnRate.perDay(window[i], from, now);
-            Instant runsOut = BurnRate.runsOut(limits[i], usedMinutes, perDay, now, fairShare.decayHalfLife(),
+            long usedMinutes = (long) (t.usedSeconds() / 60);
+            double perDay = BurnRate.perDay(t.windowSeconds(), from, now);
+            Instant runsOut = BurnRate.runsOut(t.limit(), usedMinutes, perDay, now, fairShare.decayHalfLife(),
                     fairShare.usageResetPeriod());
-            out.add(new Budget(owner, id, account, user, qosName, TRES[i], limits[i], usedMinutes,
-                    Math.max(0, limits[i] - usedMinutes), Math.round(perDay * 10) / 10.0, from, runsOut));
+            out.add(new Budget(owner, id, account, user, qosName, t.name(), t.limit(), usedMinutes,
+                    Math.max(0, t.limit() - usedMinutes), Math.round(perDay * 10) / 10.0, from, runsOut));
         }
+    }
+
+    /** One TRES of a budget: its limit in TRES-minutes, and its TRES-seconds used in all and in the window. */
+    private record TresLine(String name, long limit, double usedSeconds, double windowSeconds) {
     }
 
     /** The TRES-seconds the jobs used in ({@code from}, {@code now}], per association and per QOS. */
     private BudgetService.Usage windowUsage(List<QosEntity> allQos, Instant from, Instant now) {
         Map<String, Double> factors = new HashMap<>();
         allQos.forEach(q -> factors.put(q.name(), q.usageFactor()));
-        Map<String, Map<String, double[]>> byAssociation = new HashMap<>();
-        Map<String, double[]> byQos = new HashMap<>();
+        Map<String, Map<String, TresSeconds>> byAssociation = new HashMap<>();
+        Map<String, TresSeconds> byQos = new HashMap<>();
         jobs.ranBetween(from, now, run -> {
             Instant end = run.end() == null || run.end().isAfter(now) ? now : run.end();
             long seconds = end.getEpochSecond() - (run.start().isAfter(from) ? run.start() : from).getEpochSecond();
             if (seconds <= 0 || run.account() == null) {
                 return;
             }
-            double[] tres = FairShareService.tresSeconds(run, factors.getOrDefault(run.qos(), 1.0), seconds);
-            add(byAssociation.computeIfAbsent(run.account(), k -> new HashMap<>())
-                    .computeIfAbsent(run.user(), k -> new double[4]), tres);
+            TresSeconds tres = FairShareService.tresSeconds(run, factors.getOrDefault(run.qos(), 1.0), seconds);
+            add(byAssociation.computeIfAbsent(run.account(), k -> new HashMap<>()), run.user(), tres);
             if (run.qos() != null) {
-                add(byQos.computeIfAbsent(run.qos(), k -> new double[4]), tres);
+                add(byQos, run.qos(), tres);
             }
         });
         return budgets.rollUp(byAssociation, byQos);
@@ -146,9 +150,7 @@ class BudgetOverview {
         return out;
     }
 
-    private static void add(double[] sum, double[] more) {
-        for (int i = 0; i < 4; i++) {
-            sum[i] += more[i];
-        }
+    private static void add(Map<String, TresSeconds> sums, String key, TresSeconds more) {
+        sums.merge(key, more, TresSeconds::plus);
     }
 }
