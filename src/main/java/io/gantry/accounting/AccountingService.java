@@ -533,7 +533,7 @@ public class AccountingService implements Charges {
 
     private java.util.function.Function<AssociationEntity, Association> viewer() {
         BudgetService.Usage usage = budgets.usage();
-        return a -> a.toView(usage.minutes(a.account(), a.user()), usage.seconds(a.account(), a.user())[4],
+        return a -> a.toView(usage.minutes(a.account(), a.user()), usage.seconds(a.account(), a.user()).wall(),
                 usage.billingMinutes(a.account(), a.user()));
     }
 

@@ -28,9 +28,6 @@ import io.gantry.security.CurrentUser;
 @Service
 class BudgetOverview {
 
-    /** The TRES a line can be about, in the order of a usage row's slots (billing is slot 5, after wall time). */
-    private static final String[] TRES = { "cpu", "mem", "node", "gres/gpu", "billing" };
-
     private final AssociationRepository associations;
     private final QosRepository qos;
     private final BudgetService budgets;
@@ -89,43 +86,46 @@ class BudgetOverview {
         for (QosEntity q : limitedQos) {
             if (seesQos.test(q)) {
                 lines(BudgetOwner.QOS, null, null, null, q.name(), q.budget(),
-                        used.qos().getOrDefault(q.name(), new double[6]), window.qos().getOrDefault(q.name(), new double[6]),
-                        from, now, out);
+                        used.qosSeconds(q.name()), window.qosSeconds(q.name()), from, now, out);
             }
         }
         return out;
     }
 
-    /**
-     * One line per TRES the budget limits, {@code billing} included; used and window are usage rows in
-     * TRES-seconds (cpu, mem, node, gpu, wall, billing).
-     */
+    /** One line per TRES the budget limits, {@code billing} included; used in all, and in the window. */
     private void lines(BudgetOwner owner, Long id, String account, String user, String qosName, BudgetLimits budget,
-            double[] used, double[] window, Instant from, Instant now, List<Budget> out) {
+            TresSeconds used, TresSeconds window, Instant from, Instant now, List<Budget> out) {
         Tres limit = budget.grp();
-        long[] limits = { limit.cpu(), limit.memoryMb(), limit.nodes(), limit.gpus(),
-            TresText.billing(budget.grpTresMins()) };
-        for (int i = 0; i < limits.length; i++) {
-            if (limits[i] == Long.MAX_VALUE) {
+        List<TresLine> tres = List.of(
+                new TresLine("cpu", limit.cpu(), used.cpu(), window.cpu()),
+                new TresLine("mem", limit.memoryMb(), used.memMb(), window.memMb()),
+                new TresLine("node", limit.nodes(), used.node(), window.node()),
+                new TresLine("gres/gpu", limit.gpus(), used.gpu(), window.gpu()),
+                new TresLine("billing", TresText.billing(budget.grpTresMins()), used.billing(), window.billing()));
+        for (TresLine t : tres) {
+            if (t.limit() == Long.MAX_VALUE) {
                 continue;
             }
-            int slot = i < 4 ? i : 5;
             // Whole minutes used, as grpTresMinsUsed shows them, so the two never disagree.
-            long usedMinutes = (long) ((slot < used.length ? used[slot] : 0) / 60);
-            double perDay = BurnRate.perDay(slot < window.length ? window[slot] : 0, from, now);
-            Instant runsOut = BurnRate.runsOut(limits[i], usedMinutes, perDay, now, fairShare.decayHalfLife(),
+            long usedMinutes = (long) (t.usedSeconds() / 60);
+            double perDay = BurnRate.perDay(t.windowSeconds(), from, now);
+            Instant runsOut = BurnRate.runsOut(t.limit(), usedMinutes, perDay, now, fairShare.decayHalfLife(),
                     fairShare.usageResetPeriod());
-            out.add(new Budget(owner, id, account, user, qosName, TRES[i], limits[i], usedMinutes,
-                    Math.max(0, limits[i] - usedMinutes), Math.round(perDay * 10) / 10.0, from, runsOut));
+            out.add(new Budget(owner, id, account, user, qosName, t.name(), t.limit(), usedMinutes,
+                    Math.max(0, t.limit() - usedMinutes), Math.round(perDay * 10) / 10.0, from, runsOut));
         }
     }
 
-    /** The TRES-seconds and billing-seconds the jobs used in ({@code from}, {@code now}], per association and per QOS. */
+    /** One TRES of a budget: its limit in TRES-minutes, and its TRES-seconds used in all and in the window. */
+    private record TresLine(String name, long limit, double usedSeconds, double windowSeconds) {
+    }
+
+    /** The TRES-seconds and billing the jobs used in ({@code from}, {@code now}], per association and per QOS. */
     private BudgetService.Usage windowUsage(List<QosEntity> allQos, Instant from, Instant now) {
         Map<String, Double> factors = new HashMap<>();
         allQos.forEach(q -> factors.put(q.name(), q.usageFactor()));
-        Map<String, Map<String, double[]>> byAssociation = new HashMap<>();
-        Map<String, double[]> byQos = new HashMap<>();
+        Map<String, Map<String, TresSeconds>> byAssociation = new HashMap<>();
+        Map<String, TresSeconds> byQos = new HashMap<>();
         jobs.ranBetween(from, now, run -> {
             Instant end = run.end() == null || run.end().isAfter(now) ? now : run.end();
             long seconds = end.getEpochSecond() - (run.start().isAfter(from) ? run.start() : from).getEpochSecond();
@@ -133,12 +133,11 @@ class BudgetOverview {
                 return;
             }
             double factor = factors.getOrDefault(run.qos(), 1.0);
-            double[] tres = java.util.Arrays.copyOf(FairShareService.tresSeconds(run, factor, seconds), 6);
-            tres[5] = billing.billing(run) * factor * seconds;
-            add(byAssociation.computeIfAbsent(run.account(), k -> new HashMap<>())
-                    .computeIfAbsent(run.user(), k -> new double[6]), tres);
+            TresSeconds tres = FairShareService.tresSeconds(run, factor, seconds)
+                    .withBilling(billing.billing(run) * factor * seconds);
+            add(byAssociation.computeIfAbsent(run.account(), k -> new HashMap<>()), run.user(), tres);
             if (run.qos() != null) {
-                add(byQos.computeIfAbsent(run.qos(), k -> new double[6]), tres);
+                add(byQos, run.qos(), tres);
             }
         });
         return budgets.rollUp(byAssociation, byQos);
@@ -157,9 +156,7 @@ class BudgetOverview {
         return out;
     }
 
-    private static void add(double[] sum, double[] more) {
-        for (int i = 0; i < sum.length; i++) {
-            sum[i] += more[i];
-        }
+    private static void add(Map<String, TresSeconds> sums, String key, TresSeconds more) {
+        sums.merge(key, more, TresSeconds::plus);
     }
 }

@@ -55,44 +55,39 @@ public class BudgetService {
         this.clock = clock;
     }
 
-    /**
-     * What budgets used, in TRES-seconds (cpu, mem MB, node, gpu), then wall-clock seconds, then billing-seconds,
-     * per user association, account and QOS.
-     */
-    record Usage(Map<String, Map<String, double[]>> users, Map<String, double[]> accounts, Map<String, double[]> qos) {
-
-        private static final double[] NONE = new double[6];
+    /** What budgets used ({@link TresSeconds}: TRES, wall and billing), per user association, account and QOS. */
+    record Usage(Map<String, Map<String, TresSeconds>> users, Map<String, TresSeconds> accounts,
+            Map<String, TresSeconds> qos) {
 
         /** Used TRES-minutes of an association ({@code user} null: the account's, its users' below it). */
         Tres minutes(String account, String user) {
-            return toMinutes(user == null ? accounts.getOrDefault(account, NONE)
-                    : users.getOrDefault(account, Map.of()).getOrDefault(user, NONE));
+            return seconds(account, user).inMinutes();
         }
 
         /** Billing-minutes an association's budget used ({@code user} null: the account's). */
         long billingMinutes(String account, String user) {
-            return (long) (billingOf(seconds(account, user)) / 60);
+            return seconds(account, user).billingMinutes();
         }
 
         long qosBillingMinutes(String name) {
-            return (long) (billingOf(qos.getOrDefault(name, NONE)) / 60);
+            return qosSeconds(name).billingMinutes();
         }
 
         Tres qosMinutes(String name) {
-            return toMinutes(qos.getOrDefault(name, NONE));
+            return qosSeconds(name).inMinutes();
         }
 
         double qosWallSeconds(String name) {
-            return qos.getOrDefault(name, NONE)[4];
+            return qosSeconds(name).wall();
         }
 
-        double[] seconds(String account, String user) {
-            return user == null ? accounts.getOrDefault(account, NONE)
-                    : users.getOrDefault(account, Map.of()).getOrDefault(user, NONE);
+        TresSeconds seconds(String account, String user) {
+            return user == null ? accounts.getOrDefault(account, TresSeconds.ZERO)
+                    : users.getOrDefault(account, Map.of()).getOrDefault(user, TresSeconds.ZERO);
         }
 
-        private static Tres toMinutes(double[] s) {
-            return Tres.of((long) (s[0] / 60), (long) (s[1] / 60), (long) (s[3] / 60), (long) (s[2] / 60));
+        TresSeconds qosSeconds(String name) {
+            return qos.getOrDefault(name, TresSeconds.ZERO);
         }
     }
 
@@ -102,16 +97,13 @@ public class BudgetService {
     }
 
     /** TRES-seconds per user association and per QOS as a {@link Usage}: each account's, its users' below it. */
-    Usage rollUp(Map<String, Map<String, double[]>> users, Map<String, double[]> byQos) {
+    Usage rollUp(Map<String, Map<String, TresSeconds>> users, Map<String, TresSeconds> byQos) {
         Map<String, String> parents = parents();
-        Map<String, double[]> totals = new HashMap<>();
+        Map<String, TresSeconds> totals = new HashMap<>();
         users.forEach((account, byUser) -> byUser.values().forEach(v -> {
             Set<String> seen = new HashSet<>();
             for (String a = account; a != null && seen.add(a); a = parents.get(a)) {
-                double[] t = totals.computeIfAbsent(a, k -> new double[6]);
-                for (int i = 0; i < t.length && i < v.length; i++) {
-                    t[i] += v[i];
-                }
+                totals.merge(a, v, TresSeconds::plus);
             }
         }));
         return new Usage(users, totals, byQos);
@@ -139,15 +131,15 @@ public class BudgetService {
             Usage usage = usage();
             for (AssociationEntity a : limited) {
                 BudgetLimits b = a.budget();
-                double[] used = usage.seconds(a.account(), a.user());
-                list.add(new Budget(a.account(), a.user(), null, b.grp(), b.run(), b.maxPerJob(), seconds(used),
-                        b.wall(), (long) used[4], b.billing(billingOf(used))));
+                TresSeconds used = usage.seconds(a.account(), a.user());
+                list.add(new Budget(a.account(), a.user(), null, b.grp(), b.run(), b.maxPerJob(), used.inSeconds(),
+                        b.wall(), (long) used.wall(), b.billing(used.billing())));
             }
             for (QosEntity q : limitedQos) {
                 BudgetLimits b = q.budget();
-                double[] used = usage.qos().getOrDefault(q.name(), new double[6]);
-                list.add(new Budget(null, null, q.name(), b.grp(), b.run(), b.maxPerJob(), seconds(used), b.wall(),
-                        (long) used[4], b.billing(billingOf(used))));
+                TresSeconds used = usage.qosSeconds(q.name());
+                list.add(new Budget(null, null, q.name(), b.grp(), b.run(), b.maxPerJob(), used.inSeconds(), b.wall(),
+                        (long) used.wall(), b.billing(used.billing())));
             }
             budgets = new Budgets(list, parents(), fairShare.accruedAt().getEpochSecond(), factors);
         }
@@ -162,11 +154,6 @@ public class BudgetService {
     void on(AccountingChanged event) {
         generation.incrementAndGet();
         cached = null;
-    }
-
-    /** Billing-seconds of a usage row (cpu, mem, node, gpu, wall[, billing]). */
-    static double billingOf(double[] seconds) {
-        return seconds.length > 5 ? seconds[5] : 0;
     }
 
     /** A limit's TRES as used and left, in TRES-minutes, only for the TRES it limits; null without a limit. */
@@ -246,9 +233,5 @@ public class BudgetService {
             }
         });
         return parents;
-    }
-
-    private static Tres seconds(double[] s) {
-        return Tres.of((long) s[0], (long) s[1], (long) s[3], (long) s[2]);
     }
 }

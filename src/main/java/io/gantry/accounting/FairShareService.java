@@ -158,9 +158,11 @@ public class FairShareService {
             }
             Map<String, Double> usageFactors = new HashMap<>();
             qos.findAll().forEach(q -> usageFactors.put(q.name(), q.usageFactor()));
-            // Per association: billing-seconds (with the QOS's usage factor) and GPU-seconds (as held).
-            Map<List<String>, double[]> added = new HashMap<>();
-            Map<String, double[]> byQos = new HashMap<>();
+            // Per association: the budgets' usage, whose billing-seconds (with the QOS's usage factor) are fair
+            // share's usage too, and GPU-seconds (as held).
+            Map<List<String>, TresSeconds> added = new HashMap<>();
+            Map<List<String>, Double> gpuSeconds = new HashMap<>();
+            Map<String, TresSeconds> byQos = new HashMap<>();
             jobs.ranBetween(from, now, run -> {
                 Instant end = run.end() == null ? now : run.end();
                 // Whole clock seconds, so that the periods a run is split into add up to sacct's elapsed time.
@@ -170,52 +172,50 @@ public class FairShareService {
                     // MIG instances and shards are charged as the fraction of a GPU they are worth.
                     double billing = billing(run) * usageFactors.getOrDefault(run.qos(), 1.0);
                     double gpus = run.allocated().gpus() + run.sharedGpus();
-                    double[] sums = added.computeIfAbsent(List.of(run.account(), run.user()), k -> new double[7]);
-                    sums[0] += billing * seconds;
-                    sums[1] += gpus * seconds;
                     double qosFactor = usageFactors.getOrDefault(run.qos(), 1.0);
-                    double[] budget = tresSeconds(run, qosFactor, seconds);
                     // GrpWall's wall-clock time counts the QOS's usage factor too, as Slurm's grp_used_wall does.
-                    double[] tres = { budget[0], budget[1], budget[2], budget[3], qosFactor * seconds };
-                    double[] q = run.qos() == null ? new double[6] : byQos.computeIfAbsent(run.qos(), k -> new double[6]);
-                    for (int i = 0; i < 5; i++) {
-                        sums[2 + i] += tres[i];
-                        q[i] += tres[i];
+                    TresSeconds used = tresSeconds(run, qosFactor, seconds).withWall(qosFactor * seconds)
+                            .withBilling(billing * seconds);
+                    List<String> association = List.of(run.account(), run.user());
+                    added.merge(association, used, TresSeconds::plus);
+                    gpuSeconds.merge(association, gpus * seconds, Double::sum);
+                    if (run.qos() != null) {
+                        byQos.merge(run.qos(), used, TresSeconds::plus);
                     }
-                    q[5] += billing * seconds;
                 }
             });
-            for (Map.Entry<List<String>, double[]> e : added.entrySet()) {
+            for (Map.Entry<List<String>, TresSeconds> e : added.entrySet()) {
                 String account = e.getKey().get(0);
                 String user = e.getKey().get(1);
-                double[] v = e.getValue();
-                double billing = v[0];
-                double gpu = v[1];
+                TresSeconds v = e.getValue();
+                double billing = v.billing();
+                double gpu = gpuSeconds.get(e.getKey());
                 int updated = jdbc.update("""
                         UPDATE association_usage SET usage_decayed = usage_decayed + ?, usage_raw = usage_raw + ?,
                                gpu_decayed = gpu_decayed + ?, gpu_raw = gpu_raw + ?, tres_cpu = tres_cpu + ?,
                                tres_mem = tres_mem + ?, tres_node = tres_node + ?, tres_gpu = tres_gpu + ?,
                                wall_seconds = wall_seconds + ?
-                         WHERE account = ? AND user_name = ?""", billing, billing, gpu, gpu, v[2], v[3], v[4], v[5], v[6],
-                        account, user);
+                         WHERE account = ? AND user_name = ?""", billing, billing, gpu, gpu, v.cpu(), v.memMb(), v.node(),
+                        v.gpu(), v.wall(), account, user);
                 if (updated == 0) {
                     jdbc.update("""
                             INSERT INTO association_usage (account, user_name, usage_decayed, usage_raw, gpu_decayed,
                                    gpu_raw, tres_cpu, tres_mem, tres_node, tres_gpu, wall_seconds)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", account, user, billing, billing, gpu, gpu, v[2],
-                            v[3], v[4], v[5], v[6]);
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", account, user, billing, billing, gpu, gpu, v.cpu(),
+                            v.memMb(), v.node(), v.gpu(), v.wall());
                 }
             }
-            for (Map.Entry<String, double[]> e : byQos.entrySet()) {
-                double[] v = e.getValue();
+            for (Map.Entry<String, TresSeconds> e : byQos.entrySet()) {
+                TresSeconds v = e.getValue();
                 int updated = jdbc.update("""
                         UPDATE qos_usage SET tres_cpu = tres_cpu + ?, tres_mem = tres_mem + ?, tres_node = tres_node + ?,
                                tres_gpu = tres_gpu + ?, wall_seconds = wall_seconds + ?, tres_billing = tres_billing + ?
-                         WHERE qos = ?""", v[0], v[1], v[2], v[3], v[4], v[5], e.getKey());
+                         WHERE qos = ?""", v.cpu(), v.memMb(), v.node(), v.gpu(), v.wall(), v.billing(), e.getKey());
                 if (updated == 0) {
                     jdbc.update("""
                             INSERT INTO qos_usage (qos, tres_cpu, tres_mem, tres_node, tres_gpu, wall_seconds, tres_billing)
-                            VALUES (?, ?, ?, ?, ?, ?, ?)""", e.getKey(), v[0], v[1], v[2], v[3], v[4], v[5]);
+                            VALUES (?, ?, ?, ?, ?, ?, ?)""", e.getKey(), v.cpu(), v.memMb(), v.node(), v.gpu(), v.wall(),
+                            v.billing());
                 }
             }
             jdbc.update("UPDATE fairshare_state SET last_tick = ? WHERE id = 1", utc(now));
@@ -225,14 +225,13 @@ public class FairShareService {
     }
 
     /**
-     * What {@code seconds} of a run add to the budgets' TRES-seconds (cpu, mem MB, node, gpu): what it holds
-     * (a MIG instance or shard as the part of a GPU it is worth) times its QOS's usage factor, as Slurm's
-     * usage_tres_raw counts it. The burn rates ({@link BudgetOverview}) count the same.
+     * What {@code seconds} of a run add to the budgets' TRES-seconds (cpu, mem MB, node, gpu; no wall or
+     * billing): what it holds (a MIG instance or shard as the part of a GPU it is worth) times its QOS's usage
+     * factor, as Slurm's usage_tres_raw counts it. The burn rates ({@link BudgetOverview}) count the same.
      */
-    static double[] tresSeconds(io.gantry.jobs.JobRun run, double usageFactor, long seconds) {
-        double f = usageFactor * seconds;
-        return new double[] { run.allocated().cpu() * f, run.allocated().memoryMb() * f, run.allocated().nodes() * f,
-            (run.allocated().gpus() + run.sharedGpus()) * f };
+    static TresSeconds tresSeconds(io.gantry.jobs.JobRun run, double usageFactor, long seconds) {
+        return new TresSeconds(run.allocated().cpu(), run.allocated().memoryMb(), run.allocated().nodes(),
+                run.allocated().gpus() + run.sharedGpus(), 0, 0).times(usageFactor * seconds);
     }
 
     /**
@@ -262,24 +261,24 @@ public class FairShareService {
      * The budgets' decayed TRES-seconds (cpu, mem MB, node, gpu), GrpWall's wall-clock seconds and billing per
      * user association, by account then user; billing is fair share's own usage.
      */
-    Map<String, Map<String, double[]>> tresUsage() {
-        Map<String, Map<String, double[]>> out = new HashMap<>();
+    Map<String, Map<String, TresSeconds>> tresUsage() {
+        Map<String, Map<String, TresSeconds>> out = new HashMap<>();
         jdbc.query("""
                 SELECT account, user_name, tres_cpu, tres_mem, tres_node, tres_gpu, wall_seconds, usage_decayed
                   FROM association_usage""", rs -> {
-            out.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getString(2), new double[] {
-                rs.getDouble(3), rs.getDouble(4), rs.getDouble(5), rs.getDouble(6), rs.getDouble(7), rs.getDouble(8) });
+            out.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(rs.getString(2), new TresSeconds(
+                    rs.getDouble(3), rs.getDouble(4), rs.getDouble(5), rs.getDouble(6), rs.getDouble(7), rs.getDouble(8)));
         });
         return out;
     }
 
     /** The budgets' decayed TRES-seconds (cpu, mem MB, node, gpu), wall-clock seconds and billing per QOS. */
-    Map<String, double[]> qosTresUsage() {
-        Map<String, double[]> out = new HashMap<>();
+    Map<String, TresSeconds> qosTresUsage() {
+        Map<String, TresSeconds> out = new HashMap<>();
         jdbc.query("SELECT qos, tres_cpu, tres_mem, tres_node, tres_gpu, wall_seconds, tres_billing FROM qos_usage",
                 rs -> {
-                    out.put(rs.getString(1), new double[] { rs.getDouble(2), rs.getDouble(3), rs.getDouble(4),
-                        rs.getDouble(5), rs.getDouble(6), rs.getDouble(7) });
+                    out.put(rs.getString(1), new TresSeconds(rs.getDouble(2), rs.getDouble(3), rs.getDouble(4),
+                            rs.getDouble(5), rs.getDouble(6), rs.getDouble(7)));
                 });
         return out;
     }

@@ -82,6 +82,7 @@ public class ClusterService {
         this.partitions = partitions;
         this.events = events;
         this.clock = clock;
+        this.partitionStates = new PartitionStates(() -> PartitionStates.select(jdbc), System::nanoTime);
     }
 
     /** Slurm's billing TRES of {@code held} in {@code partition}: its TRESBillingWeights. */
@@ -243,7 +244,8 @@ public class ClusterService {
                 .sorted(Comparator.comparing(ClusterLayout.NodeSpec::name, Hostlist.HOST_ORDER))
                 .map(n -> engineNode(n, io.gantry.engine.NodeState.UP))
                 .toList();
-        return new EngineLayout(all, enginePartitions(current, current.nodes().keySet()), current.preemptType());
+        return new EngineLayout(all, enginePartitions(current, current.nodes().keySet(), partitionStates.current()),
+                current.preemptType());
     }
 
     /**
@@ -283,7 +285,7 @@ public class ClusterService {
             phase = org.springframework.transaction.event.TransactionPhase.AFTER_COMMIT, fallbackExecution = true)
     @org.springframework.core.annotation.Order(org.springframework.core.Ordered.HIGHEST_PRECEDENCE)
     void on(PartitionStateChanged event) {
-        partitionStatesStale = true;
+        partitionStates.changed();
         nodeGeneration.incrementAndGet();
         engineView = null;
     }
@@ -320,20 +322,16 @@ public class ClusterService {
         List<io.gantry.engine.Node> nodes = readEngineNodes(current);
         Set<String> names = new java.util.HashSet<>();
         nodes.forEach(n -> names.add(n.name()));
-        EngineLayout view = new EngineLayout(nodes, enginePartitions(current, names), current.preemptType());
+        EngineLayout view = new EngineLayout(nodes, enginePartitions(current, names, partitionStates.fresh()),
+                current.preemptType());
         if (nodeGeneration.get() == generation) {
             engineView = view;
         }
         return view;
     }
 
-    /** Partition states and QOS as last read, and when: submissions ask on every request, the store is read once a second. */
-    private volatile Map<String, PartitionState> partitionStates = Map.of();
-    private volatile Map<String, String> partitionQos = Map.of();
-    private volatile long partitionStatesReadAt;
-    private volatile boolean partitionStatesStale = true;
-    private final java.util.concurrent.atomic.AtomicBoolean partitionStatesReading =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    /** Partition states and QOS, one read for submissions and the engine's view alike. */
+    private final PartitionStates partitionStates;
 
     /**
      * Whether a partition refuses new jobs: as in Slurm, one that is DRAIN or INACTIVE does (a DRAIN
@@ -341,63 +339,37 @@ public class ClusterService {
      * second old.
      */
     public boolean refusesJobs(String partition) {
-        readPartitions();
-        PartitionState state = partitionStates.get(partition);
+        PartitionState state = stateOf(partition, layout.partitions().get(partition), partitionStates.current());
         return state == PartitionState.DRAIN || state == PartitionState.INACTIVE;
     }
 
     /** The partition QOS of {@code partition} (null for none), at most a second old. */
     public String partitionQos(String partition) {
-        readPartitions();
-        return partitionQos.get(partition);
+        return qosOf(partition, layout.partitions().get(partition), partitionStates.current());
     }
 
-    private void readPartitions() {
-        long now = System.nanoTime();
-        boolean never = partitionStatesReadAt == 0;
-        if (never || (partitionStatesStale || now - partitionStatesReadAt > 1_000_000_000L)
-                && partitionStatesReading.compareAndSet(false, true)) {
-            // One request reads them again; the others answer from the last read meanwhile (before the
-            // first read, each reads).
-            try {
-                partitionStatesStale = false;
-                Map<String, PartitionState> read = new HashMap<>();
-                Map<String, String> qos = new HashMap<>();
-                jdbc.sql("SELECT name, state, qos FROM partitions").query((rs, i) -> {
-                    read.put(rs.getString(1), PartitionState.valueOf(rs.getString(2)));
-                    if (rs.getString(3) != null) {
-                        qos.put(rs.getString(1), rs.getString(3));
-                    }
-                    return null;
-                }).list();
-                partitionStates = read;
-                partitionQos = qos;
-                partitionStatesReadAt = now;
-            } catch (RuntimeException e) {
-                partitionStatesStale = true;
-                throw e;
-            } finally {
-                if (!never) {
-                    partitionStatesReading.set(false);
-                }
-            }
-        }
+    /** A partition's stored state; the cluster file's for one not stored (yet); null for one neither knows. */
+    private static PartitionState stateOf(String name, ClusterLayout.PartitionSpec spec,
+            Map<String, PartitionStates.Row> rows) {
+        PartitionStates.Row row = rows.get(name);
+        return row != null ? row.state() : spec == null ? null : spec.state();
+    }
+
+    /** A partition's stored QOS (null: none), as {@link #stateOf} its state. */
+    private static String qosOf(String name, ClusterLayout.PartitionSpec spec, Map<String, PartitionStates.Row> rows) {
+        PartitionStates.Row row = rows.get(name);
+        return row != null ? row.qos() : spec == null ? null : spec.qos();
     }
 
     /** The layout's partitions naming only nodes in {@code names}, in name order; a DRAIN one still runs its queue. */
-    private List<io.gantry.engine.Partition> enginePartitions(ClusterLayout current, Set<String> names) {
-        Map<String, PartitionState> states = new HashMap<>();
-        Map<String, String> qos = new HashMap<>();
-        partitions.findAll().forEach(p -> {
-            states.put(p.name(), p.state());
-            qos.put(p.name(), p.qos());
-        });
+    private static List<io.gantry.engine.Partition> enginePartitions(ClusterLayout current, Set<String> names,
+            Map<String, PartitionStates.Row> rows) {
         return current.partitions().values().stream()
                 .sorted(Comparator.comparing(ClusterLayout.PartitionSpec::name))
                 .map(p -> new io.gantry.engine.Partition(p.name(), p.nodes().stream().filter(names::contains).toList(),
                         p.maxTimeSeconds() == null ? 0 : p.maxTimeSeconds(), p.priorityTier(),
-                        runs(states.getOrDefault(p.name(), p.state())), p.memoryDefault(),
-                        p.preemptMode(), qos.containsKey(p.name()) ? qos.get(p.name()) : p.qos(), p.billingWeights()))
+                        runs(stateOf(p.name(), p, rows)), p.memoryDefault(), p.preemptMode(), qosOf(p.name(), p, rows),
+                        p.billingWeights()))
                 .toList();
     }
 
@@ -587,7 +559,6 @@ public class ClusterService {
         PartitionView before = partitionView(partition);
         partition.setState(state);
         partition.setQos(qos == null || qos.isEmpty() ? null : qos);
-        partitionStatesStale = true;
         PartitionView after = partitionView(partitions.saveAndFlush(partition));
         audit.record(actor, AuditAction.UPDATE, AuditEntity.PARTITION, name, before, after);
         events.publishEvent(new PartitionStateChanged(name, state));
