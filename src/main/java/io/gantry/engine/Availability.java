@@ -32,15 +32,22 @@ final class Availability {
         void reserved(int i, long start, long end, int cpus, int gpus);
     }
 
-    private final long[][] evTime;
-    private final int[][] evCpu;
-    private final long[][] evMem;
-    private final int[][] evGpu;
+    /**
+     * Per node, its changes in time order, {@link #S} longs each: when ({@link #T}), the CPUs, memory and GPUs it
+     * frees ({@link #C}, {@link #M}, {@link #G}; negative: takes), and the running sums of the changes up to it
+     * ({@link #SC}, {@link #SM}, {@link #SG}): just after its change k a node has free + sum[k] (so any moment is a
+     * binary search away). One array a node, not seven: a pass takes every running job's holds afresh.
+     */
+    private final long[][] ev;
     private final int[] evCount;
-    /** Per node, running sums of the changes: just after its event k a node has free + sum[k] (so any moment is a binary search away). */
-    private final int[][] sumCpu;
-    private final long[][] sumMem;
-    private final int[][] sumGpu;
+    private static final int S = 7;
+    private static final int T = 0;
+    private static final int C = 1;
+    private static final int M = 2;
+    private static final int G = 3;
+    private static final int SC = 4;
+    private static final int SM = 5;
+    private static final int SG = 6;
 
     Availability(Cluster c, long now) {
         this.c = c;
@@ -58,14 +65,8 @@ final class Availability {
                 hasFreeGpu.set(i);
             }
         }
-        evTime = new long[n][];
-        evCpu = new int[n][];
-        evMem = new long[n][];
-        evGpu = new int[n][];
+        ev = new long[n][];
         evCount = new int[n];
-        sumCpu = new int[n][];
-        sumMem = new long[n][];
-        sumGpu = new int[n][];
     }
 
     /** Takes resources now for a job already running (or just started), freed again at {@code end}. */
@@ -178,27 +179,27 @@ final class Availability {
     }
 
     private boolean fitsAtLater(int i, long t0, long t1, int cpus, long memMb, int gpuCount) {
-        long[] times = evTime[i];
+        long[] x = ev[i];
         int n = evCount[i];
         long fc = freeCpu[i];
         long fm = freeMem[i];
         long fg = freeGpu[i];
         int k = 0;
-        while (k < n && times[k] <= t0) {
-            fc += evCpu[i][k];
-            fm += evMem[i][k];
-            fg += evGpu[i][k];
+        while (k < n && x[k * S + T] <= t0) {
+            fc += ev[i][k * S + C];
+            fm += ev[i][k * S + M];
+            fg += ev[i][k * S + G];
             k++;
         }
         if (fc < cpus || fm < memMb || fg < gpuCount) {
             return false;
         }
-        while (k < n && times[k] < t1) {
-            long t = times[k];
-            while (k < n && times[k] == t) {
-                fc += evCpu[i][k];
-                fm += evMem[i][k];
-                fg += evGpu[i][k];
+        while (k < n && x[k * S + T] < t1) {
+            long t = x[k * S + T];
+            while (k < n && x[k * S + T] == t) {
+                fc += ev[i][k * S + C];
+                fm += ev[i][k * S + M];
+                fg += ev[i][k * S + G];
                 k++;
             }
             if (fc < cpus || fm < memMb || fg < gpuCount) {
@@ -223,13 +224,13 @@ final class Availability {
      * are not read.
      */
     void startWindows(int i, long duration, int cpus, long memMb, int gpuCount, long from, long until, Intervals out) {
-        long[] times = evTime[i];
+        long[] x = ev[i];
         int n = evCount[i];
         long t = Math.max(from, now);
         int k = eventsUpTo(i, t);
-        long fc = freeCpu[i] + (k > 0 ? sumCpu[i][k - 1] : 0);
-        long fm = freeMem[i] + (k > 0 ? sumMem[i][k - 1] : 0);
-        long fg = freeGpu[i] + (k > 0 ? sumGpu[i][k - 1] : 0);
+        long fc = freeCpu[i] + (k > 0 ? ev[i][(k - 1) * S + SC] : 0);
+        long fm = freeMem[i] + (k > 0 ? ev[i][(k - 1) * S + SM] : 0);
+        long fg = freeGpu[i] + (k > 0 ? ev[i][(k - 1) * S + SG] : 0);
         long runStart = -1;
         while (true) {
             boolean good = fc >= cpus && fm >= memMb && fg >= gpuCount;
@@ -247,13 +248,13 @@ final class Availability {
             if (k == n || (runStart < 0 && t >= until)) {
                 break;
             }
-            t = times[k];
-            while (k < n && times[k] == t) {
+            t = x[k * S + T];
+            while (k < n && x[k * S + T] == t) {
                 k++;
             }
-            fc = freeCpu[i] + sumCpu[i][k - 1];
-            fm = freeMem[i] + sumMem[i][k - 1];
-            fg = freeGpu[i] + sumGpu[i][k - 1];
+            fc = freeCpu[i] + ev[i][(k - 1) * S + SC];
+            fm = freeMem[i] + ev[i][(k - 1) * S + SM];
+            fg = freeGpu[i] + ev[i][(k - 1) * S + SG];
         }
         if (runStart >= 0) {
             out.add(i, runStart, FOREVER);
@@ -266,15 +267,15 @@ final class Availability {
      * node's changes from {@code from} only up to that time.
      */
     long firstStart(int i, long duration, int cpus, long memMb, int gpuCount, long from) {
-        long[] times = evTime[i];
+        long[] x = ev[i];
         int n = evCount[i];
         long t = Math.max(from, now);
         int k = eventsUpTo(i, t);
         long runStart = -1;
         while (true) {
-            long fc = freeCpu[i] + (k > 0 ? sumCpu[i][k - 1] : 0);
-            long fm = freeMem[i] + (k > 0 ? sumMem[i][k - 1] : 0);
-            long fg = freeGpu[i] + (k > 0 ? sumGpu[i][k - 1] : 0);
+            long fc = freeCpu[i] + (k > 0 ? ev[i][(k - 1) * S + SC] : 0);
+            long fm = freeMem[i] + (k > 0 ? ev[i][(k - 1) * S + SM] : 0);
+            long fg = freeGpu[i] + (k > 0 ? ev[i][(k - 1) * S + SG] : 0);
             boolean good = fc >= cpus && fm >= memMb && fg >= gpuCount;
             if (good && runStart < 0) {
                 runStart = t;
@@ -284,12 +285,12 @@ final class Availability {
             if (k == n) {
                 return runStart;
             }
-            long next = times[k];
+            long next = x[k * S + T];
             if (runStart >= 0 && next - runStart >= duration) {
                 return runStart;
             }
             t = next;
-            while (k < n && times[k] == t) {
+            while (k < n && x[k * S + T] == t) {
                 k++;
             }
         }
@@ -302,27 +303,27 @@ final class Availability {
 
     /** When node {@code i}'s {@code k}-th change (in time order) comes. */
     long changeTime(int i, int k) {
-        return evTime[i][k];
+        return ev[i][k * S + T];
     }
 
     /** The CPUs node {@code i}'s {@code k}-th change frees (negative: takes). */
     int changeCpu(int i, int k) {
-        return evCpu[i][k];
+        return (int) ev[i][k * S + C];
     }
 
     /** The GPUs node {@code i}'s {@code k}-th change frees (negative: takes). */
     int changeGpu(int i, int k) {
-        return evGpu[i][k];
+        return (int) ev[i][k * S + G];
     }
 
     /** How many of node {@code i}'s changes come at or before {@code t}. */
     private int eventsUpTo(int i, long t) {
-        long[] times = evTime[i];
+        long[] x = ev[i];
         int lo = 0;
         int hi = evCount[i];
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (times[mid] <= t) {
+            if (x[mid * S + T] <= t) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -337,14 +338,14 @@ final class Availability {
      */
     void extremes(int i, long[] edge, int kFrom, int kTo, long[] minCpu, long[] maxCpu, long[] minGpu,
             long[] maxGpu) {
-        long[] times = evTime[i];
+        long[] x = ev[i];
         int n = evCount[i];
         long fc = freeCpu[i];
         long fg = freeGpu[i];
         int e = 0;
-        while (e < n && times[e] <= edge[kFrom]) {
-            fc += evCpu[i][e];
-            fg += evGpu[i][e];
+        while (e < n && x[e * S + T] <= edge[kFrom]) {
+            fc += ev[i][e * S + C];
+            fg += ev[i][e * S + G];
             e++;
         }
         for (int k = kFrom; k <= kTo; k++) {
@@ -353,11 +354,11 @@ final class Availability {
             long lg = fg;
             long hg = fg;
             long until = edge[k + 1];
-            while (e < n && times[e] < until) {
-                long t = times[e];
-                while (e < n && times[e] == t) {
-                    fc += evCpu[i][e];
-                    fg += evGpu[i][e];
+            while (e < n && x[e * S + T] < until) {
+                long t = x[e * S + T];
+                while (e < n && x[e * S + T] == t) {
+                    fc += ev[i][e * S + C];
+                    fg += ev[i][e * S + G];
                     e++;
                 }
                 lc = Math.min(lc, fc);
@@ -374,48 +375,29 @@ final class Availability {
 
     private void addEvent(int i, long t, int dCpu, long dMem, int dGpu) {
         int n = evCount[i];
-        if (evTime[i] == null) {
-            evTime[i] = new long[4];
-            evCpu[i] = new int[4];
-            evMem[i] = new long[4];
-            evGpu[i] = new int[4];
-            sumCpu[i] = new int[4];
-            sumMem[i] = new long[4];
-            sumGpu[i] = new int[4];
-        } else if (n == evTime[i].length) {
-            int cap = n * 2;
-            evTime[i] = Arrays.copyOf(evTime[i], cap);
-            evCpu[i] = Arrays.copyOf(evCpu[i], cap);
-            evMem[i] = Arrays.copyOf(evMem[i], cap);
-            evGpu[i] = Arrays.copyOf(evGpu[i], cap);
-            sumCpu[i] = Arrays.copyOf(sumCpu[i], cap);
-            sumMem[i] = Arrays.copyOf(sumMem[i], cap);
-            sumGpu[i] = Arrays.copyOf(sumGpu[i], cap);
+        if (ev[i] == null) {
+            ev[i] = new long[4 * S];
+        } else if (n * S == ev[i].length) {
+            ev[i] = Arrays.copyOf(ev[i], 2 * n * S);
         }
         int pos = n;
-        while (pos > 0 && evTime[i][pos - 1] > t) {
+        while (pos > 0 && ev[i][(pos - 1) * S + T] > t) {
             pos--;
         }
         if (pos < n) {
-            System.arraycopy(evTime[i], pos, evTime[i], pos + 1, n - pos);
-            System.arraycopy(evCpu[i], pos, evCpu[i], pos + 1, n - pos);
-            System.arraycopy(evMem[i], pos, evMem[i], pos + 1, n - pos);
-            System.arraycopy(evGpu[i], pos, evGpu[i], pos + 1, n - pos);
-            System.arraycopy(sumCpu[i], pos, sumCpu[i], pos + 1, n - pos);
-            System.arraycopy(sumMem[i], pos, sumMem[i], pos + 1, n - pos);
-            System.arraycopy(sumGpu[i], pos, sumGpu[i], pos + 1, n - pos);
+            System.arraycopy(ev[i], pos * S, ev[i], (pos + 1) * S, (n - pos) * S);
         }
-        evTime[i][pos] = t;
-        evCpu[i][pos] = dCpu;
-        evMem[i][pos] = dMem;
-        evGpu[i][pos] = dGpu;
-        sumCpu[i][pos] = (pos > 0 ? sumCpu[i][pos - 1] : 0) + dCpu;
-        sumMem[i][pos] = (pos > 0 ? sumMem[i][pos - 1] : 0) + dMem;
-        sumGpu[i][pos] = (pos > 0 ? sumGpu[i][pos - 1] : 0) + dGpu;
+        ev[i][pos * S + T] = t;
+        ev[i][pos * S + C] = dCpu;
+        ev[i][pos * S + M] = dMem;
+        ev[i][pos * S + G] = dGpu;
+        ev[i][pos * S + SC] = (pos > 0 ? ev[i][(pos - 1) * S + SC] : 0) + dCpu;
+        ev[i][pos * S + SM] = (pos > 0 ? ev[i][(pos - 1) * S + SM] : 0) + dMem;
+        ev[i][pos * S + SG] = (pos > 0 ? ev[i][(pos - 1) * S + SG] : 0) + dGpu;
         for (int m = pos + 1; m <= n; m++) {
-            sumCpu[i][m] += dCpu;
-            sumMem[i][m] += dMem;
-            sumGpu[i][m] += dGpu;
+            ev[i][m * S + SC] += dCpu;
+            ev[i][m * S + SM] += dMem;
+            ev[i][m * S + SG] += dGpu;
         }
         evCount[i] = n + 1;
     }
