@@ -1,6 +1,5 @@
 package io.gantry.engine;
 
-import java.util.Locale;
 
 /**
  * Slurm's {@code TRESBillingWeights} of a partition: what one CPU, one GB of memory, one GPU and one
@@ -32,26 +31,12 @@ public record BillingWeights(double cpu, double memPerGb, double gpu, double nod
         double mem = 0;
         double gpu = 0;
         double node = 0;
-        for (String raw : text.split(",")) {
-            String part = raw.strip();
-            int eq = part.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("'" + part + "' is not NAME=WEIGHT");
-            }
-            String key = part.substring(0, eq).strip().toLowerCase(Locale.ROOT);
-            String value = part.substring(eq + 1).strip();
-            switch (key) {
-                case "cpu" -> cpu = weight(part, value);
-                case "mem" -> mem = memoryPerGb(part, value);
-                case "node" -> node = weight(part, value);
-                case "gres/gpu" -> gpu = weight(part, value);
-                default -> {
-                    if (!key.startsWith("gres/gpu:")) {
-                        throw new IllegalArgumentException("unknown TRES '" + part.substring(0, eq).strip()
-                                + "' (CPU, Mem, Node, GRES/gpu)");
-                    }
-                    gpu = weight(part, value);
-                }
+        for (TresWeightItems.Item item : TresWeightItems.parse(text)) {
+            switch (item.tres()) {
+                case "cpu" -> cpu = weight(item.text(), item.value());
+                case "mem" -> mem = memoryPerGb(item.text(), item.value());
+                case "node" -> node = weight(item.text(), item.value());
+                default -> gpu = weight(item.text(), item.value());
             }
         }
         return new BillingWeights(cpu, mem, gpu, node, false);

@@ -1,7 +1,5 @@
 package io.gantry.engine;
 
-import java.util.Locale;
-
 /**
  * Slurm's {@code PriorityWeightTRES} (e.g. {@code CPU=1000,Mem=2000,GRES/gpu=3000}): each TRES's priority
  * factor is what the job asks of it over its partition's total of it, times its weight; the products are
@@ -26,34 +24,21 @@ public record TresPriorityWeights(long cpu, long mem, long gpu, long node) {
         long mem = 0;
         long gpu = 0;
         long node = 0;
-        for (String raw : text.split(",")) {
-            String part = raw.strip();
-            int eq = part.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("'" + part + "' is not NAME=WEIGHT");
-            }
-            String key = part.substring(0, eq).strip().toLowerCase(Locale.ROOT);
+        for (TresWeightItems.Item item : TresWeightItems.parse(text)) {
             long w;
             try {
-                w = Long.parseLong(part.substring(eq + 1).strip());
+                w = Long.parseLong(item.value());
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("'" + part + "': weight is not a whole number", e);
+                throw new IllegalArgumentException("'" + item.text() + "': weight is not a whole number", e);
             }
             if (w < 0) {
-                throw new IllegalArgumentException("'" + part + "': weight must not be negative");
+                throw new IllegalArgumentException("'" + item.text() + "': weight must not be negative");
             }
-            switch (key) {
+            switch (item.tres()) {
                 case "cpu" -> cpu = w;
                 case "mem" -> mem = w;
                 case "node" -> node = w;
-                case "gres/gpu" -> gpu = w;
-                default -> {
-                    if (!key.startsWith("gres/gpu:")) {
-                        throw new IllegalArgumentException("unknown TRES '" + part.substring(0, eq).strip()
-                                + "' (CPU, Mem, Node, GRES/gpu)");
-                    }
-                    gpu = w;
-                }
+                default -> gpu = w;
             }
         }
         return new TresPriorityWeights(cpu, mem, gpu, node);
