@@ -26,8 +26,23 @@ final class Limits {
     private final AssocTree tree;
     private final Map<Key, Usage> usage = new HashMap<>();
 
-    /** Usage and association keys; a record, so no strings are concatenated per job. */
+    /**
+     * Usage and association keys; a record, so no strings are concatenated per job. Its equals and hashCode are
+     * written out: every job of a pass looks up several keys, and a record's generated ones go through a method
+     * handle each time.
+     */
     private record Key(int kind, String a, String b) {
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && kind == k.kind && java.util.Objects.equals(a, k.a)
+                    && java.util.Objects.equals(b, k.b);
+        }
+
+        @Override
+        public int hashCode() {
+            return (31 * kind + (a == null ? 0 : a.hashCode())) * 31 + (b == null ? 0 : b.hashCode());
+        }
     }
 
     /** A job's QOS and its partition's QOS. */
