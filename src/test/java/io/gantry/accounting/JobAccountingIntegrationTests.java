@@ -72,8 +72,10 @@ class JobAccountingIntegrationTests {
         assertThat(row.get("cpuSeconds").asLong()).isEqualTo(cpus * elapsed);
         assertThat(row.get("gpuSeconds").asLong()).isEqualTo(2 * elapsed);
         String mem = memoryMb % 1024 == 0 ? memoryMb / 1024 + "G" : memoryMb + "M";
-        assertThat(row.get("allocTres").asString())
-                .isEqualTo("cpu=" + cpus + ",mem=" + mem + ",gres/gpu=2,node=" + job.get("allocation").size());
+        // As Slurm's AllocTRES, billing first: what the job holds at its partition's billing weights.
+        assertThat(job.get("billing").asLong()).isGreaterThanOrEqualTo(cpus);
+        assertThat(row.get("allocTres").asString()).isEqualTo("billing=" + job.get("billing").asLong() + ",cpu=" + cpus
+                + ",mem=" + mem + ",gres/gpu=2,node=" + job.get("allocation").size());
         assertThat(row.get("nodeList").asString()).isEqualTo(job.get("allocatedNodes").asString());
         assertThat(row.get("partition").asString()).isEqualTo("gpu");
         assertThat(row.get("timeLimitSeconds").asLong()).isEqualTo(600);
