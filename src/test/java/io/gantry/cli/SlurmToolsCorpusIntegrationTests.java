@@ -294,6 +294,11 @@ class SlurmToolsCorpusIntegrationTests {
             String slurm = reference(rows.get(row));
             List<String> ours = keys(gantry.split("\n\n|\n(?=PartitionName=)")[0]);
             List<String> theirs = keys(slurm.split("\n\n|\n(?=PartitionName=)")[0]);
+            if (!theirs.contains("TRESBillingWeights") && ours.indexOf("TRESBillingWeights") == ours.size() - 1) {
+                // README: every Gantry partition bills with weights (its own or gantry.fairshare's), so its record
+                // always ends with them; Slurm prints the key only for a partition that sets TRESBillingWeights.
+                ours = ours.subList(0, ours.size() - 1);
+            }
             if (!ours.equals(theirs)) {
                 differences.add(row + " keys: " + ours + " | Slurm: " + theirs);
             }
