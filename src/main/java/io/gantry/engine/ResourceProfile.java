@@ -256,8 +256,7 @@ final class ResourceProfile {
         holdRunning();
         for (Preemption p : plan.preemptions()) {
             if (holdsByJob().containsKey(p.victim())) {
-                release(snapshot.running().stream().filter(r -> r.id().equals(p.victim())).findFirst().orElseThrow()
-                        .id());
+                release(p.victim());
             }
         }
         java.util.Set<JobId> topo = new java.util.HashSet<>();
