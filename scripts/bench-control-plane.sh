@@ -442,7 +442,10 @@ part_agents() {
     steps=$(echo "$AGENT_STEPS" | tr ' ' ',')
     top=${steps##*,}
     echo "## agents: $AGENT_STEPS pseudo-agents, ${AGENT_SECONDS} s per window, poll wait ${AGENT_POLL_WAIT} s"
-    # Each agent is one connection on both sides: raise the descriptor limit to the hard one.
+    # Each agent is one connection on both sides: raise the descriptor limit to the hard one, and the
+    # hard one too when it is too low and we may (root).
+    local want=$((top + 2000))
+    [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge "$want" ] || ulimit -Hn "$want" 2>/dev/null || true
     ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
     local fds ports
     fds=$(ulimit -n)
