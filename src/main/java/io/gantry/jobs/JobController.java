@@ -53,7 +53,7 @@ class JobController {
     @Operation(operationId = "submitJob", summary = "Submit a batch job, like sbatch")
     @ResponseStatus(HttpStatus.CREATED) // what ResponseEntity.created answers; tells the OpenAPI document so
     @PostMapping
-    ResponseEntity<SubmitResponse> submitJob(@Valid @RequestBody JobSubmission submission,
+    ResponseEntity<SubmitResponse> submitJob(@RequestBody JobSubmission submission,
             CurrentUser caller, jakarta.servlet.http.HttpServletRequest request) {
         SubmitResponse response = jobs.submit(submission, caller, submitHost(request));
         return ResponseEntity.created(URI.create("/api/v1/jobs/" + response.jobId())).body(response);

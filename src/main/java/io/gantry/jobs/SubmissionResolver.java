@@ -16,6 +16,7 @@ import io.gantry.api.GantryException;
 import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.InputBounds;
 import io.gantry.api.ProblemType;
+import io.gantry.api.RecordSizes;
 import io.gantry.cluster.ClusterLayout;
 import io.gantry.cluster.ClusterService;
 import io.gantry.engine.Constraint;
@@ -115,6 +116,8 @@ class SubmissionResolver {
         if (json == null) {
             throw GantryException.badRequest("body", "is required: a JSON object describing the job");
         }
+        // The record's @Size limits, as @Valid checked them, at a fraction of the cost (see RecordSizes).
+        RecordSizes.check(json);
         long maxScript = properties.maxScriptBytes().toBytes();
         long scriptBytes = json.script() == null ? 0 : utf8Length(json.script());
         if (scriptBytes > maxScript) {

@@ -4,7 +4,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-import jakarta.validation.Valid;
 
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
@@ -61,7 +60,7 @@ class TrialController {
             content = @Content(mediaType = MediaType.APPLICATION_PROBLEM_JSON_VALUE,
                     schema = @Schema(implementation = ProblemDetail.class)))
     @PostMapping("/test")
-    TrialView testJob(@Valid @RequestBody JobSubmission submission, CurrentUser caller) {
+    TrialView testJob(@RequestBody JobSubmission submission, CurrentUser caller) {
         JobService.Trial trial = jobs.trial(submission, caller);
         TrialStarts.Estimate estimate = starts.estimate(trial.job());
         List<String> warnings = new ArrayList<>(trial.warnings());
