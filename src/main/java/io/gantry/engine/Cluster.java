@@ -68,7 +68,7 @@ final class Cluster {
     final int[] classGpus;
 
     private final Map<String, BitSet> matchMemo = new ConcurrentHashMap<>();
-    private final Map<String, PartMatch> partMatchMemo = new ConcurrentHashMap<>();
+    private final Map<MatchKey, PartMatch> partMatchMemo = new ConcurrentHashMap<>();
     private final Map<String, Hosts> hostsMemo = new ConcurrentHashMap<>();
 
     /**
@@ -89,7 +89,15 @@ final class Cluster {
      * The nodes of one partition with one GPU type and constraint, counted per node class (all
      * and up), and per block and class for one-block requests.
      */
-    record PartMatch(String key, BitSet nodes, int[] all, int[] up, int maxCpus, int maxGpus, int[][] blockAll) {
+    record PartMatch(MatchKey key, BitSet nodes, int[] all, int[] up, int maxCpus, int maxGpus, int[][] blockAll) {
+    }
+
+    /**
+     * What a {@link PartMatch} is for: a partition, a GPU type (null: any) and a constraint, compared as
+     * records (a constraint's terms in order, each term's features as a set), not through their text,
+     * which sorted every term's features on each lookup.
+     */
+    record MatchKey(int part, String gpuType, Constraint constraint) {
     }
 
     record Part(int index, String name, BitSet nodes, int nodeCount, long maxTime, int tier, boolean up,
@@ -237,8 +245,7 @@ final class Cluster {
     }
 
     PartMatch partMatch(Part part, String gpuType, Constraint constraint) {
-        String key = part.index() + "/" + Objects.toString(gpuType, "") + '/' + constraint;
-        return partMatchMemo.computeIfAbsent(key, k -> {
+        return partMatchMemo.computeIfAbsent(new MatchKey(part.index(), gpuType, constraint), k -> {
             BitSet bits = (BitSet) matching(gpuType, constraint).clone();
             bits.and(part.nodes());
             int[] all = new int[classCount];

@@ -31,7 +31,7 @@ final class RoughStarts implements Availability.Reserved {
     private final Cluster c;
     private final long now;
 
-    private final Map<String, Pool> pools = new HashMap<>();
+    private final Map<Cluster.MatchKey, Pool> pools = new HashMap<>();
     /** Every rough start taken, to be taken again from sums made later. */
     private final List<Taken> taken = new ArrayList<>();
 
