@@ -47,8 +47,8 @@ final class Availability {
     private static final int SC = 1;
     private static final int SM = 2;
     private static final int SG = 3;
-    /** Room for a running job's end and one reservation's start: what most nodes of a pass hold. */
-    private static final int FIRST_EVENTS = 2;
+    /** Room for a running job's end and one reservation's start and end: what most nodes of a pass hold. */
+    private static final int FIRST_EVENTS = 3;
 
     Availability(Cluster c, long now) {
         this.c = c;
