@@ -33,21 +33,22 @@ final class Availability {
     }
 
     /**
-     * Per node, its changes in time order, {@link #S} longs each: when ({@link #T}), the CPUs, memory and GPUs it
-     * frees ({@link #C}, {@link #M}, {@link #G}; negative: takes), and the running sums of the changes up to it
-     * ({@link #SC}, {@link #SM}, {@link #SG}): just after its change k a node has free + sum[k] (so any moment is a
-     * binary search away). One array a node, not seven: a pass takes every running job's holds afresh.
+     * Per node, its changes in time order, {@link #S} longs each: when ({@link #T}) and the running sums of the
+     * CPUs, memory and GPUs the changes up to it free ({@link #SC}, {@link #SM}, {@link #SG}; negative: take):
+     * just after its change k a node has free + sum[k] (so any moment is a binary search away), and change k
+     * itself is sum[k] - sum[k - 1]. One array a node, not four, and no deltas beside the sums: a pass takes
+     * every running job's holds afresh, and the bytes it allocates and writes for them were a fifth of a
+     * trace replay's samples.
      */
     private final long[][] ev;
     private final int[] evCount;
-    private static final int S = 7;
+    private static final int S = 4;
     private static final int T = 0;
-    private static final int C = 1;
-    private static final int M = 2;
-    private static final int G = 3;
-    private static final int SC = 4;
-    private static final int SM = 5;
-    private static final int SG = 6;
+    private static final int SC = 1;
+    private static final int SM = 2;
+    private static final int SG = 3;
+    /** Room for a running job's end and one reservation's start and end: what most nodes of a pass hold. */
+    private static final int FIRST_EVENTS = 3;
 
     Availability(Cluster c, long now) {
         this.c = c;
@@ -181,28 +182,20 @@ final class Availability {
     private boolean fitsAtLater(int i, long t0, long t1, int cpus, long memMb, int gpuCount) {
         long[] x = ev[i];
         int n = evCount[i];
-        long fc = freeCpu[i];
-        long fm = freeMem[i];
-        long fg = freeGpu[i];
-        int k = 0;
-        while (k < n && x[k * S + T] <= t0) {
-            fc += ev[i][k * S + C];
-            fm += ev[i][k * S + M];
-            fg += ev[i][k * S + G];
-            k++;
-        }
+        int k = eventsUpTo(i, t0);
+        long fc = freeCpu[i] + (k > 0 ? x[(k - 1) * S + SC] : 0);
+        long fm = freeMem[i] + (k > 0 ? x[(k - 1) * S + SM] : 0);
+        long fg = freeGpu[i] + (k > 0 ? x[(k - 1) * S + SG] : 0);
         if (fc < cpus || fm < memMb || fg < gpuCount) {
             return false;
         }
         while (k < n && x[k * S + T] < t1) {
             long t = x[k * S + T];
             while (k < n && x[k * S + T] == t) {
-                fc += ev[i][k * S + C];
-                fm += ev[i][k * S + M];
-                fg += ev[i][k * S + G];
                 k++;
             }
-            if (fc < cpus || fm < memMb || fg < gpuCount) {
+            if (freeCpu[i] + x[(k - 1) * S + SC] < cpus || freeMem[i] + x[(k - 1) * S + SM] < memMb
+                    || freeGpu[i] + x[(k - 1) * S + SG] < gpuCount) {
                 return false;
             }
         }
@@ -228,9 +221,9 @@ final class Availability {
         int n = evCount[i];
         long t = Math.max(from, now);
         int k = eventsUpTo(i, t);
-        long fc = freeCpu[i] + (k > 0 ? ev[i][(k - 1) * S + SC] : 0);
-        long fm = freeMem[i] + (k > 0 ? ev[i][(k - 1) * S + SM] : 0);
-        long fg = freeGpu[i] + (k > 0 ? ev[i][(k - 1) * S + SG] : 0);
+        long fc = freeCpu[i] + (k > 0 ? x[(k - 1) * S + SC] : 0);
+        long fm = freeMem[i] + (k > 0 ? x[(k - 1) * S + SM] : 0);
+        long fg = freeGpu[i] + (k > 0 ? x[(k - 1) * S + SG] : 0);
         long runStart = -1;
         while (true) {
             boolean good = fc >= cpus && fm >= memMb && fg >= gpuCount;
@@ -252,9 +245,9 @@ final class Availability {
             while (k < n && x[k * S + T] == t) {
                 k++;
             }
-            fc = freeCpu[i] + ev[i][(k - 1) * S + SC];
-            fm = freeMem[i] + ev[i][(k - 1) * S + SM];
-            fg = freeGpu[i] + ev[i][(k - 1) * S + SG];
+            fc = freeCpu[i] + x[(k - 1) * S + SC];
+            fm = freeMem[i] + x[(k - 1) * S + SM];
+            fg = freeGpu[i] + x[(k - 1) * S + SG];
         }
         if (runStart >= 0) {
             out.add(i, runStart, FOREVER);
@@ -273,9 +266,9 @@ final class Availability {
         int k = eventsUpTo(i, t);
         long runStart = -1;
         while (true) {
-            long fc = freeCpu[i] + (k > 0 ? ev[i][(k - 1) * S + SC] : 0);
-            long fm = freeMem[i] + (k > 0 ? ev[i][(k - 1) * S + SM] : 0);
-            long fg = freeGpu[i] + (k > 0 ? ev[i][(k - 1) * S + SG] : 0);
+            long fc = freeCpu[i] + (k > 0 ? x[(k - 1) * S + SC] : 0);
+            long fm = freeMem[i] + (k > 0 ? x[(k - 1) * S + SM] : 0);
+            long fg = freeGpu[i] + (k > 0 ? x[(k - 1) * S + SG] : 0);
             boolean good = fc >= cpus && fm >= memMb && fg >= gpuCount;
             if (good && runStart < 0) {
                 runStart = t;
@@ -308,12 +301,12 @@ final class Availability {
 
     /** The CPUs node {@code i}'s {@code k}-th change frees (negative: takes). */
     int changeCpu(int i, int k) {
-        return (int) ev[i][k * S + C];
+        return (int) (ev[i][k * S + SC] - (k > 0 ? ev[i][(k - 1) * S + SC] : 0));
     }
 
     /** The GPUs node {@code i}'s {@code k}-th change frees (negative: takes). */
     int changeGpu(int i, int k) {
-        return (int) ev[i][k * S + G];
+        return (int) (ev[i][k * S + SG] - (k > 0 ? ev[i][(k - 1) * S + SG] : 0));
     }
 
     /** How many of node {@code i}'s changes come at or before {@code t}. */
@@ -340,14 +333,9 @@ final class Availability {
             long[] maxGpu) {
         long[] x = ev[i];
         int n = evCount[i];
-        long fc = freeCpu[i];
-        long fg = freeGpu[i];
-        int e = 0;
-        while (e < n && x[e * S + T] <= edge[kFrom]) {
-            fc += ev[i][e * S + C];
-            fg += ev[i][e * S + G];
-            e++;
-        }
+        int e = eventsUpTo(i, edge[kFrom]);
+        long fc = freeCpu[i] + (e > 0 ? x[(e - 1) * S + SC] : 0);
+        long fg = freeGpu[i] + (e > 0 ? x[(e - 1) * S + SG] : 0);
         for (int k = kFrom; k <= kTo; k++) {
             long lc = fc;
             long hc = fc;
@@ -357,10 +345,10 @@ final class Availability {
             while (e < n && x[e * S + T] < until) {
                 long t = x[e * S + T];
                 while (e < n && x[e * S + T] == t) {
-                    fc += ev[i][e * S + C];
-                    fg += ev[i][e * S + G];
                     e++;
                 }
+                fc = freeCpu[i] + x[(e - 1) * S + SC];
+                fg = freeGpu[i] + x[(e - 1) * S + SG];
                 lc = Math.min(lc, fc);
                 hc = Math.max(hc, fc);
                 lg = Math.min(lg, fg);
@@ -375,29 +363,30 @@ final class Availability {
 
     private void addEvent(int i, long t, int dCpu, long dMem, int dGpu) {
         int n = evCount[i];
-        if (ev[i] == null) {
-            ev[i] = new long[4 * S];
-        } else if (n * S == ev[i].length) {
-            ev[i] = Arrays.copyOf(ev[i], 2 * n * S);
+        long[] x = ev[i];
+        if (x == null) {
+            x = new long[FIRST_EVENTS * S];
+            ev[i] = x;
+        } else if (n * S == x.length) {
+            x = Arrays.copyOf(x, 2 * n * S);
+            ev[i] = x;
         }
         int pos = n;
-        while (pos > 0 && ev[i][(pos - 1) * S + T] > t) {
+        while (pos > 0 && x[(pos - 1) * S + T] > t) {
             pos--;
         }
         if (pos < n) {
-            System.arraycopy(ev[i], pos * S, ev[i], (pos + 1) * S, (n - pos) * S);
+            System.arraycopy(x, pos * S, x, (pos + 1) * S, (n - pos) * S);
         }
-        ev[i][pos * S + T] = t;
-        ev[i][pos * S + C] = dCpu;
-        ev[i][pos * S + M] = dMem;
-        ev[i][pos * S + G] = dGpu;
-        ev[i][pos * S + SC] = (pos > 0 ? ev[i][(pos - 1) * S + SC] : 0) + dCpu;
-        ev[i][pos * S + SM] = (pos > 0 ? ev[i][(pos - 1) * S + SM] : 0) + dMem;
-        ev[i][pos * S + SG] = (pos > 0 ? ev[i][(pos - 1) * S + SG] : 0) + dGpu;
+        int at = pos * S;
+        x[at + T] = t;
+        x[at + SC] = (pos > 0 ? x[at - S + SC] : 0) + dCpu;
+        x[at + SM] = (pos > 0 ? x[at - S + SM] : 0) + dMem;
+        x[at + SG] = (pos > 0 ? x[at - S + SG] : 0) + dGpu;
         for (int m = pos + 1; m <= n; m++) {
-            ev[i][m * S + SC] += dCpu;
-            ev[i][m * S + SM] += dMem;
-            ev[i][m * S + SG] += dGpu;
+            x[m * S + SC] += dCpu;
+            x[m * S + SM] += dMem;
+            x[m * S + SG] += dGpu;
         }
         evCount[i] = n + 1;
     }

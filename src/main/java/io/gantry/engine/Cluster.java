@@ -311,6 +311,11 @@ final class Cluster {
         return nodeList == otherNodes && partitionList == otherPartitions && switchList == otherSwitches;
     }
 
+    /** Whether no two nodes share a leaf switch (as when no switches are configured): each is its own group. */
+    boolean leafPerNode() {
+        return leafCount == size;
+    }
+
     /** Whether the tree has switches above the leaves. */
     boolean hasInnerSwitches() {
         return switchCount > leafCount;

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -98,7 +97,7 @@ public final class Hostlist {
                 }
             }
         }
-        return hosts.isEmpty() ? EMPTY : new Hostlist(new ArrayList<>(hosts));
+        return hosts.isEmpty() ? EMPTY : new Hostlist(List.copyOf(hosts));
     }
 
     /** Every host, in the order written, duplicates kept. */
@@ -126,11 +125,20 @@ public final class Hostlist {
      * the distinct hosts in {@code HOST_ORDER}.
      */
     public String compressed() {
-        List<Name> names = new ArrayList<>();
-        for (String host : new LinkedHashSet<>(this.hosts)) {
+        // Duplicates are dropped after sorting, where they sit side by side (ORDER ties only a host with
+        // itself), rather than through a set first: a replay writes a hostlist for each of its 230,000 jobs.
+        List<Name> names = new ArrayList<>(this.hosts.size());
+        for (String host : this.hosts) {
             names.add(Name.of(host));
         }
         names.sort(Name.ORDER);
+        int kept = 0;
+        for (Name name : names) {
+            if (kept == 0 || !names.get(kept - 1).host().equals(name.host())) {
+                names.set(kept++, name);
+            }
+        }
+        names.subList(kept, names.size()).clear();
         StringBuilder out = new StringBuilder();
         int start = 0;
         while (start < names.size()) {

@@ -436,6 +436,14 @@ final class Placement {
 
     private static int[] bySwitches(Cluster c, long[] keyed, int n) {
         int[] chosen = new int[n];
+        if (c.leafPerNode()) {
+            // Every group holds one node, so groups go in the order met and the best-fit nodes come first:
+            // the grouping below would hand back keyed's first n, at the cost of five arrays a call.
+            for (int k = 0; k < n; k++) {
+                chosen[k] = (int) (keyed[k] & 0xFFFFFF);
+            }
+            return chosen;
+        }
         int size = keyed.length;
         int[] groupOf = new int[size];
         int[] leafSlot = new int[c.leafCount];

@@ -42,7 +42,7 @@ public final class SwfReader {
             if (trimmed.isEmpty() || trimmed.startsWith(";")) {
                 continue;
             }
-            String[] f = trimmed.split("\\s+");
+            String[] f = fields(trimmed);
             if (f.length < 9) {
                 throw new IOException("line " + lineNo + ": an SWF record has 18 fields, found " + f.length);
             }
@@ -67,6 +67,32 @@ public final class SwfReader {
         }
         jobs.sort(Comparator.comparingLong(SwfJob::submit).thenComparingLong(SwfJob::id));
         return new Trace(List.copyOf(jobs), skipped);
+    }
+
+    /**
+     * The whitespace-separated fields of a trimmed line, as {@code split("\\s+")} gives them: a regex split
+     * of each of a 240,000-record trace's lines was a third of reading it.
+     */
+    static String[] fields(String trimmed) {
+        List<String> out = new ArrayList<>(18);
+        int i = 0;
+        int n = trimmed.length();
+        while (i < n) {
+            int start = i;
+            while (i < n && !isSpace(trimmed.charAt(i))) {
+                i++;
+            }
+            out.add(trimmed.substring(start, i));
+            while (i < n && isSpace(trimmed.charAt(i))) {
+                i++;
+            }
+        }
+        return out.toArray(new String[0]);
+    }
+
+    /** What the regex {@code \\s} matches. */
+    private static boolean isSpace(char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == 0x0B || c == '\f' || c == '\r';
     }
 
     private static InputStream open(Path file) throws IOException {
