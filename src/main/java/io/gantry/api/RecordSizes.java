@@ -2,6 +2,7 @@ package io.gantry.api;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +49,7 @@ public final class RecordSizes {
         for (Limit limit : LIMITS.get(body.getClass())) {
             CharSequence value;
             try {
-                value = (CharSequence) limit.accessor().invoke(body);
+                value = (CharSequence) (Object) limit.accessor().invokeExact((Object) body);
             } catch (Throwable e) {
                 throw new IllegalStateException("reading " + limit.field(), e);
             }
@@ -83,7 +84,10 @@ public final class RecordSizes {
                         + ": only @Size on text with Bean Validation's own message and no groups is checked here");
             }
             try {
-                limits.add(new Limit(component.getName(), lookup.unreflect(component.getAccessor()), size.min(), size.max()));
+                // Typed (Object)Object once, so that each check is an exact call, not an adaptation.
+                MethodHandle accessor = lookup.unreflect(component.getAccessor())
+                        .asType(MethodType.methodType(Object.class, Object.class));
+                limits.add(new Limit(component.getName(), accessor, size.min(), size.max()));
             } catch (IllegalAccessException e) {
                 throw new IllegalArgumentException(type + " must be public to be checked", e);
             }
