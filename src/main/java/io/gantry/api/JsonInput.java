@@ -24,6 +24,12 @@ class JsonInput {
         return new SimpleModule("text-without-nul").addDeserializer(String.class, new TextWithoutNul(true));
     }
 
+    /** Records of many components (a submission) are built by one prepared call, see {@link RecordCreators}. */
+    @Bean
+    JacksonModule recordCreators() {
+        return new RecordCreators();
+    }
+
     static final class TextWithoutNul extends StringDeserializer {
 
         private final boolean strict;
