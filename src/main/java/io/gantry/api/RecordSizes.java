@@ -1,11 +1,13 @@
 package io.gantry.api;
 
+import java.lang.invoke.LambdaMetafactory;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 import jakarta.validation.constraints.Size;
 
@@ -30,7 +32,7 @@ public final class RecordSizes {
         }
     };
 
-    private record Limit(String field, MethodHandle accessor, int min, int max) {
+    private record Limit(String field, Function<Object, Object> accessor, int min, int max) {
 
         String message() {
             return "size must be between " + min + " and " + max;
@@ -47,12 +49,7 @@ public final class RecordSizes {
     public static void check(Record body) {
         List<GantryException.FieldError> errors = null;
         for (Limit limit : LIMITS.get(body.getClass())) {
-            CharSequence value;
-            try {
-                value = (CharSequence) (Object) limit.accessor().invokeExact((Object) body);
-            } catch (Throwable e) {
-                throw new IllegalStateException("reading " + limit.field(), e);
-            }
+            CharSequence value = (CharSequence) limit.accessor().apply(body);
             if (value != null && (value.length() < limit.min() || value.length() > limit.max())) {
                 if (errors == null) {
                     errors = new ArrayList<>();
@@ -67,11 +64,28 @@ public final class RecordSizes {
         }
     }
 
+    /**
+     * The component's accessor as a plain function, made once: called through a method handle that is
+     * not a constant, each read paid an argument cast and the handle's own dispatch.
+     */
+    @SuppressWarnings("unchecked")
+    private static Function<Object, Object> accessor(MethodHandles.Lookup lookup, RecordComponent component) {
+        try {
+            MethodHandle target = lookup.unreflect(component.getAccessor());
+            return (Function<Object, Object>) LambdaMetafactory.metafactory(lookup, "apply",
+                    MethodType.methodType(Function.class), MethodType.methodType(Object.class, Object.class), target,
+                    target.type()).getTarget().invokeExact();
+        } catch (Throwable e) {
+            throw new IllegalArgumentException(component.getDeclaringRecord().getSimpleName() + "." + component.getName()
+                    + " cannot be read here (is the record public?)", e);
+        }
+    }
+
     private static List<Limit> limitsOf(Class<?> type) {
         if (!type.isRecord()) {
             throw new IllegalArgumentException(type + " is not a record");
         }
-        MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+        MethodHandles.Lookup lookup = MethodHandles.lookup();
         List<Limit> limits = new ArrayList<>();
         for (RecordComponent component : type.getRecordComponents()) {
             Size size = component.getAccessor().getAnnotation(Size.class);
@@ -83,14 +97,7 @@ public final class RecordSizes {
                 throw new IllegalArgumentException(type.getSimpleName() + "." + component.getName()
                         + ": only @Size on text with Bean Validation's own message and no groups is checked here");
             }
-            try {
-                // Typed (Object)Object once, so that each check is an exact call, not an adaptation.
-                MethodHandle accessor = lookup.unreflect(component.getAccessor())
-                        .asType(MethodType.methodType(Object.class, Object.class));
-                limits.add(new Limit(component.getName(), accessor, size.min(), size.max()));
-            } catch (IllegalAccessException e) {
-                throw new IllegalArgumentException(type + " must be public to be checked", e);
-            }
+            limits.add(new Limit(component.getName(), accessor(lookup, component), size.min(), size.max()));
         }
         return List.copyOf(limits);
     }
