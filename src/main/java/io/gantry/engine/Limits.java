@@ -203,6 +203,10 @@ final class Limits {
 
     /** QOS {@code q}'s limits on what runs under it against its usage, were a job of {@code user} to add {@code tres}. */
     private PendingReason check(Qos q, String user, String account, Tres tres) {
+        if (!limitsUsage(q)) {
+            // Nothing to compare the usage with: no lookups (three per job and QOS, most QOSes set none).
+            return null;
+        }
         Usage uq = usage.get(qosUserKey(q.name(), user));
         int jobs = uq == null ? 0 : uq.jobs;
         Tres held = uq == null ? Tres.ZERO : uq.tres;
@@ -229,6 +233,14 @@ final class Limits {
             return PendingReason.QOS_GRP_CPU_LIMIT;
         }
         return null;
+    }
+
+    /** Whether {@code q} sets a limit {@link #check(Qos, String, String, Tres)} compares usage with. */
+    private static boolean limitsUsage(Qos q) {
+        return q.maxJobsPerUser() > 0 || q.maxJobsPerAccount() > 0 || q.maxTresPerUser().gpus() != Long.MAX_VALUE
+                || q.maxTresPerUser().cpu() != Long.MAX_VALUE || q.maxTresPerAccount().gpus() != Long.MAX_VALUE
+                || q.maxTresPerAccount().cpu() != Long.MAX_VALUE || q.maxTresPerAccount().nodes() != Long.MAX_VALUE
+                || q.grpTres().gpus() != Long.MAX_VALUE || q.grpTres().cpu() != Long.MAX_VALUE;
     }
 
     /** The QOS's MaxJobsPerAccount and MaxTRESPerAccount against what the account's jobs under it hold. */
