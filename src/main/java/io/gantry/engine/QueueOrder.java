@@ -83,8 +83,83 @@ final class QueueOrder {
             order.add(new Entry(job, priorities.of(job, tier), tier, starving, selected,
                     placeable ? candidates(job) : null));
         }
-        order.sort(QueueOrder::byPriority);
-        return order;
+        return sorted(order);
+    }
+
+    /**
+     * {@code entries} sorted by {@link #byPriority}, as a stable sort would. A comparison sort of 200,000
+     * entries makes about 3.5 million comparisons, each reading two entries scattered in memory: a fifth of
+     * the cycle. So one primitive sort orders them first, by keys that pack the fields compared, in the
+     * order they are compared, into the bits a long leaves beside the entry's listed index (the first field
+     * that does not fit keeps its highest bits, later ones none); the comparison sort after finds runs in
+     * order and mends only entries of equal keys. Entries equal by {@link #byPriority} have equal keys, so
+     * they keep their listed order.
+     */
+    static List<Entry> sorted(List<Entry> entries) {
+        int n = entries.size();
+        if (n < 2) {
+            return entries;
+        }
+        long[] min = new long[FIELDS];
+        long[] max = new long[FIELDS];
+        java.util.Arrays.fill(min, Long.MAX_VALUE);
+        java.util.Arrays.fill(max, Long.MIN_VALUE);
+        for (Entry e : entries) {
+            for (int f = 0; f < FIELDS; f++) {
+                long v = raw(e, f);
+                min[f] = Math.min(min[f], v);
+                max[f] = Math.max(max[f], v);
+            }
+        }
+        int indexBits = 64 - Long.numberOfLeadingZeros(n - 1);
+        int free = 63 - indexBits;
+        int[] kept = new int[FIELDS];
+        int[] dropped = new int[FIELDS];
+        for (int f = 0; f < FIELDS; f++) {
+            // Unsigned: the span of two longs can pass Long.MAX_VALUE.
+            int bits = max[f] < min[f] ? 0 : 64 - Long.numberOfLeadingZeros(max[f] - min[f]);
+            kept[f] = Math.min(bits, free);
+            dropped[f] = bits - kept[f];
+            free -= kept[f];
+        }
+        long[] keys = new long[n];
+        for (int i = 0; i < n; i++) {
+            Entry e = entries.get(i);
+            long key = 0;
+            for (int f = 0; f < FIELDS; f++) {
+                if (kept[f] > 0) {
+                    key = key << kept[f] | (raw(e, f) - min[f]) >>> dropped[f];
+                }
+            }
+            keys[i] = key << indexBits | i;
+        }
+        java.util.Arrays.sort(keys);
+        long index = (1L << indexBits) - 1;
+        List<Entry> sorted = new ArrayList<>(n);
+        for (long key : keys) {
+            sorted.add(entries.get((int) (key & index)));
+        }
+        sorted.sort(QueueOrder::byPriority);
+        return sorted;
+    }
+
+    /** The fields {@link #byPriority} compares, as {@link #raw} gives them. */
+    private static final int FIELDS = 7;
+
+    /**
+     * Field {@code f} of {@code e} as {@link #byPriority} compares it, each ascending: the tier negated, the
+     * priority complemented (which cannot overflow), the eligible time only for starving entries.
+     */
+    private static long raw(Entry e, int f) {
+        return switch (f) {
+            case 0 -> -(long) e.tier;
+            case 1 -> e.starving ? 0 : 1;
+            case 2 -> e.starving ? e.eligible : 0;
+            case 3 -> ~e.value;
+            case 4 -> e.submit;
+            case 5 -> e.id;
+            default -> e.task;
+        };
     }
 
     /**
