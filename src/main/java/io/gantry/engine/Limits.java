@@ -179,26 +179,24 @@ final class Limits {
     }
 
     /**
-     * The first limit starting this job now in {@code partition} would break, or null; {@code perNode} null
-     * skips the per-node limits.
-     */
-    PendingReason check(PendingJob job, String partition, Tres tres, Tres perNode) {
-        return check(job, partition, job.timeLimitSeconds(), tres, perNode);
-    }
-
-    /**
      * The first limit starting this job now in {@code partition} with a time limit of {@code timeLimit}
      * would break (the limits of the QOSes it is held to there, then the association limits of the highest
      * level of the tree it breaks), or null.
      */
     PendingReason check(PendingJob job, String partition, long timeLimit, Tres tres, Tres perNode) {
+        return check(job, chain(job.account(), job.user()), partition, timeLimit, tres, perNode);
+    }
+
+    /** {@link #check(PendingJob, String, long, Tres, Tres)} for a job whose chain ({@link #chain}) is known. */
+    PendingReason check(PendingJob job, AssocTree.Chain chain, String partition, long timeLimit, Tres tres,
+            Tres perNode) {
         for (Qos q : heldTo(job.qos(), partition)) {
             PendingReason r = check(q, job.user(), job.account(), tres);
             if (r != null) {
                 return r;
             }
         }
-        return tree.check(tree.chain(job.account(), job.user()), timeLimit, tres, perNode);
+        return tree.check(chain, timeLimit, tres, perNode);
     }
 
     /** QOS {@code q}'s limits on what runs under it against its usage, were a job of {@code user} to add {@code tres}. */

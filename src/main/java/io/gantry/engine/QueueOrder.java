@@ -24,15 +24,17 @@ final class QueueOrder {
      * {@code selected} (its slowdown so far reached the policy's threshold, so it is reserved whatever
      * the depth). {@code candidates}: its shapes where it could run, derived here for a job that may be
      * placed this pass (not held, eligible, in no advance reservation); null for the others, which are
-     * refused before their shapes are needed. The keys {@link #byPriority} compares are copied in
+     * refused before their shapes are needed. {@code chain}: the associations it counts at ({@link
+     * Limits#chain}), found here rather than by its account's and user's names when it is decided. The keys {@link #byPriority} compares are copied in
      * ({@code eligible} to {@code task}): sorting reads them millions of times, and through the job, its
      * priority and its id each read was a miss.
      */
     record Entry(PendingJob job, Priority priority, int tier, boolean starving, boolean selected,
-            Candidates candidates, long eligible, long value, long submit, long id, int task) {
+            Candidates candidates, AssocTree.Chain chain, long eligible, long value, long submit, long id, int task) {
 
-        Entry(PendingJob job, Priority priority, int tier, boolean starving, boolean selected, Candidates candidates) {
-            this(job, priority, tier, starving, selected, candidates, job.eligibleFrom(), priority.value(),
+        Entry(PendingJob job, Priority priority, int tier, boolean starving, boolean selected, Candidates candidates,
+                AssocTree.Chain chain) {
+            this(job, priority, tier, starving, selected, candidates, chain, job.eligibleFrom(), priority.value(),
                     job.submitTime(), job.id().id(), job.id().arrayTask());
         }
     }
@@ -50,16 +52,18 @@ final class QueueOrder {
     private final Policy policy;
     private final long now;
     private final Priorities priorities;
+    private final Limits limits;
     private final Layouts layouts;
     /** The candidates of the jobs that can run in their one partition, by their shape there. */
     private final Map<Shape, Candidates> alone = new IdentityHashMap<>();
 
-    QueueOrder(Snapshot snapshot, Cluster c, Priorities priorities, Layouts layouts) {
+    QueueOrder(Snapshot snapshot, Cluster c, Priorities priorities, Limits limits, Layouts layouts) {
         this.snapshot = snapshot;
         this.c = c;
         this.policy = snapshot.policy();
         this.now = snapshot.now();
         this.priorities = priorities;
+        this.limits = limits;
         this.layouts = layouts;
     }
 
@@ -81,7 +85,7 @@ final class QueueOrder {
             boolean placeable = (job.heldBy() == null || job.heldBy() == PendingReason.NONE)
                     && job.eligibleFrom() <= now && job.reservation() == null;
             order.add(new Entry(job, priorities.of(job, tier), tier, starving, selected,
-                    placeable ? candidates(job) : null));
+                    placeable ? candidates(job) : null, limits.chain(job.account(), job.user())));
         }
         return sorted(order);
     }

@@ -103,7 +103,7 @@ final class QueuePass {
         }
         this.priorities = new Priorities(policy.weights(), now, limits, cluster, oldest);
         this.layouts = new Layouts(cluster);
-        this.order = new QueueOrder(snapshot, cluster, priorities, layouts);
+        this.order = new QueueOrder(snapshot, cluster, priorities, limits, layouts);
         this.rules = new PreemptRules(snapshot, cluster, limits);
         this.blocked = new boolean[cluster.parts.length];
         this.reservations = new int[cluster.parts.length];
@@ -238,7 +238,7 @@ final class QueuePass {
             // A partition QOS holds the job only in its partition: it may run in its other partitions.
             List<Shape> allowed = new ArrayList<>(candidates.size());
             for (Shape s : candidates) {
-                PendingReason refused = qosLimit(job, s);
+                PendingReason refused = qosLimit(e, s);
                 if (refused == null) {
                     allowed.add(s);
                 } else if (limit == null) {
@@ -250,7 +250,7 @@ final class QueuePass {
                 limit = null;
             }
         } else {
-            limit = qosLimit(job, candidates.get(0));
+            limit = qosLimit(e, candidates.get(0));
         }
         Tres tres = tresOf(candidates.get(0));
         if (limit == null) {
@@ -268,11 +268,13 @@ final class QueuePass {
     }
 
     /** The first QOS or association limit the job breaks starting now in {@code shape}'s partition, or null. */
-    private PendingReason qosLimit(PendingJob job, Shape shape) {
+    private PendingReason qosLimit(QueueOrder.Entry e, Shape shape) {
+        PendingJob job = e.job();
         String partition = c.parts[shape.partition()].name();
         Tres tres = tresOf(shape);
         PendingReason limit = limits.perJob(job.qos(), partition, job.timeLimitSeconds(), tres);
-        return limit != null ? limit : limits.check(job, partition, tres, perNode(shape));
+        return limit != null ? limit
+                : limits.check(job, e.chain(), partition, job.timeLimitSeconds(), tres, perNode(shape));
     }
 
     /**
