@@ -25,9 +25,9 @@ final class QueueOrder {
      * the depth). {@code candidates}: its shapes where it could run, derived here for a job that may be
      * placed this pass (not held, eligible, in no advance reservation); null for the others, which are
      * refused before their shapes are needed. {@code chain}: the associations it counts at ({@link
-     * Limits#chain}), found here rather than by its account's and user's names when it is decided. The keys {@link #byPriority} compares are copied in
-     * ({@code eligible} to {@code task}): sorting reads them millions of times, and through the job, its
-     * priority and its id each read was a miss.
+     * Limits#chain}), found here rather than by its account's and user's names when it is decided. The
+     * keys {@link #byPriority} compares are copied in ({@code eligible} to {@code task}): sorting reads
+     * them millions of times, and through the job, its priority and its id each read was a miss.
      */
     record Entry(PendingJob job, Priority priority, int tier, boolean starving, boolean selected,
             Candidates candidates, AssocTree.Chain chain, long eligible, long value, long submit, long id, int task) {
@@ -121,7 +121,7 @@ final class QueueOrder {
         int[] dropped = new int[FIELDS];
         for (int f = 0; f < FIELDS; f++) {
             // Unsigned: the span of two longs can pass Long.MAX_VALUE.
-            int bits = max[f] < min[f] ? 0 : 64 - Long.numberOfLeadingZeros(max[f] - min[f]);
+            int bits = 64 - Long.numberOfLeadingZeros(max[f] - min[f]);
             kept[f] = Math.min(bits, free);
             dropped[f] = bits - kept[f];
             free -= kept[f];
