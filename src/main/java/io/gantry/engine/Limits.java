@@ -179,30 +179,32 @@ final class Limits {
     }
 
     /**
-     * The first limit starting this job now in {@code partition} would break, or null; {@code perNode} null
-     * skips the per-node limits.
-     */
-    PendingReason check(PendingJob job, String partition, Tres tres, Tres perNode) {
-        return check(job, partition, job.timeLimitSeconds(), tres, perNode);
-    }
-
-    /**
      * The first limit starting this job now in {@code partition} with a time limit of {@code timeLimit}
      * would break (the limits of the QOSes it is held to there, then the association limits of the highest
      * level of the tree it breaks), or null.
      */
     PendingReason check(PendingJob job, String partition, long timeLimit, Tres tres, Tres perNode) {
+        return check(job, chain(job.account(), job.user()), partition, timeLimit, tres, perNode);
+    }
+
+    /** {@link #check(PendingJob, String, long, Tres, Tres)} for a job whose chain ({@link #chain}) is known. */
+    PendingReason check(PendingJob job, AssocTree.Chain chain, String partition, long timeLimit, Tres tres,
+            Tres perNode) {
         for (Qos q : heldTo(job.qos(), partition)) {
             PendingReason r = check(q, job.user(), job.account(), tres);
             if (r != null) {
                 return r;
             }
         }
-        return tree.check(tree.chain(job.account(), job.user()), timeLimit, tres, perNode);
+        return tree.check(chain, timeLimit, tres, perNode);
     }
 
     /** QOS {@code q}'s limits on what runs under it against its usage, were a job of {@code user} to add {@code tres}. */
     private PendingReason check(Qos q, String user, String account, Tres tres) {
+        if (!limitsUsage(q)) {
+            // Nothing to compare the usage with: no lookups (three per job and QOS, most QOSes set none).
+            return null;
+        }
         Usage uq = usage.get(qosUserKey(q.name(), user));
         int jobs = uq == null ? 0 : uq.jobs;
         Tres held = uq == null ? Tres.ZERO : uq.tres;
@@ -229,6 +231,14 @@ final class Limits {
             return PendingReason.QOS_GRP_CPU_LIMIT;
         }
         return null;
+    }
+
+    /** Whether {@code q} sets a limit {@link #check(Qos, String, String, Tres)} compares usage with. */
+    private static boolean limitsUsage(Qos q) {
+        return q.maxJobsPerUser() > 0 || q.maxJobsPerAccount() > 0 || q.maxTresPerUser().gpus() != Long.MAX_VALUE
+                || q.maxTresPerUser().cpu() != Long.MAX_VALUE || q.maxTresPerAccount().gpus() != Long.MAX_VALUE
+                || q.maxTresPerAccount().cpu() != Long.MAX_VALUE || q.maxTresPerAccount().nodes() != Long.MAX_VALUE
+                || q.grpTres().gpus() != Long.MAX_VALUE || q.grpTres().cpu() != Long.MAX_VALUE;
     }
 
     /** The QOS's MaxJobsPerAccount and MaxTRESPerAccount against what the account's jobs under it hold. */

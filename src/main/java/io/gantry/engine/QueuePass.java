@@ -14,7 +14,7 @@ import java.util.OptionalLong;
  * <ol>
  *   <li>{@link #holdRunning}: the running jobs take what they hold into the profile, and count
  *       against the limits.</li>
- *   <li>{@link #order}: partition tier, then starving jobs oldest first, then priority, then submit
+ *   <li>{@link QueueOrder}: partition tier, then starving jobs oldest first, then priority, then submit
  *       time, then job id; with guarantees, jobs that run within their account's guarantee come
  *       before those that would borrow ({@link #withinGuaranteeFirst}).</li>
  *   <li>Each job once, in that order ({@link #decide}):
@@ -47,6 +47,7 @@ final class QueuePass {
     private final BudgetBook budgets;
     private final Priorities priorities;
     private final Layouts layouts;
+    private final QueueOrder order;
     private final FailedShapes failed = new FailedShapes();
     private final boolean[] blocked;
     private final int[] reservations;
@@ -55,10 +56,6 @@ final class QueuePass {
     /** Guarantees, borrowing and reclaim (issue 16); inactive when no account holds a guarantee. */
     private final QuotaBook quotas;
     private final PreemptRules rules;
-
-    /** {@code selected}: its slowdown so far reached the policy's threshold, so it is reserved whatever the depth. */
-    private record Entry(PendingJob job, Priority priority, int tier, boolean starving, boolean selected) {
-    }
 
     /**
      * What {@link #admit} found: why the job waits ({@code refused}), or the advance reservation it
@@ -106,6 +103,7 @@ final class QueuePass {
         }
         this.priorities = new Priorities(policy.weights(), now, limits, cluster, oldest);
         this.layouts = new Layouts(cluster);
+        this.order = new QueueOrder(snapshot, cluster, priorities, limits, layouts);
         this.rules = new PreemptRules(snapshot, cluster, limits);
         this.blocked = new boolean[cluster.parts.length];
         this.reservations = new int[cluster.parts.length];
@@ -113,13 +111,14 @@ final class QueuePass {
 
     Plan run() {
         holdRunning();
-        List<Entry> order = order();
+        List<QueueOrder.Entry> order = this.order.entries();
         if (quotas.active()) {
             order = withinGuaranteeFirst(order);
         }
         List<Start> starts = new ArrayList<>();
-        List<Waiting> waiting = new ArrayList<>();
-        for (Entry e : order) {
+        // Most jobs wait: sized for all, so 200,000 are not copied over and over as the list grows.
+        List<Waiting> waiting = new ArrayList<>(order.size());
+        for (QueueOrder.Entry e : order) {
             decide(e, starts, waiting);
         }
         return new Plan(now, starts, waiting, preemptions,
@@ -135,97 +134,25 @@ final class QueuePass {
         }
     }
 
-    /** Phase 2: the pending jobs in the order they are decided ({@link #byPriority}). */
-    private List<Entry> order() {
-        List<Entry> order = new ArrayList<>(snapshot.pending().size());
-        double threshold = reservationThreshold();
-        for (PendingJob job : snapshot.pending()) {
-            int tier = 0;
-            for (String name : job.partitions()) {
-                Cluster.Part part = c.partsByName.get(name);
-                if (part != null) {
-                    tier = Math.max(tier, part.tier());
-                }
-            }
-            boolean starving = policy.starvationSeconds() > 0
-                    && now - job.eligibleFrom() >= policy.starvationSeconds();
-            boolean selected = policy.selectiveReservations() && slowdownSoFar(job) >= threshold;
-            order.add(new Entry(job, priorities.of(job, tier), tier, starving, selected));
-        }
-        order.sort(QueuePass::byPriority);
-        return order;
-    }
-
     /**
      * Phase 2, with guarantees: jobs that run within their account's guarantee come before those that
      * would go beyond it (as Kueue orders borrowing workloads last): what a reclaim frees goes to its owner.
      */
-    private List<Entry> withinGuaranteeFirst(List<Entry> order) {
-        List<Entry> beyond = new ArrayList<>();
-        List<Entry> within = new ArrayList<>(order.size());
-        for (Entry e : order) {
-            long[] asked = quotas.requested(e.job.request());
+    private List<QueueOrder.Entry> withinGuaranteeFirst(List<QueueOrder.Entry> order) {
+        List<QueueOrder.Entry> beyond = new ArrayList<>();
+        List<QueueOrder.Entry> within = new ArrayList<>(order.size());
+        for (QueueOrder.Entry e : order) {
+            long[] asked = quotas.requested(e.job().request());
             boolean gpuless = java.util.Arrays.stream(asked).allMatch(n -> n == 0);
-            (gpuless || quotas.underGuarantee(e.job.account(), asked) ? within : beyond).add(e);
+            (gpuless || quotas.underGuarantee(e.job().account(), asked) ? within : beyond).add(e);
         }
         within.addAll(beyond);
         return within;
     }
 
-    /** A job's bounded slowdown if it started now and ran its run estimate. */
-    private double slowdownSoFar(PendingJob job) {
-        long run = job.runEstimate();
-        long waited = Math.max(0, now - job.eligibleFrom());
-        return (double) (waited + run) / Math.max(run, Policy.SLOWDOWN_TAU_SECONDS);
-    }
-
-    /**
-     * The slowdown from which a blocked job is reserved whatever the depth: the policy's threshold,
-     * raised with adaptive reservations to the mean slowdown so far of the jobs that could start now
-     * (not held, eligible); infinite when reservations are not selective.
-     */
-    private double reservationThreshold() {
-        if (!policy.selectiveReservations()) {
-            return Double.POSITIVE_INFINITY;
-        }
-        double threshold = policy.reserveSlowdown();
-        if (policy.adaptiveReservations()) {
-            double sum = 0;
-            int n = 0;
-            for (PendingJob job : snapshot.pending()) {
-                if ((job.heldBy() == null || job.heldBy() == PendingReason.NONE) && job.eligibleFrom() <= now) {
-                    sum += slowdownSoFar(job);
-                    n++;
-                }
-            }
-            if (n > 0) {
-                threshold = Math.max(threshold, sum / n);
-            }
-        }
-        return threshold;
-    }
-
-    /** Partition tier, then starving jobs oldest first, then priority, then submit time, then job id. */
-    private static int byPriority(Entry x, Entry y) {
-        int c = Integer.compare(y.tier, x.tier);
-        if (c == 0) {
-            c = Boolean.compare(y.starving, x.starving);
-        }
-        if (c == 0 && x.starving) {
-            c = Long.compare(x.job.eligibleFrom(), y.job.eligibleFrom());
-        }
-        if (c == 0) {
-            c = Long.compare(y.priority.value(), x.priority.value());
-        }
-        if (c == 0) {
-            c = Long.compare(x.job.submitTime(), y.job.submitTime());
-        }
-        return c != 0 ? c : x.job.id().compareTo(y.job.id());
-    }
-
     /** Phase 3: the job starts, stops others, reserves, or waits, with a reason. */
-    private void decide(Entry e, List<Start> starts, List<Waiting> waiting) {
-        PendingJob job = e.job;
+    private void decide(QueueOrder.Entry e, List<Start> starts, List<Waiting> waiting) {
+        PendingJob job = e.job();
         Admission admitted = admit(e);
         if (admitted.refused() != null) {
             waiting.add(admitted.refused());
@@ -234,7 +161,7 @@ final class QueuePass {
         AdvanceReservation own = admitted.own();
         List<Shape> candidates = admitted.candidates();
         if (job.request().sharesGpus()) {
-            startShared(job, candidates, own, e.priority, starts, waiting);
+            startShared(job, candidates, own, e.priority(), starts, waiting);
             return;
         }
         Attempt tried = startNow(e, admitted);
@@ -247,14 +174,14 @@ final class QueuePass {
             return;
         }
         if (tried.switchWait()) {
-            waiting.add(waiting(job, PendingReason.TOPOLOGY_WAIT, e.priority));
+            waiting.add(waiting(job, PendingReason.TOPOLOGY_WAIT, e.priority()));
             return;
         }
         long duration = job.timeLimitSeconds();
         long end = Math.addExact(now, duration);
         if (quotas.active() && own == null) {
             // Reclaim acts across accounts and comes before QOS preemption.
-            Waiting reclaiming = reclaim(job, candidates, end, e.priority);
+            Waiting reclaiming = reclaim(job, candidates, end, e.priority());
             if (reclaiming != null) {
                 waiting.add(reclaiming);
                 return;
@@ -262,7 +189,7 @@ final class QueuePass {
         }
         if (own == null) {
             Qos qos = limits.qos(job.qos());
-            Preempting preempting = preempt(job, qos, candidates, end, e.priority);
+            Preempting preempting = preempt(job, qos, candidates, end, e.priority());
             if (preempting != null && preempting.started() != null) {
                 started(job, preempting.started(), admitted.tres(), starts);
                 return;
@@ -274,8 +201,8 @@ final class QueuePass {
         }
         // A job in an advance reservation waits for its nodes without holding others in the profile.
         Waiting reserved = own == null
-                ? reserve(job, candidates, duration, tried.reason(), e.priority, e.starving || e.selected) : null;
-        waiting.add(reserved != null ? reserved : waiting(job, tried.reason(), e.priority));
+                ? reserve(job, candidates, duration, tried.reason(), e.priority(), e.starving() || e.selected()) : null;
+        waiting.add(reserved != null ? reserved : waiting(job, tried.reason(), e.priority()));
     }
 
     /** A start decided: it is kept, and what it holds counts against its limits and budgets from now on. */
@@ -286,33 +213,32 @@ final class QueuePass {
     }
 
     /** Phase 3a: whether the job may be placed at all now, and where. */
-    private Admission admit(Entry e) {
-        PendingJob job = e.job;
+    private Admission admit(QueueOrder.Entry e) {
+        PendingJob job = e.job();
         if (job.heldBy() != null && job.heldBy() != PendingReason.NONE) {
-            return Admission.refuse(waiting(job, job.heldBy(), e.priority));
+            return Admission.refuse(waiting(job, job.heldBy(), e.priority()));
         }
         if (job.eligibleFrom() > now) {
-            return Admission.refuse(waiting(job, PendingReason.BEGIN_TIME, e.priority));
+            return Admission.refuse(waiting(job, PendingReason.BEGIN_TIME, e.priority()));
         }
         AdvanceReservation own = null;
         if (job.reservation() != null) {
             own = profile.advanceReservation(job.reservation());
             if (own == null || own.start() > now || own.end() <= now) {
-                return Admission.refuse(waiting(job, PendingReason.RESERVATION, e.priority));
+                return Admission.refuse(waiting(job, PendingReason.RESERVATION, e.priority()));
             }
         }
-        List<Shape> candidates = new ArrayList<>(job.partitions().size());
-        PendingReason firstNo = layouts.candidates(job, candidates);
+        QueueOrder.Candidates derived = e.candidates() != null ? e.candidates() : order.candidates(job);
+        List<Shape> candidates = derived.shapes();
         if (candidates.isEmpty()) {
-            return Admission.refuse(waiting(job, firstNo, e.priority));
+            return Admission.refuse(waiting(job, derived.firstNo(), e.priority()));
         }
-        candidates.sort(Comparator.comparingInt((Shape s) -> -c.parts[s.partition()].tier()));
         PendingReason limit = null;
         if (limits.byPartition() && candidates.size() > 1) {
             // A partition QOS holds the job only in its partition: it may run in its other partitions.
             List<Shape> allowed = new ArrayList<>(candidates.size());
             for (Shape s : candidates) {
-                PendingReason refused = qosLimit(job, s);
+                PendingReason refused = qosLimit(e, s);
                 if (refused == null) {
                     allowed.add(s);
                 } else if (limit == null) {
@@ -324,7 +250,7 @@ final class QueuePass {
                 limit = null;
             }
         } else {
-            limit = qosLimit(job, candidates.get(0));
+            limit = qosLimit(e, candidates.get(0));
         }
         Tres tres = tresOf(candidates.get(0));
         if (limit == null) {
@@ -336,25 +262,27 @@ final class QueuePass {
             limit = quotas.refusal(job.account(), asked, quotas.classify(job.account(), asked));
         }
         if (limit != null) {
-            return Admission.refuse(waiting(job, limit, e.priority));
+            return Admission.refuse(waiting(job, limit, e.priority()));
         }
         return new Admission(null, own, candidates, tres);
     }
 
     /** The first QOS or association limit the job breaks starting now in {@code shape}'s partition, or null. */
-    private PendingReason qosLimit(PendingJob job, Shape shape) {
+    private PendingReason qosLimit(QueueOrder.Entry e, Shape shape) {
+        PendingJob job = e.job();
         String partition = c.parts[shape.partition()].name();
         Tres tres = tresOf(shape);
         PendingReason limit = limits.perJob(job.qos(), partition, job.timeLimitSeconds(), tres);
-        return limit != null ? limit : limits.check(job, partition, tres, perNode(shape));
+        return limit != null ? limit
+                : limits.check(job, e.chain(), partition, job.timeLimitSeconds(), tres, perNode(shape));
     }
 
     /**
      * Phase 3b: starts the job now in the first of its partitions (highest tier first) where it fits
      * without touching what is reserved for jobs ahead of it, or says why it does not.
      */
-    private Attempt startNow(Entry e, Admission admitted) {
-        PendingJob job = e.job;
+    private Attempt startNow(QueueOrder.Entry e, Admission admitted) {
+        PendingJob job = e.job();
         AdvanceReservation own = admitted.own();
         Tres tres = admitted.tres();
         long duration = job.timeLimitSeconds();
@@ -409,7 +337,7 @@ final class QueuePass {
                     switchWait = true;
                     continue;
                 }
-                Start started = start(job, placed, chosen, until, holdUntil, blocked[p], e.priority);
+                Start started = start(job, placed, chosen, until, holdUntil, blocked[p], e.priority());
                 if (quotas.active()) {
                     // Placed: now the GPU types are known, so typed guarantees count exactly.
                     long[] need = quotas.need(started.allocation());
@@ -417,7 +345,7 @@ final class QueuePass {
                     PendingReason refused = quotas.refusal(job.account(), need, kind);
                     if (refused != null) {
                         profile.giveBack(started.allocation(), holdUntil);
-                        return new Attempt(null, null, waiting(job, refused, e.priority), reason, switchWait);
+                        return new Attempt(null, null, waiting(job, refused, e.priority()), reason, switchWait);
                     }
                     quotas.charge(job.id(), job.account(), need, kind);
                 }
