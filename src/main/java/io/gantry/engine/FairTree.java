@@ -163,6 +163,10 @@ public final class FairTree {
                 n.effectiveUsage = usage == 0 ? 0 : n.usage / usage;
                 n.levelFs = n.normShares == 0 ? 0
                         : n.effectiveUsage == 0 ? Double.POSITIVE_INFINITY : n.normShares / n.effectiveUsage;
+                if (Double.isNaN(n.levelFs)) {
+                    // Usage beyond what a double holds (infinite over infinite): ranked last, not NaN.
+                    n.levelFs = 0;
+                }
             }
         }
 
@@ -184,8 +188,10 @@ public final class FairTree {
                     .thenComparing(n -> n.user == null ? "" : n.user));
             int i = 0;
             while (i < sorted.size()) {
-                int j = i;
-                while (j < sorted.size() && sorted.get(j).levelFs == sorted.get(i).levelFs) {
+                // At least one node a round, and ties by Double.compare: NaN == NaN is false, which once left
+                // this loop where it was, forever, holding a request thread.
+                int j = i + 1;
+                while (j < sorted.size() && Double.compare(sorted.get(j).levelFs, sorted.get(i).levelFs) == 0) {
                     j++;
                 }
                 List<Node> tied = sorted.subList(i, j);

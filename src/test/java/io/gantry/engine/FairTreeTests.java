@@ -19,6 +19,17 @@ class FairTreeTests {
     private static final List<User> ONE_USER_EACH = List.of(new User("a", "ua", 1), new User("b", "ub", 1));
 
     @Test
+    void usageBeyondWhatADoubleHoldsStillGivesEveryUserAFactor() {
+        // Two accounts whose usage sums to infinity: each one's effective usage was infinity over infinity (NaN),
+        // and ranking NaN never moved past it, holding the request (GET /fairshare, /quotas, /work) forever.
+        FairTree.Result r = FairTree.compute(TWO_ACCOUNTS, ONE_USER_EACH,
+                Map.of("a", Map.of("ua", Double.MAX_VALUE), "b", Map.of("ub", Double.POSITIVE_INFINITY)));
+        assertThat(r.factor("a", "ua")).isBetween(0.0, 1.0);
+        assertThat(r.factor("b", "ub")).isBetween(0.0, 1.0);
+        assertThat(r.lines()).allSatisfy(l -> assertThat(l.levelFairShare()).isNotNaN());
+    }
+
+    @Test
     void withoutUsageEveryoneTiesAtTheTop() {
         FairTree.Result r = FairTree.compute(TWO_ACCOUNTS, ONE_USER_EACH, Map.of());
         assertThat(r.factor("a", "ua")).isEqualTo(1.0);
