@@ -214,8 +214,7 @@ class AccountCoordinators {
                 errors.add(new FieldError("defaultQos", notAllowed(defaultQos, accounts, allowed.get())));
             }
             if (!errors.isEmpty()) {
-                throw new GantryException(ProblemType.FORBIDDEN, errors.stream().map(e -> e.field() + ": " + e.message())
-                        .reduce((a, b) -> a + "; " + b).orElse(""), errors);
+                throw new GantryException(ProblemType.FORBIDDEN, GantryException.summary(errors), errors);
             }
         }
 

@@ -2,7 +2,6 @@ package io.gantry.accounting;
 
 import io.gantry.api.GantryException.FieldError;
 import io.gantry.api.GantryException;
-import io.gantry.api.ProblemType;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -60,8 +59,7 @@ final class AccountFields {
 
     static void throwIfAny(List<FieldError> errors) {
         if (!errors.isEmpty()) {
-            throw new GantryException(ProblemType.VALIDATION, errors.stream().map(e -> e.field() + ": " + e.message())
-                    .reduce((a, b) -> a + "; " + b).orElse(""), errors);
+            throw GantryException.invalid(errors);
         }
     }
 

@@ -39,6 +39,16 @@ public class GantryException extends RuntimeException {
         return new GantryException(ProblemType.NOT_FOUND, what + " '" + name + "' does not exist");
     }
 
+    /** A 400 naming every field in {@code errors}, its detail each "field: message" joined by "; ". */
+    public static GantryException invalid(List<FieldError> errors) {
+        return new GantryException(ProblemType.VALIDATION, summary(errors), errors);
+    }
+
+    /** "field: message; field: message", as every problem with field errors is summed up. */
+    public static String summary(List<FieldError> errors) {
+        return errors.stream().map(e -> e.field() + ": " + e.message()).reduce((a, b) -> a + "; " + b).orElse("");
+    }
+
     public static GantryException badRequest(String field, String message) {
         return new GantryException(ProblemType.VALIDATION, field + ": " + message,
                 List.of(new FieldError(field, message)));

@@ -239,9 +239,7 @@ class ProblemHandler {
     }
 
     private static String summary(List<GantryException.FieldError> errors) {
-        return errors.isEmpty() ? "The request is invalid"
-                : errors.stream().map(e -> e.field() + ": " + e.message())
-                        .reduce((a, b) -> a + "; " + b).orElseThrow();
+        return errors.isEmpty() ? "The request is invalid" : GantryException.summary(errors);
     }
 
 }

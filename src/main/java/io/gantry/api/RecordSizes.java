@@ -58,9 +58,7 @@ public final class RecordSizes {
             }
         }
         if (errors != null) {
-            String summary = errors.stream().map(e -> e.field() + ": " + e.message())
-                    .reduce((a, b) -> a + "; " + b).orElseThrow();
-            throw new GantryException(ProblemType.VALIDATION, summary, errors);
+            throw GantryException.invalid(errors);
         }
     }
 
