@@ -41,6 +41,8 @@
 # gantry.jobs.max-array-size), LATENCY_JOBS (200), LIST_REQUESTS (200), MAX_SECONDS (300: the latency
 # and list loads stop early after it), THROUGHPUT_JOBS (30000),
 # AGENT_STEPS ("2500 12500"), AGENT_SECONDS (30), AGENT_POLL_WAIT (10 s), AGENT_JOBS_PER_SECOND (20),
+# AGENT_CONTROLLER_OPTS (-Xms1g -Xmx4g: each held poll keeps Tomcat's buffers of its request, about 100 KB
+# of heap an agent; with 2 GB, 18,500 agents ran the heap out and the poller thread died),
 # SIMULATE_JOBS (50000), SIMULATE_NODES (5000), TRACE (../shared/traces/SDSC-BLUE-2000-4.2-cln.swf.gz),
 # SIMULATE_OPTS (-Xmx2g), KEEP_WORK (set: keep the controller logs, printed at the end).
 set -euo pipefail
@@ -54,6 +56,7 @@ DB=${DB:-gantry_bench_cp}
 PORT=${PORT:-8080}
 JAR=${JAR:-target/gantry.jar}
 CONTROLLER_OPTS=${CONTROLLER_OPTS:--Xms1g -Xmx2g}
+AGENT_CONTROLLER_OPTS=${AGENT_CONTROLLER_OPTS:--Xms1g -Xmx4g}
 START_TIMEOUT=${START_TIMEOUT:-600}
 CLIENTS=${CLIENTS:-16}
 SUBMIT_SECONDS=${SUBMIT_SECONDS:-30}
@@ -455,7 +458,7 @@ part_agents() {
         echo "# WARNING: open files limit $fds is below $top agents + 1000: raise the hard limit (ulimit -Hn)"
     [ "$ports" -gt "$top" ] || echo "# WARNING: $ports ephemeral ports for $top agents (ip_local_port_range)"
     fresh_database
-    start_controller agents --gantry.agents.poll-wait="${AGENT_POLL_WAIT}s"
+    CONTROLLER_OPTS=$AGENT_CONTROLLER_OPTS start_controller agents --gantry.agents.poll-wait="${AGENT_POLL_WAIT}s"
     run_loadtest agents --agents "$steps" --seconds "$AGENT_SECONDS" --settle $((AGENT_POLL_WAIT + 5)) \
         --jobs-per-second "$AGENT_JOBS_PER_SECOND" --partition cpu --job-seconds 1
     local goal_ms=$(((AGENT_POLL_WAIT + 1) * 1000)) threads="" step line
@@ -481,7 +484,8 @@ part_agents() {
     if [ "$AGENT_JOBS_PER_SECOND" -gt 0 ]; then
         local r99
         r99=$(field report_p99_ms loadtest=agents-jobs)
-        target "target=agents-report figure=report_p99_ms=$r99 goal=p99<${goal_ms}ms met=$(met "$r99 < $goal_ms")" \
+        # A report (a job started or ended) is answered at once, not held: under a second.
+        target "target=agents-report figure=report_p99_ms=$r99 goal=p99<1000ms met=$(met "$r99 < 1000")" \
             "poll_p99_ms=$(field poll_p99_ms loadtest=agents-jobs) jobs_per_s=$AGENT_JOBS_PER_SECOND" \
             "submitted=$(field submitted loadtest=agents-jobs) launched=$(field launched loadtest=agents-jobs)" \
             "reports=$(field reports loadtest=agents-jobs) report_errors=$(field report_errors loadtest=agents-jobs)"

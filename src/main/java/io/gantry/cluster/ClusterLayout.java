@@ -237,8 +237,7 @@ public record ClusterLayout(
      * listed in each of its partitions.
      */
     public ClusterLayout withNode(NodeSpec node) {
-        Map<String, NodeSpec> newNodes = new LinkedHashMap<>(nodes);
-        newNodes.put(node.name(), node);
+        NodeMap newNodes = NodeMap.of(nodes).with(node);
         Map<String, PartitionSpec> newPartitions = new LinkedHashMap<>(partitions);
         for (String name : node.partitions()) {
             PartitionSpec p = partitions.get(name);
@@ -256,7 +255,7 @@ public record ClusterLayout(
                         p.billingWeights()));
             }
         }
-        return new ClusterLayout(name, Map.copyOf(newNodes), Map.copyOf(newPartitions), switches, blocks, blockSizes,
+        return new ClusterLayout(name, newNodes, Map.copyOf(newPartitions), switches, blocks, blockSizes,
                 preemptType);
     }
 
@@ -305,7 +304,7 @@ public record ClusterLayout(
                     List.copyOf(partitionsOfNode.get(node)), leafOfNode.get(node), blockOfNode.get(node),
                     migOf.get(set), set.shardsPerGpu())));
             String name = config.name() == null || config.name().isBlank() ? "gantry" : config.name();
-            return new ClusterLayout(name, Map.copyOf(nodes), Map.copyOf(partitions), switches, blocks, blockSizes,
+            return new ClusterLayout(name, NodeMap.of(nodes), Map.copyOf(partitions), switches, blocks, blockSizes,
                     preemptType);
         }
 

@@ -2,10 +2,10 @@ package io.gantry.jobs;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
@@ -21,17 +21,17 @@ import io.gantry.jobs.JobViews.JobView;
 @Service
 public class HostedJobs {
 
-    private static final EnumSet<JobState> ON_NODE = EnumSet.of(JobState.RUNNING, JobState.COMPLETING,
-            JobState.SUSPENDED);
-
     private final JobRepository jobs;
     private final JobScripts scripts;
     private final JobEventRepository events;
     private final org.springframework.context.ApplicationEventPublisher publisher;
     private final io.gantry.cluster.ClusterService cluster;
+    private final JdbcClient jdbc;
 
     HostedJobs(JobRepository jobs, JobScripts scripts, io.gantry.cluster.ClusterService cluster,
-            JobEventRepository events, org.springframework.context.ApplicationEventPublisher publisher) {
+            JobEventRepository events, org.springframework.context.ApplicationEventPublisher publisher,
+            JdbcClient jdbc) {
+        this.jdbc = jdbc;
         this.events = events;
         this.publisher = publisher;
         this.jobs = jobs;
@@ -57,10 +57,24 @@ public class HostedJobs {
         }
     }
 
-    /** Running and completing jobs whose batch script runs on {@code node}. */
+    /**
+     * Running and completing jobs whose batch script runs on {@code node}. One plain SELECT: every join
+     * and every agent's sync asks it, and the repository's query cost each of them more than its answer
+     * (a third of a joining agent's time at 18,500 agents).
+     */
     @Transactional(readOnly = true)
     public List<HostedJob> onBatchHost(String node) {
-        return jobs.findByBatchHostAndStateIn(node, ON_NODE).stream().map(HostedJobs::hosted).toList();
+        return jdbc.sql("SELECT id, job_id, array_task_id, state, batch_host, launched, start_time, allocated_nodes "
+                        + "FROM jobs WHERE batch_host = :node AND state IN ('RUNNING', 'COMPLETING', 'SUSPENDED')")
+                .param("node", node)
+                .query((rs, n) -> {
+                    java.time.OffsetDateTime started = rs.getObject("start_time", java.time.OffsetDateTime.class);
+                    return new HostedJob(rs.getLong("id"), JobIds.format(rs.getLong("job_id"), rs.getInt("array_task_id")),
+                            JobState.valueOf(rs.getString("state")), rs.getString("batch_host"),
+                            rs.getBoolean("launched"), started == null ? null : started.toInstant(),
+                            rs.getString("allocated_nodes"));
+                })
+                .list();
     }
 
     /** The jobs with these display ids ({@code 42}, {@code 42_7}) that exist, in one query; ids that do not parse are skipped. */

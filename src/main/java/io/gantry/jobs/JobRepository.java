@@ -49,5 +49,4 @@ interface JobRepository extends JpaRepository<JobEntity, Long> {
 
     long countByAccountInAndStateIn(Collection<String> accounts, Collection<JobState> states);
 
-    List<JobEntity> findByBatchHostAndStateIn(String batchHost, Collection<JobState> states);
 }
