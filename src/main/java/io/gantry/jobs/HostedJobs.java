@@ -21,6 +21,10 @@ import io.gantry.jobs.JobViews.JobView;
 @Service
 public class HostedJobs {
 
+    /** The states of a job its batch host's agent runs (or is ending). */
+    private static final List<String> ON_NODE = java.util.stream.Stream.of(JobState.RUNNING, JobState.COMPLETING,
+            JobState.SUSPENDED).map(Enum::name).toList();
+
     private final JobRepository jobs;
     private final JobScripts scripts;
     private final JobEventRepository events;
@@ -60,13 +64,14 @@ public class HostedJobs {
     /**
      * Running and completing jobs whose batch script runs on {@code node}. One plain SELECT: every join
      * and every agent's sync asks it, and the repository's query cost each of them more than its answer
-     * (a third of a joining agent's time at 18,500 agents).
+     * (a quarter of a joining agent's time at 18,500 agents).
      */
     @Transactional(readOnly = true)
     public List<HostedJob> onBatchHost(String node) {
         return jdbc.sql("SELECT id, job_id, array_task_id, state, batch_host, launched, start_time, allocated_nodes "
-                        + "FROM jobs WHERE batch_host = :node AND state IN ('RUNNING', 'COMPLETING', 'SUSPENDED')")
+                        + "FROM jobs WHERE batch_host = :node AND state IN (:states)")
                 .param("node", node)
+                .param("states", ON_NODE)
                 .query((rs, n) -> {
                     java.time.OffsetDateTime started = rs.getObject("start_time", java.time.OffsetDateTime.class);
                     return new HostedJob(rs.getLong("id"), JobIds.format(rs.getLong("job_id"), rs.getInt("array_task_id")),
