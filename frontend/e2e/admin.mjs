@@ -6,7 +6,7 @@
 // behind the page's back is refused at its select), read back, and cleared; a MAINT reservation for an account on a partition is
 // made, its duration changed and it is deleted; an account's GPU guarantee and borrow and lend limits are
 // set; the audit view lists those edits; a bad TRES string shows the server's error at its field and
-// stores nothing. DashboardIntegrationTests runs it against the demo cluster.
+// stores nothing. DashboardJarIntegrationTests runs it against the demo cluster.
 //   node frontend/e2e/admin.mjs <baseUrl> [screenshotDir]
 // Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).
 import { join, resolve } from 'node:path';

@@ -1,5 +1,5 @@
 // End-to-end test of an array's page at scale (issue 34, item 2), in Debian's Chromium, against a
-// controller whose max-array-size allows 100,000 tasks (DashboardIntegrationTests starts one on the
+// controller whose max-array-size allows 100,000 tasks (DashboardAtScaleIntegrationTests starts one on the
 // demo cluster): the summary and the first page of a 100,000-task array come quickly, the page asks
 // the server little while tasks churn yet follows them, the task table filters by state, exit code
 // and node, and an array's failed tasks are resubmitted.

@@ -2,7 +2,7 @@
 // browser drains three nodes by hostlist in one go (asked first; Cancel keeps them), sees them drained
 // through the API, clicks Undo and sees them back; an unknown name in the hostlist changes nothing; a
 // pending job is held and the hold undone; cancelling a job says it cannot be undone.
-// DashboardIntegrationTests runs it against the demo cluster.
+// DashboardJarIntegrationTests runs it against the demo cluster.
 //   node frontend/e2e/bulk.mjs <baseUrl> [screenshotDir]
 // Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).
 import { join, resolve } from 'node:path';

@@ -3,7 +3,7 @@
 // of the last 24 hours listed. An admin's jobs list is everyone's. On the nodes table and a node's page,
 // a node inside a reservation says which, a maintenance coming says when, a drained node says who
 // drained it and when, and a node that failed most of the jobs it got lately is marked failing.
-// DashboardIntegrationTests runs it against the demo cluster (a data directory of its own).
+// DashboardJarIntegrationTests runs it against the demo cluster (a data directory of its own).
 //   node frontend/e2e/mywork.mjs <baseUrl> [screenshotDir]
 // Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).
 import { join, resolve } from 'node:path';

@@ -2,7 +2,7 @@
 // (issue 17): the output panel shows the lines the job prints while it runs, updating without a
 // reload, then says it ended; its error file is the other tab; a job on a simulated node says it has
 // no output; eight tabs on running jobs' pages each show their job's output and leave Cancel answering at
-// once. DashboardIntegrationTests starts a controller with node1 (a real agent, 8 CPUs) and sim1.
+// once. DashboardJarIntegrationTests starts a controller with node1 (a real agent, 8 CPUs) and sim1.
 //   node frontend/e2e/output.mjs <baseUrl> <workDir> [screenshotDir]
 // <workDir>: a directory the job (run by the agent as this user) and this script both reach.
 // Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).

@@ -2,7 +2,7 @@
 // exactly their accounts and QOS; a script with three mistakes on three lines (no #! on line 1, an
 // unknown partition on line 2, a bad --time on line 3) shows all three at their lines after ONE click
 // of Submit, with one request and no job created; the fixed script's "When would it start?" shows an
-// expected start; Submit then lands on the job's page. DashboardIntegrationTests runs it against the
+// expected start; Submit then lands on the job's page. DashboardJarIntegrationTests runs it against the
 // demo cluster.
 //   node frontend/e2e/submit.mjs <baseUrl> [screenshotDir]
 // Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).

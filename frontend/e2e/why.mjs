@@ -1,7 +1,7 @@
 // End-to-end test of why-pending in the browser for the waits people find hardest to read (issue 34,
 // item 4): a job waiting for a maintenance window, one waiting for its account's guarantee to be
 // reclaimed, one naming a busy healthy node with -w, and one waiting for its begin time. Each job's page
-// must name the reason in its own words. DashboardIntegrationTests runs it against the demo cluster.
+// must name the reason in its own words. DashboardJarIntegrationTests runs it against the demo cluster.
 //   node frontend/e2e/why.mjs <baseUrl> [screenshotDir]
 // Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).
 import { join, resolve } from 'node:path';

@@ -9,19 +9,34 @@ import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import io.gantry.support.GantryIntegrationTest;
+import io.gantry.support.OwnDatabase;
 
 /**
  * A registration is all or nothing: a node an agent joins reaches the layout in memory only once its
  * row is committed, so one the store refuses, or whose transaction rolls back, leaves no node in
  * memory that the store does not have (before, such a "ghost" made every later registration of its
- * name fail, and its partition showed it).
+ * name fail, and its partition showed it). On a database of its own: the node it joins stays, and would
+ * change the demo cluster the other classes share (ClusterIntegrationTests counts its nodes).
  */
-@GantryIntegrationTest
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@ActiveProfiles("postgres")
+@DirtiesContext
 class AgentNodesIntegrationTests {
+
+    private static final String DATABASE = "gantry_agent_nodes_it_" + ProcessHandle.current().pid();
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        OwnDatabase.register(registry, DATABASE);
+    }
 
     @Autowired
     AgentNodes nodes;

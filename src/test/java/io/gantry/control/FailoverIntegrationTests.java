@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
@@ -31,6 +32,7 @@ import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
 import io.gantry.support.TestDatabase;
+import io.gantry.support.TestLocks;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -40,6 +42,7 @@ import tools.jackson.databind.JsonNode;
  * is held by two jobs, the job that ran before keeps running, the standby schedules, and the
  * agents find it by themselves.
  */
+@ResourceLock(TestLocks.HOST)
 class FailoverIntegrationTests {
 
     private static final String DATABASE = "gantry_failover_test";

@@ -28,6 +28,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -46,6 +47,7 @@ import tools.jackson.databind.json.JsonMapper;
  * the other clients, is dropped and resumes; streams are capped per user; an event sent by one
  * controller reaches the clients of another; a client going away is no error in the log.
  */
+@Isolated // it reads the JVM's output, which classes running beside it would write to
 @GantryIntegrationTest
 class EventsIntegrationTests {
 

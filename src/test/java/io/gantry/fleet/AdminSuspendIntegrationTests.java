@@ -21,12 +21,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
+import io.gantry.support.TestLocks;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -36,6 +38,7 @@ import tools.jackson.databind.JsonNode;
  * GPUs (a job that needs them waits), past its time limit counted from its start; a user is refused in Slurm's
  * words; {@code scontrol resume} thaws it and it runs on to COMPLETED, after which the waiting job runs.
  */
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AdminSuspendIntegrationTests {
 

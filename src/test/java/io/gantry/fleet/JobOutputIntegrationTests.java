@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
@@ -26,6 +27,7 @@ import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
 import io.gantry.support.SseClient;
+import io.gantry.support.TestLocks;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -33,6 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
  * its real bash script: at once, from an offset, and followed like {@code tail -f} until the job
  * ends. Only the owner (and OPERATORs, ADMINs) may read them; a job on a simulated node has none.
  */
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobOutputIntegrationTests {
 

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
@@ -23,6 +24,7 @@ import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.FakeNvidiaSmi;
 import io.gantry.support.OwnCluster;
+import io.gantry.support.TestLocks;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -32,6 +34,7 @@ import tools.jackson.databind.JsonNode;
  * CANCEL) warns A with an event and SIGUSR1 (which its own trap records), then cancels it with a reason that
  * says why, while B runs on, and C, as idle as A, is never touched.
  */
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GpuIdlePolicyIntegrationTests {
 

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -33,6 +34,7 @@ import io.gantry.support.ApiClient.Response;
 import io.gantry.support.GantryIntegrationTest;
 import tools.jackson.databind.JsonNode;
 
+@Isolated // it reads the JVM's output, which classes running beside it would write to
 @GantryIntegrationTest
 @ExtendWith(OutputCaptureExtension.class)
 class SecurityIntegrationTests {

@@ -23,11 +23,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
+import io.gantry.support.TestLocks;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -38,6 +40,7 @@ import tools.jackson.databind.JsonNode;
  * follows a resize, takes Ctrl-C as a key and ends with the shell's exit code; {@code srun --jobid=J
  * --overlap --pty} enters one's own running job and not another user's.
  */
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class InteractiveIntegrationTests {
 

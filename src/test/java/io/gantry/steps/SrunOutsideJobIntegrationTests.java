@@ -19,11 +19,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
+import io.gantry.support.TestLocks;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -32,6 +34,7 @@ import tools.jackson.databind.JsonNode;
  * job's one step, relays the output and ends with the step's exit code, as the job does; {@code --jobid}
  * runs a step in one's own running job and is refused in another user's.
  */
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SrunOutsideJobIntegrationTests {
 
