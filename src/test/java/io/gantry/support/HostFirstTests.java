@@ -1,0 +1,88 @@
+package io.gantry.support;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.annotation.Annotation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.ClassDescriptor;
+import org.junit.jupiter.api.ClassOrdererContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.platform.commons.support.AnnotationSupport;
+
+/** The node's classes first, the rest in the order they were found. */
+class HostFirstTests {
+
+    @ResourceLock(TestLocks.SHARED_CONTEXT)
+    static class Shared {
+    }
+
+    @ResourceLock(TestLocks.HOST)
+    static class Agents {
+    }
+
+    static class Plain {
+    }
+
+    @ResourceLock("something-else")
+    @ResourceLock(TestLocks.HOST)
+    static class MoreAgents {
+    }
+
+    @GantryIntegrationTest
+    static class SharedContext {
+    }
+
+    @Test
+    void classesHoldingTheHostComeFirstAndTheOthersKeepTheirOrder() {
+        List<Descriptor> found = new ArrayList<>(List.of(new Descriptor(Shared.class), new Descriptor(Agents.class),
+                new Descriptor(SharedContext.class), new Descriptor(Plain.class), new Descriptor(MoreAgents.class)));
+
+        new HostFirst().orderClasses(new ClassOrdererContext() {
+            @Override
+            public List<? extends ClassDescriptor> getClassDescriptors() {
+                return found;
+            }
+
+            @Override
+            public Optional<String> getConfigurationParameter(String key) {
+                return Optional.empty();
+            }
+        });
+
+        assertThat(found).extracting(Descriptor::getTestClass)
+                .containsExactly(Agents.class, MoreAgents.class, Shared.class, SharedContext.class, Plain.class);
+    }
+
+    /** A found class, its annotations read as JUnit reads them (meta-annotations and repeats included). */
+    private record Descriptor(Class<?> testClass) implements ClassDescriptor {
+
+        @Override
+        public Class<?> getTestClass() {
+            return testClass;
+        }
+
+        @Override
+        public String getDisplayName() {
+            return testClass.getSimpleName();
+        }
+
+        @Override
+        public boolean isAnnotated(Class<? extends Annotation> type) {
+            return AnnotationSupport.isAnnotated(testClass, type);
+        }
+
+        @Override
+        public <A extends Annotation> Optional<A> findAnnotation(Class<A> type) {
+            return AnnotationSupport.findAnnotation(testClass, type);
+        }
+
+        @Override
+        public <A extends Annotation> List<A> findRepeatableAnnotations(Class<A> type) {
+            return AnnotationSupport.findRepeatableAnnotations(testClass, type);
+        }
+    }
+}
