@@ -33,12 +33,7 @@ class DashboardJarIntegrationTests {
      */
     @Test
     void aJobsPageSaysInWordsWhyItWaitsForMaintenanceReclaimABusyNodeOrItsBeginTime(@TempDir Path dataDir) throws Exception {
-        BrowserScript.assumeChromium();
-        try (ControllerProcess controller = new ControllerProcess(dataDir, "--server.shutdown=immediate")) {
-            controller.start();
-            BrowserScript.run(Path.of("target", "e2e-why.log"), 4, BrowserScript.script("why.mjs").toString(), "http://127.0.0.1:" + controller.port(),
-                    Path.of("target", "screenshots").toString());
-        }
+        onTheDemoCluster(dataDir, "why");
     }
 
     /**
@@ -50,12 +45,7 @@ class DashboardJarIntegrationTests {
      */
     @Test
     void anOperatorDrainsAHostlistInOneGoAndUndoesItAndAHold(@TempDir Path dataDir) throws Exception {
-        BrowserScript.assumeChromium();
-        try (ControllerProcess controller = new ControllerProcess(dataDir, "--server.shutdown=immediate")) {
-            controller.start();
-            BrowserScript.run(Path.of("target", "e2e-bulk.log"), 4, BrowserScript.script("bulk.mjs").toString(), "http://127.0.0.1:" + controller.port(),
-                    Path.of("target", "screenshots").toString());
-        }
+        onTheDemoCluster(dataDir, "bulk");
     }
 
     /**
@@ -70,12 +60,7 @@ class DashboardJarIntegrationTests {
      */
     @Test
     void anAdminsEditsRoundTripThroughTheDashboardAndDestructiveOnesAskFirst(@TempDir Path dataDir) throws Exception {
-        BrowserScript.assumeChromium();
-        try (ControllerProcess controller = new ControllerProcess(dataDir, "--server.shutdown=immediate")) {
-            controller.start();
-            BrowserScript.run(Path.of("target", "e2e-admin.log"), 4, BrowserScript.script("admin.mjs").toString(), "http://127.0.0.1:" + controller.port(),
-                    Path.of("target", "screenshots").toString());
-        }
+        onTheDemoCluster(dataDir, "admin");
     }
 
     /**
@@ -88,12 +73,7 @@ class DashboardJarIntegrationTests {
      */
     @Test
     void theSubmitFormShowsEveryMistakeAtItsLineInOneRoundAndSaysWhenAJobWouldStart(@TempDir Path dataDir) throws Exception {
-        BrowserScript.assumeChromium();
-        try (ControllerProcess controller = new ControllerProcess(dataDir, "--server.shutdown=immediate")) {
-            controller.start();
-            BrowserScript.run(Path.of("target", "e2e-submit.log"), 4, BrowserScript.script("submit.mjs").toString(), "http://127.0.0.1:" + controller.port(),
-                    Path.of("target", "screenshots").toString());
-        }
+        onTheDemoCluster(dataDir, "submit");
     }
 
     /**
@@ -106,12 +86,7 @@ class DashboardJarIntegrationTests {
      */
     @Test
     void aUserLandsOnTheirWorkAndTheNodesSayWhatTheirStateDoesNot(@TempDir Path dataDir) throws Exception {
-        BrowserScript.assumeChromium();
-        try (ControllerProcess controller = new ControllerProcess(dataDir, "--server.shutdown=immediate")) {
-            controller.start();
-            BrowserScript.run(Path.of("target", "e2e-mywork.log"), 4, BrowserScript.script("mywork.mjs").toString(), "http://127.0.0.1:" + controller.port(),
-                    Path.of("target", "screenshots").toString());
-        }
+        onTheDemoCluster(dataDir, "mywork");
     }
 
     /**
@@ -139,6 +114,19 @@ class DashboardJarIntegrationTests {
                 BrowserScript.run(Path.of("target", "e2e-output.log"), 5, BrowserScript.script("output.mjs").toString(),
                         "http://127.0.0.1:" + controller.port(), work.toString(), Path.of("target", "screenshots").toString());
             }
+        }
+    }
+
+    /**
+     * Runs frontend/e2e/{@code name}.mjs against the packaged jar on the demo cluster, a data directory of its
+     * own. Immediate shutdown: the browser's /events stream would otherwise hold a graceful one for 30 s.
+     */
+    private static void onTheDemoCluster(Path dataDir, String name) throws Exception {
+        BrowserScript.assumeChromium();
+        try (ControllerProcess controller = new ControllerProcess(dataDir, "--server.shutdown=immediate")) {
+            controller.start();
+            BrowserScript.run(Path.of("target", "e2e-" + name + ".log"), 4, BrowserScript.script(name + ".mjs").toString(),
+                    "http://127.0.0.1:" + controller.port(), Path.of("target", "screenshots").toString());
         }
     }
 }
