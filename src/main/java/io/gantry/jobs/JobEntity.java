@@ -44,8 +44,6 @@ class JobEntity {
     private Instant submitTime;
     private Instant eligibleTime;
     private Instant beginTime;
-    /** {@code --deadline}: when it must have ended; null for none. */
-    private Instant deadline;
     private Instant startTime;
     private Instant endTime;
     private Instant expectedStartTime;
@@ -117,8 +115,12 @@ class JobEntity {
     private Long totalCpuMillis;
     /** Who suspended it with scontrol suspend (it keeps what it holds until resumed); null otherwise. */
     private String suspendedBy;
-    /** sbatch --kill-on-invalid-dep: cancelled (true) or left pending (false) when its dependency can never hold; null: the cluster's default. */
-    private Boolean killOnInvalidDep;
+    /**
+     * The options it keeps as asked, one column each; null when Hibernate reads a row whose columns are
+     * all null ({@link #options()} answers {@link JobOptions#NONE} then).
+     */
+    @jakarta.persistence.Embedded
+    private JobOptions options;
     @Version
     private long version;
 
@@ -139,7 +141,7 @@ class JobEntity {
         this.hold = spec.hold();
         this.submitTime = now;
         this.beginTime = spec.beginTime();
-        this.deadline = spec.deadline();
+        this.options = spec.options();
         this.eligibleTime = spec.beginTime() != null && spec.beginTime().isAfter(now) ? spec.beginTime() : now;
         // What squeue shows at once: the job's reason from its submission on, before any cycle.
         this.reason = spec.hold() == Hold.ADMIN ? PendingReason.JOB_HELD_ADMIN.slurmName()
@@ -175,7 +177,6 @@ class JobEntity {
         this.simulatedExitCode = spec.simulatedExitCode();
         this.umask = spec.umask();
         this.signal = spec.signal();
-        this.killOnInvalidDep = spec.killOnInvalidDep();
         this.switches = spec.switches();
         this.timeMinSeconds = spec.timeMinSeconds();
         this.segment = spec.segment();
@@ -203,7 +204,7 @@ class JobEntity {
     Instant submitTime() { return submitTime; }
     Instant eligibleTime() { return eligibleTime; }
     Instant beginTime() { return beginTime; }
-    Instant deadline() { return deadline; }
+    JobOptions options() { return options == null ? JobOptions.NONE : options; }
     Instant startTime() { return startTime; }
     Instant endTime() { return endTime; }
     Instant expectedStartTime() { return expectedStartTime; }
@@ -335,10 +336,6 @@ class JobEntity {
         return suspendedBy;
     }
 
-    Boolean killOnInvalidDep() {
-        return killOnInvalidDep;
-    }
-
     /**
      * Ends the job with what its run used as its node measured it; a job cancelled while it ran ends
      * CANCELLED whatever its exit.
@@ -354,28 +351,25 @@ class JobEntity {
     }
 
     /**
-     * Its deadline has come while it runs: it stops on its nodes and ends DEADLINE when they confirm, as
-     * slurmctld marks it DEADLINE and COMPLETING.
+     * A running job is stopped by a rule ({@link JobClockRule}): it stops on its nodes and ends in
+     * {@code endState} when they confirm, as slurmctld marks it COMPLETING with its end state.
      */
-    void stopAtDeadline() {
+    void stopToEnd(JobState endState) {
         this.cancelRequested = true;
         this.state = JobState.COMPLETING;
-        this.endState = JobState.DEADLINE;
+        this.endState = endState;
     }
 
-    /** A pending job that can no longer end by its deadline ends DEADLINE without starting. */
-    void endPendingAtDeadline(Instant at) {
-        this.state = JobState.DEADLINE;
+    /** A pending job ends in {@code endState} without starting. */
+    void endPending(JobState endState, Instant at) {
+        this.state = endState;
         this.endTime = at;
         this.reason = PendingReason.NONE.slurmName();
         this.expectedStartTime = null;
     }
 
     void cancelPending(Instant at) {
-        this.state = JobState.CANCELLED;
-        this.endTime = at;
-        this.reason = PendingReason.NONE.slurmName();
-        this.expectedStartTime = null;
+        endPending(JobState.CANCELLED, at);
     }
 
     /** Cancelled while pending because its dependency can never be satisfied, which stays its reason, as in Slurm. */

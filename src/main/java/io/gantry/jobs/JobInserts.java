@@ -34,9 +34,11 @@ class JobInserts {
             + " stdout_path, stderr_path, requeue, requeue_count, reservation, comment,"
             + " simulated_run_seconds, simulated_exit_code, cancel_requested, version, umask, signal_spec,"
             + " default_memory_mb, switches_spec, time_min_seconds,"
-            + " segment_size, exclusive_mode, shards, container_spec, deadline, kill_on_invalid_dep)"
-            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            + " segment_size, exclusive_mode, shards, container_spec"
+            + JobOptionColumns.NAMES.stream().map(name -> ", " + name).collect(java.util.stream.Collectors.joining())
+            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+            + " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
+            + ", ?".repeat(JobOptionColumns.NAMES.size()) + ")";
 
     private static final String INSERT_EVENTS = "INSERT INTO job_events (job_row, event_time, type, detail)"
             + " SELECT id, ?, ?, ? FROM jobs WHERE job_id = ?";
@@ -185,12 +187,7 @@ class JobInserts {
         ps.setString(++i, job.exclusiveMode());
         setInteger(ps, ++i, job.shards());
         ps.setString(++i, job.containerSpec());
-        setTimestamp(ps, ++i, job.deadline());
-        if (job.killOnInvalidDep() == null) {
-            ps.setNull(++i, Types.BOOLEAN);
-        } else {
-            ps.setBoolean(++i, job.killOnInvalidDep());
-        }
+        JobOptionColumns.bind(ps, i, job.options());
     }
 
     private static void setInteger(PreparedStatement ps, int index, Integer value) throws SQLException {

@@ -613,7 +613,7 @@ public class JobService {
                 j.ntasksPerNode(), memoryMb, j.gpus(), j.gpusPerNode(), j.gpuType(), j.constraints(),
                 j.exclusive(), j.allocatedNodes(), allocation, j.exitCode(),
                 j.dependency(), j.requeueCount(), j.arraySpec(), j.hold(), j.nice(), j.workdir(), j.stdout(),
-                j.stderr(), j.requeue(), j.reservation(), j.beginTime(), j.deadline(), j.nodelist(), j.exclude(), j.comment(),
+                j.stderr(), j.requeue(), j.reservation(), j.beginTime(), j.options(), j.nodelist(), j.exclude(), j.comment(),
                 script.environment() == null ? null : EnvironmentText.decode(script.environment()), script.script(),
                 j.simulatedRunSeconds(), j.simulatedExitCode(), j.umask(), j.signal(), j.switches(), j.timeMinSeconds(), j.segment(),
                 j.exclusiveMode(), j.shards(), blocksOf.apply(j.allocatedNodes()),

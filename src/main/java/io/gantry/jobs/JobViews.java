@@ -34,8 +34,7 @@ public final class JobViews {
             List<JobAllocation> allocation, Integer exitCode, String dependency, int requeueCount, String array,
             Hold hold, int nice, String workdir, String stdout, String stderr, boolean requeue, String reservation,
             Instant beginTime,
-            @Schema(description = "When it must have ended (--deadline); null when none. A job that can no longer "
-                    + "end by then ends in state DEADLINE") Instant deadline,
+            @com.fasterxml.jackson.annotation.JsonUnwrapped JobOptions options,
             String nodelist, String exclude, String comment,
             @Schema(description = "The environment it was submitted with; only for the job's owner, OPERATORs and "
                     + "ADMINs (null for anyone else, and in lists)") Map<String, String> environment,
@@ -82,7 +81,7 @@ public final class JobViews {
                     priority, submitTime, eligibleTime, startTime, endTime, expectedStartTime, timeLimitSeconds, nodes,
                     maxNodes, tasks, cpusPerTask, ntasksPerNode, memoryMb, gpus, gpusPerNode, gpuType, constraints,
                     exclusive, allocatedNodes, allocation, exitCode, dependency, requeueCount, array, hold, nice,
-                    workdir, stdout, stderr, requeue, reservation, beginTime, deadline, nodelist, exclude, comment,
+                    workdir, stdout, stderr, requeue, reservation, beginTime, options, nodelist, exclude, comment,
                     environment, script, simulatedRunSeconds, simulatedExitCode, umask, signal, switches,
                     timeMinSeconds, segment, exclusiveMode, shards, blocks, maxRssBytes, totalCpuMillis, container,
                     containerImageDigest, usage, clusterName, billing);

@@ -87,11 +87,11 @@ public final class SbatchDirectives {
         acted("nodelist", 'w', Arg.VALUE, (p, o, v) -> p.nodelist = hostlist(v));
         acted("exclude", 'x', Arg.VALUE, (p, o, v) -> p.exclude = hostlist(v));
         acted("begin", 'b', Arg.VALUE, (p, o, v) -> p.beginTime = BeginTime.parse(v));
-        acted("deadline", null, Arg.VALUE, (p, o, v) -> p.deadline = deadline(v));
+        asked("deadline", SbatchDirectives::deadline);
         acted("reservation", null, Arg.VALUE, (p, o, v) -> p.reservation = text(v));
         acted("export", null, Arg.VALUE, (p, o, v) -> p.export = export(v));
         acted("comment", null, Arg.VALUE, (p, o, v) -> p.comment = text(v));
-        acted("kill-on-invalid-dep", null, Arg.VALUE, (p, o, v) -> p.killOnInvalidDep = DependencySpec.killOnInvalidDep(v));
+        asked("kill-on-invalid-dep", DependencySpec::killOnInvalidDep);
         acted("signal", null, Arg.VALUE, (p, o, v) -> p.signal = JobSignal.parse(v).toString());
         acted("switches", null, Arg.VALUE, (p, o, v) -> p.switches = JobSwitches.parse(v).toString());
         acted("time-min", null, Arg.VALUE, (p, o, v) -> p.timeMinSeconds = timeMin(v));
@@ -246,6 +246,14 @@ public final class SbatchDirectives {
         if (shortName != null) {
             SHORT.put(shortName, option);
         }
+    }
+
+    /**
+     * An option whose value the job keeps as asked ({@link JobOptions}): parsed here, kept by its long name
+     * ({@link SbatchOptions#asked}) for the resolver step that checks it.
+     */
+    private static void asked(String longName, java.util.function.Function<String, ?> parse) {
+        acted(longName, null, Arg.VALUE, (p, o, v) -> p.asked.put(longName, parse.apply(v)));
     }
 
     private static void ignored(String longName, Character shortName, Arg arg) {
@@ -408,6 +416,8 @@ public final class SbatchDirectives {
 
         /** The line each option (by long name) was last given on. */
         final Map<String, Integer> lines = new LinkedHashMap<>();
+        /** The values of the options a job keeps as asked, by long name. */
+        final Map<String, Object> asked = new LinkedHashMap<>();
 
         int line;
 
@@ -442,7 +452,6 @@ public final class SbatchDirectives {
         String nodelist;
         String exclude;
         BeginTime beginTime;
-        BeginTime deadline;
         String reservation;
         String export;
         String comment;
@@ -452,7 +461,6 @@ public final class SbatchDirectives {
         Integer segment;
         String exclusiveMode;
         Integer shards;
-        Boolean killOnInvalidDep;
         final io.gantry.noded.protocol.ContainerOptions.Builder container = new io.gantry.noded.protocol.ContainerOptions.Builder();
 
         /** The memory option given so far, for sbatch's rule that only one kind may be. */
@@ -726,8 +734,8 @@ public final class SbatchDirectives {
                     this.gpusPerNode, this.gpusPerTask, this.cpusPerGpu, this.gpuType, this.timeLimitSeconds,
                     this.constraints, this.exclusive, this.dependency, this.array, this.hold, this.nice, this.workdir,
                     this.stdout, this.stderr, this.requeue, this.ntasksPerNode, this.nodelist, this.exclude,
-                    this.beginTime, this.deadline, this.reservation, this.export, this.comment, this.signal, this.switches, this.timeMinSeconds, this.segment,
-                    this.exclusiveMode, this.shards, this.container.build(), this.killOnInvalidDep, this.warnings,
+                    this.beginTime, this.reservation, this.export, this.comment, this.signal, this.switches, this.timeMinSeconds, this.segment,
+                    this.exclusiveMode, this.shards, this.container.build(), this.asked, this.warnings,
                     this.lines);
         }
     }

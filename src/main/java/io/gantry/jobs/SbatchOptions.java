@@ -36,6 +36,8 @@ import java.util.Map;
  * @param shards {@code --gres=shard:N}
  * @param container pyxis's {@code --container-*} and Slurm's {@code --container}, as given (checked by the
  *     submission with {@link ContainerFlags#check}); null when none was given
+ * @param asked the values of the options a job keeps as asked ({@link JobOptions}), by long name, as
+ *     their parsers gave them; never null
  * @param warnings options that were accepted but that Gantry does not act on, with their
  *     lines; never null
  * @param lines the line each option was last given on, by its long name ({@code "nodelist"} for
@@ -73,7 +75,6 @@ public record SbatchOptions(
         String nodelist,
         String exclude,
         BeginTime beginTime,
-        BeginTime deadline,
         String reservation,
         String export,
         String comment,
@@ -84,13 +85,19 @@ public record SbatchOptions(
         String exclusiveMode,
         Integer shards,
         io.gantry.noded.protocol.ContainerSpec container,
-        Boolean killOnInvalidDep,
+        Map<String, Object> asked,
         List<String> warnings,
         Map<String, Integer> lines) {
 
     public SbatchOptions {
+        asked = asked == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(asked));
         warnings = warnings == null ? List.of() : List.copyOf(warnings);
         lines = lines == null ? Map.of() : Map.copyOf(lines);
+    }
+
+    /** The value a directive gave the option of this long name that the job keeps as asked; null when none did. */
+    public <T> T asked(String longName, Class<T> type) {
+        return type.cast(asked.get(longName));
     }
 
     /** The line the option of this long name was last given on, or null when no directive gave it. */

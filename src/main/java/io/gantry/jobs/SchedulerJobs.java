@@ -25,11 +25,14 @@ public class SchedulerJobs {
     private final JobRepository jobs;
     private final JobEventRepository events;
     private final org.springframework.jdbc.core.JdbcTemplate jdbc;
+    private final List<JobClockRule> clockRules;
 
-    SchedulerJobs(JobRepository jobs, JobEventRepository events, org.springframework.jdbc.core.JdbcTemplate jdbc) {
+    SchedulerJobs(JobRepository jobs, JobEventRepository events, org.springframework.jdbc.core.JdbcTemplate jdbc,
+            List<JobClockRule> clockRules) {
         this.jobs = jobs;
         this.events = events;
         this.jdbc = jdbc;
+        this.clockRules = List.copyOf(clockRules);
     }
 
     /**
@@ -223,44 +226,12 @@ public class SchedulerJobs {
     }
 
     /**
-     * Ends the pending jobs that can no longer end by their {@code --deadline} (now plus their
-     * {@code --time-min}, else their time limit, is later: Slurm's "start > deadline - time[-min]"), and
-     * stops the running ones whose deadline has come, to end DEADLINE when their nodes confirm, as
-     * slurmctld does. Only the few jobs with a deadline are read, through their index.
+     * Asks every {@link JobClockRule} which jobs time alone has ended (the scheduler calls it once a
+     * second, before it plans); what each did, those that did something.
      */
     @Transactional(propagation = Propagation.MANDATORY)
-    public DeadlineEnds endPastDeadline(Instant now) {
-        List<Long> rows = jdbc.queryForList("SELECT id FROM jobs WHERE deadline IS NOT NULL"
-                + " AND state || '' IN ('PENDING', 'RUNNING')", Long.class);
-        List<Long> jobIds = new java.util.ArrayList<>();
-        List<Long> stopping = new java.util.ArrayList<>();
-        for (JobEntity job : rows.isEmpty() ? List.<JobEntity>of() : jobs.findAllById(rows)) {
-            Instant deadline = job.deadline();
-            if (job.state() == JobState.PENDING) {
-                long shortest = job.timeMinSeconds() != null ? job.timeMinSeconds() : job.timeLimitSeconds();
-                Instant earliestEnd = now.plusSeconds(Math.max(shortest, 0));
-                if (!deadline.isBefore(earliestEnd) && deadline.isAfter(now)) {
-                    continue;
-                }
-                job.endPendingAtDeadline(now);
-                events.save(new JobEventEntity(job.id(), now, "DEADLINE", "cannot end by its deadline " + deadline
-                        + ": started now it would end at " + earliestEnd + " at the earliest ("
-                        + (job.timeMinSeconds() != null ? "time-min " : "time limit ") + shortest + " s); never started"));
-            } else if (job.state() == JobState.RUNNING && !deadline.isAfter(now)) {
-                job.stopAtDeadline();
-                events.save(new JobEventEntity(job.id(), now, "DEADLINE", "its deadline " + deadline
-                        + " came while it ran; stopping on its nodes"));
-                stopping.add(job.id());
-            } else {
-                continue;
-            }
-            jobIds.add(job.jobId());
-        }
-        return new DeadlineEnds(jobIds.stream().distinct().toList(), stopping);
-    }
-
-    /** What {@link #endPastDeadline} did: the job ids it ended or stopped, and the rows now stopping on their nodes. */
-    public record DeadlineEnds(List<Long> jobIds, List<Long> stopping) {
+    public List<JobClockRule.Ended> endByTheClock(Instant now) {
+        return clockRules.stream().map(rule -> rule.apply(now)).filter(ended -> !ended.isEmpty()).toList();
     }
 
     /**
@@ -366,6 +337,6 @@ public class SchedulerJobs {
                 j.startTime(), JobAllocation.decode(j.allocation()), j.requeue(), j.simulatedRunSeconds(),
                 j.simulatedExitCode(), j.reason(), j.priority(), j.expectedStartTime(), j.reservation(),
                 j.nodelist(), j.exclude(), j.switches(), j.maxNodes(), j.timeMinSeconds(), j.segment(),
-                j.exclusiveMode(), j.shards(), j.suspendedBy(), j.killOnInvalidDep());
+                j.exclusiveMode(), j.shards(), j.suspendedBy(), j.options().killOnInvalidDep());
     }
 }

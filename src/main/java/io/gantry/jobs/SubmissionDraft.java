@@ -57,7 +57,6 @@ final class SubmissionDraft implements JobRequest {
     Map<String, String> environment;
     String reservation;
     Instant beginTime;
-    Instant deadline;
     String nodelistField;
     String excludeField;
     String nodelist;
@@ -72,6 +71,8 @@ final class SubmissionDraft implements JobRequest {
     JobSwitches switchLimit;
     io.gantry.noded.protocol.ContainerSpec container;
     Long simulatedRun;
+    /** The options the job keeps as asked, as the steps settle them. */
+    final JobOptions.Builder options = JobOptions.builder();
 
     SubmissionDraft(JobSubmission json, SbatchOptions directives, List<FieldError> scriptErrors, CurrentUser caller,
             ClusterLayout layout, Instant now) {
@@ -123,8 +124,7 @@ final class SubmissionDraft implements JobRequest {
                 dependency, array, arrayMaxRunning, taskIds, held ? Hold.USER : Hold.NONE, nice,
                 workdir, environment, stdout, stderr, first(json.requeue(), directives.requeue(), true), reservation,
                 beginTime, nodelist, exclude, comment, simulatedRun, json.simulatedExitCode(), umask, signal,
-                switches, timeMin, segment, defaultMemoryMb, exclusiveMode, shards, container, deadline,
-                first(json.killOnInvalidDep(), directives.killOnInvalidDep()));
+                switches, timeMin, segment, defaultMemoryMb, exclusiveMode, shards, container, options.build());
     }
 
     // --- JobRequest: the job as the engine is asked about it ----------------------------------------

@@ -197,9 +197,10 @@ class SubmissionResolver {
         }
     }
 
-    /** {@code -d}: parsed, and every job it names one that exists. */
+    /** {@code -d}: parsed, and every job it names one that exists; {@code --kill-on-invalid-dep} as given. */
     private static void dependency(SubmissionDraft d, LongPredicate jobExists) {
         d.dependency = first(d.json.dependency(), d.directives.dependency(), null);
+        d.options.killOnInvalidDep(first(d.json.killOnInvalidDep(), d.directives.asked("kill-on-invalid-dep", Boolean.class)));
         // One too long is refused with the other lengths below, unparsed: its job ids are not looked up one by one.
         if (d.dependency != null && d.dependency.length() <= SubmissionLimits.DEPENDENCY) {
             try {
@@ -265,7 +266,8 @@ class SubmissionResolver {
         Instant deadline;
         try {
             deadline = json.deadline() != null ? json.deadline()
-                    : d.directives.deadline() == null ? null : d.directives.deadline().resolve(d.now, clock.getZone());
+                    : d.directives.asked("deadline", BeginTime.class) == null ? null
+                    : d.directives.asked("deadline", BeginTime.class).resolve(d.now, clock.getZone());
         } catch (java.time.DateTimeException | ArithmeticException e) {
             d.error(field, option + "lies beyond any time that can be stored; at most " + InputBounds.LATEST);
             return;
@@ -281,7 +283,7 @@ class SubmissionResolver {
             d.error(field, option + "is " + deadline + ", before the begin time " + d.beginTime
                     + " (incompatible begin and deadline time specification)");
         } else {
-            d.deadline = deadline;
+            d.options.deadline(deadline);
         }
     }
 

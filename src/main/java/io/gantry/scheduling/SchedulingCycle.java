@@ -103,8 +103,8 @@ class SchedulingCycle {
     }
 
     private volatile boolean outsideChange;
-    /** When jobs were last checked against their deadlines: at most once a second, a query each time. */
-    private Instant deadlinesChecked;
+    /** When the rules by which time ends jobs were last asked: at most once a second, a query each. */
+    private Instant clockRulesAsked;
 
     SchedulingCycle(SchedulerJobs jobs, ClusterService cluster, AccountingService accounting, GpuLedger gpus,
             TransactionTemplate transaction, ApplicationEventPublisher events, Clock clock,
@@ -255,7 +255,7 @@ class SchedulingCycle {
             live.load(now);
             full = true;
         }
-        endPastDeadlines(now);
+        endByTheClock(now);
         boolean changed = live.refresh(now);
         if (!full && !changed && !outsideChange && !reclaims.anyDue(now)) {
             return null;
@@ -357,20 +357,20 @@ class SchedulingCycle {
     }
 
     /**
-     * Ends the jobs that can no longer end by their deadline and stops the running ones whose deadline
-     * came (at most once a second), before the live state is refreshed: the change notes of what it
-     * ended, noted as its transaction commits, take them out of this cycle's plan.
+     * Ends and stops the jobs time alone has ended ({@link io.gantry.jobs.JobClockRule}; at most once a second) before
+     * the live state is refreshed: the change notes of what they ended take them out of this cycle's plan.
      */
-    private void endPastDeadlines(Instant now) {
-        if (deadlinesChecked != null && now.isBefore(deadlinesChecked.plusSeconds(1))) {
+    private void endByTheClock(Instant now) {
+        if (clockRulesAsked != null && now.isBefore(clockRulesAsked.plusSeconds(1))) {
             return;
         }
-        deadlinesChecked = now;
+        clockRulesAsked = now;
         transaction.executeWithoutResult(status -> {
-            SchedulerJobs.DeadlineEnds ended = jobs.endPastDeadline(now);
-            ended.jobIds().forEach(id -> events.publishEvent(new io.gantry.jobs.JobsChanged(id, "DEADLINE")));
-            if (!ended.stopping().isEmpty()) {
-                events.publishEvent(new io.gantry.jobs.JobCancelRequested(ended.stopping()));
+            for (io.gantry.jobs.JobClockRule.Ended ended : jobs.endByTheClock(now)) {
+                ended.jobIds().forEach(id -> events.publishEvent(new io.gantry.jobs.JobsChanged(id, ended.change())));
+                if (!ended.stopping().isEmpty()) {
+                    events.publishEvent(new io.gantry.jobs.JobCancelRequested(ended.stopping()));
+                }
             }
         });
     }

@@ -72,10 +72,10 @@ class DeadlineIntegrationTests {
 
         assertThat(job.startTime()).as("it never started").isNull();
         assertThat(job.endTime()).isNotNull();
-        assertThat(job.deadline()).isBetween(job.submitTime().plusSeconds(119), job.submitTime().plusSeconds(121));
+        assertThat(job.options().deadline()).isBetween(job.submitTime().plusSeconds(119), job.submitTime().plusSeconds(121));
         assertThat(jobs.events(id, ADMIN)).extracting(JobEventView::type, JobEventView::detail).anySatisfy(e -> {
             assertThat(e.toList().get(0)).isEqualTo("DEADLINE");
-            assertThat((String) e.toList().get(1)).startsWith("cannot end by its deadline " + job.deadline())
+            assertThat((String) e.toList().get(1)).startsWith("cannot end by its deadline " + job.options().deadline())
                     .contains("time limit 600 s", "never started");
         });
 
@@ -87,7 +87,7 @@ class DeadlineIntegrationTests {
         assertThat(byState.err()).isEmpty();
         assertThat(byState.out()).isEqualTo(id + "|DEADLINE\n");
         Run scontrol = cli("scontrol", "show", "job", id);
-        assertThat(scontrol.out()).contains("JobState=DEADLINE", "Deadline=" + local(job.deadline()))
+        assertThat(scontrol.out()).contains("JobState=DEADLINE", "Deadline=" + local(job.options().deadline()))
                 .doesNotContain("Deadline=N/A");
     }
 
@@ -107,7 +107,7 @@ class DeadlineIntegrationTests {
                 .until(() -> jobs.get(id, ADMIN), j -> j.state().isFinished());
         assertThat(ended.state()).isEqualTo(JobState.DEADLINE);
         assertThat(ended.endTime()).isAfterOrEqualTo(deadline.truncatedTo(ChronoUnit.SECONDS));
-        assertThat(ended.deadline()).isEqualTo(deadline);
+        assertThat(ended.options().deadline()).isEqualTo(deadline);
         assertThat(jobs.events(id, ADMIN)).extracting(JobEventView::type).containsSubsequence("STARTED", "DEADLINE");
         assertThat(jobs.events(id, ADMIN)).anySatisfy(e -> assertThat(e.detail())
                 .isEqualTo("its deadline " + deadline + " came while it ran; stopping on its nodes"));

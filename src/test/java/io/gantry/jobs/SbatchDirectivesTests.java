@@ -2,6 +2,7 @@ package io.gantry.jobs;
 
 import java.lang.reflect.RecordComponent;
 import java.util.Arrays;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -111,8 +112,8 @@ class SbatchDirectivesTests {
             --exclude=node[03-04]         | exclude           | node[03-04]
             -b now+60                     | beginTime         | now+60
             --begin=2027-01-20T12:34      | beginTime         | 2027-01-20T12:34
-            --deadline=now+1hour          | deadline          | now+1hour
-            --deadline 2027-01-20T12:34   | deadline          | 2027-01-20T12:34
+            --deadline=now+1hour          | asked:deadline    | now+1hour
+            --deadline 2027-01-20T12:34   | asked:deadline    | 2027-01-20T12:34
             --reservation=maint           | reservation       | maint
             --reservation maint           | reservation       | maint
             --export=ALL,FOO=bar          | export            | ALL,FOO=bar
@@ -127,9 +128,9 @@ class SbatchDirectivesTests {
             --time-min=30                 | timeMinSeconds    | 1800
             --time-min 1:00:00            | timeMinSeconds    | 3600
             --segment=4                   | segment           | 4
-            --kill-on-invalid-dep=yes     | killOnInvalidDep  | true
-            --kill-on-invalid-dep=NO      | killOnInvalidDep  | false
-            --kill-on-invalid-dep no      | killOnInvalidDep  | false
+            --kill-on-invalid-dep=yes     | asked:kill-on-invalid-dep | true
+            --kill-on-invalid-dep=NO      | asked:kill-on-invalid-dep | false
+            --kill-on-invalid-dep no      | asked:kill-on-invalid-dep | false
             """)
     void eachOptionInEachOfItsFormsSetsItsField(String directive, String field, String expected) {
         SbatchOptions options = SbatchDirectives.parse(script("#SBATCH " + directive));
@@ -143,12 +144,13 @@ class SbatchDirectivesTests {
         SbatchOptions options = SbatchDirectives.parse("#!/bin/bash\n# just a comment\nhostname\n");
 
         for (RecordComponent component : SbatchOptions.class.getRecordComponents()) {
-            if (!component.getName().equals("warnings") && !component.getName().equals("lines")) {
+            if (!List.of("warnings", "lines", "asked").contains(component.getName())) {
                 assertThat(field(options, component.getName())).as(component.getName()).isNull();
             }
         }
         assertThat(options.warnings()).isEmpty();
         assertThat(options.lines()).isEmpty();
+        assertThat(options.asked()).isEmpty();
     }
 
     @Test
@@ -555,7 +557,11 @@ class SbatchDirectivesTests {
         return "#!/bin/bash\n" + String.join("\n", directives) + "\nsrun hostname\n";
     }
 
+    /** A component of the options by its name, or with {@code asked:} an option the job keeps as asked. */
     private static Object field(SbatchOptions options, String name) {
+        if (name.startsWith("asked:")) {
+            return options.asked(name.substring("asked:".length()), Object.class);
+        }
         RecordComponent component = Arrays.stream(SbatchOptions.class.getRecordComponents())
             .filter(candidate -> candidate.getName().equals(name))
             .findFirst()

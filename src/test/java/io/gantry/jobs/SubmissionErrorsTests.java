@@ -160,14 +160,14 @@ class SubmissionErrorsTests {
         // The clock: 2030-01-01T00:00:00Z, in UTC.
         JobSpec fromDirective = resolver.resolve(submission(Map.of("script",
                 "#!/bin/bash\n#SBATCH --deadline=2030-01-01T06:00\nhostname\n")), ALICE, id -> false).spec();
-        assertThat(fromDirective.deadline()).isEqualTo(Instant.parse("2030-01-01T06:00:00Z"));
+        assertThat(fromDirective.options().deadline()).isEqualTo(Instant.parse("2030-01-01T06:00:00Z"));
         JobSpec relative = resolver.resolve(submission(Map.of("script",
                 "#!/bin/bash\n#SBATCH --deadline=now+2hours\nhostname\n")), ALICE, id -> false).spec();
-        assertThat(relative.deadline()).isEqualTo(Instant.parse("2030-01-01T02:00:00Z"));
+        assertThat(relative.options().deadline()).isEqualTo(Instant.parse("2030-01-01T02:00:00Z"));
         JobSpec json = resolver.resolve(submission(Map.of("deadline", "2030-01-02T00:00:00Z", "script",
                 "#!/bin/bash\n#SBATCH --deadline=now+2hours\nhostname\n")), ALICE, id -> false).spec();
-        assertThat(json.deadline()).as("the JSON wins over the directive").isEqualTo(Instant.parse("2030-01-02T00:00:00Z"));
-        assertThat(resolver.resolve(submission(Map.of()), ALICE, id -> false).spec().deadline()).isNull();
+        assertThat(json.options().deadline()).as("the JSON wins over the directive").isEqualTo(Instant.parse("2030-01-02T00:00:00Z"));
+        assertThat(resolver.resolve(submission(Map.of()), ALICE, id -> false).spec().options().deadline()).isNull();
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 
 import javax.sql.DataSource;
@@ -62,8 +63,8 @@ class GpuLedgerIntegrationTests {
     }
 
     private static JobSubmission job(String name, boolean hold) {
-        return new JobSubmission(name, null, "gpu", null, null, null, null, null, null, null, null, null, null,
-                1, null, null, null, null, 600L, null, null, null, null, hold, null, null, null, null, null,
-                null, null, null, null, null, null, 3600L, null, null, null, null, null, null, null, null);
+        return tools.jackson.databind.json.JsonMapper.builder().build().convertValue(Map.of("name", name,
+                "partition", "gpu", "gpus", 1, "timeLimitSeconds", 600, "hold", hold, "simulatedRunSeconds", 3600),
+                JobSubmission.class);
     }
 }

@@ -3,6 +3,7 @@ package io.gantry.scheduling;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import javax.sql.DataSource;
@@ -195,14 +196,13 @@ class SchedulingIntegrationTests {
     }
 
     private static JobSubmission scripted(String directives) {
-        return new JobSubmission("snap", "#!/bin/bash\n" + directives + "\nhostname\n", "cpu", null, null, null,
-                null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, null, null, null, null, null, null, null, 600L, null, null, null, null, null, null, null, null);
+        return tools.jackson.databind.json.JsonMapper.builder().build().convertValue(Map.of("name", "snap",
+                "script", "#!/bin/bash\n" + directives + "\nhostname\n", "partition", "cpu", "simulatedRunSeconds", 600),
+                JobSubmission.class);
     }
 
     private static JobSubmission job() {
-        return new JobSubmission("race", null, "cpu", null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, null, 600L, null, null, null, null, null, null, null, null);
+        return tools.jackson.databind.json.JsonMapper.builder().build().convertValue(Map.of("name", "race",
+                "partition", "cpu", "simulatedRunSeconds", 600), JobSubmission.class);
     }
 }
