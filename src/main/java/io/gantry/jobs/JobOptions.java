@@ -1,5 +1,7 @@
 package io.gantry.jobs;
 
+import java.time.Instant;
+
 import jakarta.persistence.Embeddable;
 
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -14,17 +16,20 @@ import io.swagger.v3.oas.annotations.media.Schema;
  * <p>
  * Every component is null when the job did not ask.
  *
+ * @param deadline {@code --deadline}: when it must have ended ({@link Deadlines} ends it DEADLINE otherwise)
  * @param killOnInvalidDep {@code --kill-on-invalid-dep}: cancelled (true) or left pending (false) when its
  *     dependency can never hold; null: the cluster's default
  */
 @Embeddable
 public record JobOptions(
+        @Schema(description = "When it must have ended (--deadline); null when none. A job that can no longer "
+                + "end by then ends in state DEADLINE") Instant deadline,
         @Schema(description = "Whether it is cancelled when its dependency can never be satisfied "
                 + "(--kill-on-invalid-dep=yes|no); null when it did not say, and the cluster's "
                 + "gantry.scheduler.kill-invalid-depend decides") Boolean killOnInvalidDep) {
 
     /** A job that asked for none of them. */
-    public static final JobOptions NONE = new JobOptions(null);
+    public static final JobOptions NONE = new JobOptions(null, null);
 
     static Builder builder() {
         return new Builder();
@@ -32,7 +37,13 @@ public record JobOptions(
 
     /** The options as a submission's steps settle them, one by one. */
     static final class Builder {
+        private Instant deadline;
         private Boolean killOnInvalidDep;
+
+        Builder deadline(Instant value) {
+            this.deadline = value;
+            return this;
+        }
 
         Builder killOnInvalidDep(Boolean value) {
             this.killOnInvalidDep = value;
@@ -40,7 +51,7 @@ public record JobOptions(
         }
 
         JobOptions build() {
-            return new JobOptions(killOnInvalidDep);
+            return new JobOptions(deadline, killOnInvalidDep);
         }
     }
 }

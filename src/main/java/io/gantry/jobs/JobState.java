@@ -7,6 +7,8 @@ package io.gantry.jobs;
  */
 public enum JobState {
     PENDING, RUNNING, COMPLETING, COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, PREEMPTED, OUT_OF_MEMORY,
+    /** It could no longer end by its {@code --deadline}: never started, or stopped when the deadline came. */
+    DEADLINE,
     /** Frozen on its nodes: preempted in mode SUSPEND until what it held is free again, or by an operator until resumed. */
     SUSPENDED;
 

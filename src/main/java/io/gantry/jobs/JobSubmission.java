@@ -83,6 +83,10 @@ public record JobSubmission(
                 + "its other --container-* options, or an OCI bundle as Slurm's --container; #SBATCH --container-* "
                 + "lines fill it when absent (the JSON's, when given, is taken whole). Its srun steps run on the node "
                 + "unless they ask for a container of their own, as with pyxis") ContainerSpec container,
+        @Schema(description = "When the job must have ended (--deadline): a job that can no longer end by then "
+                + "(now plus its time limit, or its --time-min, is later) ends in state DEADLINE without starting, "
+                + "and one still running then is stopped and ends DEADLINE; in the future and not before beginTime")
+        Instant deadline,
         @Schema(description = "Whether the job is cancelled when its dependency can never be satisfied (sbatch "
                 + "--kill-on-invalid-dep=yes|no); when absent, as the cluster says (gantry.scheduler.kill-invalid-depend, "
                 + "Slurm's DependencyParameters=kill_invalid_depend; by default it pends with reason "

@@ -87,6 +87,7 @@ public final class SbatchDirectives {
         acted("nodelist", 'w', Arg.VALUE, (p, o, v) -> p.nodelist = hostlist(v));
         acted("exclude", 'x', Arg.VALUE, (p, o, v) -> p.exclude = hostlist(v));
         acted("begin", 'b', Arg.VALUE, (p, o, v) -> p.beginTime = BeginTime.parse(v));
+        asked("deadline", SbatchDirectives::deadline);
         acted("reservation", null, Arg.VALUE, (p, o, v) -> p.reservation = text(v));
         acted("export", null, Arg.VALUE, (p, o, v) -> p.export = export(v));
         acted("comment", null, Arg.VALUE, (p, o, v) -> p.comment = text(v));
@@ -342,6 +343,15 @@ public final class SbatchDirectives {
             // said below
         }
         throw new IllegalArgumentException("'" + value + "' is not " + what + " (a whole number from 1 to 1000000)");
+    }
+
+    /** {@code --deadline}: sbatch reads it in {@code --begin}'s time formats; the message names the deadline. */
+    private static BeginTime deadline(String value) {
+        try {
+            return BeginTime.parse(value);
+        } catch (JobSpecException e) {
+            throw new IllegalArgumentException("Invalid deadline '" + e.input() + "': " + e.problem());
+        }
     }
 
     /** {@code --time-min}: a duration in Slurm's formats; UNLIMITED would be no minimum at all. */

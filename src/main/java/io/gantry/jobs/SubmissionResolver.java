@@ -93,6 +93,7 @@ class SubmissionResolver {
         SubmissionOptions.environment(d);
         reservation(d);
         beginTime(d);
+        deadline(d);
         SubmissionOptions.hostlists(d);
         SubmissionOptions.paths(d);
         SubmissionOptions.texts(d);
@@ -250,6 +251,40 @@ class SubmissionResolver {
             return;
         }
         d.beginTime = begin;
+    }
+
+    /**
+     * The deadline from JSON, else from {@code --deadline} resolved as {@code --begin} is: in the future
+     * and not before the begin time, as slurmctld and sbatch refuse ("Incompatible begin and deadline time
+     * specification"). Whether the job can still end by it is the scheduler's to judge, as time passes.
+     */
+    private void deadline(SubmissionDraft d) {
+        JobSubmission json = d.json;
+        String field = d.where("deadline", "deadline", json.deadline());
+        // at a directive's line, the message names the option, as every relocated error does
+        String option = field.equals("deadline") ? "" : "--deadline: ";
+        Instant deadline;
+        try {
+            deadline = json.deadline() != null ? json.deadline()
+                    : d.directives.asked("deadline", BeginTime.class) == null ? null
+                    : d.directives.asked("deadline", BeginTime.class).resolve(d.now, clock.getZone());
+        } catch (java.time.DateTimeException | ArithmeticException e) {
+            d.error(field, option + "lies beyond any time that can be stored; at most " + InputBounds.LATEST);
+            return;
+        }
+        if (deadline == null) {
+            return;
+        }
+        if (!InputBounds.inRange(deadline)) {
+            d.error(field, option + InputBounds.rangeMessage(deadline));
+        } else if (!deadline.isAfter(d.now)) {
+            d.error(field, option + "is " + deadline + ", which has already passed: a deadline must be in the future");
+        } else if (d.beginTime != null && deadline.isBefore(d.beginTime)) {
+            d.error(field, option + "is " + deadline + ", before the begin time " + d.beginTime
+                    + " (incompatible begin and deadline time specification)");
+        } else {
+            d.options.deadline(deadline);
+        }
     }
 
     /** The QOS and association limits checked at submit time, once everything else is right. */

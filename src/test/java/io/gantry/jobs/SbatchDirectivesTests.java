@@ -112,6 +112,8 @@ class SbatchDirectivesTests {
             --exclude=node[03-04]         | exclude           | node[03-04]
             -b now+60                     | beginTime         | now+60
             --begin=2027-01-20T12:34      | beginTime         | 2027-01-20T12:34
+            --deadline=now+1hour          | asked:deadline    | now+1hour
+            --deadline 2027-01-20T12:34   | asked:deadline    | 2027-01-20T12:34
             --reservation=maint           | reservation       | maint
             --reservation maint           | reservation       | maint
             --export=ALL,FOO=bar          | export            | ALL,FOO=bar

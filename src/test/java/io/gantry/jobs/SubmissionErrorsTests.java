@@ -155,6 +155,47 @@ class SubmissionErrorsTests {
                 .extracting(FieldError::field).containsExactly("script:2");
     }
 
+    @Test
+    void a_deadline_is_read_in_begins_formats_from_a_directive_or_taken_from_the_json() {
+        // The clock: 2030-01-01T00:00:00Z, in UTC.
+        JobSpec fromDirective = resolver.resolve(submission(Map.of("script",
+                "#!/bin/bash\n#SBATCH --deadline=2030-01-01T06:00\nhostname\n")), ALICE, id -> false).spec();
+        assertThat(fromDirective.options().deadline()).isEqualTo(Instant.parse("2030-01-01T06:00:00Z"));
+        JobSpec relative = resolver.resolve(submission(Map.of("script",
+                "#!/bin/bash\n#SBATCH --deadline=now+2hours\nhostname\n")), ALICE, id -> false).spec();
+        assertThat(relative.options().deadline()).isEqualTo(Instant.parse("2030-01-01T02:00:00Z"));
+        JobSpec json = resolver.resolve(submission(Map.of("deadline", "2030-01-02T00:00:00Z", "script",
+                "#!/bin/bash\n#SBATCH --deadline=now+2hours\nhostname\n")), ALICE, id -> false).spec();
+        assertThat(json.options().deadline()).as("the JSON wins over the directive").isEqualTo(Instant.parse("2030-01-02T00:00:00Z"));
+        assertThat(resolver.resolve(submission(Map.of()), ALICE, id -> false).spec().options().deadline()).isNull();
+    }
+
+    @Test
+    void a_deadline_that_has_passed_or_comes_before_the_begin_time_is_refused_under_deadline() {
+        assertThat(refusal(Map.of("deadline", "2029-12-31T23:00:00Z"))).singleElement().satisfies(e -> {
+            assertThat(e.field()).isEqualTo("deadline");
+            assertThat(e.message()).isEqualTo("is 2029-12-31T23:00:00Z, which has already passed: a deadline must be"
+                    + " in the future");
+        });
+        assertThat(refusal(Map.of("beginTime", "2030-01-03T00:00:00Z", "deadline", "2030-01-02T00:00:00Z")))
+                .singleElement().satisfies(e -> {
+                    assertThat(e.field()).isEqualTo("deadline");
+                    assertThat(e.message()).isEqualTo("is 2030-01-02T00:00:00Z, before the begin time "
+                            + "2030-01-03T00:00:00Z (incompatible begin and deadline time specification)");
+                });
+        assertThat(refusal(Map.of("script",
+                "#!/bin/bash\n#SBATCH --begin=now+2hours\n#SBATCH --deadline=now+1hour\nhostname\n")))
+                .singleElement().satisfies(e -> {
+                    assertThat(e.field()).isEqualTo("script:3");
+                    assertThat(e.message()).startsWith("--deadline: is 2030-01-01T01:00:00Z, before the begin time");
+                });
+        assertThat(refusal(Map.of("script", "#!/bin/bash\n#SBATCH --deadline=soonish\nhostname\n")))
+                .singleElement().satisfies(e -> {
+                    assertThat(e.field()).isEqualTo("script:2");
+                    assertThat(e.message()).startsWith("--deadline: Invalid deadline 'soonish': ");
+                });
+    }
+
     /**
      * Partition gpu's QOS "small" allows 10 minutes and 2 GPUs a job; alice's own QOS 2 hours and any GPUs. Slurm holds a
      * job to its partition's QOS too, so Gantry refuses at submission what that QOS's per-job limits forbid,
