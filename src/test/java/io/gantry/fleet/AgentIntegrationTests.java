@@ -108,7 +108,8 @@ class AgentIntegrationTests {
                     user-map:
                       admin: "%s"
                 """.formatted(JOIN_TOKEN, HEARTBEAT_TIMEOUT.toSeconds(), System.getProperty("user.name")));
-        controller = cluster.startController("controller");
+        // the jar itself: a new machine downloads the jar this controller runs
+        controller = cluster.controller("controller").packaged().start();
         api = controller.api();
         admin = api.adminToken();
         startAgent("node1", "alpha");
