@@ -108,8 +108,7 @@ class AgentIntegrationTests {
                     user-map:
                       admin: "%s"
                 """.formatted(JOIN_TOKEN, HEARTBEAT_TIMEOUT.toSeconds(), System.getProperty("user.name")));
-        // the jar itself: a new machine downloads the jar this controller runs
-        controller = cluster.controller("controller").packaged().start();
+        controller = cluster.startController("controller");
         api = controller.api();
         admin = api.adminToken();
         startAgent("node1", "alpha");
