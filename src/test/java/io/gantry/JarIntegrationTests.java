@@ -31,7 +31,7 @@ class JarIntegrationTests {
         try (ControllerProcess controller = new ControllerProcess(dataDir, "--spring.profiles.active=postgres",
                 "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
                 "--spring.datasource.password=" + db.password())) {
-            ApiClient api = controller.start().api();
+            ApiClient api = controller.packaged().start().api();
             String admin = api.token("admin", ApiClient.ADMIN_PASSWORD);
             assertThat(api.get("/api/v1/nodes?size=100", admin).json().get("total").asInt()).isEqualTo(24);
             Response docs = api.get("/v3/api-docs", null);

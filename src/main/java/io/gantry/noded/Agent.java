@@ -78,7 +78,7 @@ final class Agent implements AutoCloseable {
     private boolean credentialRefused;
 
     Agent(AgentOptions options, NodeResources resources, Clock clock) {
-        this(options, resources, clock, CgroupFence.of(Cgroups.detect(), options::name, DeviceConstraint.of(
+        this(options, resources, clock, CgroupFence.of(Cgroups.detect().under(options.cgroupRoot()), options::name, DeviceConstraint.of(
                 GpuDevices.detect(Path.of("/proc"), Path.of("/dev"), options.gpus() == null ? -1 : options.gpus(),
                         resources.mig()),
                 AgentDirs.prepare(options.workDir()).state())));

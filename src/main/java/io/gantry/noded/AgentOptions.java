@@ -16,20 +16,27 @@ import java.util.function.Supplier;
  * in {@code /proc/<pid>/cmdline}, and with the token a job could join under another node's name.
  * {@link #toString()} never prints it.
  * {@code gpus}, {@code cpus} and {@code memoryMb} are null when not given (then they are detected).
+ * {@code cgroupRoot} is the directory under each cgroup hierarchy's root that holds this agent's jobs
+ * ({@code gantry} unless {@code --cgroup-root} names another, as two clusters sharing one host must).
  */
 public record AgentOptions(URI controller, String joinToken, String name, Path workDir, Integer gpus,
         String gpuType, List<String> features, Integer cpus, Long memoryMb, List<URI> controllers,
-        String containerRuntime, String ociRunCommand, Long imageCacheMb) {
+        String containerRuntime, String ociRunCommand, Long imageCacheMb, String cgroupRoot) {
 
     public AgentOptions {
         controllers = controllers == null || controllers.isEmpty() ? List.of(controller) : List.copyOf(controllers);
+        cgroupRoot = cgroupRoot == null ? Cgroups.TOP : cgroupRoot;
+        if (!Cgroups.usableTop(cgroupRoot)) {
+            throw new IllegalArgumentException("--cgroup-root must be one directory name (letters, digits, '.', '_' "
+                    + "and '-', not starting with '.' or '-'), got '" + cgroupRoot + "'");
+        }
     }
 
     /** Containers run with the runtime this node can use, users' bundles with it, a 20 GiB image cache. */
     public AgentOptions(URI controller, String joinToken, String name, Path workDir, Integer gpus, String gpuType,
             List<String> features, Integer cpus, Long memoryMb, List<URI> controllers) {
         this(controller, joinToken, name, workDir, gpus, gpuType, features, cpus, memoryMb, controllers, null, null,
-                null);
+                null, null);
     }
 
     /** One controller only. */
@@ -43,14 +50,14 @@ public record AgentOptions(URI controller, String joinToken, String name, Path w
     public static final String USAGE = "usage: agent --controller URL[,URL...] [--join-token-file FILE] [--name NAME] "
             + "[--work-dir DIR] [--gpus N] [--gpu-type T] [--features a,b] [--cpus N] [--memory-mb M]\n"
             + "       [--container-runtime auto|runc|crun|PATH] [--oci-run-command 'runc --root %r run --bundle %b %n'] "
-            + "[--image-cache-mb M]\n"
+            + "[--image-cache-mb M] [--cgroup-root NAME]\n"
             + "       the join token comes from the environment variable " + JOIN_TOKEN_ENV + " or from FILE (mode "
             + "0600: readable by its owner alone); it is not needed when the work dir holds a credential for the "
             + "controller";
 
     private static final Set<String> OPTIONS = Set.of("--controller", "--join-token", "--join-token-file", "--name",
             "--work-dir", "--gpus", "--gpu-type", "--features", "--cpus", "--memory-mb", "--container-runtime",
-            "--oci-run-command", "--image-cache-mb");
+            "--oci-run-command", "--image-cache-mb", "--cgroup-root");
 
     /**
      * Parses {@code args}; {@code env} supplies {@code GANTRY_JOIN_TOKEN}, {@code hostname} the
@@ -125,7 +132,7 @@ public record AgentOptions(URI controller, String joinToken, String name, Path w
                 positiveInt(values, "--gpus", true), gpuType == null || gpuType.isBlank() ? null : gpuType.strip(),
                 features, positiveInt(values, "--cpus", false), positiveLong(values, "--memory-mb"), controllers,
                 blankToNull(values.get("--container-runtime")), blankToNull(values.get("--oci-run-command")),
-                positiveLong(values, "--image-cache-mb"));
+                positiveLong(values, "--image-cache-mb"), values.get("--cgroup-root"));
     }
 
     private static String blankToNull(String value) {
@@ -236,6 +243,6 @@ public record AgentOptions(URI controller, String joinToken, String name, Path w
         return "AgentOptions[controller=" + controller + ", joinToken=" + (joinToken == null ? "none" : "(given)")
                 + ", name=" + name + ", workDir=" + workDir + ", gpus=" + gpus + ", gpuType=" + gpuType
                 + ", features=" + features + ", cpus=" + cpus + ", memoryMb=" + memoryMb + ", containerRuntime="
-                + containerRuntime + ", ociRunCommand=" + ociRunCommand + ", imageCacheMb=" + imageCacheMb + "]";
+                + containerRuntime + ", ociRunCommand=" + ociRunCommand + ", imageCacheMb=" + imageCacheMb + ", cgroupRoot=" + cgroupRoot + "]";
     }
 }

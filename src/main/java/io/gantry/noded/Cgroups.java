@@ -31,9 +31,10 @@ import org.slf4j.LoggerFactory;
  * each on their own hierarchy (e.g. {@code /sys/fs/cgroup/memory}) beside a v2 unified hierarchy
  * that holds the rest. A controller mounted as v1 is used as v1; otherwise it is used as v2 when
  * the unified hierarchy lists it in {@code cgroup.controllers}. A job's cgroup is
- * {@code <hierarchy>/gantry/<node>/job_<jobId>} in every hierarchy used: the node name keeps two
- * agents on one host (a test cluster) apart, and jobs live in leaves only, as v2's "no internal
- * processes" rule requires.
+ * {@code <hierarchy>/<top>/<node>/job_<jobId>} in every hierarchy used, {@code <top>} being
+ * {@code gantry} unless the agent names another ({@code --cgroup-root}, so two clusters on one host
+ * keep apart); the node name keeps two agents of one cluster on one host apart, and jobs live in
+ * leaves only, as v2's "no internal processes" rule requires.
  *
  * <p>The GPU device files a job may not use are denied in v1's {@code devices.deny}. v2 has no
  * such file (its devices fence is an eBPF program, which Java cannot load): there, and on v1 too,
@@ -46,7 +47,7 @@ final class Cgroups {
 
     private static final Logger log = LoggerFactory.getLogger(Cgroups.class);
 
-    /** Under each hierarchy's root: everything the agents of this host create. */
+    /** Under each hierarchy's root, unless the agent names another: everything the agents of this host create. */
     static final String TOP = "gantry";
 
     private static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9._-]{0,127}");
@@ -107,11 +108,25 @@ final class Cgroups {
 
     private final Map<Controller, Hierarchy> controllers;
     private final String unavailableReason;
+    private final String top;
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
-    private Cgroups(EnumMap<Controller, Hierarchy> controllers, String unavailableReason) {
-        this.controllers = Collections.unmodifiableMap(new EnumMap<>(controllers));
+    private Cgroups(Map<Controller, Hierarchy> controllers, String unavailableReason, String top) {
+        EnumMap<Controller, Hierarchy> copy = new EnumMap<>(Controller.class);
+        copy.putAll(controllers);
+        this.controllers = Collections.unmodifiableMap(copy);
         this.unavailableReason = unavailableReason;
+        this.top = segment("cgroup root", top);
+    }
+
+    /** The same cgroups, with jobs under {@code top} instead: {@code <hierarchy>/<top>/<node>/job_<id>}. */
+    Cgroups under(String top) {
+        return new Cgroups(controllers, unavailableReason, top);
+    }
+
+    /** Whether {@code name} can be the directory under each hierarchy's root that {@link #under} takes. */
+    static boolean usableTop(String name) {
+        return name != null && SEGMENT.matcher(name).matches();
     }
 
     /** This host's cgroups, from {@code /proc/self/mountinfo} (or {@code /proc/mounts}). */
@@ -175,7 +190,7 @@ final class Cgroups {
         } else if (!Files.isWritable(memory.mount())) {
             reason = memory.mount() + " is not writable (the agent is not root, or it is mounted read-only)";
         }
-        return new Cgroups(found, reason);
+        return new Cgroups(found, reason, TOP);
     }
 
     /** Whether jobs can be fenced: a memory controller exists and the agent may create cgroups in it. */
@@ -259,8 +274,8 @@ final class Cgroups {
     }
 
     /** Where job {@code jobId} of {@code node} lives in the hierarchy mounted at {@code mount}. */
-    static Path jobPath(Path mount, String node, String jobId) {
-        return mount.resolve(TOP).resolve(segment("node", node)).resolve("job_" + segment("job id", jobId));
+    Path jobPath(Path mount, String node, String jobId) {
+        return mount.resolve(top).resolve(segment("node", node)).resolve("job_" + segment("job id", jobId));
     }
 
     private static String segment(String what, String value) {
@@ -270,7 +285,7 @@ final class Cgroups {
         return value;
     }
 
-    private static Path makeV1(Path mount, String node, String jobId, boolean cpuset, List<Path> created)
+    private Path makeV1(Path mount, String node, String jobId, boolean cpuset, List<Path> created)
             throws IOException {
         Path leaf = jobPath(mount, node, jobId);
         Path parent = mount;
@@ -287,7 +302,7 @@ final class Cgroups {
         return leaf;
     }
 
-    private static Path makeV2(Path mount, String node, String jobId, List<Path> created) throws IOException {
+    private Path makeV2(Path mount, String node, String jobId, List<Path> created) throws IOException {
         Path leaf = jobPath(mount, node, jobId);
         // a child may enable only what its parent enabled, so the set found at the root is passed down
         Set<String> enabling = new LinkedHashSet<>();

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.AgentProcess;
@@ -40,7 +41,7 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code node2} joins the default partition unannounced (feature {@code beta}). Jobs are real bash
  * scripts; their output files, exit codes and process groups are checked on disk.
  */
-@ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AgentIntegrationTests {
@@ -108,7 +109,8 @@ class AgentIntegrationTests {
                     user-map:
                       admin: "%s"
                 """.formatted(JOIN_TOKEN, HEARTBEAT_TIMEOUT.toSeconds(), System.getProperty("user.name")));
-        controller = cluster.startController("controller");
+        // the jar itself: a new machine downloads the jar this controller runs
+        controller = cluster.controller("controller").packaged().start();
         api = controller.api();
         admin = api.adminToken();
         startAgent("node1", "alpha");

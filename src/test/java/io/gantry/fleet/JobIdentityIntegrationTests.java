@@ -22,6 +22,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -29,6 +30,7 @@ import io.gantry.support.ApiClient.Response;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
 import io.gantry.support.TestLocks;
+import io.gantry.support.UnixAccounts;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -37,7 +39,7 @@ import tools.jackson.databind.JsonNode;
  * in by its own cgroup, and is warned and stopped with signals as Slurm does. Needs root (to create
  * the users and switch to them), so it is skipped elsewhere.
  */
-@ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobIdentityIntegrationTests {
 
@@ -65,11 +67,11 @@ class JobIdentityIntegrationTests {
     @BeforeAll
     void startControllerAndAgent() throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")), "runs jobs as other users: needs root");
-        run("groupadd", group);
+        UnixAccounts.addGroup(group);
         groupCreated = true;
-        run("useradd", "-m", "-G", group, "-s", "/bin/bash", alice);
+        UnixAccounts.addUser("-m", "-G", group, "-s", "/bin/bash", alice);
         createdUsers.add(alice);
-        run("useradd", "-m", "-s", "/bin/bash", bob);
+        UnixAccounts.addUser("-m", "-s", "/bin/bash", bob);
         createdUsers.add(bob);
         // The temporary directory is root's: let the users pass through it, as they would /home.
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
@@ -115,7 +117,8 @@ class JobIdentityIntegrationTests {
         Files.createDirectories(work);
         ProcessBuilder builder = new ProcessBuilder(io.gantry.support.TestJvm.gantry("agent", "--controller",
                 "http://127.0.0.1:" + controller.port(), "--name", "node1", "--work-dir", work.toString(), "--gpus", "2",
-                "--gpu-type", "test", "--cpus", "2", "--memory-mb", "4000"))
+                "--gpu-type", "test", "--cpus", "2", "--memory-mb", "4000", "--cgroup-root",
+                io.gantry.support.AgentProcess.cgroupRoot(work)))
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("agent.log").toFile()));
         builder.environment().put("GANTRY_JOIN_TOKEN", JOIN_TOKEN); // where a job must not find it
@@ -131,13 +134,12 @@ class JobIdentityIntegrationTests {
         if (cluster != null) {
             cluster.close();
         }
+        io.gantry.support.AgentProcess.removeEmptyCgroups(io.gantry.support.AgentProcess.cgroupRoot(dir.resolve("agent")));
         for (String user : createdUsers) {
-            new ProcessBuilder("pkill", "-KILL", "-u", user).start().waitFor(10, TimeUnit.SECONDS);
-            new ProcessBuilder("userdel", "-r", user).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(30, TimeUnit.SECONDS);
+            UnixAccounts.removeUser(user, true);
         }
         if (groupCreated) {
-            new ProcessBuilder("groupdel", group).start().waitFor(30, TimeUnit.SECONDS);
+            UnixAccounts.removeGroup(group);
         }
     }
 

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -28,6 +29,7 @@ import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
 import io.gantry.support.SseClient;
 import io.gantry.support.TestLocks;
+import io.gantry.support.UnixAccounts;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -35,7 +37,7 @@ import tools.jackson.databind.json.JsonMapper;
  * its real bash script: at once, from an offset, and followed like {@code tail -f} until the job
  * ends. Only the owner (and OPERATORs, ADMINs) may read them; a job on a simulated node has none.
  */
-@ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobOutputIntegrationTests {
 
@@ -220,7 +222,7 @@ class JobOutputIntegrationTests {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/perl")), "the job's swap loop is a perl one-liner");
         String user = "g28output" + java.util.concurrent.ThreadLocalRandom.current().nextInt(10000, 99999);
         Path base = Path.of("/tmp", user);
-        run("useradd", "-M", "-s", "/bin/bash", user);
+        UnixAccounts.addUser("-M", "-s", "/bin/bash", user);
         try {
             // the temporary directory is root's: let the user pass through it to its job's directory in the
             // agent's spool, as it would through /var/lib (the agent's state/ stays 0700)
@@ -279,7 +281,7 @@ class JobOutputIntegrationTests {
             } catch (org.awaitility.core.ConditionTimeoutException stillRunning) {
                 // the test has failed already (the job's loop never saw the stop file): userdel -f anyway
             }
-            run("userdel", "-f", user);
+            UnixAccounts.removeUser(user, false);
             run("rm", "-rf", "--", base.toString());
         }
     }

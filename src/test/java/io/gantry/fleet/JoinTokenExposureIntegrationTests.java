@@ -63,7 +63,8 @@ class JoinTokenExposureIntegrationTests {
         madeTokenDir = !Files.exists(TOKEN_FILE.getParent());
         cluster = OwnCluster.create(dir, DATABASE,
                 ClusterYaml.oneRealAndOneSimulatedNode("exposure-test", 2, 2000, JOIN_TOKEN, "poll-wait: 1s"));
-        ControllerProcess controller = cluster.startController("controller");
+        // the jar itself: the new machine downloads the jar this controller runs
+        ControllerProcess controller = cluster.controller("controller").packaged().start();
         ApiClient api = controller.api();
         String admin = api.adminToken();
         String command = api.get("/api/v1/agents/join-token", admin).json().get("agentCommand").asString();

@@ -19,8 +19,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
+import io.gantry.support.AgentProcess;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
@@ -35,7 +37,7 @@ import tools.jackson.databind.JsonNode;
  * and runs once their agents are back; a node whose resume program never brings it back goes DOWN after the
  * resume timeout and its job goes back to the queue.
  */
-@ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PowerSavingIntegrationTests {
@@ -120,7 +122,8 @@ class PowerSavingIntegrationTests {
         for (String node : NODES) {
             List<String> agent = TestJvm.gantry("agent", "--controller", "http://127.0.0.1:" + controller.port(),
                     "--name", node, "--work-dir", dir.resolve("work-" + node).toString(),
-                    "--cpus", "2", "--memory-mb", "2000", "--gpus", "0");
+                    "--cpus", "2", "--memory-mb", "2000", "--gpus", "0",
+                    "--cgroup-root", AgentProcess.cgroupRoot(dir.resolve("work-" + node)));
             script("agent-" + node + ".sh", "export GANTRY_JOIN_TOKEN=" + JOIN_TOKEN + "\nexec " + agent.stream().map(a -> "'" + a + "'")
                     .collect(Collectors.joining(" ")) + "\n");
         }
@@ -139,6 +142,7 @@ class PowerSavingIntegrationTests {
         }
         for (String node : NODES) {
             agentPid(node).flatMap(ProcessHandle::of).ifPresent(ProcessHandle::destroyForcibly);
+            AgentProcess.removeEmptyCgroups(AgentProcess.cgroupRoot(dir.resolve("work-" + node)));
         }
     }
 

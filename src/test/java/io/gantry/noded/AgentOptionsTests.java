@@ -210,4 +210,15 @@ class AgentOptionsTests {
         assertThatThrownBy(() -> parse(Map.of(), "--controller", "http://ctl", "--image-cache-mb", "0"))
                 .hasMessageContaining("--image-cache-mb");
     }
+
+    @Test
+    void jobsLiveUnderGantryInEachCgroupHierarchyUnlessTheAgentNamesAnotherRoot() {
+        assertThat(parse(Map.of(), "--controller", "http://ctl").cgroupRoot()).isEqualTo("gantry");
+        assertThat(parse(Map.of(), "--controller", "http://ctl", "--cgroup-root", "gantry-b").cgroupRoot())
+                .isEqualTo("gantry-b");
+        for (String bad : List.of("a/b", "..", "-x", "")) {
+            assertThatThrownBy(() -> parse(Map.of(), "--controller", "http://ctl", "--cgroup-root", bad))
+                    .as(bad).hasMessageContaining("--cgroup-root");
+        }
+    }
 }

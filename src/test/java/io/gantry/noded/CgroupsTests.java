@@ -177,6 +177,17 @@ class CgroupsTests {
         }
 
         @Test
+        void aClusterSharingTheHostPutsItsJobsUnderTheRootItNames() throws IOException {
+            Cgroups mine = hybrid(true).under("gantry-b");
+            JobCgroup job = mine.create("node7", "42", limits);
+
+            assertThat(job.paths()).contains(cg("memory/gantry-b/node7/job_42"), cg("freezer/gantry-b/node7/job_42"));
+            assertThat(cg("memory/gantry")).as("the default root stays another cluster's").doesNotExist();
+            assertThat(mine.find("node7", "42")).isPresent();
+            assertThat(hybrid(true).find("node7", "42")).as("not found under the default root").isEmpty();
+        }
+
+        @Test
         void theMemoryLimitCoversSwapWhenTheKernelAccountsIt() throws IOException {
             hybrid(true).create("node1", "1", limits);
 

@@ -318,7 +318,7 @@ class JobStepsTests {
         runner = new JobRunner(node, AgentDirs.prepare(dir), Clock.fixed(NOW, ZoneOffset.UTC), reports::add,
                 stepReports::add, ME, CgroupFence.of(cgroups, () -> node, 0), List.of());
         runner.configure(node, Duration.ofMillis(500), ROOT_JOBS_ALLOWED);
-        Path memory = Cgroups.jobPath(cgroups.controllers().get(Cgroups.Controller.MEMORY).mount(), node, "69");
+        Path memory = cgroups.jobPath(cgroups.controllers().get(Cgroups.Controller.MEMORY).mount(), node, "69");
         try {
             runner.apply(List.of(Command.stepLaunch(step("69", 0, List.of("bash", "-c",
                     "grep memory /proc/self/cgroup; echo up; sleep 300"),
@@ -331,7 +331,7 @@ class JobStepsTests {
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !Files.exists(memory));
         } finally {
             for (Cgroups.Hierarchy h : java.util.Set.copyOf(cgroups.controllers().values())) {
-                Path job = Cgroups.jobPath(h.mount(), node, "69");
+                Path job = cgroups.jobPath(h.mount(), node, "69");
                 Files.deleteIfExists(job);
                 Files.deleteIfExists(job.getParent());
             }

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -30,6 +31,7 @@ import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
 import io.gantry.support.TestLocks;
+import io.gantry.support.UnixAccounts;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -40,7 +42,7 @@ import tools.jackson.databind.JsonNode;
  * follows a resize, takes Ctrl-C as a key and ends with the shell's exit code; {@code srun --jobid=J
  * --overlap --pty} enters one's own running job and not another user's.
  */
-@ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class InteractiveIntegrationTests {
 
@@ -72,7 +74,7 @@ class InteractiveIntegrationTests {
         assumeTrue(onPath("tmux"), "drives a terminal with tmux: apt-get install tmux");
         runuser = output("sh", "-c", "command -v runuser").strip();
         for (String user : List.of(alice, bob)) {
-            run("useradd", "-m", "-s", "/bin/bash", user);
+            UnixAccounts.addUser("-m", "-s", "/bin/bash", user);
             createdUsers.add(user);
         }
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
@@ -111,9 +113,7 @@ class InteractiveIntegrationTests {
             cluster.close();
         }
         for (String user : createdUsers) {
-            new ProcessBuilder("pkill", "-KILL", "-u", user).start().waitFor(10, TimeUnit.SECONDS);
-            new ProcessBuilder("userdel", "-r", user).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(30, TimeUnit.SECONDS);
+            UnixAccounts.removeUser(user, true);
         }
     }
 

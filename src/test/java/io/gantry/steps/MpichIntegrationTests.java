@@ -18,6 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -25,6 +26,7 @@ import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
 import io.gantry.support.TestLocks;
+import io.gantry.support.UnixAccounts;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -34,7 +36,7 @@ import tools.jackson.databind.JsonNode;
  * {@code SLURM_*} variables and starts its proxies with {@code srun}. Run as root, the tests create an
  * ordinary user and run the jobs as that user, as a cluster would.
  */
-@ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MpichIntegrationTests {
 
@@ -99,7 +101,7 @@ class MpichIntegrationTests {
                 "MPICH (Debian's mpich, libmpich-dev) is not installed");
         boolean root = "root".equals(System.getProperty("user.name"));
         if (root) {
-            run("useradd", "-m", "-s", "/bin/bash", USER);
+            UnixAccounts.addUser("-m", "-s", "/bin/bash", USER);
             userCreated = true;
             home = Path.of(run("getent", "passwd", USER).split(":")[5]);
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
@@ -140,9 +142,7 @@ class MpichIntegrationTests {
             cluster.close();
         }
         if (userCreated) {
-            new ProcessBuilder("pkill", "-KILL", "-u", USER).start().waitFor(10, TimeUnit.SECONDS);
-            new ProcessBuilder("userdel", "-r", USER).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(30, TimeUnit.SECONDS);
+            UnixAccounts.removeUser(USER, true);
         }
     }
 

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -28,6 +29,7 @@ import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
 import io.gantry.support.TestLocks;
 import io.gantry.support.TestRegistry;
+import io.gantry.support.UnixAccounts;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -36,7 +38,7 @@ import tools.jackson.databind.JsonNode;
  * through Gantry's {@code srun} with the options it always passes, and the orteds start the ranks.
  * Run as root, the tests create an ordinary user and run the jobs as that user, as a cluster would.
  */
-@ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MpirunIntegrationTests {
 
@@ -99,7 +101,7 @@ class MpirunIntegrationTests {
                 "OpenMPI (Debian's openmpi-bin, libopenmpi-dev) is not installed");
         boolean root = "root".equals(System.getProperty("user.name"));
         if (root) {
-            run("useradd", "-m", "-s", "/bin/bash", USER);
+            UnixAccounts.addUser("-m", "-s", "/bin/bash", USER);
             userCreated = true;
             home = Path.of(run("getent", "passwd", USER).split(":")[5]);
             // the temporary directory (the agents' work directories in it) is root's: let the user pass through it
@@ -138,9 +140,7 @@ class MpirunIntegrationTests {
             cluster.close();
         }
         if (userCreated) {
-            new ProcessBuilder("pkill", "-KILL", "-u", USER).start().waitFor(10, TimeUnit.SECONDS);
-            new ProcessBuilder("userdel", "-r", USER).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(30, TimeUnit.SECONDS);
+            UnixAccounts.removeUser(USER, true);
         }
     }
 

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -27,6 +28,7 @@ import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
 import io.gantry.support.TestLocks;
 import io.gantry.support.TestRegistry;
+import io.gantry.support.UnixAccounts;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -38,7 +40,7 @@ import tools.jackson.databind.JsonNode;
  * from one step for the next; a second job on the node does not pull again; an image that is not there
  * fails its job within 30 s with the registry's answer.
  */
-@ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PyxisIntegrationTests {
 
@@ -67,7 +69,7 @@ class PyxisIntegrationTests {
         assumeTrue("root".equals(System.getProperty("user.name")), "runs jobs as another Unix user: needs root");
         assumeTrue(TestRegistry.missingTools().isEmpty(), "containers need " + TestRegistry.missingTools() + ": "
                 + TestRegistry.APT);
-        run("useradd", "-m", "-s", "/bin/bash", alice);
+        UnixAccounts.addUser("-m", "-s", "/bin/bash", alice);
         userCreated = true;
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
         shared = Files.createDirectories(dir.resolve("shared"));
@@ -107,9 +109,7 @@ class PyxisIntegrationTests {
             registry.close();
         }
         if (userCreated) {
-            new ProcessBuilder("pkill", "-KILL", "-u", alice).start().waitFor(10, TimeUnit.SECONDS);
-            new ProcessBuilder("userdel", "-r", alice).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(30, TimeUnit.SECONDS);
+            UnixAccounts.removeUser(alice, true);
         }
     }
 

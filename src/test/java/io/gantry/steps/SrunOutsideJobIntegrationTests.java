@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -26,6 +27,7 @@ import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
 import io.gantry.support.TestLocks;
+import io.gantry.support.UnixAccounts;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -34,7 +36,7 @@ import tools.jackson.databind.JsonNode;
  * job's one step, relays the output and ends with the step's exit code, as the job does; {@code --jobid}
  * runs a step in one's own running job and is refused in another user's.
  */
-@ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SrunOutsideJobIntegrationTests {
 
@@ -61,7 +63,7 @@ class SrunOutsideJobIntegrationTests {
     void start() throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")), "runs jobs as other users: needs root");
         for (String user : List.of(alice, bob)) {
-            run("useradd", "-m", "-s", "/bin/bash", user);
+            UnixAccounts.addUser("-m", "-s", "/bin/bash", user);
             createdUsers.add(user);
         }
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
@@ -89,9 +91,7 @@ class SrunOutsideJobIntegrationTests {
             cluster.close();
         }
         for (String user : createdUsers) {
-            new ProcessBuilder("pkill", "-KILL", "-u", user).start().waitFor(10, TimeUnit.SECONDS);
-            new ProcessBuilder("userdel", "-r", user).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(30, TimeUnit.SECONDS);
+            UnixAccounts.removeUser(user, true);
         }
     }
 

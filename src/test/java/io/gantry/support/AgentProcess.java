@@ -1,24 +1,39 @@
 package io.gantry.support;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A node agent as sites run it: {@code java -jar target/gantry.jar agent} in its own process, joining
  * a controller with its join token (read from a 0600 file, as {@code agentCommand} has it), its log
  * appended to a file. Killed (not stopped) on close: the
  * tests that use it end with their controller.
+ *
+ * <p>Test classes run side by side, and their clusters repeat node names and job ids: each agent puts
+ * its jobs' cgroups under a root of its own ({@code --cgroup-root}, named after its work dir, so an
+ * agent restarted on the same work dir finds its jobs again), removed on close once empty.
  */
 public final class AgentProcess implements AutoCloseable {
 
     private final Process process;
+    private final String cgroupRoot;
 
-    private AgentProcess(Process process) {
+    private AgentProcess(Process process, String cgroupRoot) {
         this.process = process;
+        this.cgroupRoot = cgroupRoot;
+    }
+
+    /** The agent's {@code --cgroup-root} for work dir {@code workDir}: the same for every agent started on it. */
+    public static String cgroupRoot(Path workDir) {
+        return "gantry-test-" + Integer.toHexString(workDir.toAbsolutePath().normalize().toString().hashCode());
     }
 
     /** The agent's process id, to read its {@code /proc} entries. */
@@ -57,15 +72,50 @@ public final class AgentProcess implements AutoCloseable {
         List<String> command = TestJvm.gantry("agent", "--controller", controllerUrls,
                 "--join-token-file", tokenFile.toString(), "--name", name, "--work-dir", workDir.toString(), "--cpus",
                 Integer.toString(cpus), "--memory-mb", Long.toString(memoryMb));
+        String cgroupRoot = cgroupRoot(workDir);
+        if (!List.of(extraArgs).contains("--cgroup-root")) {
+            command.addAll(List.of("--cgroup-root", cgroupRoot));
+        }
         command.addAll(List.of(extraArgs));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.environment().putAll(environment);
-        return new AgentProcess(builder.start());
+        return new AgentProcess(builder.start(), cgroupRoot);
     }
 
     @Override
     public void close() throws InterruptedException {
         process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        removeEmptyCgroups(cgroupRoot);
+    }
+
+    /** Removes {@code root}'s empty cgroups (children first) in every hierarchy; one still in use stays. */
+    public static void removeEmptyCgroups(String root) {
+        Path cgroups = Path.of("/sys/fs/cgroup");
+        List<Path> tops = new ArrayList<>(List.of(cgroups.resolve(root)));
+        try (Stream<Path> hierarchies = Files.list(cgroups)) {
+            hierarchies.map(h -> h.resolve(root)).forEach(tops::add);
+        } catch (IOException | SecurityException none) {
+            return;
+        }
+        for (Path top : tops) {
+            if (!Files.isDirectory(top, LinkOption.NOFOLLOW_LINKS)) {
+                continue;
+            }
+            try (Stream<Path> tree = Files.walk(top)) {
+                tree.filter(d -> Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS))
+                        .sorted(Comparator.reverseOrder()).forEach(AgentProcess::rmdir);
+            } catch (IOException | UncheckedIOException ignored) {
+                // best effort: a cgroup still holding a process stays
+            }
+        }
+    }
+
+    private static void rmdir(Path cgroup) {
+        try {
+            Files.deleteIfExists(cgroup);
+        } catch (IOException stillInUse) {
+            // a process is still in it, or it has children in use
+        }
     }
 }

@@ -21,6 +21,7 @@ public final class ControllerProcess implements AutoCloseable {
     private final int port;
     private final Path dataDir;
     private final List<String> extraArgs;
+    private boolean packaged;
     private Process process;
 
     public ControllerProcess(Path dataDir, String... extraArgs) throws IOException {
@@ -40,11 +41,21 @@ public final class ControllerProcess implements AutoCloseable {
         return new ApiClient(port);
     }
 
+    /**
+     * Runs it from {@code target/gantry.jar} itself ({@link TestJvm#packaged}), for a test of what users run or
+     * download; the others run it from the tests' extracted copy with its shared classes ({@link TestJvm#gantry}).
+     */
+    public ControllerProcess packaged() {
+        this.packaged = true;
+        return this;
+    }
+
     /** Starts the controller and waits until {@code /actuator/health} answers. */
     public ControllerProcess start() throws IOException, InterruptedException {
-        List<String> command = TestJvm.gantry("--server.port=" + port,
+        String[] args = {"--server.port=" + port,
                 "--gantry.data-dir=" + dataDir,
-                "--gantry.security.bootstrap-admin-password=" + ApiClient.ADMIN_PASSWORD);
+                "--gantry.security.bootstrap-admin-password=" + ApiClient.ADMIN_PASSWORD};
+        List<String> command = packaged ? TestJvm.packaged(args) : TestJvm.gantry(args);
         if (extraArgs.stream().noneMatch(a -> a.startsWith("--gantry.control.advertise-url="))) {
             // Where other controllers on the same store reach this one when it leads.
             command.add("--gantry.control.advertise-url=http://127.0.0.1:" + port);

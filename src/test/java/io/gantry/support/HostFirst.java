@@ -9,9 +9,9 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The integration test classes in the order failsafe found them, but those that hold
- * {@link TestLocks#HOST} first. They take turns, and together they take longer than all the others
- * (real agents, MPI, workflow tools), so the run is as short as their turns only if the first starts
- * at once and the others fill the second lane beside them.
+ * {@link TestLocks#HOST} first: they start real agents, jobs, MPI and workflow tools and are the
+ * longest, so starting them first keeps one of them from being the last to begin while the others
+ * have all ended (JUnit schedules classes in the order given).
  */
 public final class HostFirst implements ClassOrderer {
 
