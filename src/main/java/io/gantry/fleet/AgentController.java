@@ -288,8 +288,26 @@ class AgentController {
             throw new GantryException(ProblemType.NOT_FOUND, "This controller does not run from a jar (was it started "
                     + "with spring-boot:run?); copy target/gantry.jar to the new machine instead");
         }
+        if (!selfContained(jar)) {
+            throw new GantryException(ProblemType.NOT_FOUND, "This controller runs from an extracted jar whose "
+                    + "libraries lie beside it (java -Djarmode=tools extract); alone on a new machine it would not start: "
+                    + "copy the packaged gantry.jar there instead");
+        }
         return ResponseEntity.ok()
                 .header(HttpHeaders.CONTENT_DISPOSITION, "attachment; filename=gantry.jar")
                 .body(new FileSystemResource(jar));
+    }
+
+    /**
+     * Whether {@code jar} runs alone: its manifest names no {@code Class-Path} of libraries beside it, as
+     * the jar Spring Boot's {@code extract} leaves does.
+     */
+    static boolean selfContained(Path jar) {
+        try (java.util.jar.JarFile file = new java.util.jar.JarFile(jar.toFile())) {
+            java.util.jar.Manifest manifest = file.getManifest();
+            return manifest == null || manifest.getMainAttributes().getValue(java.util.jar.Attributes.Name.CLASS_PATH) == null;
+        } catch (java.io.IOException e) {
+            return false;
+        }
     }
 }

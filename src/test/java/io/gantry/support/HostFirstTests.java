@@ -10,10 +10,11 @@ import java.util.Optional;
 import org.junit.jupiter.api.ClassDescriptor;
 import org.junit.jupiter.api.ClassOrdererContext;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.platform.commons.support.AnnotationSupport;
 
-/** The node's classes first, the rest in the order they were found. */
+/** The node's classes (a class with one test of the node among them) first, the rest in the order they were found. */
 class HostFirstTests {
 
     @ResourceLock(TestLocks.SHARED_CONTEXT)
@@ -36,10 +37,23 @@ class HostFirstTests {
     static class SharedContext {
     }
 
+    static class OneTestWithAnAgent {
+
+        @Test
+        void plain() {
+        }
+
+        @Test
+        @ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
+        void withAnAgent() {
+        }
+    }
+
     @Test
     void classesHoldingTheHostComeFirstAndTheOthersKeepTheirOrder() {
         List<Descriptor> found = new ArrayList<>(List.of(new Descriptor(Shared.class), new Descriptor(Agents.class),
-                new Descriptor(SharedContext.class), new Descriptor(Plain.class), new Descriptor(MoreAgents.class)));
+                new Descriptor(SharedContext.class), new Descriptor(Plain.class), new Descriptor(MoreAgents.class),
+                new Descriptor(OneTestWithAnAgent.class)));
 
         new HostFirst().orderClasses(new ClassOrdererContext() {
             @Override
@@ -54,7 +68,8 @@ class HostFirstTests {
         });
 
         assertThat(found).extracting(Descriptor::getTestClass)
-                .containsExactly(Agents.class, MoreAgents.class, Shared.class, SharedContext.class, Plain.class);
+                .containsExactly(Agents.class, MoreAgents.class, OneTestWithAnAgent.class, Shared.class,
+                        SharedContext.class, Plain.class);
     }
 
     /** A found class, its annotations read as JUnit reads them (meta-annotations and repeats included). */
