@@ -6,8 +6,6 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
@@ -22,10 +20,8 @@ import io.gantry.support.TestLocks;
  * The dashboard's scenarios that need a controller of their own, in Debian's Chromium: the packaged
  * jar on a data directory (or a database) of its own, so what a script drains, reserves or submits
  * touches no other test, and these run beside the classes that share the test Spring context. The
- * two that time the dashboard at scale are in {@link DashboardAtScaleIntegrationTests}. Its scenarios share
- * nothing, so they run side by side (each ~1 minute: together they were the longest class).
+ * two that time the dashboard at scale are in {@link DashboardAtScaleIntegrationTests}.
  */
-@Execution(ExecutionMode.CONCURRENT)
 class DashboardJarIntegrationTests {
 
     private static final String JOIN_TOKEN = "dashboard-output-join-token-0123456789";

@@ -45,7 +45,7 @@ import tools.jackson.databind.JsonNode;
 class PyxisIntegrationTests {
 
     private static final String JOIN_TOKEN = "container-join-token-0123456789";
-    private static final String DATABASE = "gantry_container_it_" + ProcessHandle.current().pid();
+    private static final String DATABASE = "gantry_pyxis_it_" + ProcessHandle.current().pid();
     private static final String PASSWORD = "container-password";
     private static final Duration WAIT = Duration.ofSeconds(120);
 

@@ -6,7 +6,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -28,7 +31,33 @@ public final class ApiClient {
         return send("GET", path, token, null);
     }
 
+    /**
+     * {@code method path} with {@code body} (JSON, or a String as it is). A write a controller answers
+     * "No scheduling leader is reachable yet" (503: it started a moment ago, or a takeover is under way,
+     * and it says to retry shortly) is retried for up to 30 s, as a client should.
+     */
     public Response send(String method, String path, String token, Object body) {
+        Response first = sendOnce(method, path, token, body);
+        if (!leaderless(first)) {
+            return first;
+        }
+        AtomicReference<Response> last = new AtomicReference<>(first);
+        try {
+            return Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                    .until(() -> {
+                        last.set(sendOnce(method, path, token, body));
+                        return last.get();
+                    }, response -> !leaderless(response));
+        } catch (ConditionTimeoutException stillLeaderless) {
+            return last.get();
+        }
+    }
+
+    private static boolean leaderless(Response response) {
+        return response.status() == 503 && response.body().contains("No scheduling leader is reachable yet");
+    }
+
+    private Response sendOnce(String method, String path, String token, Object body) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
                 .timeout(Duration.ofSeconds(30))
                 .header("Accept", "application/json, application/problem+json");

@@ -17,6 +17,8 @@ import java.util.stream.Stream;
  */
 public final class OwnCluster implements AutoCloseable {
 
+    private static final String POOL_SIZE = "--spring.datasource.hikari.maximum-pool-size=";
+
     private final Path dir;
     private final String database;
     private final TestDatabase db;
@@ -43,14 +45,20 @@ public final class OwnCluster implements AutoCloseable {
         return db;
     }
 
-    /** A controller on this database and cluster file, not started yet, its data directory {@code dir/name}. */
+    /**
+     * A controller on this database and cluster file, not started yet, its data directory {@code dir/name}.
+     * Its connection pool holds 6 connections, not Hikari's 10: test classes run side by side, each with
+     * controllers of its own, on one PostgreSQL that allows 100 clients.
+     */
     public ControllerProcess controller(String name, String... extraArgs) throws IOException {
         Path data = Files.createDirectories(dir.resolve(name));
-        ControllerProcess controller = new ControllerProcess(data, Stream.concat(Stream.of(
+        Stream<String> pool = Stream.of(extraArgs).anyMatch(a -> a.startsWith(POOL_SIZE)) ? Stream.empty()
+                : Stream.of(POOL_SIZE + "6");
+        ControllerProcess controller = new ControllerProcess(data, Stream.of(Stream.of(
                 "--spring.profiles.active=postgres", "--spring.datasource.url=" + db.url(),
                 "--spring.datasource.username=" + db.username(), "--spring.datasource.password=" + db.password(),
-                "--spring.config.additional-location=file:" + config.toAbsolutePath()), Stream.of(extraArgs))
-                .toArray(String[]::new));
+                "--spring.config.additional-location=file:" + config.toAbsolutePath()), pool, Stream.of(extraArgs))
+                .flatMap(s -> s).toArray(String[]::new));
         controllers.add(controller);
         return controller;
     }
