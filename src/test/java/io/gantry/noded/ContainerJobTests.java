@@ -502,11 +502,14 @@ class ContainerJobTests {
         TestRegistry.run(Duration.ofSeconds(30), "cp", "-a", "/bin/busybox", bundle.resolve("rootfs").toString());
         Files.writeString(bundle.resolve("rootfs/marker"), "bundle-" + MARKER + "\n");
         TestRegistry.run(Duration.ofSeconds(30), "runc", "spec", "--rootless", "--bundle", bundle.toString());
-        String config = Files.readString(bundle.resolve("config.json"))
+        // the user's own bundle maps root inside to their uid and their group (which need not have the uid's number)
+        String spec = Files.readString(bundle.resolve("config.json"));
+        int gids = spec.indexOf("\"gidMappings\"");
+        String config = (spec.substring(0, gids).replace("\"hostID\": 0", "\"hostID\": " + owner.uid())
+                + spec.substring(gids).replace("\"hostID\": 0", "\"hostID\": " + owner.gid()))
                 .replace("\"terminal\": true", "\"terminal\": false")
                 .replace("\"sh\"", "\"/busybox\", \"echo\", \"the-bundles-own-command\"")
-                .replace("\"PATH=", "\"FROM_BUNDLE=yes\", \"PATH=")
-                .replace("\"hostID\": 0", "\"hostID\": " + owner.uid());
+                .replace("\"PATH=", "\"FROM_BUNDLE=yes\", \"PATH=");
         Files.writeString(bundle.resolve("config.json"), config);
         TestRegistry.run(Duration.ofSeconds(30), "chown", "-R", user + ":", bundle.toString());
         ContainerSpec bundled = new ContainerSpec(null, bundle.toString(), null, null, null, null, null, null, null,
