@@ -11,8 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -29,6 +27,7 @@ import io.gantry.support.ApiClient.Response;
 import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
+import io.gantry.support.TestJvm;
 import io.gantry.support.TestLocks;
 import tools.jackson.databind.JsonNode;
 
@@ -46,7 +45,8 @@ class AdminSuspendIntegrationTests {
     private static final String JOIN_TOKEN = "suspend-test-join-token-0123456789";
     private static final String DATABASE = "gantry_suspend_it_" + ProcessHandle.current().pid();
     /** The suspended job's time limit, shorter than it is kept suspended. */
-    private static final int LIMIT = 15;
+    /** The job's time limit: long enough for the checks before the suspend on a busy machine. */
+    private static final int LIMIT = 40;
 
     @TempDir
     static Path dir;
@@ -181,10 +181,7 @@ class AdminSuspendIntegrationTests {
 
     /** A command as a user runs it: the packaged jar's, the controller from GANTRY_URL, the user's token. */
     private Cli cli(String token, String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-jar", ControllerProcess.JAR.toAbsolutePath().toString()));
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command);
+        ProcessBuilder builder = new ProcessBuilder(TestJvm.gantry(args));
         builder.environment().put("GANTRY_URL", "http://127.0.0.1:" + controller.port());
         builder.environment().put("GANTRY_TOKEN", token);
         Process process = builder.start();
