@@ -12,7 +12,7 @@ package io.gantry.support;
  * Prometheus and workflow tools. The classes that use it hold it in {@code READ} mode, so they run side
  * by side: each agent puts its jobs' cgroups under a root of its own ({@link AgentProcess}), Unix
  * users are made one at a time ({@link UnixAccounts}), and every class names its users, ports, tmux
- * sockets and registries apart. {@link LaneOrder} starts them early: they are the longest. A class
+ * sockets and registries apart. {@link HostFirst} starts them first: they are the longest. A class
  * that needs the machine to itself would hold it in {@code READ_WRITE} mode.</li>
  * </ul>
  * A class with neither (a packaged controller on a data directory or database of its own, a Spring

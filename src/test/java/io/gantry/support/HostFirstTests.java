@@ -10,16 +10,12 @@ import java.util.Optional;
 import org.junit.jupiter.api.ClassDescriptor;
 import org.junit.jupiter.api.ClassOrdererContext;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.platform.commons.support.AnnotationSupport;
 
-/**
- * The shared context's classes every other place, beside the node's classes (a class with one test of
- * the node among them) and then the rest; isolated classes last; found order kept within each kind.
- */
-class LaneOrderTests {
+/** The node's classes (a class with one test of the node among them) first, the rest in the order they were found. */
+class HostFirstTests {
 
     @ResourceLock(TestLocks.SHARED_CONTEXT)
     static class Shared {
@@ -41,18 +37,6 @@ class LaneOrderTests {
     static class SharedContext {
     }
 
-    @Isolated
-    static class Alone {
-    }
-
-    @GantryIntegrationTest
-    static class MoreShared {
-    }
-
-    @GantryIntegrationTest
-    static class EvenMoreShared {
-    }
-
     static class OneTestWithAnAgent {
 
         @Test
@@ -66,13 +50,12 @@ class LaneOrderTests {
     }
 
     @Test
-    void theSharedContextsClassesAlternateWithTheNodesThenTheOthersAndIsolatedOnesComeLast() {
-        List<Descriptor> found = new ArrayList<>(List.of(new Descriptor(Alone.class), new Descriptor(Shared.class),
-                new Descriptor(Agents.class), new Descriptor(SharedContext.class), new Descriptor(Plain.class),
-                new Descriptor(MoreAgents.class), new Descriptor(MoreShared.class), new Descriptor(EvenMoreShared.class),
+    void classesHoldingTheHostComeFirstAndTheOthersKeepTheirOrder() {
+        List<Descriptor> found = new ArrayList<>(List.of(new Descriptor(Shared.class), new Descriptor(Agents.class),
+                new Descriptor(SharedContext.class), new Descriptor(Plain.class), new Descriptor(MoreAgents.class),
                 new Descriptor(OneTestWithAnAgent.class)));
 
-        new LaneOrder().orderClasses(new ClassOrdererContext() {
+        new HostFirst().orderClasses(new ClassOrdererContext() {
             @Override
             public List<? extends ClassDescriptor> getClassDescriptors() {
                 return found;
@@ -85,8 +68,8 @@ class LaneOrderTests {
         });
 
         assertThat(found).extracting(Descriptor::getTestClass)
-                .containsExactly(Shared.class, Agents.class, SharedContext.class, MoreAgents.class, MoreShared.class,
-                        OneTestWithAnAgent.class, EvenMoreShared.class, Plain.class, Alone.class);
+                .containsExactly(Agents.class, MoreAgents.class, OneTestWithAnAgent.class, Shared.class,
+                        SharedContext.class, Plain.class);
     }
 
     /** A found class, its annotations read as JUnit reads them (meta-annotations and repeats included). */
