@@ -6,7 +6,6 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.AgentProcess;
@@ -97,7 +96,7 @@ class DashboardJarIntegrationTests {
      * the error tab its standard error; a job on sim1 says it has no output.
      */
     @Test
-    @ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
+    @ResourceLock(TestLocks.HOST)
     void aRealAgentsJobOutputShowsLiveOnItsPage(@TempDir Path dir) throws Exception {
         BrowserScript.assumeChromium();
         Path cluster = dir.resolve("cluster.yml");

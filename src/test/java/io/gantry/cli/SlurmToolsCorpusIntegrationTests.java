@@ -21,7 +21,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -38,7 +37,7 @@ import io.gantry.support.TestLocks;
  * runs a script on the agent's node, {@code {DONE}} has completed there, {@code {NEW}} is a fresh held job and
  * {@code {NEWRUN}} a fresh running one, so a line that cancels, signals or requeues acts on a job of its own.
  */
-@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SlurmToolsCorpusIntegrationTests {
 

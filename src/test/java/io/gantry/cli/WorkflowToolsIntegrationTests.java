@@ -17,7 +17,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -32,7 +31,7 @@ import io.gantry.support.TestLocks;
  * PATH, against a packaged controller whose only node is a real agent. The corpus test proves each command
  * line parses; this proves the tools' own loops (submit, poll, read the state, run the next step) finish.
  */
-@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WorkflowToolsIntegrationTests {
 

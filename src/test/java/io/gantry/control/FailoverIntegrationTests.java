@@ -24,7 +24,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -43,7 +42,7 @@ import tools.jackson.databind.JsonNode;
  * is held by two jobs, the job that ran before keeps running, the standby schedules, and the
  * agents find it by themselves.
  */
-@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
+@ResourceLock(TestLocks.HOST)
 class FailoverIntegrationTests {
 
     private static final String DATABASE = "gantry_failover_test";

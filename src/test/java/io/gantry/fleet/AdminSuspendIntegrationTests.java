@@ -19,7 +19,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -38,7 +37,7 @@ import tools.jackson.databind.JsonNode;
  * GPUs (a job that needs them waits), past its time limit counted from its start; a user is refused in Slurm's
  * words; {@code scontrol resume} thaws it and it runs on to COMPLETED, after which the waiting job runs.
  */
-@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AdminSuspendIntegrationTests {
 

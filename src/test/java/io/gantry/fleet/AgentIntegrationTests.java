@@ -23,7 +23,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.AgentProcess;
@@ -41,7 +40,7 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code node2} joins the default partition unannounced (feature {@code beta}). Jobs are real bash
  * scripts; their output files, exit codes and process groups are checked on disk.
  */
-@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AgentIntegrationTests {

@@ -16,7 +16,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -35,7 +34,7 @@ import tools.jackson.databind.JsonNode;
  * CANCEL) warns A with an event and SIGUSR1 (which its own trap records), then cancels it with a reason that
  * says why, while B runs on, and C, as idle as A, is never touched.
  */
-@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GpuIdlePolicyIntegrationTests {
 

@@ -21,7 +21,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -41,7 +40,7 @@ import tools.jackson.databind.JsonNode;
  * TRESUsageInAve/Max, the job view, seff, the series endpoint and the utilisation report's
  * allocated-but-idle hours show what the curve implies, within sampling tolerance.
  */
-@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GpuUseIntegrationTests {
 

@@ -16,8 +16,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -35,10 +33,7 @@ import tools.jackson.databind.JsonNode;
  * its environment from a pipe); the agent's polls, its heartbeats, must keep their rhythm meanwhile,
  * or the node is taken for dead and the running job requeued, as the review saw.
  */
-@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
-// alone: it times the node's heartbeats (a gap of 4 s fails it) while a heavy step starts, which other classes'
-// controllers, agents and jobs on the same two cores would stretch
-@Isolated
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LargeStepIntegrationTests {
 

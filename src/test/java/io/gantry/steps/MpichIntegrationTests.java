@@ -18,7 +18,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -36,7 +35,7 @@ import tools.jackson.databind.JsonNode;
  * {@code SLURM_*} variables and starts its proxies with {@code srun}. Run as root, the tests create an
  * ordinary user and run the jobs as that user, as a cluster would.
  */
-@ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MpichIntegrationTests {
 

@@ -10,7 +10,6 @@ import java.util.Optional;
 import org.junit.jupiter.api.ClassDescriptor;
 import org.junit.jupiter.api.ClassOrdererContext;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.platform.commons.support.AnnotationSupport;
 
@@ -44,7 +43,7 @@ class HostFirstTests {
         }
 
         @Test
-        @ResourceLock(value = TestLocks.HOST, mode = ResourceAccessMode.READ)
+        @ResourceLock(TestLocks.HOST)
         void withAnAgent() {
         }
     }
