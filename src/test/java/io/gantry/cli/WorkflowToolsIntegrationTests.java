@@ -118,9 +118,11 @@ class WorkflowToolsIntegrationTests {
                     shell: "tr a-z A-Z < {input} > {output}; echo step-two >> {output}"
                 """);
         List<String> before = jobIds(work);
+        // Snakemake's Slurm executor checks its jobs every 33 s unless told at most 1 a second (it takes more than
+        // 1 for its default of 10 and slows to 0.03): a site polls as often as its controller can bear.
         Run run = run(work, List.of("snakemake", "--slurm", "--jobs", "2", "--latency-wait", "30",
-                "--default-resources", "slurm_partition=cpu", "slurm_account=root", "mem_mb=1000", "runtime=5",
-                "--cores", "1"), Map.of());
+                "--max-status-checks-per-second", "1", "--default-resources", "slurm_partition=cpu", "slurm_account=root",
+                "mem_mb=1000", "runtime=5", "--cores", "1"), Map.of());
         assertThat(run.exit()).as(run.output()).isZero();
         assertThat(Files.readString(work.resolve("result.txt"))).isEqualTo("HELLO-FROM-STEP-ONE\nstep-two\n");
         assertTwoJobsCompleted(work, before, run.output());

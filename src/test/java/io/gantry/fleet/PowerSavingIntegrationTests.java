@@ -32,7 +32,7 @@ import tools.jackson.databind.JsonNode;
 /**
  * Power saving with real agent processes: the controller's suspend program kills a node's agent, its resume
  * program starts it again (both shell scripts, given the nodes as a hostlist, as Slurm's are). With a suspend
- * time of 30 s, idle nodes power down; a job that needs them powers them up, waits while they are POWERING_UP,
+ * time of 10 s, idle nodes power down; a job that needs them powers them up, waits while they are POWERING_UP,
  * and runs once their agents are back; a node whose resume program never brings it back goes DOWN after the
  * resume timeout and its job goes back to the queue.
  */
@@ -43,8 +43,10 @@ class PowerSavingIntegrationTests {
 
     private static final String JOIN_TOKEN = "power-test-join-token-0123456789";
     private static final String DATABASE = "gantry_power_it_" + ProcessHandle.current().pid();
-    private static final Duration SUSPEND_TIME = Duration.ofSeconds(30);
-    private static final Duration RESUME_TIMEOUT = Duration.ofSeconds(25);
+    // Short, for the test's sake: each test waits out one suspend time and the last a resume timeout; the
+    // timeout still leaves a loaded machine several times an agent's start to bring a node back.
+    private static final Duration SUSPEND_TIME = Duration.ofSeconds(10);
+    private static final Duration RESUME_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration WAIT = Duration.ofSeconds(120);
     private static final List<String> NODES = List.of("node1", "node2");
 

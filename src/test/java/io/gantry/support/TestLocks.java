@@ -1,7 +1,7 @@
 package io.gantry.support;
 
 /**
- * What integration test classes share, as JUnit resource locks: failsafe runs two classes at once
+ * What integration test classes share, as JUnit resource locks: failsafe runs three classes at once
  * (pom.xml), and a class that holds one of these runs alone among those that hold it too.
  * <ul>
  * <li>{@link #SHARED_CONTEXT}: the Spring context and database every {@link GantryIntegrationTest}

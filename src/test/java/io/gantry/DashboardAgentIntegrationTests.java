@@ -1,0 +1,55 @@
+package io.gantry;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceLock;
+
+import io.gantry.support.AgentProcess;
+import io.gantry.support.ApiClient;
+import io.gantry.support.BrowserScript;
+import io.gantry.support.ClusterYaml;
+import io.gantry.support.ControllerProcess;
+import io.gantry.support.TestLocks;
+
+/**
+ * The dashboard's scenario with a real agent, in Debian's Chromium. A class of its own, apart from
+ * {@link DashboardJarIntegrationTests}: it holds this machine as a node ({@link TestLocks#HOST}), and JUnit
+ * takes a test's lock for its whole class, so in that class the five scenarios that need no node would wait
+ * for the node's turn and take ~100 s of it.
+ */
+@ResourceLock(TestLocks.HOST)
+class DashboardAgentIntegrationTests {
+
+    private static final String JOIN_TOKEN = "dashboard-output-join-token-0123456789";
+
+    /**
+     * A real agent's job on its page (frontend/e2e/output.mjs): the packaged jar (embedded store, a
+     * data directory of its own) with node1, run by a real agent process, and sim1, simulated. The
+     * output panel shows the lines the job's bash script prints while it runs, updating, then its end;
+     * the error tab its standard error; a job on sim1 says it has no output.
+     */
+    @Test
+    void aRealAgentsJobOutputShowsLiveOnItsPage(@TempDir Path dir) throws Exception {
+        BrowserScript.assumeChromium();
+        Path cluster = dir.resolve("cluster.yml");
+        // eight CPUs, so that the eight jobs the tabs step opens run at once
+        Files.writeString(cluster, ClusterYaml.oneRealAndOneSimulatedNode("dashboard-output", 8, 4000, JOIN_TOKEN));
+        Path data = Files.createDirectories(dir.resolve("controller"));
+        Path work = Files.createDirectories(dir.resolve("jobs"));
+        try (ControllerProcess controller = new ControllerProcess(data,
+                "--spring.config.additional-location=file:" + cluster.toAbsolutePath(), "--server.shutdown=immediate")) {
+            ApiClient api = controller.start().api();
+            String admin = api.adminToken();
+            try (AgentProcess agent = AgentProcess.start(controller.port(), JOIN_TOKEN, "node1", 8, 4000,
+                    dir.resolve("agent"), dir.resolve("agent.log"))) {
+                api.awaitNodeState("node1", admin, Duration.ofSeconds(60), "IDLE");
+                BrowserScript.run(Path.of("target", "e2e-output.log"), 5, BrowserScript.script("output.mjs").toString(),
+                        "http://127.0.0.1:" + controller.port(), work.toString(), Path.of("target", "screenshots").toString());
+            }
+        }
+    }
+}
