@@ -6,6 +6,7 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.AgentProcess;
@@ -16,12 +17,11 @@ import io.gantry.support.ControllerProcess;
 import io.gantry.support.TestLocks;
 
 /**
- * The dashboard's scenario with a real agent, in Debian's Chromium. A class of its own, apart from
- * {@link DashboardJarIntegrationTests}: it holds this machine as a node ({@link TestLocks#HOST}), and JUnit
- * takes a test's lock for its whole class, so in that class the five scenarios that need no node would wait
- * for the node's turn and take ~100 s of it.
+ * The dashboard's scenario with a real agent, in Debian's Chromium: it uses this machine as a node
+ * ({@link TestLocks#NODE}). Apart from {@link DashboardJarIntegrationTests}, which needs no node, so that
+ * the two pack into the test run's lanes on their own.
  */
-@ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
 class DashboardAgentIntegrationTests {
 
     private static final String JOIN_TOKEN = "dashboard-output-join-token-0123456789";

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -37,7 +38,7 @@ import io.gantry.support.TestLocks;
  * runs a script on the agent's node, {@code {DONE}} has completed there, {@code {NEW}} is a fresh held job and
  * {@code {NEWRUN}} a fresh running one, so a line that cancels, signals or requeues acts on a job of its own.
  */
-@ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SlurmToolsCorpusIntegrationTests {
 

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -31,7 +32,7 @@ import io.gantry.support.TestLocks;
  * PATH, against a packaged controller whose only node is a real agent. The corpus test proves each command
  * line parses; this proves the tools' own loops (submit, poll, read the state, run the next step) finish.
  */
-@ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WorkflowToolsIntegrationTests {
 

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -29,7 +30,7 @@ import tools.jackson.databind.JsonNode;
  * agents, against what a live Slurm 22.05 gave the same job (src/test/resources/slurm-env): every
  * variable of it is there, with Slurm's value wherever the value is not this run's host, user or ids.
  */
-@ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SlurmEnvironmentIntegrationTests {
 

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.AgentProcess;
@@ -33,7 +34,7 @@ import tools.jackson.databind.JsonNode;
  * each declaring 2 GPUs; a 2-node job's batch script runs {@code srun}, whose tasks start on both
  * nodes through their agents and whose output comes back through the controller.
  */
-@ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SrunIntegrationTests {
 

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -35,7 +36,7 @@ import tools.jackson.databind.JsonNode;
  * job's one step, relays the output and ends with the step's exit code, as the job does; {@code --jobid}
  * runs a step in one's own running job and is refused in another user's.
  */
-@ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SrunOutsideJobIntegrationTests {
 

@@ -10,10 +10,14 @@ import java.util.Optional;
 import org.junit.jupiter.api.ClassDescriptor;
 import org.junit.jupiter.api.ClassOrdererContext;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.platform.commons.support.AnnotationSupport;
 
-/** The node's classes (a class with one test of the node among them) first, the rest in the order they were found. */
+/**
+ * The classes that time the node (a class with one such test among them) first, then those that only use it,
+ * the rest in the order they were found.
+ */
 class HostFirstTests {
 
     @ResourceLock(TestLocks.SHARED_CONTEXT)
@@ -25,6 +29,10 @@ class HostFirstTests {
     }
 
     static class Plain {
+    }
+
+    @ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
+    static class UsesTheNode {
     }
 
     @ResourceLock("something-else")
@@ -49,8 +57,9 @@ class HostFirstTests {
     }
 
     @Test
-    void classesHoldingTheHostComeFirstAndTheOthersKeepTheirOrder() {
-        List<Descriptor> found = new ArrayList<>(List.of(new Descriptor(Shared.class), new Descriptor(Agents.class),
+    void classesHoldingTheHostComeFirstThenThoseHoldingTheNodeAndTheOthersKeepTheirOrder() {
+        List<Descriptor> found = new ArrayList<>(List.of(new Descriptor(UsesTheNode.class), new Descriptor(Shared.class),
+                new Descriptor(Agents.class),
                 new Descriptor(SharedContext.class), new Descriptor(Plain.class), new Descriptor(MoreAgents.class),
                 new Descriptor(OneTestWithAnAgent.class)));
 
@@ -67,8 +76,8 @@ class HostFirstTests {
         });
 
         assertThat(found).extracting(Descriptor::getTestClass)
-                .containsExactly(Agents.class, MoreAgents.class, OneTestWithAnAgent.class, Shared.class,
-                        SharedContext.class, Plain.class);
+                .containsExactly(Agents.class, MoreAgents.class, OneTestWithAnAgent.class, UsesTheNode.class,
+                        Shared.class, SharedContext.class, Plain.class);
     }
 
     /** A found class, its annotations read as JUnit reads them (meta-annotations and repeats included). */

@@ -7,12 +7,17 @@ package io.gantry.support;
  * <li>{@link #SHARED_CONTEXT}: the Spring context and database every {@link GantryIntegrationTest}
  * class shares. Its classes read and change one cluster (nodes drained, partitions, QOS, queues
  * counted), so they take turns; {@link GantryIntegrationTest} holds it for them.</li>
- * <li>{@link #HOST}: this machine as a node: real agent processes, Unix users, MPI, containers, tmux,
- * Prometheus and workflow tools. Each class that uses it holds it, so they take turns. They need not
- * for correctness (each test agent puts its jobs' cgroups under a root of its own, {@link AgentProcess};
- * Unix users are made one at a time, {@link UnixAccounts}; each class names its users, databases,
- * ports and sockets apart), but side by side they kept both cores at 100 % and timing-sensitive
- * classes failed now and then.</li>
+ * <li>{@link #HOST}: this machine as a node, for the classes that time it: real agents whose heartbeats,
+ * samplers, time limits, grace times, freezes or suspend timers a test counts or races (suspend, GPU use and
+ * idle policy, power saving, preemption grace, signals before a limit, out-of-memory, health checks, a killed
+ * agent, failover, a large step's heartbeats, mpirun's cancel, the output path-swap race whose busy loop takes
+ * a core). They take turns: side by side, on two cores kept 100 % busy, they failed now and then.</li>
+ * <li>{@link #NODE}, held to read: this machine as a node, for the classes that only use it (MPI, containers,
+ * srun, sstat, the Slurm environment, tmux, workflow tools, the command corpus, the dashboard's live output)
+ * and wait on generous conditions. They run beside any class: each test agent puts its jobs' cgroups under a
+ * root of its own ({@link AgentProcess}), Unix users are made one at a time ({@link UnixAccounts}), and each
+ * class names its users, databases, ports and sockets apart. Nothing holds it to write; it is there so that
+ * {@link HostFirst} starts them early, and so that a reader sees what they use.</li>
  * </ul>
  * A class with neither (a packaged controller on a data directory or database of its own, a Spring
  * context of its own) runs beside either. A class that reads the JVM's own output
@@ -23,8 +28,11 @@ public final class TestLocks {
     /** The shared Spring context and its database. */
     public static final String SHARED_CONTEXT = "gantry.shared-context";
 
-    /** This machine as a node: agents, cgroups, Unix users and the node-side tools (held to read, see above). */
+    /** This machine as a node, for a class that times it: such classes take turns (see above). */
     public static final String HOST = "gantry.host";
+
+    /** This machine as a node, for a class that only uses it: held to read, beside any class (see above). */
+    public static final String NODE = "gantry.node";
 
     private TestLocks() {
     }
