@@ -2,7 +2,8 @@ package io.gantry.support;
 
 /**
  * What integration test classes share, as JUnit resource locks: failsafe runs three classes at once
- * (pom.xml), and a class that holds one of these runs alone among those that hold it too.
+ * (pom.xml), and a class that holds {@link #SHARED_CONTEXT} or {@link #HOST} runs alone among those that hold
+ * it too.
  * <ul>
  * <li>{@link #SHARED_CONTEXT}: the Spring context and database every {@link GantryIntegrationTest}
  * class shares. Its classes read and change one cluster (nodes drained, partitions, QOS, queues
@@ -19,7 +20,7 @@ package io.gantry.support;
  * class names its users, databases, ports and sockets apart. Nothing holds it to write; it is there so that
  * {@link HostFirst} starts them early, and so that a reader sees what they use.</li>
  * </ul>
- * A class with neither (a packaged controller on a data directory or database of its own, a Spring
+ * A class with none of these (a packaged controller on a data directory or database of its own, a Spring
  * context of its own) runs beside either. A class that reads the JVM's own output
  * ({@code OutputCaptureExtension}) is {@code @Isolated}: it runs alone.
  */
