@@ -14,8 +14,8 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * The integration test classes in the order failsafe found them, but those that hold {@link TestLocks#HOST}
  * (or one of whose tests does) first, then those that hold {@link TestLocks#NODE}: they start real agents,
  * jobs, MPI and workflow tools and are the longest, and the {@code HOST} classes take turns, so starting them
- * first keeps one of them from being the last to begin while the others have all ended (JUnit schedules
- * classes in the order given).
+ * first keeps one of them from being the last to begin while the others have all ended. JUnit's
+ * worker-thread pool starts the ranks in this order; within a rank it may start them from the end.
  */
 public final class HostFirst implements ClassOrderer {
 
