@@ -51,6 +51,7 @@ class UserServiceTests {
         assertThat(hash.getValue()).startsWith("{bcrypt}$2a$").hasSize(real.length());
         assertThat(hash.getValue().substring(0, 15)).isEqualTo(real.substring(0, 15));
         assertThat(passwords.matches("guess-guess", hash.getValue())).isFalse();
+        assertThat(passwords.upgradeEncoding(hash.getValue())).as("the encoder would not re-hash the decoy").isFalse();
     }
 
     @Test

@@ -223,16 +223,21 @@ public final class FuzzGenerator {
         }
     }
 
+    private static final byte[] HEX_UPPER = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
+
     /** Percent-encodes all but RFC 3986's unreserved characters, as UTF-8. */
     static byte[] encode(String text) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream out = new ByteArrayOutputStream(text.length() * 3);
         for (byte b : text.getBytes(StandardCharsets.UTF_8)) {
             int c = b & 0xff;
             if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.'
                     || c == '_' || c == '~') {
                 out.write(c);
             } else {
-                out.writeBytes(String.format("%%%02X", c).getBytes(StandardCharsets.US_ASCII));
+                // by hand, not String.format: the fuzz's strings of megabytes are mostly escapes
+                out.write('%');
+                out.write(HEX_UPPER[c >> 4]);
+                out.write(HEX_UPPER[c & 0xf]);
             }
         }
         return out.toByteArray();

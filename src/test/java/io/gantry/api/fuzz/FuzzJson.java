@@ -15,6 +15,8 @@ final class FuzzJson {
     record Raw(String text) {
     }
 
+    private static final char[] HEX_LOWER = "0123456789abcdef".toCharArray();
+
     private FuzzJson() {
     }
 
@@ -73,7 +75,9 @@ final class FuzzJson {
                 default -> {
                     // Surrogates go escaped: as UTF-8 bytes a lone one would turn into '?' before it left.
                     if (c < 0x20 || Character.isSurrogate(c) || (escapeNonAscii && c > 0x7e)) {
-                        out.append(String.format("\\u%04x", (int) c));
+                        // by hand, not String.format: the fuzz's strings of megabytes are mostly escapes
+                        out.append("\\u").append(HEX_LOWER[c >> 12]).append(HEX_LOWER[(c >> 8) & 0xf])
+                                .append(HEX_LOWER[(c >> 4) & 0xf]).append(HEX_LOWER[c & 0xf]);
                     } else {
                         out.append(c);
                     }
