@@ -1,5 +1,5 @@
 // The overview's node map at scale, in Debian's Chromium, against a controller running a big
-// simulated cluster (DashboardAtScaleIntegrationTests starts one with 1,000 nodes).
+// simulated cluster (DashboardOverviewAtScaleIntegrationTests starts one with 1,000 nodes).
 //   node frontend/e2e/scale.mjs <baseUrl> <expectedNodes> [screenshotDir]
 // Env: E2E_ADMIN_PASSWORD (default admin-test-password), CHROMIUM (default /usr/bin/chromium).
 // Prints how long the map took; fails when not every node is drawn within E2E_MAP_SECONDS

@@ -14,11 +14,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-import io.gantry.noded.protocol.AgentProtocol;
 import io.gantry.gpus.GpuSamples;
+import io.gantry.noded.protocol.AgentProtocol;
 import io.gantry.support.ApiClient;
 import io.gantry.support.BrowserScript;
 import io.gantry.support.GantryIntegrationTest;
+import io.gantry.support.StartEarly;
 
 /**
  * The dashboard as users meet it: served by the controller at '/', driven in Debian's Chromium
@@ -27,6 +28,7 @@ import io.gantry.support.GantryIntegrationTest;
  * scenarios that need a controller of their own are in {@link DashboardJarIntegrationTests}.
  */
 @GantryIntegrationTest
+@StartEarly("two to three minutes of scenarios in Chromium")
 class DashboardIntegrationTests {
 
     private static final Path SCRIPT = BrowserScript.script("run.mjs");

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.gantry.support.BrowserScript;
 import io.gantry.support.ControllerProcess;
+import io.gantry.support.StartEarly;
 
 /**
  * The dashboard's scenarios that need a controller of their own, in Debian's Chromium: the packaged
@@ -15,6 +16,7 @@ import io.gantry.support.ControllerProcess;
  * two that time the dashboard at scale are in {@link DashboardAtScaleIntegrationTests}, the one with a real
  * agent in {@link DashboardAgentIntegrationTests}.
  */
+@StartEarly("five browser scenarios, each on a packaged controller of its own")
 class DashboardJarIntegrationTests {
 
     /**

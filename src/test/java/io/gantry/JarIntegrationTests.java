@@ -11,6 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.ControllerProcess;
+import io.gantry.support.StartEarly;
 import io.gantry.support.TestDatabase;
 import tools.jackson.databind.JsonNode;
 
@@ -18,6 +19,7 @@ import tools.jackson.databind.JsonNode;
  * The packaged jar, started as users start it: a real process on the postgres profile. Proves
  * the jar carries what it needs at run time and that node states survive a restart.
  */
+@StartEarly("the packaged jar started, migrated and restarted on PostgreSQL")
 class JarIntegrationTests {
 
     @TempDir

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.ControllerProcess;
+import io.gantry.support.StartEarly;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -26,6 +27,7 @@ import tools.jackson.databind.JsonNode;
  * killed without warning half way: every accepted job survives and ends, and replaying every
  * job's allocation over time shows no node ever held more than it has.
  */
+@StartEarly("a minute and a half of mixed jobs across a controller crash")
 class MixedWorkloadIntegrationTests {
 
     private static final int JOBS = 500;

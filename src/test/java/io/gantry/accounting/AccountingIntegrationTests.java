@@ -16,6 +16,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.GantryIntegrationTest;
+import io.gantry.support.StartEarly;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -25,6 +26,7 @@ import tools.jackson.databind.JsonNode;
  * and users, and never changes root, normal or admin.
  */
 @GantryIntegrationTest
+@StartEarly("jobs run to their end to be accounted")
 class AccountingIntegrationTests {
 
     private static final Duration PATIENCE = Duration.ofSeconds(60);

@@ -23,6 +23,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.GantryIntegrationTest;
+import io.gantry.support.StartEarly;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -32,6 +33,7 @@ import tools.jackson.databind.JsonNode;
  * Each of the eight bodies differs in a harmless field, so the stored row tells whose write it is.
  */
 @GantryIntegrationTest
+@StartEarly("fifty rounds of eight racing creates of each kind")
 class ConcurrentCreatesIntegrationTests {
 
     private static final int WRITERS = 8;

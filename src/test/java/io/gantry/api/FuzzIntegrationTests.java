@@ -41,6 +41,7 @@ import io.gantry.api.fuzz.OpenApiOperations.Operation;
 import io.gantry.api.fuzz.RawHttp;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
+import io.gantry.support.StartEarly;
 import io.gantry.support.TestDatabase;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -60,6 +61,7 @@ import tools.jackson.databind.json.JsonMapper;
     "gantry.security.jwt-secret=" + FuzzIntegrationTests.SECRET})
 @ActiveProfiles("postgres")
 @DirtiesContext
+@StartEarly("10,000 generated requests")
 class FuzzIntegrationTests {
 
     static final String SECRET = "fuzz-secret-of-at-least-thirty-two-bytes-length";

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ControllerProcess;
+import io.gantry.support.StartEarly;
 
 /**
  * Issue 18's first "done when": the launchers {@code cli install} writes, first on PATH, driven by a shell
@@ -24,6 +25,7 @@ import io.gantry.support.ControllerProcess;
  * simulated nodes, which run a job for half its time limit).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@StartEarly("workflows through the launchers, each command a JVM of its own")
 class CliIntegrationTests {
 
     @TempDir

@@ -17,6 +17,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.OwnDatabase;
+import io.gantry.support.StartEarly;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -28,6 +29,7 @@ import tools.jackson.databind.JsonNode;
         properties = "gantry.jobs.max-array-size=20001")
 @ActiveProfiles("postgres")
 @DirtiesContext
+@StartEarly("a 20,000-task array held, released and cancelled while it churns")
 class ChurningArrayIntegrationTests {
 
     private static final String DATABASE = "gantry_churning_array_it_" + ProcessHandle.current().pid();

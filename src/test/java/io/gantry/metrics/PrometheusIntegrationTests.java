@@ -26,6 +26,7 @@ import io.gantry.support.ApiClient;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
 import io.gantry.support.Prometheus;
+import io.gantry.support.StartEarly;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -36,6 +37,7 @@ import tools.jackson.databind.JsonNode;
  * they follow the cluster when a job ends and the next one starts.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@StartEarly("a real Prometheus scraping a packaged controller")
 class PrometheusIntegrationTests {
 
     private static final String DATABASE = "wt_prometheus_it_" + ProcessHandle.current().pid();

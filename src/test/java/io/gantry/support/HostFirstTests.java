@@ -10,13 +10,14 @@ import java.util.Optional;
 import org.junit.jupiter.api.ClassDescriptor;
 import org.junit.jupiter.api.ClassOrdererContext;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
- * The classes that time the node (a class with one such test among them) first, then those that only use it,
- * the rest in the order they were found.
+ * The classes that run alone first, then those that time the node (a class with one such test among them), then
+ * those that only use it or take minutes, the rest in the order they were found.
  */
 class HostFirstTests {
 
@@ -44,6 +45,14 @@ class HostFirstTests {
     static class SharedContext {
     }
 
+    @StartEarly("a minute of browser scenarios")
+    static class Minutes {
+    }
+
+    @Isolated
+    static class Alone {
+    }
+
     static class OneTestWithAnAgent {
 
         @Test
@@ -57,11 +66,11 @@ class HostFirstTests {
     }
 
     @Test
-    void classesHoldingTheHostComeFirstThenThoseHoldingTheNodeAndTheOthersKeepTheirOrder() {
+    void isolatedClassesComeFirstThenThoseHoldingTheHostThenTheNodesAndLongOnesAndTheOthersKeepTheirOrder() {
         List<Descriptor> found = new ArrayList<>(List.of(new Descriptor(UsesTheNode.class), new Descriptor(Shared.class),
-                new Descriptor(Agents.class),
+                new Descriptor(Agents.class), new Descriptor(Minutes.class),
                 new Descriptor(SharedContext.class), new Descriptor(Plain.class), new Descriptor(MoreAgents.class),
-                new Descriptor(OneTestWithAnAgent.class)));
+                new Descriptor(Alone.class), new Descriptor(OneTestWithAnAgent.class)));
 
         new HostFirst().orderClasses(new ClassOrdererContext() {
             @Override
@@ -76,8 +85,8 @@ class HostFirstTests {
         });
 
         assertThat(found).extracting(Descriptor::getTestClass)
-                .containsExactly(Agents.class, MoreAgents.class, OneTestWithAnAgent.class, UsesTheNode.class,
-                        Shared.class, SharedContext.class, Plain.class);
+                .containsExactly(Alone.class, Agents.class, MoreAgents.class, OneTestWithAnAgent.class,
+                        UsesTheNode.class, Minutes.class, Shared.class, SharedContext.class, Plain.class);
     }
 
     /** A found class, its annotations read as JUnit reads them (meta-annotations and repeats included). */

@@ -1,7 +1,7 @@
 package io.gantry.support;
 
 /**
- * What integration test classes share, as JUnit resource locks: failsafe runs three classes at once
+ * What integration test classes share, as JUnit resource locks: failsafe runs four classes at once
  * (pom.xml), and a class that holds {@link #SHARED_CONTEXT} or {@link #HOST} runs alone among those that hold
  * it too.
  * <ul>
