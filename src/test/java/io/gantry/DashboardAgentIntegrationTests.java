@@ -22,6 +22,7 @@ import io.gantry.support.TestLocks;
  * the two pack into the test run's lanes on their own.
  */
 @ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
+@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
 class DashboardAgentIntegrationTests {
 
     private static final String JOIN_TOKEN = "dashboard-output-join-token-0123456789";

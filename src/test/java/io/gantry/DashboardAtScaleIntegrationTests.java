@@ -4,18 +4,21 @@ import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.BrowserScript;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.TestDatabase;
+import io.gantry.support.TestLocks;
 
 /**
  * A 100,000-task array's page in Debian's Chromium, on the packaged jar of its own. Its script times what a
- * user waits for (the array's summary within 1 s, say), so it runs alone, with no other test class beside it.
- * The 1,000-node overview, whose limit is ten times what it takes, is {@link DashboardOverviewAtScaleIntegrationTests}.
+ * user waits for (the array's summary within 1 s, say), so it holds {@link TestLocks#QUIET}: no class that keeps
+ * the cores busy for minutes (browsers, MPI, fuzzing, the node's classes) runs beside it, only short ones and
+ * the timers of those that hold the node. The 1,000-node overview, whose limit is ten times what it takes, is
+ * {@link DashboardOverviewAtScaleIntegrationTests}.
  */
-@Isolated
+@ResourceLock(TestLocks.QUIET)
 class DashboardAtScaleIntegrationTests {
 
     private static final String ARRAYS_DATABASE = "gantry_dashboard_arrays";

@@ -39,6 +39,7 @@ import io.gantry.support.TestLocks;
  * {@code {NEWRUN}} a fresh running one, so a line that cancels, signals or requeues acts on a job of its own.
  */
 @ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
+@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SlurmToolsCorpusIntegrationTests {
 

@@ -33,6 +33,7 @@ import io.gantry.support.TestLocks;
  * line parses; this proves the tools' own loops (submit, poll, read the state, run the next step) finish.
  */
 @ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
+@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WorkflowToolsIntegrationTests {
 

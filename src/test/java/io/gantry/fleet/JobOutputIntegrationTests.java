@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
@@ -37,6 +38,7 @@ import tools.jackson.databind.json.JsonMapper;
  * ends. Only the owner (and OPERATORs, ADMINs) may read them; a job on a simulated node has none.
  */
 @ResourceLock(TestLocks.HOST)
+@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ) // the path-swap race's loop takes a core
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobOutputIntegrationTests {
 

@@ -43,6 +43,7 @@ import tools.jackson.databind.JsonNode;
  * --overlap --pty} enters one's own running job and not another user's.
  */
 @ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
+@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class InteractiveIntegrationTests {
 

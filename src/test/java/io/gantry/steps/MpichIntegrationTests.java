@@ -37,6 +37,7 @@ import tools.jackson.databind.JsonNode;
  * ordinary user and run the jobs as that user, as a cluster would.
  */
 @ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
+@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MpichIntegrationTests {
 

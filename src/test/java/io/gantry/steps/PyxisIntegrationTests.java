@@ -41,6 +41,7 @@ import tools.jackson.databind.JsonNode;
  * fails its job within 30 s with the registry's answer.
  */
 @ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
+@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PyxisIntegrationTests {
 

@@ -31,6 +31,7 @@ import tools.jackson.databind.JsonNode;
  * variable of it is there, with Slurm's value wherever the value is not this run's host, user or ids.
  */
 @ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
+@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SlurmEnvironmentIntegrationTests {
 

@@ -35,6 +35,7 @@ import tools.jackson.databind.JsonNode;
  * nodes through their agents and whose output comes back through the controller.
  */
 @ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
+@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SrunIntegrationTests {
 

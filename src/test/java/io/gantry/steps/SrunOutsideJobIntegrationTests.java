@@ -37,6 +37,7 @@ import tools.jackson.databind.JsonNode;
  * runs a step in one's own running job and is refused in another user's.
  */
 @ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
+@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SrunOutsideJobIntegrationTests {
 

@@ -34,6 +34,7 @@ import io.gantry.support.TestLocks;
  * controller; the step shows in scontrol's layout; another user's read is refused.
  */
 @ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
+@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SstatIntegrationTests {
 

@@ -7,16 +7,13 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.ClassDescriptor;
 import org.junit.jupiter.api.ClassOrderer;
 import org.junit.jupiter.api.ClassOrdererContext;
-import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
- * The integration test classes in the order failsafe found them, but in four ranks, so that the lanes end
+ * The integration test classes in the order failsafe found them, but in three ranks, so that the lanes end
  * together:
  * <ol>
- * <li>the {@code @Isolated} classes, which run alone: at the start, before any lane has begun, rather than
- * waiting at the end for every lane to run dry;</li>
  * <li>those that hold {@link TestLocks#HOST} (or one of whose tests does): they take turns, and their turns
  * together are the longest lane;</li>
  * <li>those that hold {@link TestLocks#NODE} or are marked {@link StartEarly}: they take a minute or more
@@ -24,6 +21,7 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * <li>the others, most of them seconds long, which fill the lanes to the end.</li>
  * </ol>
  * JUnit's worker-thread pool starts the ranks in this order; within a rank it may start them from the end.
+ * {@code @Isolated} classes run alone after all the others, whatever their rank.
  */
 public final class HostFirst implements ClassOrderer {
 
@@ -32,14 +30,12 @@ public final class HostFirst implements ClassOrderer {
         context.getClassDescriptors().sort(Comparator.comparingInt(HostFirst::rank));
     }
 
+    /** 0 for a class that holds the host, or one of whose tests does; 1 for the node's and long ones; 2 else. */
     private static int rank(ClassDescriptor descriptor) {
-        if (descriptor.isAnnotated(Isolated.class)) {
+        if (holds(descriptor, TestLocks.HOST)) {
             return 0;
         }
-        if (holds(descriptor, TestLocks.HOST)) {
-            return 1;
-        }
-        return holds(descriptor, TestLocks.NODE) || descriptor.isAnnotated(StartEarly.class) ? 2 : 3;
+        return holds(descriptor, TestLocks.NODE) || descriptor.isAnnotated(StartEarly.class) ? 1 : 2;
     }
 
     private static boolean holds(ClassDescriptor descriptor, String lock) {

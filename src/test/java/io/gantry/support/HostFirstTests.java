@@ -10,14 +10,13 @@ import java.util.Optional;
 import org.junit.jupiter.api.ClassDescriptor;
 import org.junit.jupiter.api.ClassOrdererContext;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
- * The classes that run alone first, then those that time the node (a class with one such test among them), then
- * those that only use it or take minutes, the rest in the order they were found.
+ * The classes that time the node (a class with one such test among them) first, then those that only use it or
+ * take minutes, the rest in the order they were found.
  */
 class HostFirstTests {
 
@@ -49,10 +48,6 @@ class HostFirstTests {
     static class Minutes {
     }
 
-    @Isolated
-    static class Alone {
-    }
-
     static class OneTestWithAnAgent {
 
         @Test
@@ -66,11 +61,11 @@ class HostFirstTests {
     }
 
     @Test
-    void isolatedClassesComeFirstThenThoseHoldingTheHostThenTheNodesAndLongOnesAndTheOthersKeepTheirOrder() {
+    void classesHoldingTheHostComeFirstThenTheNodesAndLongOnesAndTheOthersKeepTheirOrder() {
         List<Descriptor> found = new ArrayList<>(List.of(new Descriptor(UsesTheNode.class), new Descriptor(Shared.class),
                 new Descriptor(Agents.class), new Descriptor(Minutes.class),
                 new Descriptor(SharedContext.class), new Descriptor(Plain.class), new Descriptor(MoreAgents.class),
-                new Descriptor(Alone.class), new Descriptor(OneTestWithAnAgent.class)));
+                new Descriptor(OneTestWithAnAgent.class)));
 
         new HostFirst().orderClasses(new ClassOrdererContext() {
             @Override
@@ -85,7 +80,7 @@ class HostFirstTests {
         });
 
         assertThat(found).extracting(Descriptor::getTestClass)
-                .containsExactly(Alone.class, Agents.class, MoreAgents.class, OneTestWithAnAgent.class,
+                .containsExactly(Agents.class, MoreAgents.class, OneTestWithAnAgent.class,
                         UsesTheNode.class, Minutes.class, Shared.class, SharedContext.class, Plain.class);
     }
 

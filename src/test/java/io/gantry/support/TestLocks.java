@@ -19,10 +19,15 @@ package io.gantry.support;
  * root of its own ({@link AgentProcess}), Unix users are made one at a time ({@link UnixAccounts}), and each
  * class names its users, databases, ports and sockets apart. Nothing holds it to write; it is there so that
  * {@link HostFirst} starts them early, and so that a reader sees what they use.</li>
+ * <li>{@link #QUIET}: the machine's spare CPU, held to write by the class that times what a user waits for (a
+ * 100,000-task array's page in a browser, within a second) and to read by every class that keeps the cores
+ * busy for a minute or more: the node's classes, those marked {@link StartEarly} and the output path-swap
+ * race. So the timed class runs beside short ones and the {@code HOST} classes' timers, not beside MPI,
+ * browsers or fuzzing.</li>
  * </ul>
  * A class with none of these (a packaged controller on a data directory or database of its own, a Spring
- * context of its own) runs beside either. A class that reads the JVM's own output
- * ({@code OutputCaptureExtension}) is {@code @Isolated}: it runs alone.
+ * context of its own) runs beside any. A class that reads the JVM's own output
+ * ({@code OutputCaptureExtension}) is {@code @Isolated}: JUnit runs it alone, after all the others.
  */
 public final class TestLocks {
 
@@ -34,6 +39,9 @@ public final class TestLocks {
 
     /** This machine as a node, for a class that only uses it: held to read, beside any class (see above). */
     public static final String NODE = "gantry.node";
+
+    /** The machine's spare CPU: written by a class that times a user's wait, read by the busy ones (see above). */
+    public static final String QUIET = "gantry.quiet";
 
     private TestLocks() {
     }
