@@ -19,10 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
-import org.junit.jupiter.api.parallel.ResourceLockTarget;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
@@ -40,9 +37,7 @@ import tools.jackson.databind.JsonNode;
  * GPUs (a job that needs them waits), past its time limit counted from its start; a user is refused in Slurm's
  * words; {@code scontrol resume} thaws it and it runs on to COMPLETED, after which the waiting job runs.
  */
-// Its set-up (a controller, agents) runs beside any class; its tests take turns with the other HOST tests
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(value = TestLocks.HOST, target = ResourceLockTarget.CHILDREN)
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AdminSuspendIntegrationTests {
 

@@ -19,11 +19,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
-import org.junit.jupiter.api.parallel.ResourceLockTarget;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
@@ -40,9 +37,7 @@ import tools.jackson.databind.json.JsonMapper;
  * its real bash script: at once, from an offset, and followed like {@code tail -f} until the job
  * ends. Only the owner (and OPERATORs, ADMINs) may read them; a job on a simulated node has none.
  */
-// Its set-up (a controller, agents) runs beside any class; its tests take turns with the other HOST tests
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(value = TestLocks.HOST, target = ResourceLockTarget.CHILDREN)
+@ResourceLock(TestLocks.HOST)
 @ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ) // the path-swap race's loop takes a core
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobOutputIntegrationTests {

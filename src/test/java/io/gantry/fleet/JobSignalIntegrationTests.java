@@ -15,10 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
-import org.junit.jupiter.api.parallel.ResourceLockTarget;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
@@ -35,9 +32,7 @@ import tools.jackson.databind.JsonNode;
  * a job that does not run (or runs on a simulated node) and someone else's job are refused with a
  * problem that says why. sbatch --test-only's estimate comes from the same controller and stores nothing.
  */
-// Its set-up (a controller, agents) runs beside any class; its tests take turns with the other HOST tests
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(value = TestLocks.HOST, target = ResourceLockTarget.CHILDREN)
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobSignalIntegrationTests {
 

@@ -16,10 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
-import org.junit.jupiter.api.parallel.ResourceLockTarget;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
@@ -37,9 +34,7 @@ import tools.jackson.databind.JsonNode;
  * CANCEL) warns A with an event and SIGUSR1 (which its own trap records), then cancels it with a reason that
  * says why, while B runs on, and C, as idle as A, is never touched.
  */
-// Its set-up (a controller, agents) runs beside any class; its tests take turns with the other HOST tests
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(value = TestLocks.HOST, target = ResourceLockTarget.CHILDREN)
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GpuIdlePolicyIntegrationTests {
 

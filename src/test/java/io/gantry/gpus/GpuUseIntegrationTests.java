@@ -21,10 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
-import org.junit.jupiter.api.parallel.ResourceLockTarget;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
@@ -43,9 +40,7 @@ import tools.jackson.databind.JsonNode;
  * TRESUsageInAve/Max, the job view, seff, the series endpoint and the utilisation report's
  * allocated-but-idle hours show what the curve implies, within sampling tolerance.
  */
-// Its set-up (a controller, agents) runs beside any class; its tests take turns with the other HOST tests
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(value = TestLocks.HOST, target = ResourceLockTarget.CHILDREN)
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GpuUseIntegrationTests {
 

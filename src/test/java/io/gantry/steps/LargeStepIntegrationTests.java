@@ -16,10 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
-import org.junit.jupiter.api.parallel.ResourceLockTarget;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
@@ -36,9 +33,7 @@ import tools.jackson.databind.JsonNode;
  * its environment from a pipe); the agent's polls, its heartbeats, must keep their rhythm meanwhile,
  * or the node is taken for dead and the running job requeued, as the review saw.
  */
-// Its set-up (a controller, agents) runs beside any class; its tests take turns with the other HOST tests
-@Execution(ExecutionMode.CONCURRENT)
-@ResourceLock(value = TestLocks.HOST, target = ResourceLockTarget.CHILDREN)
+@ResourceLock(TestLocks.HOST)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LargeStepIntegrationTests {
 

@@ -1,7 +1,7 @@
 package io.gantry.support;
 
 /**
- * What integration test classes share, as JUnit resource locks: failsafe runs five classes at once
+ * What integration test classes share, as JUnit resource locks: failsafe runs four classes at once
  * (pom.xml), and a class that holds {@link #SHARED_CONTEXT} or {@link #HOST} runs alone among those that hold
  * it too.
  * <ul>
@@ -12,10 +12,7 @@ package io.gantry.support;
  * samplers, time limits, grace times, freezes or suspend timers a test counts or races (suspend, GPU use and
  * idle policy, power saving, preemption grace, signals before a limit, out-of-memory, health checks, a killed
  * agent, failover, a large step's heartbeats, mpirun's cancel, the output path-swap race whose busy loop takes
- * a core). They take turns: side by side, on two cores kept 100 % busy, they failed now and then. A class
- * whose tests run in any order holds it for its tests only ({@code target = CHILDREN}, its tests
- * {@code CONCURRENT} so that JUnit does not move the lock up to the class): its set-up (a controller and
- * agents, 10-20 s) runs beside the other classes' timed tests, as every other class's set-up does.</li>
+ * a core). They take turns: side by side, on two cores kept 100 % busy, they failed now and then.</li>
  * <li>{@link #NODE}, held to read: this machine as a node, for the classes that only use it (MPI, containers,
  * srun, sstat, the Slurm environment, tmux, workflow tools, the command corpus, the dashboard's live output)
  * and wait on generous conditions. They run beside any class: each test agent puts its jobs' cgroups under a
