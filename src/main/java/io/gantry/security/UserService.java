@@ -42,7 +42,7 @@ public class UserService {
     /**
      * Compared against when the user does not exist, so that both answers take as long: the BCrypt hash, at
      * the encoder's cost (10, as users' own hashes), of a random password that was thrown away. A constant, not
-     * hashed at every start: one BCrypt is ~0.4 CPU-s of a controller's start on the quick compiler.
+     * hashed at every start: one BCrypt was most of two CPU-seconds of a controller's start on the quick compiler.
      */
     static final String DECOY_HASH = "{bcrypt}$2a$10$IgzER94cbjMiI9IClo/H.evLgIrrfOJBYDEFBp0NOt1Qy.Pnbp/Mq";
 

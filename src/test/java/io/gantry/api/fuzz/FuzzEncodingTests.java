@@ -13,7 +13,7 @@ class FuzzEncodingTests {
     @Test
     void everyByteIsPercentEncodedInUpperCaseHexButTheUnreservedOnes() {
         for (int c = 0; c < 256; c++) {
-            byte[] utf8 = new String(new byte[] {(byte) c}, StandardCharsets.ISO_8859_1).getBytes(StandardCharsets.UTF_8);
+            byte[] utf8 = String.valueOf((char) c).getBytes(StandardCharsets.UTF_8);
             StringBuilder expected = new StringBuilder();
             for (byte b : utf8) {
                 int u = b & 0xff;
