@@ -6,14 +6,13 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.AgentProcess;
 import io.gantry.support.ApiClient;
 import io.gantry.support.BrowserScript;
 import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
+import io.gantry.support.OnTheNode;
 import io.gantry.support.TestLocks;
 
 /**
@@ -21,8 +20,7 @@ import io.gantry.support.TestLocks;
  * ({@link TestLocks#NODE}). Apart from {@link DashboardJarIntegrationTests}, which needs no node, so that
  * the two pack into the test run's lanes on their own.
  */
-@ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
-@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
+@OnTheNode
 class DashboardAgentIntegrationTests {
 
     private static final String JOIN_TOKEN = "dashboard-output-join-token-0123456789";

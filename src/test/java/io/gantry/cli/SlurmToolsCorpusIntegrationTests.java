@@ -21,14 +21,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
+import io.gantry.support.OnTheNode;
 import io.gantry.support.OwnCluster;
-import io.gantry.support.TestLocks;
 
 /**
  * Issue 37: every command line of the corpus ({@code src/test/resources/slurm-corpus/corpus.tsv}, read from
@@ -38,8 +36,7 @@ import io.gantry.support.TestLocks;
  * runs a script on the agent's node, {@code {DONE}} has completed there, {@code {NEW}} is a fresh held job and
  * {@code {NEWRUN}} a fresh running one, so a line that cancels, signals or requeues acts on a job of its own.
  */
-@ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
-@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
+@OnTheNode
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SlurmToolsCorpusIntegrationTests {
 

@@ -17,14 +17,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
+import io.gantry.support.OnTheNode;
 import io.gantry.support.OwnCluster;
-import io.gantry.support.TestLocks;
 
 /**
  * Issue 37, done-when 3: the workflow tools of the corpus that Debian packages (Snakemake 7.21 and Toil 5.9.2)
@@ -32,8 +30,7 @@ import io.gantry.support.TestLocks;
  * PATH, against a packaged controller whose only node is a real agent. The corpus test proves each command
  * line parses; this proves the tools' own loops (submit, poll, read the state, run the next step) finish.
  */
-@ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
-@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
+@OnTheNode
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WorkflowToolsIntegrationTests {
 

@@ -23,14 +23,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
+import io.gantry.support.OnTheNode;
 import io.gantry.support.OwnCluster;
-import io.gantry.support.TestLocks;
 import io.gantry.support.UnixAccounts;
 import tools.jackson.databind.JsonNode;
 
@@ -42,8 +40,7 @@ import tools.jackson.databind.JsonNode;
  * follows a resize, takes Ctrl-C as a key and ends with the shell's exit code; {@code srun --jobid=J
  * --overlap --pty} enters one's own running job and not another user's.
  */
-@ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
-@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
+@OnTheNode
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class InteractiveIntegrationTests {
 

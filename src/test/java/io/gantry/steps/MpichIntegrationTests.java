@@ -18,14 +18,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
+import io.gantry.support.OnTheNode;
 import io.gantry.support.OwnCluster;
-import io.gantry.support.TestLocks;
 import io.gantry.support.UnixAccounts;
 import tools.jackson.databind.JsonNode;
 
@@ -36,8 +34,7 @@ import tools.jackson.databind.JsonNode;
  * {@code SLURM_*} variables and starts its proxies with {@code srun}. Run as root, the tests create an
  * ordinary user and run the jobs as that user, as a cluster would.
  */
-@ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
-@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
+@OnTheNode
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MpichIntegrationTests {
 

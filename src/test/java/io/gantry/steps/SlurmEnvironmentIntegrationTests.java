@@ -14,15 +14,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
+import io.gantry.support.OnTheNode;
 import io.gantry.support.OwnCluster;
 import io.gantry.support.SlurmEnvironmentFixture;
-import io.gantry.support.TestLocks;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -30,8 +28,7 @@ import tools.jackson.databind.JsonNode;
  * agents, against what a live Slurm 22.05 gave the same job (src/test/resources/slurm-env): every
  * variable of it is there, with Slurm's value wherever the value is not this run's host, user or ids.
  */
-@ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
-@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
+@OnTheNode
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SlurmEnvironmentIntegrationTests {
 

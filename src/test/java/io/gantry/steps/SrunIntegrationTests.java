@@ -17,16 +17,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.AgentProcess;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
+import io.gantry.support.OnTheNode;
 import io.gantry.support.OwnCluster;
-import io.gantry.support.TestLocks;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -34,8 +32,7 @@ import tools.jackson.databind.JsonNode;
  * each declaring 2 GPUs; a 2-node job's batch script runs {@code srun}, whose tasks start on both
  * nodes through their agents and whose output comes back through the controller.
  */
-@ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
-@ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ)
+@OnTheNode
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SrunIntegrationTests {
 

@@ -44,6 +44,10 @@ class HostFirstTests {
     static class SharedContext {
     }
 
+    @OnTheNode
+    static class RunsMpi {
+    }
+
     @StartEarly("a minute of browser scenarios")
     static class Minutes {
     }
@@ -63,7 +67,7 @@ class HostFirstTests {
     @Test
     void classesHoldingTheHostComeFirstThenTheNodesAndLongOnesAndTheOthersKeepTheirOrder() {
         List<Descriptor> found = new ArrayList<>(List.of(new Descriptor(UsesTheNode.class), new Descriptor(Shared.class),
-                new Descriptor(Agents.class), new Descriptor(Minutes.class),
+                new Descriptor(Agents.class), new Descriptor(Minutes.class), new Descriptor(RunsMpi.class),
                 new Descriptor(SharedContext.class), new Descriptor(Plain.class), new Descriptor(MoreAgents.class),
                 new Descriptor(OneTestWithAnAgent.class)));
 
@@ -81,7 +85,7 @@ class HostFirstTests {
 
         assertThat(found).extracting(Descriptor::getTestClass)
                 .containsExactly(Agents.class, MoreAgents.class, OneTestWithAnAgent.class,
-                        UsesTheNode.class, Minutes.class, Shared.class, SharedContext.class, Plain.class);
+                        UsesTheNode.class, Minutes.class, RunsMpi.class, Shared.class, SharedContext.class, Plain.class);
     }
 
     /** A found class, its annotations read as JUnit reads them (meta-annotations and repeats included). */
