@@ -85,7 +85,8 @@ class HostFirstTests {
 
         assertThat(found).extracting(Descriptor::getTestClass)
                 .containsExactly(Agents.class, MoreAgents.class, OneTestWithAnAgent.class,
-                        UsesTheNode.class, Minutes.class, RunsMpi.class, Shared.class, SharedContext.class, Plain.class);
+                        UsesTheNode.class, Minutes.class, RunsMpi.class, Shared.class, SharedContext.class,
+                        Plain.class);
     }
 
     /** A found class, its annotations read as JUnit reads them (meta-annotations and repeats included). */

@@ -15,8 +15,8 @@ package io.gantry.support;
  * a core). They take turns: side by side, on two cores kept 100 % busy, they failed now and then.</li>
  * <li>{@link #NODE}, held to read ({@link OnTheNode}): this machine as a node, for the classes that only use
  * it (MPI, containers, srun, sstat, the Slurm environment, tmux, workflow tools, the command corpus, the
- * dashboard's live output) and wait on generous conditions. They run beside any class: each test agent puts its jobs' cgroups under a
- * root of its own ({@link AgentProcess}), Unix users are made one at a time ({@link UnixAccounts}), and each
+ * dashboard's live output) and wait on generous conditions. They run beside any class: each test agent puts
+ * its jobs' cgroups under a root of its own ({@link AgentProcess}), Unix users are made one at a time ({@link UnixAccounts}), and each
  * class names its users, databases, ports and sockets apart. Nothing holds it to write; it is there so that
  * {@link HostFirst} starts them early, and so that a reader sees what they use.</li>
  * <li>{@link #QUIET}: the machine's spare CPU, held to write by the class that times what a user waits for (a

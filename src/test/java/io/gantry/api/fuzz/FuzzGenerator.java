@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -223,7 +224,7 @@ public final class FuzzGenerator {
         }
     }
 
-    private static final byte[] HEX_UPPER = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
+    private static final HexFormat HEX_UPPER = HexFormat.of().withUpperCase();
 
     /** Percent-encodes all but RFC 3986's unreserved characters, as UTF-8. */
     static byte[] encode(String text) {
@@ -234,10 +235,9 @@ public final class FuzzGenerator {
                     || c == '_' || c == '~') {
                 out.write(c);
             } else {
-                // by hand, not String.format: the fuzz's strings of megabytes are mostly escapes
+                // HexFormat, not String.format: the fuzz's strings of megabytes are mostly escapes
                 out.write('%');
-                out.write(HEX_UPPER[c >> 4]);
-                out.write(HEX_UPPER[c & 0xf]);
+                out.writeBytes(HEX_UPPER.toHexDigits((byte) c).getBytes(StandardCharsets.US_ASCII));
             }
         }
         return out.toByteArray();

@@ -1,5 +1,6 @@
 package io.gantry.api.fuzz;
 
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -15,7 +16,7 @@ final class FuzzJson {
     record Raw(String text) {
     }
 
-    private static final char[] HEX_LOWER = "0123456789abcdef".toCharArray();
+    private static final HexFormat HEX = HexFormat.of();
 
     private FuzzJson() {
     }
@@ -75,9 +76,8 @@ final class FuzzJson {
                 default -> {
                     // Surrogates go escaped: as UTF-8 bytes a lone one would turn into '?' before it left.
                     if (c < 0x20 || Character.isSurrogate(c) || (escapeNonAscii && c > 0x7e)) {
-                        // by hand, not String.format: the fuzz's strings of megabytes are mostly escapes
-                        out.append("\\u").append(HEX_LOWER[c >> 12]).append(HEX_LOWER[(c >> 8) & 0xf])
-                                .append(HEX_LOWER[(c >> 4) & 0xf]).append(HEX_LOWER[c & 0xf]);
+                        // HexFormat, not String.format: the fuzz's strings of megabytes are mostly escapes
+                        out.append("\\u").append(HEX.toHexDigits(c));
                     } else {
                         out.append(c);
                     }
