@@ -14,6 +14,7 @@ import io.gantry.noded.protocol.AgentProtocol.StepTask;
 import io.gantry.noded.protocol.AgentProtocol.StepTasks;
 import io.gantry.noded.protocol.ContainerSpec;
 import io.gantry.support.TestRegistry;
+import io.gantry.support.UnixAccounts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -99,7 +100,7 @@ class ContainerJobTests {
     void createUserAndRunner() throws Exception {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
         home = dir.resolve("home");
-        TestRegistry.run(Duration.ofSeconds(30), "useradd", "-M", "-d", home.toString(), "-s", "/bin/sh", user);
+        UnixAccounts.addUser("-M", "-d", home.toString(), "-s", "/bin/sh", user);
         created = true;
         Files.createDirectories(home);
         TestRegistry.run(Duration.ofSeconds(30), "chown", user + ":", home.toString());
@@ -120,7 +121,7 @@ class ContainerJobTests {
             runner.close();
         }
         if (created) {
-            TestRegistry.run(Duration.ofSeconds(30), "userdel", user);
+            UnixAccounts.removeUser(user, false);
         }
     }
 

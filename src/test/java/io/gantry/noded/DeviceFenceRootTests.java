@@ -13,6 +13,7 @@ import io.gantry.noded.protocol.AgentProtocol.StepReport;
 import io.gantry.noded.protocol.AgentProtocol.StepReportType;
 import io.gantry.noded.protocol.AgentProtocol.StepTask;
 import io.gantry.noded.protocol.AgentProtocol.StepTasks;
+import io.gantry.support.UnixAccounts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -73,14 +74,14 @@ class DeviceFenceRootTests {
     static void aUser() throws Exception {
         Assumptions.assumeTrue(root(), "needs root");
         if (UnixAccount.lookup(USER).isEmpty()) {
-            run("useradd", "-M", "-s", "/bin/bash", USER);
+            UnixAccounts.addUser("-M", "-s", "/bin/bash", USER);
         }
     }
 
     @AfterAll
     static void noUser() throws Exception {
         if (root()) {
-            run("userdel", USER);
+            UnixAccounts.removeUser(USER, false);
         }
     }
 

@@ -28,6 +28,7 @@ import io.gantry.noded.protocol.AgentProtocol.Launch;
 import io.gantry.noded.protocol.AgentProtocol.OutputChunk;
 import io.gantry.noded.protocol.AgentProtocol.OutputProblem;
 import io.gantry.noded.protocol.AgentProtocol.OutputRead;
+import io.gantry.support.UnixAccounts;
 
 /**
  * Finding 1 of issue 28 as the review found it, against a root agent's reads: a real Unix user owns
@@ -53,7 +54,7 @@ class JobOutputFilesRootTests {
         boolean root = Files.readAllLines(Path.of("/proc/self/status")).stream()
                 .anyMatch(l -> l.matches("Uid:\\s+0\\s.*"));
         Assumptions.assumeTrue(root, "needs root: reads as another Unix user");
-        run("useradd", "-M", "-s", "/bin/bash", user);
+        UnixAccounts.addUser("-M", "-s", "/bin/bash", user);
         created = true;
         // the agent's work dir as a node has it: others may pass through the work dir, not into state/
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
@@ -66,7 +67,7 @@ class JobOutputFilesRootTests {
             AgentDirs.deleteTree(base);
         }
         if (created) {
-            run("userdel", user);
+            UnixAccounts.removeUser(user, false);
         }
     }
 

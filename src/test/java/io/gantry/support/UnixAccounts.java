@@ -6,14 +6,16 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The Unix users and groups integration tests make to run jobs as their owners. Test classes run side
- * by side, and {@code useradd}, {@code userdel}, {@code groupadd} and {@code groupdel} each lock
- * {@code /etc/passwd} and {@code /etc/group}, failing at once ("cannot lock /etc/passwd") rather than
- * waiting when another holds the lock: so they run here one at a time.
+ * The Unix users and groups tests make to run jobs as their owners. Test classes run side by side, in one
+ * JVM (the integration tests) or two (the unit tests' forks), and {@code useradd}, {@code userdel},
+ * {@code groupadd} and {@code groupdel} each lock {@code /etc/passwd} and {@code /etc/group}, failing at once
+ * ("cannot lock /etc/passwd") rather than waiting when another holds the lock: so they run one at a time
+ * across processes, under util-linux's {@code flock} on {@link #LOCK}.
  */
 public final class UnixAccounts {
 
-    private static final Object ONE_AT_A_TIME = new Object();
+    /** The file every test process locks around a change to the users and groups. */
+    private static final String LOCK = "/tmp/gantry-test-unix-accounts.lock";
 
     private UnixAccounts() {
     }
@@ -34,32 +36,33 @@ public final class UnixAccounts {
      */
     public static void removeUser(String user, boolean withHome) throws IOException, InterruptedException {
         new ProcessBuilder("pkill", "-KILL", "-u", user).start().waitFor(10, TimeUnit.SECONDS);
-        synchronized (ONE_AT_A_TIME) {
-            quietly(withHome ? List.of("userdel", "-r", user) : List.of("userdel", "-f", user));
-        }
+        quietly(withHome ? List.of("userdel", "-r", user) : List.of("userdel", "-f", user));
     }
 
     /** {@code groupdel name}, quietly. */
     public static void removeGroup(String name) throws IOException, InterruptedException {
-        synchronized (ONE_AT_A_TIME) {
-            quietly(List.of("groupdel", name));
-        }
+        quietly(List.of("groupdel", name));
     }
 
     private static void change(String tool, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(tool));
         command.addAll(List.of(args));
-        synchronized (ONE_AT_A_TIME) {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String output = new String(process.getInputStream().readAllBytes());
-            if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                throw new AssertionError(String.join(" ", command) + " failed: " + output.strip());
-            }
+        Process process = new ProcessBuilder(locked(command)).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes());
+        if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            throw new AssertionError(String.join(" ", command) + " failed: " + output.strip());
         }
     }
 
     private static void quietly(List<String> command) throws IOException, InterruptedException {
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start()
-                .waitFor(30, TimeUnit.SECONDS);
+        new ProcessBuilder(locked(command)).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start().waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** {@code flock LOCK command...}: waits for the other test processes' changes to end first. */
+    private static List<String> locked(List<String> command) {
+        List<String> locked = new ArrayList<>(List.of("flock", LOCK));
+        locked.addAll(command);
+        return locked;
     }
 }
