@@ -24,7 +24,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
@@ -32,7 +31,7 @@ import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
 import io.gantry.support.TestDatabase;
-import io.gantry.support.TestLocks;
+import io.gantry.support.TimesTheHost;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -42,7 +41,7 @@ import tools.jackson.databind.JsonNode;
  * is held by two jobs, the job that ran before keeps running, the standby schedules, and the
  * agents find it by themselves.
  */
-@ResourceLock(TestLocks.HOST)
+@TimesTheHost
 class FailoverIntegrationTests {
 
     private static final String DATABASE = "gantry_failover_test";

@@ -23,14 +23,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.AgentProcess;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
-import io.gantry.support.TestLocks;
+import io.gantry.support.TimesTheHost;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -40,7 +39,7 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code node2} joins the default partition unannounced (feature {@code beta}). Jobs are real bash
  * scripts; their output files, exit codes and process groups are checked on disk.
  */
-@ResourceLock(TestLocks.HOST)
+@TimesTheHost
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AgentIntegrationTests {

@@ -22,13 +22,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
-import io.gantry.support.TestLocks;
+import io.gantry.support.TimesTheHost;
 import io.gantry.support.UnixAccounts;
 import tools.jackson.databind.JsonNode;
 
@@ -38,7 +37,7 @@ import tools.jackson.databind.JsonNode;
  * in by its own cgroup, and is warned and stopped with signals as Slurm does. Needs root (to create
  * the users and switch to them), so it is skipped elsewhere.
  */
-@ResourceLock(TestLocks.HOST)
+@TimesTheHost
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobIdentityIntegrationTests {
 

@@ -29,6 +29,7 @@ import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
 import io.gantry.support.SseClient;
 import io.gantry.support.TestLocks;
+import io.gantry.support.TimesTheHost;
 import io.gantry.support.UnixAccounts;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -37,7 +38,7 @@ import tools.jackson.databind.json.JsonMapper;
  * its real bash script: at once, from an offset, and followed like {@code tail -f} until the job
  * ends. Only the owner (and OPERATORs, ADMINs) may read them; a job on a simulated node has none.
  */
-@ResourceLock(TestLocks.HOST)
+@TimesTheHost
 @ResourceLock(value = TestLocks.QUIET, mode = ResourceAccessMode.READ) // the path-swap race's loop takes a core
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobOutputIntegrationTests {

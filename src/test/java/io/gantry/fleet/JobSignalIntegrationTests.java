@@ -15,14 +15,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
 import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
-import io.gantry.support.TestLocks;
+import io.gantry.support.TimesTheHost;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -32,7 +31,7 @@ import tools.jackson.databind.JsonNode;
  * a job that does not run (or runs on a simulated node) and someone else's job are refused with a
  * problem that says why. sbatch --test-only's estimate comes from the same controller and stores nothing.
  */
-@ResourceLock(TestLocks.HOST)
+@TimesTheHost
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobSignalIntegrationTests {
 

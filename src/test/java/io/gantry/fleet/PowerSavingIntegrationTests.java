@@ -19,14 +19,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.AgentProcess;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
 import io.gantry.support.TestJvm;
-import io.gantry.support.TestLocks;
+import io.gantry.support.TimesTheHost;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -36,7 +35,7 @@ import tools.jackson.databind.JsonNode;
  * and runs once their agents are back; a node whose resume program never brings it back goes DOWN after the
  * resume timeout and its job goes back to the queue.
  */
-@ResourceLock(TestLocks.HOST)
+@TimesTheHost
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PowerSavingIntegrationTests {

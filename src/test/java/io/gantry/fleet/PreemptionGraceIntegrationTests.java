@@ -18,7 +18,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
@@ -26,7 +25,7 @@ import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
 import io.gantry.support.SlurmReference;
-import io.gantry.support.TestLocks;
+import io.gantry.support.TimesTheHost;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -36,7 +35,7 @@ import tools.jackson.databind.JsonNode;
  * PREEMPTED; the preemptor waits for it and then runs on the node it freed. The victim's history says
  * by which job and why.
  */
-@ResourceLock(TestLocks.HOST)
+@TimesTheHost
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PreemptionGraceIntegrationTests {
 

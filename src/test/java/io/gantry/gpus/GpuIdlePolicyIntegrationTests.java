@@ -16,7 +16,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
@@ -24,7 +23,7 @@ import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.FakeNvidiaSmi;
 import io.gantry.support.OwnCluster;
-import io.gantry.support.TestLocks;
+import io.gantry.support.TimesTheHost;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -34,7 +33,7 @@ import tools.jackson.databind.JsonNode;
  * CANCEL) warns A with an event and SIGUSR1 (which its own trap records), then cancels it with a reason that
  * says why, while B runs on, and C, as idle as A, is never touched.
  */
-@ResourceLock(TestLocks.HOST)
+@TimesTheHost
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GpuIdlePolicyIntegrationTests {
 

@@ -20,14 +20,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
 import io.gantry.support.OwnCluster;
-import io.gantry.support.TestLocks;
 import io.gantry.support.TestRegistry;
+import io.gantry.support.TimesTheHost;
 import io.gantry.support.UnixAccounts;
 import tools.jackson.databind.JsonNode;
 
@@ -37,7 +36,7 @@ import tools.jackson.databind.JsonNode;
  * through Gantry's {@code srun} with the options it always passes, and the orteds start the ranks.
  * Run as root, the tests create an ordinary user and run the jobs as that user, as a cluster would.
  */
-@ResourceLock(TestLocks.HOST)
+@TimesTheHost
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MpirunIntegrationTests {
 

@@ -1,21 +1,18 @@
 package io.gantry.support;
 
-import java.util.Arrays;
 import java.util.Comparator;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.ClassDescriptor;
 import org.junit.jupiter.api.ClassOrderer;
 import org.junit.jupiter.api.ClassOrdererContext;
 import org.junit.jupiter.api.parallel.ResourceLock;
-import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
  * The integration test classes in the order failsafe found them, but in three ranks, so that the lanes end
  * together:
  * <ol>
- * <li>those that hold {@link TestLocks#HOST} (or one of whose tests does): they take turns, and their turns
- * together are the longest lane;</li>
+ * <li>those marked {@link TimesTheHost}: their tests take turns, and their turns together are the longest
+ * lane;</li>
  * <li>those that hold {@link TestLocks#NODE} or are marked {@link StartEarly}: they take a minute or more
  * each, and begun last they would end last, alone;</li>
  * <li>the others, most of them seconds long, which fill the lanes to the end.</li>
@@ -30,18 +27,13 @@ public final class HostFirst implements ClassOrderer {
         context.getClassDescriptors().sort(Comparator.comparingInt(HostFirst::rank));
     }
 
-    /** 0 for a class that holds the host, or one of whose tests does; 1 for the node's and long ones; 2 else. */
+    /** 0 for a class that times the host; 1 for the node's and long ones; 2 else. */
     private static int rank(ClassDescriptor descriptor) {
-        if (holds(descriptor, TestLocks.HOST)) {
+        if (descriptor.isAnnotated(TimesTheHost.class)) {
             return 0;
         }
-        return holds(descriptor, TestLocks.NODE) || descriptor.isAnnotated(StartEarly.class) ? 1 : 2;
-    }
-
-    private static boolean holds(ClassDescriptor descriptor, String lock) {
-        return Stream.concat(descriptor.findRepeatableAnnotations(ResourceLock.class).stream(),
-                Arrays.stream(descriptor.getTestClass().getDeclaredMethods())
-                        .flatMap(method -> AnnotationSupport.findRepeatableAnnotations(method, ResourceLock.class).stream()))
-                .anyMatch(l -> l.value().equals(lock));
+        boolean node = descriptor.findRepeatableAnnotations(ResourceLock.class).stream()
+                .anyMatch(lock -> lock.value().equals(TestLocks.NODE));
+        return node || descriptor.isAnnotated(StartEarly.class) ? 1 : 2;
     }
 }

@@ -12,10 +12,11 @@ import org.junit.jupiter.api.ClassOrdererContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.ResourceLocksProvider;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
- * The classes that time the node (a class with one such test among them) first, then those that only use it or
+ * The classes that time the node first, then those that only use it or
  * take minutes, the rest in the order they were found.
  */
 class HostFirstTests {
@@ -24,7 +25,7 @@ class HostFirstTests {
     static class Shared {
     }
 
-    @ResourceLock(TestLocks.HOST)
+    @TimesTheHost
     static class Agents {
     }
 
@@ -36,7 +37,7 @@ class HostFirstTests {
     }
 
     @ResourceLock("something-else")
-    @ResourceLock(TestLocks.HOST)
+    @TimesTheHost
     static class MoreAgents {
     }
 
@@ -52,24 +53,11 @@ class HostFirstTests {
     static class Minutes {
     }
 
-    static class OneTestWithAnAgent {
-
-        @Test
-        void plain() {
-        }
-
-        @Test
-        @ResourceLock(TestLocks.HOST)
-        void withAnAgent() {
-        }
-    }
-
     @Test
     void classesHoldingTheHostComeFirstThenTheNodesAndLongOnesAndTheOthersKeepTheirOrder() {
         List<Descriptor> found = new ArrayList<>(List.of(new Descriptor(UsesTheNode.class), new Descriptor(Shared.class),
                 new Descriptor(Agents.class), new Descriptor(Minutes.class), new Descriptor(RunsMpi.class),
-                new Descriptor(SharedContext.class), new Descriptor(Plain.class), new Descriptor(MoreAgents.class),
-                new Descriptor(OneTestWithAnAgent.class)));
+                new Descriptor(SharedContext.class), new Descriptor(Plain.class), new Descriptor(MoreAgents.class)));
 
         new HostFirst().orderClasses(new ClassOrdererContext() {
             @Override
@@ -84,9 +72,19 @@ class HostFirstTests {
         });
 
         assertThat(found).extracting(Descriptor::getTestClass)
-                .containsExactly(Agents.class, MoreAgents.class, OneTestWithAnAgent.class,
-                        UsesTheNode.class, Minutes.class, RunsMpi.class, Shared.class, SharedContext.class,
+                .containsExactly(Agents.class, MoreAgents.class, UsesTheNode.class, Minutes.class, RunsMpi.class, Shared.class, SharedContext.class,
                         Plain.class);
+    }
+
+    @Test
+    void twoClassesThatTimeTheHostInARowTakeTheTwoLanesAndEachKeepsItsOwn() {
+        String first = HostTurn.Pairs.lockOf(Agents.class);
+        String second = HostTurn.Pairs.lockOf(MoreAgents.class);
+
+        assertThat(List.of(first, second)).containsExactlyInAnyOrder(TestLocks.HOST + ".1", TestLocks.HOST + ".2");
+        assertThat(HostTurn.Pairs.lockOf(Agents.class)).isEqualTo(first);
+        assertThat(new HostTurn.Pairs().provideForClass(MoreAgents.class)).extracting(ResourceLocksProvider.Lock::getKey)
+                .containsExactly(second);
     }
 
     /** A found class, its annotations read as JUnit reads them (meta-annotations and repeats included). */

@@ -1,18 +1,20 @@
 package io.gantry.support;
 
 /**
- * What integration test classes share, as JUnit resource locks: failsafe runs four classes at once
- * (pom.xml), and a class that holds {@link #SHARED_CONTEXT} or {@link #HOST} runs alone among those that hold
- * it too.
+ * What integration test classes share, as JUnit resource locks: failsafe runs five classes at once
+ * (pom.xml), and a class that holds {@link #SHARED_CONTEXT} runs alone among those that hold it too.
  * <ul>
  * <li>{@link #SHARED_CONTEXT}: the Spring context and database every {@link GantryIntegrationTest}
  * class shares. Its classes read and change one cluster (nodes drained, partitions, QOS, queues
  * counted), so they take turns; {@link GantryIntegrationTest} holds it for them.</li>
- * <li>{@link #HOST}: this machine as a node, for the classes that time it: real agents whose heartbeats,
- * samplers, time limits, grace times, freezes or suspend timers a test counts or races (suspend, GPU use and
- * idle policy, power saving, preemption grace, signals before a limit, out-of-memory, health checks, a killed
- * agent, failover, a large step's heartbeats, mpirun's cancel, the output path-swap race whose busy loop takes
- * a core). They take turns: side by side, on two cores kept 100 % busy, they failed now and then.</li>
+ * <li>{@link #HOST}: this machine as a node, for the classes that time it ({@link TimesTheHost}): real agents
+ * whose heartbeats, samplers, time limits, grace times, freezes or suspend timers a test counts or races
+ * (suspend, GPU use and idle policy, power saving, preemption grace, signals before a limit, out-of-memory,
+ * health checks, a killed agent, failover, a large step's heartbeats, mpirun's cancel, the output path-swap
+ * race whose busy loop takes a core). Their tests take turns ({@link HostTurn}): side by side, on two cores
+ * kept 100 % busy, they failed now and then. A class sets up while the one before it runs its tests; it holds
+ * {@code HOST.1} or {@code HOST.2} ({@link HostTurn.Pairs}) from its set-up to its end, so that at most two
+ * such classes are in the lanes.</li>
  * <li>{@link #NODE}, held to read ({@link OnTheNode}): this machine as a node, for the classes that only use
  * it (MPI, containers, srun, sstat, the Slurm environment, tmux, workflow tools, the command corpus, the
  * dashboard's live output) and wait on generous conditions. They run beside any class: each test agent puts
@@ -34,7 +36,7 @@ public final class TestLocks {
     /** The shared Spring context and its database. */
     public static final String SHARED_CONTEXT = "gantry.shared-context";
 
-    /** This machine as a node, for a class that times it: such classes take turns (see above). */
+    /** This machine as a node, for a class that times it: such classes' tests take turns (see above). */
     public static final String HOST = "gantry.host";
 
     /** This machine as a node, for a class that only uses it: held to read, beside any class (see above). */
