@@ -8,17 +8,20 @@ import org.junit.jupiter.api.ClassOrdererContext;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
- * The integration test classes in the order failsafe found them, but in three ranks, so that the lanes end
+ * The integration test classes in the order failsafe found them, but in four ranks, so that the lanes end
  * together:
  * <ol>
- * <li>those marked {@link TimesTheHost}: their tests take turns, and their turns together are the longest
- * lane;</li>
+ * <li>those marked {@link TimesTheHost}: their tests take turns, and their turns together are a long lane;</li>
+ * <li>those that share the Spring context ({@link TestLocks#SHARED_CONTEXT}): they take turns too, and their
+ * turns together are another; ranked here, the next one starts as soon as one ends, where ranked with the short
+ * classes they all began late, one after another;</li>
  * <li>those that hold {@link TestLocks#NODE} or are marked {@link StartEarly}: they take a minute or more
  * each, and begun last they would end last, alone;</li>
  * <li>the others, most of them seconds long, which fill the lanes to the end.</li>
  * </ol>
- * JUnit's worker-thread pool starts the ranks in this order; within a rank it may start them from the end.
- * {@code @Isolated} classes run alone after all the others, whatever their rank.
+ * JUnit's worker-thread pool starts the ranks in this order, and a thread whose next class waits for a lock takes
+ * the first that need not; within a rank it may start them from the end. {@code @Isolated} classes run alone
+ * after all the others, whatever their rank.
  */
 public final class HostFirst implements ClassOrderer {
 
@@ -27,13 +30,18 @@ public final class HostFirst implements ClassOrderer {
         context.getClassDescriptors().sort(Comparator.comparingInt(HostFirst::rank));
     }
 
-    /** 0 for a class that times the host; 1 for the node's and long ones; 2 else. */
+    /** 0 for a class that times the host; 1 for one that shares the context; 2 for the node's and long ones; 3 else. */
     private static int rank(ClassDescriptor descriptor) {
         if (descriptor.isAnnotated(TimesTheHost.class)) {
             return 0;
         }
-        boolean node = descriptor.findRepeatableAnnotations(ResourceLock.class).stream()
-                .anyMatch(lock -> lock.value().equals(TestLocks.NODE));
-        return node || descriptor.isAnnotated(StartEarly.class) ? 1 : 2;
+        if (holds(descriptor, TestLocks.SHARED_CONTEXT)) {
+            return 1;
+        }
+        return holds(descriptor, TestLocks.NODE) || descriptor.isAnnotated(StartEarly.class) ? 2 : 3;
+    }
+
+    private static boolean holds(ClassDescriptor descriptor, String lock) {
+        return descriptor.findRepeatableAnnotations(ResourceLock.class).stream().anyMatch(l -> l.value().equals(lock));
     }
 }

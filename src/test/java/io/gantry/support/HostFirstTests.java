@@ -16,7 +16,7 @@ import org.junit.jupiter.api.parallel.ResourceLocksProvider;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
- * The classes that time the node first, then those that only use it or
+ * The classes that time the node first, then those that share the context, then those that only use it or
  * take minutes, the rest in the order they were found.
  */
 class HostFirstTests {
@@ -54,7 +54,7 @@ class HostFirstTests {
     }
 
     @Test
-    void classesHoldingTheHostComeFirstThenTheNodesAndLongOnesAndTheOthersKeepTheirOrder() {
+    void classesTimingTheHostComeFirstThenTheSharedContextsThenTheNodesAndLongOnesAndTheOthersKeepTheirOrder() {
         List<Descriptor> found = new ArrayList<>(List.of(new Descriptor(UsesTheNode.class), new Descriptor(Shared.class),
                 new Descriptor(Agents.class), new Descriptor(Minutes.class), new Descriptor(RunsMpi.class),
                 new Descriptor(SharedContext.class), new Descriptor(Plain.class), new Descriptor(MoreAgents.class)));
@@ -72,8 +72,8 @@ class HostFirstTests {
         });
 
         assertThat(found).extracting(Descriptor::getTestClass)
-                .containsExactly(Agents.class, MoreAgents.class, UsesTheNode.class, Minutes.class, RunsMpi.class, Shared.class, SharedContext.class,
-                        Plain.class);
+                .containsExactly(Agents.class, MoreAgents.class, Shared.class, SharedContext.class, UsesTheNode.class,
+                        Minutes.class, RunsMpi.class, Plain.class);
     }
 
     @Test
