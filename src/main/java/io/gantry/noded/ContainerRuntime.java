@@ -162,14 +162,39 @@ final class ContainerRuntime {
         }
     }
 
-    /** What a process in a container is: its id, command, environment and the job's place on this node. */
+    /**
+     * What a process in a container is: its id, command, environment and the job's place on this node; and its
+     * terminal's size when it runs on one ({@code srun --pty}), else null.
+     */
     record Process(String id, List<String> args, Map<String, String> env, String hostWorkdir, long memoryMb,
-            GpuDevices.Grant gpus, Path script, boolean terminal) {
+            GpuDevices.Grant gpus, Path script, TerminalSize terminalSize) {
 
         Process(String id, List<String> args, Map<String, String> env, String hostWorkdir, long memoryMb,
                 GpuDevices.Grant gpus, Path script) {
-            this(id, args, env, hostWorkdir, memoryMb, gpus, script, false);
+            this(id, args, env, hostWorkdir, memoryMb, gpus, script, null);
         }
+
+        boolean terminal() {
+            return terminalSize != null;
+        }
+
+        /**
+         * The OCI process: {@code terminal}, and the terminal's size, which the runtime gives it before the
+         * command starts (the runtime's own resize from its terminal comes after, and a command quick to ask, as
+         * {@code stty size}, saw 0 rows).
+         */
+        Map<String, Object> terminalFields() {
+            Map<String, Object> fields = new LinkedHashMap<>();
+            fields.put("terminal", terminal());
+            if (terminalSize != null) {
+                fields.put("consoleSize", ordered("height", terminalSize.rows(), "width", terminalSize.cols()));
+            }
+            return fields;
+        }
+    }
+
+    /** A terminal's rows and columns. */
+    record TerminalSize(int rows, int cols) {
     }
 
     private final Settings settings;
@@ -415,11 +440,13 @@ final class ContainerRuntime {
         List<String> caps = remap ? ROOT_CAPS : List.of("CAP_SETFCAP");
         // a task on a terminal (srun --pty): the runtime gives the container a terminal of its own, sized as
         // the task's and following its resizes, and copies between the two
-        config.put("process", ordered("terminal", process.terminal(), "user", ordered("uid", 0, "gid", 0),
+        Map<String, Object> processFields = process.terminalFields();
+        processFields.putAll(ordered("user", ordered("uid", 0, "gid", 0),
                 "args", processArgs, "env", env.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList(),
                 "cwd", cwd, "noNewPrivileges", true,
                 "capabilities", ordered("bounding", caps, "effective", caps, "permitted", caps,
                         "inheritable", List.of(), "ambient", List.of())));
+        config.put("process", processFields);
         config.put("root", ordered("path", container.rootfs().toString(), "readonly", !spec.isWritable()));
         List<Map<String, Object>> all = new ArrayList<>();
         all.add(bindAll("/proc", "/proc", false));
@@ -480,7 +507,8 @@ final class ContainerRuntime {
         Map<String, Object> root = new LinkedHashMap<>((Map<String, Object>) r);
         root.put("path", container.dir().resolve(rootPath).normalize().toString());
         config.put("root", root);
-        proc.put("terminal", process.terminal());
+        proc.remove("consoleSize");
+        proc.putAll(process.terminalFields());
         if (!process.args().isEmpty()) {
             proc.put("args", process.args());
         }
