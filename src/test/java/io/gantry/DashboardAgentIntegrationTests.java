@@ -46,8 +46,18 @@ class DashboardAgentIntegrationTests {
             try (AgentProcess agent = AgentProcess.start(controller.port(), JOIN_TOKEN, "node1", 8, 4000,
                     dir.resolve("agent"), dir.resolve("agent.log"))) {
                 api.awaitNodeState("node1", admin, Duration.ofSeconds(60), "IDLE");
-                BrowserScript.run(Path.of("target", "e2e-output.log"), 5, BrowserScript.script("output.mjs").toString(),
-                        "http://127.0.0.1:" + controller.port(), work.toString(), Path.of("target", "screenshots").toString());
+                try {
+                    BrowserScript.run(Path.of("target", "e2e-output.log"), 5, BrowserScript.script("output.mjs").toString(),
+                            "http://127.0.0.1:" + controller.port(), work.toString(),
+                            Path.of("target", "screenshots").toString());
+                } catch (AssertionError e) {
+                    // the temporary directory goes with the test: keep what the controller and agent said
+                    Files.copy(data.resolve("controller.log"), Path.of("target", "e2e-output-controller.log"),
+                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    Files.copy(dir.resolve("agent.log"), Path.of("target", "e2e-output-agent.log"),
+                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    throw e;
+                }
             }
         }
     }

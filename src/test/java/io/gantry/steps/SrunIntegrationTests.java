@@ -156,8 +156,13 @@ class SrunIntegrationTests {
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(out) && Files.readString(out).contains("started"));
         agents.get("node1").close(); // the job runs on, in its own session
         startAgent("node1");
-        await().atMost(Duration.ofSeconds(90)).until(() -> Files.readString(cluster.agentLog("node1"))
-                .contains("adopted 1 job(s)"));
+        try {
+            await().atMost(Duration.ofSeconds(90)).until(() -> Files.readString(cluster.agentLog("node1"))
+                    .contains("adopted 1 job(s)"));
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("node1's new agent did not adopt job " + id + ":\n"
+                    + Files.readString(cluster.agentLog("node1")), e);
+        }
         Files.writeString(release, "");
         JsonNode ended;
         try {

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import org.junit.jupiter.api.ClassDescriptor;
 import org.junit.jupiter.api.ClassOrderer;
 import org.junit.jupiter.api.ClassOrdererContext;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
@@ -14,7 +15,9 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * <li>those marked {@link TimesTheHost}: their tests take turns, and their turns together are a long lane;</li>
  * <li>those that share the Spring context ({@link TestLocks#SHARED_CONTEXT}): they take turns too, and their
  * turns together are another; ranked here, the next one starts as soon as one ends, where ranked with the short
- * classes they all began late, one after another;</li>
+ * classes they all began late, one after another. With them the class that holds {@link TestLocks#QUIET} to
+ * write: it waits for every busy class to end, so begun after them it ran alone at the end, for 100 s;
+ * begun first, the busy classes wait for it instead, and the short ones fill the lanes meanwhile;</li>
  * <li>those that hold {@link TestLocks#NODE} or are marked {@link StartEarly}: they take a minute or more
  * each, and begun last they would end last, alone;</li>
  * <li>the others, most of them seconds long, which fill the lanes to the end.</li>
@@ -30,12 +33,15 @@ public final class HostFirst implements ClassOrderer {
         context.getClassDescriptors().sort(Comparator.comparingInt(HostFirst::rank));
     }
 
-    /** 0 for a class that times the host; 1 for one that shares the context; 2 for the node's and long ones; 3 else. */
+    /**
+     * 0 for a class that times the host; 1 for one that shares the context or wants the machine quiet; 2 for the
+     * node's and long ones; 3 else.
+     */
     private static int rank(ClassDescriptor descriptor) {
         if (descriptor.isAnnotated(TimesTheHost.class)) {
             return 0;
         }
-        if (holds(descriptor, TestLocks.SHARED_CONTEXT)) {
+        if (holds(descriptor, TestLocks.SHARED_CONTEXT) || writes(descriptor, TestLocks.QUIET)) {
             return 1;
         }
         return holds(descriptor, TestLocks.NODE) || descriptor.isAnnotated(StartEarly.class) ? 2 : 3;
@@ -43,5 +49,10 @@ public final class HostFirst implements ClassOrderer {
 
     private static boolean holds(ClassDescriptor descriptor, String lock) {
         return descriptor.findRepeatableAnnotations(ResourceLock.class).stream().anyMatch(l -> l.value().equals(lock));
+    }
+
+    private static boolean writes(ClassDescriptor descriptor, String lock) {
+        return descriptor.findRepeatableAnnotations(ResourceLock.class).stream()
+                .anyMatch(l -> l.value().equals(lock) && l.mode() == ResourceAccessMode.READ_WRITE);
     }
 }

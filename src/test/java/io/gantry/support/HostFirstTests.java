@@ -16,8 +16,8 @@ import org.junit.jupiter.api.parallel.ResourceLocksProvider;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
- * The classes that time the node first, then those that share the context, then those that only use it or
- * take minutes, the rest in the order they were found.
+ * The classes that time the node first, then those that share the context or want the machine quiet, then those
+ * that only use it or take minutes, the rest in the order they were found.
  */
 class HostFirstTests {
 
@@ -30,6 +30,10 @@ class HostFirstTests {
     }
 
     static class Plain {
+    }
+
+    @ResourceLock(TestLocks.QUIET)
+    static class TimesAUsersWait {
     }
 
     @ResourceLock(value = TestLocks.NODE, mode = ResourceAccessMode.READ)
@@ -54,10 +58,11 @@ class HostFirstTests {
     }
 
     @Test
-    void classesTimingTheHostComeFirstThenTheSharedContextsThenTheNodesAndLongOnesAndTheOthersKeepTheirOrder() {
+    void classesTimingTheHostComeFirstThenTheSharedContextsAndTheQuietOnesThenTheNodesAndLongOnesAndTheRestInOrder() {
         List<Descriptor> found = new ArrayList<>(List.of(new Descriptor(UsesTheNode.class), new Descriptor(Shared.class),
                 new Descriptor(Agents.class), new Descriptor(Minutes.class), new Descriptor(RunsMpi.class),
-                new Descriptor(SharedContext.class), new Descriptor(Plain.class), new Descriptor(MoreAgents.class)));
+                new Descriptor(SharedContext.class), new Descriptor(Plain.class), new Descriptor(MoreAgents.class),
+                new Descriptor(TimesAUsersWait.class)));
 
         new HostFirst().orderClasses(new ClassOrdererContext() {
             @Override
@@ -72,8 +77,8 @@ class HostFirstTests {
         });
 
         assertThat(found).extracting(Descriptor::getTestClass)
-                .containsExactly(Agents.class, MoreAgents.class, Shared.class, SharedContext.class, UsesTheNode.class,
-                        Minutes.class, RunsMpi.class, Plain.class);
+                .containsExactly(Agents.class, MoreAgents.class, Shared.class, SharedContext.class, TimesAUsersWait.class,
+                        UsesTheNode.class, Minutes.class, RunsMpi.class, Plain.class);
     }
 
     @Test
