@@ -9,7 +9,7 @@ import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
- * The integration test classes in the order failsafe found them, but in four ranks, so that the lanes end
+ * The integration test classes in the order failsafe found them, but in five ranks, so that the lanes end
  * together:
  * <ol>
  * <li>those marked {@link TimesTheHost}: their tests take turns, and their turns together are a long lane;</li>
@@ -18,8 +18,9 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * classes they all began late, one after another. With them the class that holds {@link TestLocks#QUIET} to
  * write: it waits for every busy class to end, so begun after them it ran alone at the end, for 100 s;
  * begun first, the busy classes wait for it instead, and the short ones fill the lanes meanwhile;</li>
- * <li>those that hold {@link TestLocks#NODE} or are marked {@link StartEarly}: they take a minute or more
- * each, and begun last they would end last, alone;</li>
+ * <li>those marked {@link StartEarly}: they take a minute or two each, and begun last they would end last, alone
+ * (the longest began after every node class and ended the phase 60 s after the others);</li>
+ * <li>those that hold {@link TestLocks#NODE}: half a minute to a minute each;</li>
  * <li>the others, most of them seconds long, which fill the lanes to the end.</li>
  * </ol>
  * JUnit's worker-thread pool starts the ranks in this order, and a thread whose next class waits for a lock takes
@@ -34,8 +35,8 @@ public final class HostFirst implements ClassOrderer {
     }
 
     /**
-     * 0 for a class that times the host; 1 for one that shares the context or wants the machine quiet; 2 for the
-     * node's and long ones; 3 else.
+     * 0 for a class that times the host; 1 for one that shares the context or wants the machine quiet; 2 for a long
+     * one; 3 for one that uses the node; 4 else.
      */
     private static int rank(ClassDescriptor descriptor) {
         if (descriptor.isAnnotated(TimesTheHost.class)) {
@@ -44,7 +45,10 @@ public final class HostFirst implements ClassOrderer {
         if (holds(descriptor, TestLocks.SHARED_CONTEXT) || writes(descriptor, TestLocks.QUIET)) {
             return 1;
         }
-        return holds(descriptor, TestLocks.NODE) || descriptor.isAnnotated(StartEarly.class) ? 2 : 3;
+        if (descriptor.isAnnotated(StartEarly.class)) {
+            return 2;
+        }
+        return holds(descriptor, TestLocks.NODE) ? 3 : 4;
     }
 
     private static boolean holds(ClassDescriptor descriptor, String lock) {

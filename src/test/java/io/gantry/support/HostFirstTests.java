@@ -17,7 +17,7 @@ import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
  * The classes that time the node first, then those that share the context or want the machine quiet, then those
- * that only use it or take minutes, the rest in the order they were found.
+ * that take minutes, then those that only use the node, the rest in the order they were found.
  */
 class HostFirstTests {
 
@@ -58,7 +58,7 @@ class HostFirstTests {
     }
 
     @Test
-    void classesTimingTheHostComeFirstThenTheSharedContextsAndTheQuietOnesThenTheNodesAndLongOnesAndTheRestInOrder() {
+    void classesTimingTheHostComeFirstThenTheSharedAndQuietOnesThenTheLongOnesThenTheNodesAndTheRestInOrder() {
         List<Descriptor> found = new ArrayList<>(List.of(new Descriptor(UsesTheNode.class), new Descriptor(Shared.class),
                 new Descriptor(Agents.class), new Descriptor(Minutes.class), new Descriptor(RunsMpi.class),
                 new Descriptor(SharedContext.class), new Descriptor(Plain.class), new Descriptor(MoreAgents.class),
@@ -78,7 +78,7 @@ class HostFirstTests {
 
         assertThat(found).extracting(Descriptor::getTestClass)
                 .containsExactly(Agents.class, MoreAgents.class, Shared.class, SharedContext.class, TimesAUsersWait.class,
-                        UsesTheNode.class, Minutes.class, RunsMpi.class, Plain.class);
+                        Minutes.class, UsesTheNode.class, RunsMpi.class, Plain.class);
     }
 
     @Test
