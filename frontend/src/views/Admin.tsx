@@ -11,6 +11,7 @@ import { ConfirmAction, ConfirmDialog } from './admin/Confirm';
 import { Partitions } from './admin/Partitions';
 import { QosList } from './admin/Qos';
 import { Reservations } from './admin/Reservations';
+import { rereadAfterChange } from '../lib/reread';
 
 export { accountTree } from './admin/Accounts';
 
@@ -87,7 +88,7 @@ function Users() {
   const list = useQuery({ queryKey: ['admin', 'users'], queryFn: api.users });
   const [error, setError] = useState<unknown>(null);
   const [form, setForm] = useState({ username: '', password: '', role: 'USER', defaultAccount: 'root' });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['admin', 'users'] });
+  const refresh = () => rereadAfterChange(queryClient, ['admin', 'users']);
   const act = async (f: () => Promise<unknown>) => { setError(null); try { await f(); } catch (err) { setError(err); } void refresh(); };
 
   return (

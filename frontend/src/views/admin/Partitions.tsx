@@ -7,6 +7,7 @@ import { undoStore } from '../../lib/undo';
 import { UndoStatus } from '../Undo';
 import { ConfirmDialog } from './Confirm';
 import { fieldErrors, PARTITION_STATES, partitionQosRequest, partitionStateWarning, type PartitionUpdate, type PartitionView } from './forms';
+import { rereadAfterChange } from '../../lib/reread';
 
 /**
  * The partitions with every field the API has (scontrol show partition), and for an ADMIN their state
@@ -23,7 +24,7 @@ export function Partitions({ admin }: { admin: boolean }) {
   const [qosErrors, setQosErrors] = useState<Record<string, string>>({});
   const items = (list.data?.items ?? []) as PartitionView[];
   const qosNames = (qosList.data?.items ?? []).map((q) => q.name).sort();
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['admin', 'partitions'] });
+  const refresh = () => rereadAfterChange(queryClient, ['admin', 'partitions']);
 
   async function setState(name: string, state: string, before?: string) {
     setError(null);

@@ -5,6 +5,7 @@ import { formatDuration } from '../../lib/format';
 import { ErrorBox, Field, Loading } from '../common';
 import { ConfirmAction } from './Confirm';
 import { fieldErrors, qosFieldOf, qosForm, qosRequest, QOS_COUNTS, QOS_FLAGS, QOS_TRES, type QosForm, type QosView } from './forms';
+import { rereadAfterChange } from '../../lib/reread';
 
 const LIMIT_LABELS: Record<(typeof QOS_TRES)[number] | (typeof QOS_COUNTS)[number], string> = {
   maxTresPerUser: 'Max TRES / user', maxTresPerJob: 'Max TRES / job', maxTresPerAccount: 'Max TRES / account',
@@ -30,7 +31,7 @@ export function QosList({ admin }: { admin: boolean }) {
   const [open, setOpen] = useState<{ name: string; edit: boolean } | null>(null);
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['admin', 'qos'] });
+  const refresh = () => rereadAfterChange(queryClient, ['admin', 'qos']);
   const items = (list.data?.items ?? []) as QosView[];
 
   return (

@@ -8,6 +8,7 @@ import { ErrorBox, Field, Loading, StateBadge } from '../common';
 import { useNow } from '../Jobs';
 import { ConfirmAction } from './Confirm';
 import { fieldErrors, RESERVATION_FLAGS, reservationForm, reservationRequest, type ReservationForm } from './forms';
+import { rereadAfterChange } from '../../lib/reread';
 
 const FIELDS = ['name', 'startTime', 'endTime', 'durationSeconds', 'nodes', 'nodeCount', 'partition', 'users', 'accounts', 'flags'];
 /** The form field each of the API's reservation fields is typed in. */
@@ -21,7 +22,7 @@ export function Reservations({ admin }: { admin: boolean }) {
   const list = useQuery({ queryKey: ['admin', 'reservations'], queryFn: api.reservations });
   const [error, setError] = useState<unknown>(null);
   const [editing, setEditing] = useState<string | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['admin', 'reservations'] });
+  const refresh = () => rereadAfterChange(queryClient, ['admin', 'reservations']);
 
   return (
     <>
