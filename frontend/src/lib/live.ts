@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
+import { rereadAfterChange } from './reread';
 import { tokenStore } from '../api/client';
 import { TabChannel, leadOne, locksAvailable, tabVisible } from './tabs';
 
@@ -105,9 +106,9 @@ export function useLiveEvents(enabled: boolean): void {
     const flush = throttle(() => {
       const { everyOf, exact, tasksOf } = staleKeys(batch);
       batch = [];
-      void queryClient.invalidateQueries({ predicate: (q) => everyOf.includes(String(q.queryKey[0]))
+      void rereadAfterChange(queryClient, { predicate: (q) => everyOf.includes(String(q.queryKey[0]))
         || (q.queryKey[0] === 'job' && tasksOf.some((array) => String(q.queryKey[1]).startsWith(`${array}_`))) });
-      for (const key of exact) void queryClient.invalidateQueries({ queryKey: key, exact: true });
+      for (const key of exact) void rereadAfterChange(queryClient, { queryKey: key, exact: true });
     }, 300);
     const heard = (messages: LiveMessage[]) => {
       batch.push(...messages);

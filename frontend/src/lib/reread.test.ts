@@ -24,7 +24,7 @@ describe('rereadAfterChange', () => {
     expect(reads).toBe(1); // the tab's first read, on its way
 
     stored.push('newcomer'); // the change, made before that read answered
-    const reread = rereadAfterChange(client, key);
+    const reread = rereadAfterChange(client, { queryKey: key });
     answerFirst();
     await reread;
 
@@ -32,5 +32,31 @@ describe('rereadAfterChange', () => {
     expect(client.getQueryData(key)).toEqual(['alice', 'newcomer']);
     expect(seen.at(-1)).toEqual(['alice', 'newcomer']);
     unsubscribe();
+  });
+
+  it('drops only the first reads its filter picks, as the event stream asks', async () => {
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    const state = { job: 'PENDING' };
+    const reads = { job: 0, nodes: 0 };
+    const gates: Array<() => void> = [];
+    const watch = (key: 'job' | 'nodes') => new QueryObserver<string>(client, {
+      queryKey: [key, '10'],
+      queryFn: async () => {
+        reads[key] += 1;
+        const atStart = `${key} ${state.job}`;
+        if (reads[key] === 1) await new Promise<void>((resolve) => { gates.push(resolve); });
+        return atStart;
+      },
+    }).subscribe(() => {});
+    const stops = [watch('job'), watch('nodes')];
+
+    state.job = 'RUNNING'; // the job starts while its page is loading
+    const reread = rereadAfterChange(client, { predicate: (q) => q.queryKey[0] === 'job' });
+    gates.forEach((open) => open());
+    await reread;
+
+    expect(client.getQueryData(['job', '10'])).toBe('job RUNNING');
+    expect(reads).toEqual({ job: 2, nodes: 1 });
+    stops.forEach((stop) => stop());
   });
 });

@@ -88,7 +88,7 @@ function Users() {
   const list = useQuery({ queryKey: ['admin', 'users'], queryFn: api.users });
   const [error, setError] = useState<unknown>(null);
   const [form, setForm] = useState({ username: '', password: '', role: 'USER', defaultAccount: 'root' });
-  const refresh = () => rereadAfterChange(queryClient, ['admin', 'users']);
+  const refresh = () => rereadAfterChange(queryClient, { queryKey: ['admin', 'users'] });
   const act = async (f: () => Promise<unknown>) => { setError(null); try { await f(); } catch (err) { setError(err); } void refresh(); };
 
   return (

@@ -24,7 +24,7 @@ export function Partitions({ admin }: { admin: boolean }) {
   const [qosErrors, setQosErrors] = useState<Record<string, string>>({});
   const items = (list.data?.items ?? []) as PartitionView[];
   const qosNames = (qosList.data?.items ?? []).map((q) => q.name).sort();
-  const refresh = () => rereadAfterChange(queryClient, ['admin', 'partitions']);
+  const refresh = () => rereadAfterChange(queryClient, { queryKey: ['admin', 'partitions'] });
 
   async function setState(name: string, state: string, before?: string) {
     setError(null);

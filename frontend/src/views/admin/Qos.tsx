@@ -31,7 +31,7 @@ export function QosList({ admin }: { admin: boolean }) {
   const [open, setOpen] = useState<{ name: string; edit: boolean } | null>(null);
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const refresh = () => rereadAfterChange(queryClient, ['admin', 'qos']);
+  const refresh = () => rereadAfterChange(queryClient, { queryKey: ['admin', 'qos'] });
   const items = (list.data?.items ?? []) as QosView[];
 
   return (

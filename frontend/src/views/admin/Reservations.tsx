@@ -22,7 +22,7 @@ export function Reservations({ admin }: { admin: boolean }) {
   const list = useQuery({ queryKey: ['admin', 'reservations'], queryFn: api.reservations });
   const [error, setError] = useState<unknown>(null);
   const [editing, setEditing] = useState<string | null>(null);
-  const refresh = () => rereadAfterChange(queryClient, ['admin', 'reservations']);
+  const refresh = () => rereadAfterChange(queryClient, { queryKey: ['admin', 'reservations'] });
 
   return (
     <>
