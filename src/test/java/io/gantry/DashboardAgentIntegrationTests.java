@@ -2,6 +2,7 @@ package io.gantry;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
@@ -53,9 +54,9 @@ class DashboardAgentIntegrationTests {
                 } catch (AssertionError e) {
                     // the temporary directory goes with the test: keep what the controller and agent said
                     Files.copy(data.resolve("controller.log"), Path.of("target", "e2e-output-controller.log"),
-                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                            StandardCopyOption.REPLACE_EXISTING);
                     Files.copy(dir.resolve("agent.log"), Path.of("target", "e2e-output-agent.log"),
-                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                            StandardCopyOption.REPLACE_EXISTING);
                     throw e;
                 }
             }

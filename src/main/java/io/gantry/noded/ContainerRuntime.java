@@ -1,6 +1,7 @@
 package io.gantry.noded;
 
 import io.gantry.noded.protocol.AgentJson;
+import io.gantry.noded.protocol.AgentProtocol;
 import io.gantry.noded.protocol.AgentProtocol.ContainerImage;
 import io.gantry.noded.protocol.ContainerSpec;
 import java.io.IOException;
@@ -195,6 +196,14 @@ final class ContainerRuntime {
 
     /** A terminal's rows and columns. */
     record TerminalSize(int rows, int cols) {
+
+        /** A task's terminal size, 24 x 80 where srun did not say (as {@code script} makes one); null for none. */
+        static TerminalSize of(AgentProtocol.TaskStdin stdin) {
+            if (stdin == null || !stdin.terminal()) {
+                return null;
+            }
+            return new TerminalSize(stdin.rows() == null ? 24 : stdin.rows(), stdin.cols() == null ? 80 : stdin.cols());
+        }
     }
 
     private final Settings settings;

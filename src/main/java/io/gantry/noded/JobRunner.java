@@ -450,19 +450,10 @@ final class JobRunner implements AutoCloseable {
             ContainerRuntime.Command command = runtime.command(prepared, new ContainerRuntime.Process(
                     step.jobId() + "-" + step.stepId() + "-" + task.procId(), spec.argv(), spec.environment(),
                     spec.workdir(), memoryMb, GpuDevices.Grant.whole(task.gpuIndices() == null ? List.of()
-                            : task.gpuIndices()), null, terminalSize(task.stdin())),
+                            : task.gpuIndices()), null, ContainerRuntime.TerminalSize.of(task.stdin())),
                     spec.owner());
             return ContainerRuntime.taskArgv(command);
         };
-    }
-
-    /** The task's terminal size (24 x 80 when it did not say, as {@code script} makes it), or null for no terminal. */
-    private static ContainerRuntime.TerminalSize terminalSize(AgentProtocol.TaskStdin stdin) {
-        if (stdin == null || !stdin.terminal()) {
-            return null;
-        }
-        return new ContainerRuntime.TerminalSize(stdin.rows() == null ? 24 : stdin.rows(),
-                stdin.cols() == null ? 80 : stdin.cols());
     }
 
     private static long memoryMb(String value) {

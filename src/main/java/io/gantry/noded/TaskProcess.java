@@ -232,8 +232,9 @@ final class TaskProcess {
             Map<String, String> env = withTaskPid(spec.environment(), process.pid());
             if (spec.stdin() != null && spec.stdin().terminal()) {
                 env.put("GANTRY_PTY_RUN", PTY_RUN);
-                env.put("GANTRY_PTY_ROWS", Integer.toString(spec.stdin().rows() == null ? 24 : spec.stdin().rows()));
-                env.put("GANTRY_PTY_COLS", Integer.toString(spec.stdin().cols() == null ? 80 : spec.stdin().cols()));
+                ContainerRuntime.TerminalSize size = ContainerRuntime.TerminalSize.of(spec.stdin());
+                env.put("GANTRY_PTY_ROWS", Integer.toString(size.rows()));
+                env.put("GANTRY_PTY_COLS", Integer.toString(size.cols()));
             }
             List<byte[]> variables = environmentEntries(env);
             in.write(("go " + variables.size() + "\n").getBytes(StandardCharsets.US_ASCII));
