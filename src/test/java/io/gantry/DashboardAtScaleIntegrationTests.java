@@ -33,7 +33,7 @@ class DashboardAtScaleIntegrationTests {
     @Test
     void aHundredThousandTaskArraysPageIsQuickAndQuiet(@TempDir Path dataDir) throws Exception {
         BrowserScript.assumeChromium();
-        TestDatabase db = TestDatabase.isolated(ARRAYS_DATABASE);
+        TestDatabase db = TestDatabase.migrated(ARRAYS_DATABASE);
         try (ControllerProcess controller = new ControllerProcess(dataDir, "--spring.profiles.active=postgres",
                 "--spring.datasource.url=" + db.url(), "--spring.datasource.username=" + db.username(),
                 "--spring.datasource.password=" + db.password(), "--gantry.jobs.max-array-size=100001",

@@ -80,7 +80,7 @@ class FuzzIntegrationTests {
 
     @DynamicPropertySource
     static void ownDatabase(DynamicPropertyRegistry registry) {
-        TestDatabase db = TestDatabase.isolated(DATABASE);
+        TestDatabase db = TestDatabase.migrated(DATABASE);
         registry.add("spring.datasource.url", db::url);
         registry.add("spring.datasource.username", db::username);
         registry.add("spring.datasource.password", db::password);

@@ -44,7 +44,7 @@ class SubmissionFieldsIntegrationTests {
 
     @BeforeAll
     void startController() throws Exception {
-        TestDatabase db = TestDatabase.isolated(DATABASE);
+        TestDatabase db = TestDatabase.migrated(DATABASE);
         Path cluster = dir.resolve("cluster.yml");
         Files.writeString(cluster, """
                 gantry:

@@ -9,7 +9,7 @@ import java.util.stream.Stream;
 
 /**
  * A cluster of its own for a test class whose cluster differs from the one the other tests share:
- * database {@code database} on the test PostgreSQL (emptied if a run left it behind), the cluster file
+ * database {@code database} on the test PostgreSQL (migrated, see {@link TestDatabase#migrated}), the cluster file
  * {@code dir/cluster.yml}, packaged controllers on both (each with its data directory under {@code dir})
  * and real agent processes (each working in {@code dir/agent-NAME}, logging to
  * {@code dir/agent-NAME/agent.log}). Closing it kills its agents, stops its controllers and drops the
@@ -35,7 +35,7 @@ public final class OwnCluster implements AutoCloseable {
 
     /** Creates database {@code database} and writes {@code clusterYaml} to {@code dir/cluster.yml}. */
     public static OwnCluster create(Path dir, String database, String clusterYaml) throws IOException {
-        TestDatabase db = TestDatabase.isolated(database);
+        TestDatabase db = TestDatabase.migrated(database);
         Path config = dir.resolve("cluster.yml");
         Files.writeString(config, clusterYaml);
         return new OwnCluster(dir, database, db, config);

@@ -14,9 +14,9 @@ public final class OwnDatabase {
     private OwnDatabase() {
     }
 
-    /** Creates database {@code name} (emptied if a run left it behind) and points the context at it. */
+    /** Creates database {@code name}, migrated ({@link TestDatabase#migrated}), and points the context at it. */
     public static void register(DynamicPropertyRegistry registry, String name) {
-        TestDatabase db = TestDatabase.isolated(name);
+        TestDatabase db = TestDatabase.migrated(name);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> TestDatabase.drop(name), "drop-" + name));
         registry.add("spring.datasource.url", db::url);
         registry.add("spring.datasource.username", db::username);

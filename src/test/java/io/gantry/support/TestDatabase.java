@@ -12,6 +12,7 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
 public record TestDatabase(String url, String username, String password) {
 
     private static TestDatabase instance;
+    private static String template;
 
     public static synchronized TestDatabase get() {
         if (instance == null) {
@@ -33,11 +34,51 @@ public record TestDatabase(String url, String username, String password) {
         } catch (java.sql.SQLException e) {
             throw new IllegalStateException("Cannot create database " + name + " next to " + shared.url(), e);
         }
-        String url = shared.url().replaceFirst("(jdbc:postgresql://[^/]+/)[^?]*", "$1" + name);
-        return new TestDatabase(url, shared.username(), shared.password());
+        return shared.named(name);
     }
 
-    /** Drops a database {@link #isolated} made. */
+    /**
+     * A new database of its own like {@link #isolated}, already migrated to this build's schema: a copy of a
+     * template that this JVM migrates once ({@code CREATE DATABASE ... TEMPLATE}), so that a controller started
+     * on it finds its schema in place instead of running every migration again. For the tests whose subject is
+     * not the migration itself; those take {@link #isolated}.
+     */
+    public static TestDatabase migrated(String name) {
+        TestDatabase shared = get();
+        String template = template();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(shared.url(), shared.username(),
+                shared.password()); java.sql.Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+            s.execute("CREATE DATABASE " + name + " TEMPLATE " + template);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("Cannot create database " + name + " from " + template, e);
+        }
+        return shared.named(name);
+    }
+
+    /**
+     * The migrated template's name, made and migrated by the first caller in this JVM and dropped when the JVM
+     * ends. Nothing but the migration ever connects to it: PostgreSQL copies a template only while no session
+     * is on it.
+     */
+    private static synchronized String template() {
+        if (template == null) {
+            String name = "gantry_template_" + ProcessHandle.current().pid();
+            TestDatabase db = isolated(name);
+            org.flywaydb.core.Flyway.configure().dataSource(db.url(), db.username(), db.password())
+                    .locations("classpath:db/migration", "classpath:db/vendor/postgresql").load().migrate();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> drop(name), "drop-" + name));
+            template = name;
+        }
+        return template;
+    }
+
+    /** The same server and credentials, database {@code name}. */
+    private TestDatabase named(String name) {
+        return new TestDatabase(url.replaceFirst("(jdbc:postgresql://[^/]+/)[^?]*", "$1" + name), username, password);
+    }
+
+    /** Drops a database {@link #isolated} or {@link #migrated} made. */
     public static void drop(String name) {
         TestDatabase shared = get();
         try (java.sql.Connection c = java.sql.DriverManager.getConnection(shared.url(), shared.username(),
