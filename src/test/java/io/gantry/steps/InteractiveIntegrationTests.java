@@ -25,10 +25,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.gantry.support.ApiClient;
-import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
-import io.gantry.support.OnTheNode;
-import io.gantry.support.OwnCluster;
+import io.gantry.support.TwoNodes;
 import io.gantry.support.UnixAccounts;
 import tools.jackson.databind.JsonNode;
 
@@ -40,12 +38,10 @@ import tools.jackson.databind.JsonNode;
  * follows a resize, takes Ctrl-C as a key and ends with the shell's exit code; {@code srun --jobid=J
  * --overlap --pty} enters one's own running job and not another user's.
  */
-@OnTheNode
+@TwoNodes.Use
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class InteractiveIntegrationTests {
 
-    private static final String JOIN_TOKEN = "interactive-join-token-0123456789";
-    private static final String DATABASE = "gantry_interactive_it_" + ProcessHandle.current().pid();
     private static final String PASSWORD = "interactive-password";
     private static final Duration WAIT = Duration.ofSeconds(60);
     /** bash's prompt for a user, alone at the end of a line: {@code user@host:dir$}. */
@@ -58,7 +54,7 @@ class InteractiveIntegrationTests {
     private final String bob = "g29ib" + ProcessHandle.current().pid() % 100000;
     private final String socket = "gantry-it-" + ProcessHandle.current().pid();
     private final List<String> createdUsers = new ArrayList<>();
-    private OwnCluster cluster;
+    private TwoNodes nodes;
     private ControllerProcess controller;
     private ApiClient api;
     private String admin;
@@ -67,7 +63,7 @@ class InteractiveIntegrationTests {
     private String runuser;
 
     @BeforeAll
-    void start() throws Exception {
+    void start(TwoNodes nodes) throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")), "runs jobs as other users: needs root");
         assumeTrue(onPath("tmux"), "drives a terminal with tmux: apt-get install tmux");
         runuser = output("sh", "-c", "command -v runuser").strip();
@@ -83,20 +79,13 @@ class InteractiveIntegrationTests {
         run(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
                 ControllerProcess.JAR.toAbsolutePath().toString(), "cli", "install", "--prefix", bin.toString(),
                 "--no-cds");
-        cluster = OwnCluster.create(dir, DATABASE, ClusterYaml.twoGpuNodes("interactive", 2, 500) + """
-                  agents:
-                    join-token: %s
-                    default-partitions: [batch]
-                    kill-wait: 2s
-                """.formatted(JOIN_TOKEN) + ClusterYaml.adminRunsJobsAsTester());
-        controller = cluster.startController("controller");
-        api = controller.api();
-        admin = api.adminToken();
+        this.nodes = nodes;
+        controller = nodes.controller();
+        api = nodes.api();
+        admin = nodes.admin();
         for (String user : List.of(alice, bob)) {
             api.createUser(admin, user, PASSWORD);
         }
-        cluster.startAgent(controller, JOIN_TOKEN, "node1", 2, 4000, "--gpus", "2", "--gpu-type", "test");
-        api.awaitNodeState("node1", admin, WAIT, "IDLE");
     }
 
     @AfterEach
@@ -107,8 +96,8 @@ class InteractiveIntegrationTests {
 
     @AfterAll
     void stop() throws Exception {
-        if (cluster != null) {
-            cluster.close();
+        if (nodes != null) {
+            nodes.release();
         }
         for (String user : createdUsers) {
             UnixAccounts.removeUser(user, true);

@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,11 +20,9 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.gantry.support.ApiClient;
-import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
-import io.gantry.support.OnTheNode;
-import io.gantry.support.OwnCluster;
 import io.gantry.support.TestRegistry;
+import io.gantry.support.TwoNodes;
 import io.gantry.support.UnixAccounts;
 import tools.jackson.databind.JsonNode;
 
@@ -38,12 +35,10 @@ import tools.jackson.databind.JsonNode;
  * from one step for the next; a second job on the node does not pull again; an image that is not there
  * fails its job within 30 s with the registry's answer.
  */
-@OnTheNode
+@TwoNodes.Use
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PyxisIntegrationTests {
 
-    private static final String JOIN_TOKEN = "container-join-token-0123456789";
-    private static final String DATABASE = "gantry_pyxis_it_" + ProcessHandle.current().pid();
     private static final String PASSWORD = "container-password";
     private static final Duration WAIT = Duration.ofSeconds(120);
 
@@ -51,7 +46,7 @@ class PyxisIntegrationTests {
     static Path dir;
 
     private final String alice = "g30ca" + ProcessHandle.current().pid() % 100000;
-    private OwnCluster cluster;
+    private TwoNodes nodes;
     private ControllerProcess controller;
     private ApiClient api;
     private String admin;
@@ -63,7 +58,7 @@ class PyxisIntegrationTests {
     private boolean userCreated;
 
     @BeforeAll
-    void start() throws Exception {
+    void start(TwoNodes nodes) throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")), "runs jobs as another Unix user: needs root");
         assumeTrue(TestRegistry.missingTools().isEmpty(), "containers need " + TestRegistry.missingTools() + ": "
                 + TestRegistry.APT);
@@ -79,29 +74,18 @@ class PyxisIntegrationTests {
         run(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
                 ControllerProcess.JAR.toAbsolutePath().toString(), "cli", "install", "--prefix", bin.toString(),
                 "--no-cds");
-        cluster = OwnCluster.create(dir, DATABASE, ClusterYaml.twoGpuNodes("containers", 2, 500) + """
-                  agents:
-                    join-token: %s
-                    default-partitions: [batch]
-                    kill-wait: 2s
-                """.formatted(JOIN_TOKEN) + ClusterYaml.adminRunsJobsAsTester());
-        controller = cluster.startController("controller");
-        api = controller.api();
-        admin = api.adminToken();
+        this.nodes = nodes;
+        controller = nodes.controller();
+        api = nodes.api();
+        admin = nodes.admin();
         api.createUser(admin, alice, PASSWORD);
         token = api.token(alice, PASSWORD);
-        for (String node : List.of("node1", "node2")) {
-            cluster.startAgent(controller, JOIN_TOKEN, node, 2, 4000, "--gpus", "2", "--gpu-type", "test");
-        }
-        for (String node : List.of("node1", "node2")) {
-            api.awaitNodeState(node, admin, Duration.ofSeconds(60), "IDLE");
-        }
     }
 
     @AfterAll
     void stop() throws Exception {
-        if (cluster != null) {
-            cluster.close();
+        if (nodes != null) {
+            nodes.release();
         }
         if (registry != null) {
             registry.close();

@@ -16,11 +16,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.gantry.support.ApiClient;
-import io.gantry.support.ClusterYaml;
-import io.gantry.support.ControllerProcess;
-import io.gantry.support.OnTheNode;
-import io.gantry.support.OwnCluster;
 import io.gantry.support.SlurmEnvironmentFixture;
+import io.gantry.support.TwoNodes;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -28,12 +25,10 @@ import tools.jackson.databind.JsonNode;
  * agents, against what a live Slurm 22.05 gave the same job (src/test/resources/slurm-env): every
  * variable of it is there, with Slurm's value wherever the value is not this run's host, user or ids.
  */
-@OnTheNode
+@TwoNodes.Use
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SlurmEnvironmentIntegrationTests {
 
-    private static final String JOIN_TOKEN = "slurm-env-test-join-token-012345";
-    private static final String DATABASE = "gantry_slurmenv_it_" + ProcessHandle.current().pid();
     private static final String SCRIPT = """
             #!/bin/bash
             env | sort > %1$sbatch.env
@@ -43,33 +38,21 @@ class SlurmEnvironmentIntegrationTests {
     @TempDir
     static Path dir;
 
-    private OwnCluster cluster;
+    private TwoNodes nodes;
     private ApiClient api;
     private String admin;
 
     @BeforeAll
-    void startControllerAndAgents() throws Exception {
-        cluster = OwnCluster.create(dir, DATABASE, ClusterYaml.twoGpuNodes("slurmenv-test", 2, 0) + """
-                  agents:
-                    join-token: %s
-                    default-partitions: [batch]
-                    kill-wait: 2s
-                """.formatted(JOIN_TOKEN) + ClusterYaml.adminRunsJobsAsTester());
-        ControllerProcess controller = cluster.startController("controller");
-        api = controller.api();
-        admin = api.adminToken();
-        for (String node : List.of("node1", "node2")) {
-            cluster.startAgent(controller, JOIN_TOKEN, node, 2, 4000, "--gpus", "2", "--gpu-type", "test");
-        }
-        for (String node : List.of("node1", "node2")) {
-            api.awaitNodeState(node, admin, Duration.ofSeconds(60), "IDLE");
-        }
+    void useTheTwoNodes(TwoNodes nodes) {
+        this.nodes = nodes;
+        api = nodes.api();
+        admin = nodes.admin();
     }
 
     @AfterAll
-    void stopAll() throws Exception {
-        if (cluster != null) {
-            cluster.close();
+    void leaveThemIdle() throws Exception {
+        if (nodes != null) {
+            nodes.release();
         }
     }
 
@@ -84,7 +67,7 @@ class SlurmEnvironmentIntegrationTests {
         Map<String, String> batch = read(work.resolve("batch.env"));
         SlurmEnvironmentFixture.assertMatches("batch step", SlurmEnvironmentFixture.load("batch.env"), batch);
         assertThat(batch).containsEntry("SLURM_TASKS_PER_NODE", "2(x2)").containsEntry("SLURM_JOB_CPUS_PER_NODE", "2(x2)")
-                .containsEntry("SLURM_CLUSTER_NAME", "slurmenv-test").containsEntry("SLURM_SUBMIT_HOST", "127.0.0.1");
+                .containsEntry("SLURM_CLUSTER_NAME", TwoNodes.CLUSTER).containsEntry("SLURM_SUBMIT_HOST", "127.0.0.1");
         assertThat(Long.parseLong(batch.get("SLURM_TASK_PID"))).isPositive();
         for (int rank = 0; rank < 4; rank++) {
             Map<String, String> task = read(work.resolve("step." + rank + ".env"));

@@ -18,59 +18,38 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.gantry.support.AgentProcess;
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
-import io.gantry.support.ClusterYaml;
-import io.gantry.support.ControllerProcess;
-import io.gantry.support.OnTheNode;
-import io.gantry.support.OwnCluster;
+import io.gantry.support.TwoNodes;
 import tools.jackson.databind.JsonNode;
 
 /**
- * Multi-node jobs for real: the packaged controller on PostgreSQL and two real agent processes,
- * each declaring 2 GPUs; a 2-node job's batch script runs {@code srun}, whose tasks start on both
+ * Multi-node jobs for real: the packaged controller on PostgreSQL and two real agent processes
+ * ({@link TwoNodes}), each declaring 2 GPUs; a 2-node job's batch script runs {@code srun}, whose tasks start on both
  * nodes through their agents and whose output comes back through the controller.
  */
-@OnTheNode
+@TwoNodes.Use
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SrunIntegrationTests {
-
-    private static final String JOIN_TOKEN = "srun-test-join-token-0123456789";
-    private static final String DATABASE = "gantry_srun_it_" + ProcessHandle.current().pid();
 
     @TempDir
     static Path dir;
 
-    private OwnCluster cluster;
-    private ControllerProcess controller;
-    private final Map<String, AgentProcess> agents = new HashMap<>();
+    private TwoNodes nodes;
     private ApiClient api;
     private String admin;
 
     @BeforeAll
-    void startControllerAndAgents() throws Exception {
-        cluster = OwnCluster.create(dir, DATABASE, ClusterYaml.twoGpuNodes("srun-test", 2, 500) + """
-                  agents:
-                    join-token: %s
-                    default-partitions: [batch]
-                    kill-wait: 2s
-                """.formatted(JOIN_TOKEN) + ClusterYaml.adminRunsJobsAsTester());
-        controller = cluster.startController("controller");
-        api = controller.api();
-        admin = api.adminToken();
-        for (String node : List.of("node1", "node2")) {
-            startAgent(node);
-        }
-        for (String node : List.of("node1", "node2")) {
-            api.awaitNodeState(node, admin, Duration.ofSeconds(60), "IDLE");
-        }
+    void useTheTwoNodes(TwoNodes twoNodes) {
+        nodes = twoNodes;
+        api = nodes.api();
+        admin = nodes.admin();
     }
 
     @AfterAll
-    void stopAll() throws Exception {
-        if (cluster != null) {
-            cluster.close();
+    void leaveThemIdle() throws Exception {
+        if (nodes != null) {
+            nodes.release();
         }
     }
 
@@ -154,14 +133,13 @@ class SrunIntegrationTests {
         awaitState(id, "RUNNING");
         Path out = work.resolve("gantry-" + id + ".out");
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(out) && Files.readString(out).contains("started"));
-        agents.get("node1").close(); // the job runs on, in its own session
-        startAgent("node1");
+        nodes.killAgent("node1"); // the job runs on, in its own session
+        long logged = Files.size(nodes.agentLog("node1"));
+        nodes.startAgent("node1");
         try {
-            await().atMost(Duration.ofSeconds(90)).until(() -> Files.readString(cluster.agentLog("node1"))
-                    .contains("adopted 1 job(s)"));
+            await().atMost(Duration.ofSeconds(90)).until(() -> newLog(logged).contains("adopted 1 job(s)"));
         } catch (org.awaitility.core.ConditionTimeoutException e) {
-            throw new AssertionError("node1's new agent did not adopt job " + id + ":\n"
-                    + Files.readString(cluster.agentLog("node1")), e);
+            throw new AssertionError("node1's new agent did not adopt job " + id + ":\n" + newLog(logged), e);
         }
         Files.writeString(release, "");
         JsonNode ended;
@@ -169,14 +147,17 @@ class SrunIntegrationTests {
             ended = awaitState(id, "FAILED");
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError("job " + id + ": " + api.get("/api/v1/jobs/" + id + "/events", admin).body()
-                    + "\nnode1's agent:\n" + Files.readString(cluster.agentLog("node1")), e);
+                    + "\nnode1's agent:\n" + newLog(logged), e);
         }
         assertThat(ended.get("exitCode").asInt()).isEqualTo(3);
         assertThat(Files.readString(out)).contains("finished");
     }
 
-    private void startAgent(String node) throws IOException {
-        agents.put(node, cluster.startAgent(controller, JOIN_TOKEN, node, 2, 4000, "--gpus", "2", "--gpu-type", "test"));
+    /** What node1's agents logged after its first {@code from} bytes: the restarted agent's lines. */
+    private String newLog(long from) throws IOException {
+        byte[] log = Files.readAllBytes(nodes.agentLog("node1"));
+        return new String(log, (int) Math.min(from, log.length), (int) Math.max(0, log.length - from),
+                java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** How many {@code sleep <marker>} processes run on this machine (both nodes' agents run here). */

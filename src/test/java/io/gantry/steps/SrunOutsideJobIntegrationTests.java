@@ -21,10 +21,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.gantry.support.ApiClient;
-import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
-import io.gantry.support.OnTheNode;
-import io.gantry.support.OwnCluster;
+import io.gantry.support.TwoNodes;
 import io.gantry.support.UnixAccounts;
 import tools.jackson.databind.JsonNode;
 
@@ -34,12 +32,10 @@ import tools.jackson.databind.JsonNode;
  * job's one step, relays the output and ends with the step's exit code, as the job does; {@code --jobid}
  * runs a step in one's own running job and is refused in another user's.
  */
-@OnTheNode
+@TwoNodes.Use
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SrunOutsideJobIntegrationTests {
 
-    private static final String JOIN_TOKEN = "srun-outside-join-token-0123456789";
-    private static final String DATABASE = "gantry_srunout_it_" + ProcessHandle.current().pid();
     private static final String PASSWORD = "srun-outside-password";
 
     @TempDir
@@ -48,7 +44,7 @@ class SrunOutsideJobIntegrationTests {
     private final String alice = "g29so" + ProcessHandle.current().pid() % 100000 + "a";
     private final String bob = "g29so" + ProcessHandle.current().pid() % 100000 + "b";
     private final List<String> createdUsers = new ArrayList<>();
-    private OwnCluster cluster;
+    private TwoNodes nodes;
     private ControllerProcess controller;
     private ApiClient api;
     private String admin;
@@ -58,7 +54,7 @@ class SrunOutsideJobIntegrationTests {
     }
 
     @BeforeAll
-    void start() throws Exception {
+    void start(TwoNodes nodes) throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")), "runs jobs as other users: needs root");
         for (String user : List.of(alice, bob)) {
             UnixAccounts.addUser("-m", "-s", "/bin/bash", user);
@@ -67,26 +63,19 @@ class SrunOutsideJobIntegrationTests {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
         shared = Files.createDirectories(dir.resolve("shared"));
         run("chmod", "1777", shared.toString());
-        cluster = OwnCluster.create(dir, DATABASE, ClusterYaml.twoGpuNodes("srun-outside", 2, 500) + """
-                  agents:
-                    join-token: %s
-                    default-partitions: [batch]
-                    kill-wait: 2s
-                """.formatted(JOIN_TOKEN) + ClusterYaml.adminRunsJobsAsTester());
-        controller = cluster.startController("controller");
-        api = controller.api();
-        admin = api.adminToken();
+        this.nodes = nodes;
+        controller = nodes.controller();
+        api = nodes.api();
+        admin = nodes.admin();
         for (String user : List.of(alice, bob)) {
             api.createUser(admin, user, PASSWORD);
         }
-        cluster.startAgent(controller, JOIN_TOKEN, "node1", 2, 4000, "--gpus", "2", "--gpu-type", "test");
-        api.awaitNodeState("node1", admin, Duration.ofSeconds(60), "IDLE");
     }
 
     @AfterAll
     void stop() throws Exception {
-        if (cluster != null) {
-            cluster.close();
+        if (nodes != null) {
+            nodes.release();
         }
         for (String user : createdUsers) {
             UnixAccounts.removeUser(user, true);

@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -21,28 +20,24 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.gantry.support.ApiClient;
 import io.gantry.support.ApiClient.Response;
-import io.gantry.support.ClusterYaml;
 import io.gantry.support.ControllerProcess;
-import io.gantry.support.OnTheNode;
-import io.gantry.support.OwnCluster;
+import io.gantry.support.TwoNodes;
 
 /**
  * sstat and scontrol show step on a real agent: a running step whose two tasks each hold 60 MB shows a
  * MaxRSS of at least that on its node, its tasks and their pids, read live from the agent through the
  * controller; the step shows in scontrol's layout; another user's read is refused.
  */
-@OnTheNode
+@TwoNodes.Use
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SstatIntegrationTests {
 
-    private static final String JOIN_TOKEN = "sstat-test-join-token-0123456789";
-    private static final String DATABASE = "gantry_sstat_it_" + ProcessHandle.current().pid();
     private static final long HELD = 60L * 1024 * 1024;
 
     @TempDir
     static Path dir;
 
-    private OwnCluster cluster;
+    private TwoNodes nodes;
     private ControllerProcess controller;
     private ApiClient api;
     private String admin;
@@ -51,24 +46,17 @@ class SstatIntegrationTests {
     }
 
     @BeforeAll
-    void start() throws Exception {
-        cluster = OwnCluster.create(dir, DATABASE, ClusterYaml.twoGpuNodes("sstat-test", 2, 500) + """
-                  agents:
-                    join-token: %s
-                    default-partitions: [batch]
-                    kill-wait: 2s
-                """.formatted(JOIN_TOKEN) + ClusterYaml.adminRunsJobsAsTester());
-        controller = cluster.startController("controller");
-        api = controller.api();
-        admin = api.adminToken();
-        cluster.startAgent(controller, JOIN_TOKEN, "node1", 2, 4000, "--gpus", "2", "--gpu-type", "test");
-        api.awaitNodeState("node1", admin, Duration.ofSeconds(60), "IDLE");
+    void useTheTwoNodes(TwoNodes nodes) {
+        this.nodes = nodes;
+        controller = nodes.controller();
+        api = nodes.api();
+        admin = nodes.admin();
     }
 
     @AfterAll
-    void stop() throws Exception {
-        if (cluster != null) {
-            cluster.close();
+    void leaveThemIdle() throws Exception {
+        if (nodes != null) {
+            nodes.release();
         }
     }
 

@@ -36,6 +36,11 @@ public final class AgentProcess implements AutoCloseable {
         return "gantry-test-" + Integer.toHexString(workDir.toAbsolutePath().normalize().toString().hashCode());
     }
 
+    /** Whether the agent's process still runs. */
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
     /** The agent's process id, to read its {@code /proc} entries. */
     public long pid() {
         return process.pid();

@@ -21,6 +21,8 @@ package io.gantry.support;
  * its jobs' cgroups under a root of its own ({@link AgentProcess}), Unix users are made one at a time ({@link UnixAccounts}), and each
  * class names its users, databases, ports and sockets apart. Nothing holds it to write; it is there so that
  * {@link HostFirst} starts them early, and so that a reader sees what they use.</li>
+ * <li>{@link #TWO_NODES}: the controller and two agents that the classes running steps on this machine share
+ * ({@link TwoNodes}), taken to write: one class at a time, each leaving no job behind.</li>
  * <li>{@link #QUIET}: the machine's spare CPU, held to write by the class that times what a user waits for (a
  * 100,000-task array's page in a browser, within a second) and to read by every class that keeps the cores
  * busy for a minute or more: the node's classes, those marked {@link StartEarly} and the output path-swap
@@ -41,6 +43,9 @@ public final class TestLocks {
 
     /** This machine as a node, for a class that only uses it: held to read, beside any class (see above). */
     public static final String NODE = "gantry.node";
+
+    /** The cluster of two real agents that the step classes share ({@link TwoNodes}): one class at a time. */
+    public static final String TWO_NODES = "gantry.two-nodes";
 
     /** The machine's spare CPU: written by a class that times a user's wait, read by the busy ones (see above). */
     public static final String QUIET = "gantry.quiet";
