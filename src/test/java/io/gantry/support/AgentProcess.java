@@ -94,19 +94,38 @@ public final class AgentProcess implements AutoCloseable {
         removeEmptyCgroups(cgroupRoot);
     }
 
+    /**
+     * Kills the agent and what its jobs left running (every process under its cgroup root), then removes the
+     * cgroups: for the end of a cluster, where {@link #close} alone (an agent's crash, after which a new agent
+     * adopts the jobs) left jobs' {@code sleep 300}s running after the tests.
+     */
+    public void closeWithItsJobs() throws InterruptedException {
+        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        // a few rounds: a job's shell may fork while its children are being killed
+        for (int round = 0; round < 5; round++) {
+            List<java.util.concurrent.CompletableFuture<ProcessHandle>> ends = new ArrayList<>();
+            for (long pid : processesUnder(cgroupRoot)) {
+                ProcessHandle.of(pid).ifPresent(p -> {
+                    p.destroyForcibly();
+                    ends.add(p.onExit());
+                });
+            }
+            if (ends.isEmpty()) {
+                break;
+            }
+            try {
+                java.util.concurrent.CompletableFuture.allOf(ends.toArray(java.util.concurrent.CompletableFuture[]::new))
+                        .get(5, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException stillThere) {
+                // the next round kills what is left
+            }
+        }
+        removeEmptyCgroups(cgroupRoot);
+    }
+
     /** Removes {@code root}'s empty cgroups (children first) in every hierarchy; one still in use stays. */
     public static void removeEmptyCgroups(String root) {
-        Path cgroups = Path.of("/sys/fs/cgroup");
-        List<Path> tops = new ArrayList<>(List.of(cgroups.resolve(root)));
-        try (Stream<Path> hierarchies = Files.list(cgroups)) {
-            hierarchies.map(h -> h.resolve(root)).forEach(tops::add);
-        } catch (IOException | SecurityException none) {
-            return;
-        }
-        for (Path top : tops) {
-            if (!Files.isDirectory(top, LinkOption.NOFOLLOW_LINKS)) {
-                continue;
-            }
+        for (Path top : tops(root)) {
             try (Stream<Path> tree = Files.walk(top)) {
                 tree.filter(d -> Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS))
                         .sorted(Comparator.reverseOrder()).forEach(AgentProcess::rmdir);
@@ -114,6 +133,34 @@ public final class AgentProcess implements AutoCloseable {
                 // best effort: a cgroup still holding a process stays
             }
         }
+    }
+
+    /** The processes in {@code root}'s cgroups, in every hierarchy (cgroup v1 and v2). */
+    private static List<Long> processesUnder(String root) {
+        List<Long> pids = new ArrayList<>();
+        for (Path top : tops(root)) {
+            try (Stream<Path> tree = Files.walk(top)) {
+                for (Path procs : tree.filter(p -> p.getFileName().toString().equals("cgroup.procs")).toList()) {
+                    Files.readAllLines(procs).stream().map(String::strip).filter(l -> !l.isEmpty())
+                            .map(Long::valueOf).forEach(pids::add);
+                }
+            } catch (IOException | UncheckedIOException gone) {
+                // a cgroup removed meanwhile
+            }
+        }
+        return pids;
+    }
+
+    /** {@code root} in every cgroup hierarchy where it exists. */
+    private static List<Path> tops(String root) {
+        Path cgroups = Path.of("/sys/fs/cgroup");
+        List<Path> tops = new ArrayList<>(List.of(cgroups.resolve(root)));
+        try (Stream<Path> hierarchies = Files.list(cgroups)) {
+            hierarchies.map(h -> h.resolve(root)).forEach(tops::add);
+        } catch (IOException | SecurityException none) {
+            return List.of();
+        }
+        return tops.stream().filter(t -> Files.isDirectory(t, LinkOption.NOFOLLOW_LINKS)).toList();
     }
 
     private static void rmdir(Path cgroup) {

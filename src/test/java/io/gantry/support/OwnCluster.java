@@ -12,8 +12,8 @@ import java.util.stream.Stream;
  * database {@code database} on the test PostgreSQL (migrated, see {@link TestDatabase#migrated}), the cluster file
  * {@code dir/cluster.yml}, packaged controllers on both (each with its data directory under {@code dir})
  * and real agent processes (each working in {@code dir/agent-NAME}, logging to
- * {@code dir/agent-NAME/agent.log}). Closing it kills its agents, stops its controllers and drops the
- * database.
+ * {@code dir/agent-NAME/agent.log}). Closing it kills its agents and what their jobs left running, stops its
+ * controllers and drops the database.
  */
 public final class OwnCluster implements AutoCloseable {
 
@@ -100,7 +100,7 @@ public final class OwnCluster implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         for (AgentProcess agent : agents) {
-            agent.close();
+            agent.closeWithItsJobs();
         }
         for (ControllerProcess controller : controllers) {
             controller.stop();
