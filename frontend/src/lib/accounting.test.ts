@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
 import type { AccountingRecord, Job, JobPriority } from '../api/types';
 import { ACCOUNT_PALETTE, accountColour, compareJobIds, efficiency, fairShareTree, gpuHoursPerAccountPerDay, queuePosition, quotaTree } from './accounting';

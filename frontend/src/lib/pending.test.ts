@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 import { describe, expect, it } from 'vitest';
 import type { JobPriority, PendingReason } from '../api/types';
 import { REASON_CLAUSES, UNRANKED_MS, dependencyParts, untilRanked, whyPending } from './pending';

@@ -1,3 +1,4 @@
+// @vitest-environment jsdom
 import { describe, expect, it, vi } from 'vitest';
 import { createUndoStore, nodesDone, nodesToResume, type UndoTimers } from './undo';
 import { compressHostlist, expandHostlist } from './hostlist';
