@@ -47,7 +47,7 @@ import tools.jackson.databind.json.JsonMapper;
 @GantryIntegrationTest
 class EventsIntegrationTests {
 
-    private static final Duration PATIENCE = Duration.ofSeconds(60);
+    static final Duration PATIENCE = Duration.ofSeconds(60);
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     @LocalServerPort

@@ -1,5 +1,6 @@
 package io.gantry.events;
 
+import static io.gantry.events.EventsIntegrationTests.PATIENCE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -26,8 +27,6 @@ import io.gantry.support.GantryIntegrationTest;
 @Isolated
 @GantryIntegrationTest
 class EventsLogIntegrationTests {
-
-    private static final Duration PATIENCE = Duration.ofSeconds(60);
 
     @LocalServerPort
     int port;

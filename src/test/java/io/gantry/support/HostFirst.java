@@ -20,7 +20,8 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * begun first, the busy classes wait for it instead, and the short ones fill the lanes meanwhile;</li>
  * <li>those marked {@link StartEarly}: they take a minute or two each, and begun last they would end last, alone
  * (the longest began after every node class and ended the phase 60 s after the others);</li>
- * <li>those that hold {@link TestLocks#NODE}: half a minute to a minute each;</li>
+ * <li>those that hold {@link TestLocks#NODE}: half a minute to a minute each (those of them that share
+ * {@link TwoNodes} take turns on it, a lane of ~90 s);</li>
  * <li>the others, most of them seconds long, which fill the lanes to the end.</li>
  * </ol>
  * JUnit's worker-thread pool starts the ranks in this order, and a thread whose next class waits for a lock takes

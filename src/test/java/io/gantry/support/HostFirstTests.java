@@ -57,12 +57,16 @@ class HostFirstTests {
     static class Minutes {
     }
 
+    @TwoNodes.Use
+    static class RunsSteps {
+    }
+
     @Test
     void classesTimingTheHostComeFirstThenTheSharedAndQuietOnesThenTheLongOnesThenTheNodesAndTheRestInOrder() {
         List<Descriptor> found = new ArrayList<>(List.of(new Descriptor(UsesTheNode.class), new Descriptor(Shared.class),
                 new Descriptor(Agents.class), new Descriptor(Minutes.class), new Descriptor(RunsMpi.class),
                 new Descriptor(SharedContext.class), new Descriptor(Plain.class), new Descriptor(MoreAgents.class),
-                new Descriptor(TimesAUsersWait.class)));
+                new Descriptor(TimesAUsersWait.class), new Descriptor(RunsSteps.class)));
 
         new HostFirst().orderClasses(new ClassOrdererContext() {
             @Override
@@ -78,7 +82,7 @@ class HostFirstTests {
 
         assertThat(found).extracting(Descriptor::getTestClass)
                 .containsExactly(Agents.class, MoreAgents.class, Shared.class, SharedContext.class, TimesAUsersWait.class,
-                        Minutes.class, UsesTheNode.class, RunsMpi.class, Plain.class);
+                        Minutes.class, UsesTheNode.class, RunsMpi.class, RunsSteps.class, Plain.class);
     }
 
     @Test
